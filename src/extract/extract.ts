@@ -1,0 +1,143 @@
+import Parser from 'tree-sitter';
+import type { DefTag, FileTags, RefTag, SkipReason } from '../types.js';
+import { type LanguageSpec, readQuerySource } from './languages.js';
+
+/** Stored line text is cut here; rendering cuts further. Keeps records small on long lines. */
+const MAX_STORED_LINE = 200;
+/** Files whose ERROR nodes cover more than this share of the text are reported, not indexed. */
+const MAX_ERROR_SHARE = 0.5;
+/** Default bound on one file's parse time. */
+export const DEFAULT_PARSE_TIMEOUT_MS = 10_000;
+
+interface LoadedLanguage {
+  parser: Parser;
+  query: Parser.Query;
+}
+
+// One parser and one compiled query per language per thread, created on first use.
+const loaded = new Map<string, LoadedLanguage>();
+
+function load(lang: LanguageSpec): LoadedLanguage {
+  let entry = loaded.get(lang.id);
+  if (!entry) {
+    const grammar = lang.loadGrammar() as Parser.Language;
+    const parser = new Parser();
+    parser.setLanguage(grammar);
+    const query = new Parser.Query(grammar, readQuerySource(lang));
+    entry = { parser, query };
+    loaded.set(lang.id, entry);
+  }
+  return entry;
+}
+
+export type ExtractResult =
+  | { ok: true; tags: FileTags }
+  | { ok: false; skip: SkipReason; detail: string };
+
+export interface ExtractOptions {
+  /** Bound on the parse of one file, in milliseconds (0 = none). */
+  parseTimeoutMs?: number;
+}
+
+/** Parses one file's text and runs its language's tag query. Never throws for bad source. */
+export function extractTags(lang: LanguageSpec, source: string, options: ExtractOptions = {}): ExtractResult {
+  const { parser, query } = load(lang);
+  const timeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
+  parser.setTimeoutMicros(timeoutMs * 1000);
+  let tree: Parser.Tree | undefined;
+  try {
+    tree = parser.parse(source);
+  } catch (err) {
+    parser.reset();
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false, skip: 'parse failed', detail: message };
+  }
+  // A timed-out parse returns no tree (or a null root) in the node binding.
+  if (!tree || !tree.rootNode) {
+    parser.reset();
+    return { ok: false, skip: 'parse timeout', detail: `parse took longer than ${timeoutMs} ms` };
+  }
+  const root = tree.rootNode;
+  if (root.hasError) {
+    const share = errorShare(root, source.length);
+    if (share > MAX_ERROR_SHARE) {
+      return { ok: false, skip: 'syntax errors', detail: `${Math.round(share * 100)}% of the file is in error nodes` };
+    }
+  }
+  return { ok: true, tags: collectTags(lang.id, source, query.captures(root)) };
+}
+
+function errorShare(root: Parser.SyntaxNode, length: number): number {
+  if (length === 0) return 0;
+  let covered = 0;
+  let lastEnd = -1;
+  // descendantsOfType returns nodes in document order; count nested error nodes once.
+  for (const node of root.descendantsOfType('ERROR')) {
+    if (node.startIndex >= lastEnd) {
+      covered += node.endIndex - node.startIndex;
+      lastEnd = node.endIndex;
+    }
+  }
+  return covered / length;
+}
+
+interface OpenScope {
+  start: number;
+  end: number;
+  row: number;
+}
+
+function collectTags(langId: string, source: string, captures: Parser.QueryCapture[]): FileTags {
+  const lineTexts = source.split('\n');
+  const defs: DefTag[] = [];
+  const refs: RefTag[] = [];
+  const shownLines = new Set<number>();
+  // Captures arrive in document order; scopes are syntax nodes, so they nest and a stack suffices.
+  const scopes: OpenScope[] = [];
+  const seenDefs = new Set<string>();
+  const seenRefs = new Set<string>();
+
+  for (const { name: capture, node } of captures) {
+    const start = node.startIndex;
+    while (scopes.length > 0 && scopes[scopes.length - 1].end <= start) scopes.pop();
+
+    if (capture === 'scope') {
+      const top = scopes[scopes.length - 1];
+      if (!top || top.start !== start || top.end !== node.endIndex) {
+        scopes.push({ start, end: node.endIndex, row: node.startPosition.row });
+      }
+      continue;
+    }
+    const def = capture.startsWith('name.definition.');
+    if (!def && !capture.startsWith('name.reference.')) continue;
+    const subkind = capture.slice(def ? 'name.definition.'.length : 'name.reference.'.length);
+    const name = node.text;
+    if (name.length === 0) continue;
+    const line = node.startPosition.row;
+    // Two patterns may capture the same node; keep one tag per (node, kind).
+    const key = `${start}:${name}`;
+    if (def) {
+      if (seenDefs.has(key)) continue;
+      seenDefs.add(key);
+      const enclosing: number[] = [];
+      for (const scope of scopes) {
+        if (scope.row < line && scope.end >= node.endIndex && enclosing[enclosing.length - 1] !== scope.row) {
+          enclosing.push(scope.row);
+          shownLines.add(scope.row);
+        }
+      }
+      shownLines.add(line);
+      defs.push({ name, subkind, line, scopes: enclosing });
+    } else {
+      if (seenRefs.has(key)) continue;
+      seenRefs.add(key);
+      refs.push({ name, subkind, line });
+    }
+  }
+
+  const lines: Array<[number, string]> = [...shownLines]
+    .sort((a, b) => a - b)
+    .map((row) => [row, (lineTexts[row] ?? '').trimEnd().slice(0, MAX_STORED_LINE)]);
+  const lineCount = source.endsWith('\n') ? lineTexts.length - 1 : lineTexts.length;
+  return { lang: langId, lineCount, defs, refs, lines };
+}

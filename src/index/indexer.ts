@@ -1,0 +1,137 @@
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { type DiscoverOptions, discoverFiles } from '../discover/discover.js';
+import { DEFAULT_PARSE_TIMEOUT_MS } from '../extract/extract.js';
+import { type FileStat, indexFile } from '../extract/file.js';
+import { languageForPath } from '../extract/languages.js';
+import { TagStore } from '../store/store.js';
+import type { FileRecord, SkippedFile } from '../types.js';
+
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+/** Files stat'ed at once; bounded so a huge tree does not open thousands of handles. */
+const STAT_CONCURRENCY = 64;
+
+export interface IndexOptions extends DiscoverOptions {
+  /** Real path of the repository root. */
+  root: string;
+  cacheDir: string;
+  maxFileBytes?: number;
+  parseTimeoutMs?: number;
+  onNotice?: (message: string) => void;
+  /** Called as files are checked: done of total. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Work counts of one indexing pass, for tests and benchmarks. */
+export interface IndexStats {
+  /** Files discovered (after --exclude), of any language. */
+  discovered: number;
+  /** Files that went through the parser. */
+  parsed: number;
+  /** Files whose stored record was reused because mtime and size matched. */
+  reusedByStat: number;
+  /** Files re-read because mtime or size changed, whose content hash matched: not parsed. */
+  reusedByHash: number;
+  /** Stored records dropped because their files are gone. */
+  removed: number;
+}
+
+export interface RepoIndex {
+  root: string;
+  /** Every discovered path, sorted (source files and others alike). */
+  paths: string[];
+  /** Records of the files with tags, sorted by path. */
+  records: FileRecord[];
+  skipped: SkippedFile[];
+  stats: IndexStats;
+}
+
+/**
+ * Discover, then bring the store up to date: reuse what is unchanged, parse what changed, drop
+ * what is gone. Returns the records the graph is built from.
+ */
+export async function indexRepository(options: IndexOptions): Promise<RepoIndex> {
+  const { root } = options;
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const parseTimeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
+  const discovery = await discoverFiles(root, options);
+  const store = TagStore.open(options.cacheDir, { onNotice: options.onNotice });
+  try {
+    const stats: IndexStats = { discovered: discovery.paths.length, parsed: 0, reusedByStat: 0, reusedByHash: 0, removed: 0 };
+    const skipped: SkippedFile[] = [];
+    const records: FileRecord[] = [];
+    const changed: FileRecord[] = [];
+    const sources = discovery.paths.filter((path) => {
+      if (languageForPath(path)) return true;
+      skipped.push({ path, reason: 'no grammar' });
+      return false;
+    });
+
+    const stats_ = await mapConcurrent(sources, STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
+    let done = 0;
+    for (let i = 0; i < sources.length; i++) {
+      const path = sources[i];
+      const found = stats_[i];
+      options.onProgress?.(done++, sources.length);
+      if (found === 'missing') continue;
+      if (found === 'outside') {
+        skipped.push({ path, reason: 'symlink outside root' });
+        continue;
+      }
+      const previous = store.get(path);
+      let record: FileRecord;
+      if (previous && previous.mtimeMs === found.mtimeMs && previous.size === found.size) {
+        stats.reusedByStat++;
+        record = previous;
+      } else {
+        const result = await indexFile(join(root, path), path, found, previous, { maxFileBytes, parseTimeoutMs });
+        record = result.record;
+        if (result.outcome === 'parsed') stats.parsed++;
+        else if (result.outcome === 'reused') stats.reusedByHash++;
+        changed.push(record);
+      }
+      if (record.skip) skipped.push({ path, reason: record.skip, ...(record.detail ? { detail: record.detail } : {}) });
+      else records.push(record);
+    }
+    options.onProgress?.(sources.length, sources.length);
+
+    const present = new Set(sources);
+    const removed = store.paths().filter((path) => !present.has(path));
+    stats.removed = removed.length;
+    store.commit(changed, removed);
+    skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return { root, paths: discovery.paths, records, skipped, stats };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The stat of a file, following a symlink only when its target stays inside the root. */
+async function statInsideRoot(root: string, path: string): Promise<FileStat | 'missing' | 'outside'> {
+  const abs = join(root, path);
+  try {
+    let info = await lstat(abs);
+    if (info.isSymbolicLink()) {
+      const target = await realpath(abs);
+      if (target !== root && !target.startsWith(root + sep)) return 'outside';
+      info = await stat(target);
+    }
+    if (!info.isFile()) return 'missing';
+    return { mtimeMs: info.mtimeMs, size: info.size };
+  } catch {
+    return 'missing'; // deleted since discovery (or a dangling link): not part of the tree
+  }
+}
+
+async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

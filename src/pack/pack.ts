@@ -1,0 +1,96 @@
+import type { MapBlock } from '../render/render.js';
+import { renderText } from '../render/render.js';
+import type { DefTag, FileTags } from '../types.js';
+import type { TokenCounter } from './tokens.js';
+
+/** One candidate for the map, in rank order: a definition to show, or a file to name. */
+export interface PackEntry {
+  path: string;
+  rank: number;
+  def?: DefTag;
+}
+
+export interface PackResult {
+  blocks: MapBlock[];
+  text: string;
+  tokens: number;
+}
+
+/** After the binary search, how many further entries are tried one by one to fill the budget. */
+const FILL_ATTEMPTS = 48;
+
+/**
+ * Chooses the entries to show: the longest prefix of `entries` whose rendering (with the footer)
+ * fits `budget` tokens, found by binary search on exact counts, then a few later entries that
+ * still fit. Never exceeds the budget.
+ */
+export function packMap(
+  entries: readonly PackEntry[],
+  tagsOf: (path: string) => FileTags | undefined,
+  budget: number,
+  countTokens: TokenCounter,
+  footer: string,
+): PackResult {
+  const render = (chosen: readonly number[]): PackResult => {
+    const blocks = buildBlocks(entries, chosen, tagsOf);
+    const text = renderText(blocks, footer);
+    return { blocks, text, tokens: countTokens(text) };
+  };
+  const prefix = (k: number) => Array.from({ length: k }, (_, i) => i);
+
+  let best = render([]);
+  if (best.tokens > budget) return { blocks: [], text: '', tokens: 0 };
+  let low = 1;
+  let high = entries.length;
+  let bestCount = 0;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const attempt = render(prefix(middle));
+    if (attempt.tokens <= budget) {
+      best = attempt;
+      bestCount = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  // The next entry did not fit; a later, smaller one may (a bare path, a line in a shown file).
+  const chosen = prefix(bestCount);
+  for (let i = bestCount + 1, tries = 0; i < entries.length && tries < FILL_ATTEMPTS && best.tokens < budget; i++, tries++) {
+    const attempt = render([...chosen, i]);
+    if (attempt.tokens <= budget) {
+      chosen.push(i);
+      best = attempt;
+    }
+  }
+  return best;
+}
+
+/** Groups chosen entries by file, in order of first appearance, with each definition's scope lines. */
+export function buildBlocks(
+  entries: readonly PackEntry[],
+  chosen: readonly number[],
+  tagsOf: (path: string) => FileTags | undefined,
+): MapBlock[] {
+  const rowsByPath = new Map<string, { rank: number; rows: Set<number> }>();
+  for (const i of chosen) {
+    const { path, rank, def } = entries[i];
+    let entry = rowsByPath.get(path);
+    if (!entry) {
+      entry = { rank, rows: new Set() };
+      rowsByPath.set(path, entry);
+    }
+    if (def) {
+      for (const row of def.scopes) entry.rows.add(row);
+      entry.rows.add(def.line);
+    }
+  }
+  const blocks: MapBlock[] = [];
+  for (const [path, { rank, rows }] of rowsByPath) {
+    const tags = tagsOf(path);
+    const texts = new Map(tags?.lines ?? []);
+    const lines = [...rows].sort((a, b) => a - b).map((line) => ({ line, text: texts.get(line) ?? '' }));
+    blocks.push({ path, rank, lines, lineCount: tags?.lineCount ?? 0 });
+  }
+  return blocks;
+}

@@ -1,0 +1,28 @@
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError } from './errors.js';
+
+/** The package's root folder (where package.json and queries/ live), found from this module's location. */
+export const packageRoot: string = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('repomap: cannot find the package root from ' + import.meta.url);
+    dir = up;
+  }
+  return dir;
+})();
+
+/**
+ * A user-given path as a POSIX path relative to `root` (relative inputs resolve against `base`).
+ * Throws a UserError for a path outside the root.
+ */
+export function toRootRelative(root: string, path: string, base: string = root): string {
+  const absolute = resolve(base, path);
+  const rel = relative(root, absolute);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw new UserError(`${path} is outside the repository root ${root}`);
+  }
+  return rel.split(sep).join('/');
+}

@@ -1,0 +1,45 @@
+/** Code lines in a map are cut to this many characters, so a long line cannot blow the budget. */
+export const MAX_LINE_CHARS = 100;
+export const SHOWN_MARK = '│';
+export const ELIDED_MARK = '⋮';
+
+/** One file of a map: its shown lines (0-based line numbers, sorted), or none for a bare path. */
+export interface MapBlock {
+  path: string;
+  rank: number;
+  lines: Array<{ line: number; text: string }>;
+  /** Lines in the file, to know whether anything follows the last shown line. */
+  lineCount: number;
+}
+
+/**
+ * Renders blocks as the text map: `path:` then `│`-prefixed shown lines with `⋮` wherever lines
+ * are elided; a block with nothing to show is its bare path. A blank line separates blocks,
+ * except between consecutive bare paths. An optional footer ends the map.
+ */
+export function renderText(blocks: readonly MapBlock[], footer = ''): string {
+  const out: string[] = [];
+  let previousBare = true;
+  for (const block of blocks) {
+    const bare = block.lines.length === 0;
+    if (out.length > 0 && !(bare && previousBare)) out.push('');
+    previousBare = bare;
+    if (bare) {
+      out.push(block.path);
+      continue;
+    }
+    out.push(`${block.path}:`);
+    let next = 0; // the first line not yet accounted for
+    for (const { line, text } of block.lines) {
+      if (line > next) out.push(ELIDED_MARK);
+      out.push((SHOWN_MARK + text).slice(0, MAX_LINE_CHARS));
+      next = line + 1;
+    }
+    if (next < block.lineCount) out.push(ELIDED_MARK);
+  }
+  if (footer) {
+    if (out.length > 0) out.push('');
+    out.push(footer);
+  }
+  return out.length > 0 ? out.join('\n') + '\n' : '';
+}

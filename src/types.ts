@@ -1,0 +1,66 @@
+// The records that flow through the pipeline: discover -> extract -> store -> graph -> rank -> pack -> render.
+
+/** What a tag is: a definition of a name or a reference to one. */
+export type TagKind = 'def' | 'ref';
+
+/** A definition extracted from a file. Lines are 0-based. */
+export interface DefTag {
+  name: string;
+  /** class, interface, type, enum, function, method, constant, module, ... (from the query capture). */
+  subkind: string;
+  line: number;
+  /** Start lines of the enclosing scopes (outermost first), each present in FileRecord.lines. */
+  scopes: number[];
+}
+
+/** A reference to a name. Lines are 0-based. */
+export interface RefTag {
+  name: string;
+  /** call, type, import, new, decorator, inheritance, ... */
+  subkind: string;
+  line: number;
+}
+
+/** Why a file was not indexed. Every skip is counted and can be listed. */
+export type SkipReason =
+  | 'no grammar'
+  | 'too large'
+  | 'binary'
+  | 'minified'
+  | 'syntax errors'
+  | 'parse failed'
+  | 'parse timeout'
+  | 'unreadable'
+  | 'symlink outside root';
+
+/** The extraction result for one file: everything later stages need, so nothing re-reads the file. */
+export interface FileTags {
+  lang: string;
+  /** Number of lines in the file, so rendering knows whether lines follow the last shown one. */
+  lineCount: number;
+  defs: DefTag[];
+  refs: RefTag[];
+  /** Text of every line a definition or scope names: [line, text] sorted by line. */
+  lines: Array<[number, string]>;
+}
+
+/** What the store keeps per path. */
+export interface FileRecord {
+  path: string;
+  mtimeMs: number;
+  size: number;
+  /** Hex digest of the content; empty when the content was never read (too large). */
+  hash: string;
+  /** Tags when the file was indexed, null when it was skipped. */
+  tags: FileTags | null;
+  skip: SkipReason | null;
+  /** Detail for a skip, such as the parser's error message. */
+  detail?: string;
+}
+
+/** A file that was left out of the map, and why. */
+export interface SkippedFile {
+  path: string;
+  reason: SkipReason;
+  detail?: string;
+}

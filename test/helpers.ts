@@ -1,0 +1,52 @@
+// Shared by the tests: temporary copies of fixtures, temporary caches, and running the real CLI.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { packageRoot } from '../src/paths.js';
+
+const made: string[] = [];
+after(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed when the test file ends. */
+export function tempDir(prefix = 'repomap-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** A writable copy of fixtures/repos/NAME. */
+export function copyFixture(name: string): string {
+  const dir = tempDir(`repomap-${name}-`);
+  cpSync(join(packageRoot, 'fixtures', 'repos', name), dir, { recursive: true });
+  return dir;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs bin/repomap.js as a user would. */
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
+  const result = spawnSync(process.execPath, [join(packageRoot, 'bin', 'repomap.js'), ...args], {
+    cwd: options.cwd ?? packageRoot,
+    env: { ...process.env, ...options.env },
+    encoding: 'utf8',
+  });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs git in a folder, with a fixed identity. */
+export function git(cwd: string, ...args: string[]): string {
+  const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout;
+}
