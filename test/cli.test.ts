@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { copyFixture, runCli, tempDir } from './helpers.js';
+
+function assertUserError(result: { code: number; stderr: string; stdout: string }, pattern: RegExp): void {
+  assert.equal(result.code, 2, `exit code for: ${result.stderr}`);
+  assert.equal(result.stdout, '');
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, `one line, got: ${result.stderr}`);
+  assert.match(lines[0], /^repomap: /);
+  assert.match(lines[0], pattern);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+}
+
+test('map prints the map; text and json agree', () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const text = runCli(['map', root, '--cache-dir', cache, '--tokens', '512', '--chat', `${root}/src/checkout.ts`]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^src\/cart\.ts:$/m);
+  const json = runCli(['map', root, '--cache-dir', cache, '--tokens', '512', '--chat', 'src/checkout.ts', '--format', 'json'], { cwd: root });
+  assert.equal(json.code, 0, json.stderr);
+  const data = JSON.parse(json.stdout) as { text: string; tokens: number; budget: number; files: Array<{ path: string; lines: Array<{ line: number; text: string }> }> };
+  assert.equal(data.text, text.stdout);
+  assert.equal(data.budget, 512);
+  assert.ok(data.tokens <= 512);
+  const cart = data.files.find((file) => file.path === 'src/cart.ts');
+  assert.ok(cart?.lines.some((line) => line.line === 4 && line.text === 'export class Cart {'), 'json lines are 1-based');
+});
+
+test('the same command twice prints the same bytes', () => {
+  const root = copyFixture('shop');
+  const args = ['map', root, '--tokens', '300', '--message', 'fix the restock bug in inventory.py'];
+  const first = runCli([...args, '--cache-dir', tempDir()]);
+  const second = runCli([...args, '--cache-dir', tempDir()]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.stdout, second.stdout);
+  assert.match(first.stdout, /api\/inventory\.py/);
+});
+
+test('--verbose lists skipped files and work counts on stderr', () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  runCli(['map', root, '--cache-dir', cache]);
+  const result = runCli(['map', root, '--cache-dir', cache, '--verbose', '--exclude', 'README.md', '--exclude', 'package.json', '--exclude', 'api']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /7 files discovered; 0 parsed, 7 unchanged/);
+  assert.doesNotMatch(result.stdout, /not mapped/);
+});
+
+test('user mistakes are one line on stderr and exit 2, never a stack trace', () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  assertUserError(runCli(['map', `${root}/nope`]), /repository root .*nope does not exist/);
+  assertUserError(runCli(['map', `${root}/README.md`]), /is not a directory/);
+  assertUserError(runCli(['map', root, '--bogus']), /Unknown option '--bogus'/);
+  assertUserError(runCli(['map', root, '--chat', '/etc/hostname', '--cache-dir', cache]), /outside the repository root/);
+  assertUserError(runCli(['map', root, '--chat', 'src/missing.ts', '--cache-dir', cache], { cwd: root }), /chat file src\/missing\.ts does not exist/);
+  assertUserError(runCli(['map', root, '--tokens', 'many']), /--tokens takes a positive whole number/);
+  assertUserError(runCli(['map', root, '--format', 'xml']), /--format must be one of text, json/);
+  assertUserError(runCli(['map', root, '--encoding', 'klingon', '--cache-dir', cache]), /unknown token encoding 'klingon'/);
+  assertUserError(runCli(['map', root, root]), /one ROOT/);
+  assertUserError(runCli(['frobnicate']), /unknown command 'frobnicate'/);
+});
+
+test('--help tells the options', () => {
+  const result = runCli(['map', '--help']);
+  assert.equal(result.code, 0);
+  for (const flag of ['--chat', '--mention', '--message', '--tokens', '--max-tokens', '--format', '--cache-dir', '--exclude', '--verbose']) {
+    assert.ok(result.stdout.includes(flag), `help mentions ${flag}`);
+  }
+});

@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { get_encoding } from 'tiktoken';
+import { ReferenceGraph } from '../src/graph/graph.js';
+import { indexRepository } from '../src/index/indexer.js';
+import { buildMap } from '../src/map.js';
+import { rankDefinitions } from '../src/rank/rank.js';
+import { MAX_LINE_CHARS } from '../src/render/render.js';
+import { copyFixture, git, tempDir } from './helpers.js';
+
+const encoder = get_encoding('cl100k_base');
+const countTokens = (text: string) => encoder.encode(text, [], []).length;
+
+/** A generated repository much larger than any budget used here: modules that call each other. */
+function writeLargeRepo(root: string, modules = 120): void {
+  mkdirSync(join(root, 'src'), { recursive: true });
+  for (let m = 0; m < modules; m++) {
+    const lines = [`import { helperNumber${(m + 1) % modules}A } from './module${(m + 1) % modules}';`, ''];
+    lines.push(`export class WidgetController${m} {`);
+    for (let f = 0; f < 4; f++) {
+      lines.push(`  handleRequestNumber${f}(input: string): string {`, `    return helperNumber${(m + 1) % modules}A(input);`, '  }');
+    }
+    lines.push('}', '');
+    for (const suffix of ['A', 'B', 'C']) {
+      lines.push(`export function helperNumber${m}${suffix}(value: string): string {`);
+      lines.push(`  return new WidgetController${(m * 7) % modules}().handleRequestNumber${m % 4}(value);`, '}', '');
+    }
+    writeFileSync(join(root, 'src', `module${m}.ts`), lines.join('\n'));
+  }
+}
+
+test('the map never exceeds the budget and fills at least 90% of it on a larger repository', async () => {
+  const root = tempDir();
+  writeLargeRepo(root);
+  const cacheDir = tempDir();
+  for (const tokens of [256, 1024, 2048]) {
+    const map = await buildMap({ root, cacheDir, tokens, chatFiles: ['src/module0.ts'] });
+    assert.equal(map.budget, tokens);
+    assert.equal(map.tokens, countTokens(map.text), 'reported tokens are the exact count');
+    assert.ok(map.tokens <= tokens, `${map.tokens} tokens exceed the budget of ${tokens}`);
+    assert.ok(map.tokens >= 0.9 * tokens, `${map.tokens} tokens fill less than 90% of ${tokens}`);
+  }
+});
+
+test('with no chat files the budget is multiplied by 8, capped by maxTokens', async () => {
+  const root = tempDir();
+  writeLargeRepo(root);
+  const cacheDir = tempDir();
+  const wide = await buildMap({ root, cacheDir, tokens: 512 });
+  assert.equal(wide.budget, 4096);
+  assert.ok(wide.tokens <= 4096 && wide.tokens >= 0.9 * 4096);
+  const capped = await buildMap({ root, cacheDir, tokens: 512, maxTokens: 1000 });
+  assert.equal(capped.budget, 1000);
+  assert.ok(capped.tokens <= 1000);
+});
+
+test('the same tree and request give byte-identical maps, with a fresh or a warm cache', async () => {
+  const root = copyFixture('shop');
+  const request = { tokens: 512, chatFiles: ['src/checkout.ts'], message: 'make priceOf handle bulk orders' };
+  const a = await buildMap({ root, cacheDir: tempDir(), ...request });
+  const b = await buildMap({ root, cacheDir: tempDir(), ...request });
+  const cacheDir = tempDir();
+  const warm = await buildMap({ root, cacheDir, ...request });
+  const warmAgain = await buildMap({ root, cacheDir, ...request });
+  assert.equal(warmAgain.stats.parsed, 0);
+  assert.equal(a.text, b.text);
+  assert.equal(a.text, warm.text);
+  assert.equal(a.text, warmAgain.text);
+  assert.deepEqual(a.files, b.files);
+});
+
+async function shopRanking(chat: string[], mentions: string[] = []) {
+  const root = copyFixture('shop');
+  const index = await indexRepository({ root, cacheDir: tempDir() });
+  const graph = ReferenceGraph.fromRecords(index.records);
+  const chatFiles = new Set(chat);
+  const mentionedIdents = new Set(mentions);
+  return rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), { chatFiles, mentionedFiles: new Set(), mentionedIdents });
+}
+
+test('the chat file steers the ranking toward what it uses, and is not itself ranked or shown', async () => {
+  const ranking = await shopRanking(['src/checkout.ts']);
+  assert.ok(!ranking.definitions.some((def) => def.path === 'src/checkout.ts'));
+  // checkout.ts uses cart.ts, pricing.ts and mailer.ts (and, through them, item.ts); nothing
+  // reaches the Python, Go or Rust files, so every TypeScript definition outranks theirs.
+  const order = ranking.definitions.map((def) => def.path);
+  const lastTs = Math.max(...['src/cart.ts', 'src/pricing.ts', 'src/mailer.ts', 'src/item.ts'].map((p) => order.lastIndexOf(p)));
+  const firstOther = order.findIndex((path) => !path.startsWith('src/'));
+  assert.ok(lastTs < firstOther, 'definitions the chat file reaches come first');
+  const unchatted = await shopRanking([]);
+  assert.ok(ranking.fileRank.get('src/mailer.ts')! > unchatted.fileRank.get('src/mailer.ts')!);
+
+  const root = copyFixture('shop');
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 1024, chatFiles: ['src/checkout.ts'] });
+  assert.ok(!map.files.some((file) => file.path === 'src/checkout.ts'));
+});
+
+test('a mentioned identifier raises its definition; one naming a file personalizes that file', async () => {
+  const position = async (mentions: string[]) =>
+    (await shopRanking(['src/checkout.ts'], mentions)).definitions.findIndex((def) => def.ident === 'withTax');
+  assert.ok((await position(['withTax'])) < (await position([])));
+
+  const root = copyFixture('shop');
+  const plain = await buildMap({ root, cacheDir: tempDir(), tokens: 1024 });
+  const firstRanked = (files: typeof plain.files) => files.find((file) => file.lines.length > 0)?.path;
+  assert.notEqual(firstRanked(plain.files), 'src/mailer.ts');
+  const steered = await buildMap({ root, cacheDir: tempDir(), tokens: 1024, mentionedIdents: ['mailer'] });
+  assert.equal(firstRanked(steered.files), 'src/mailer.ts');
+});
+
+test('a message mentions identifiers and files; a file named by path is personalized', async () => {
+  const root = copyFixture('shop');
+  const map = await buildMap({
+    root,
+    cacheDir: tempDir(),
+    tokens: 1024,
+    chatFiles: ['src/cart.ts'],
+    message: 'Please make `mailer.ts` retry, see formatReceipt.',
+  });
+  assert.deepEqual(map.request.mentionedFiles, ['src/mailer.ts']);
+  assert.ok(map.request.mentionedIdents.includes('formatReceipt'));
+  assert.equal(map.files.find((file) => file.lines.length > 0)?.path, 'src/mailer.ts');
+});
+
+test('render: path header, │ shown lines with scope headers, ⋮ where lines are elided', async () => {
+  const root = copyFixture('shop');
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 4096, chatFiles: ['src/checkout.ts'] });
+  const block = map.text.split('\n\n').find((part) => part.startsWith('src/cart.ts:'));
+  assert.ok(block, 'cart.ts is rendered');
+  const lines = block.split('\n');
+  assert.equal(lines[0], 'src/cart.ts:');
+  assert.equal(lines[1], '⋮'); // the imports before the class are elided
+  assert.equal(lines[2], '│export class Cart {');
+  // The method's enclosing class header is shown above it, and the elided gap between them is marked.
+  const discounted = lines.indexOf('│  discountedTotal(percent: number): number {');
+  assert.ok(discounted > 2);
+  assert.equal(lines[discounted - 1], '⋮');
+  assert.equal(lines[lines.length - 1], '⋮');
+  for (const line of lines.slice(1)) assert.ok(line === '⋮' || line.startsWith('│'), `unexpected line ${line}`);
+});
+
+test('render: long lines are cut at 100 characters; a file with nothing to show is its bare path', async () => {
+  const root = tempDir();
+  const long = 'x'.repeat(150);
+  writeFileSync(join(root, 'long.ts'), `export function withAVeryLongSignature(${long}: string): void {}\n`);
+  writeFileSync(join(root, 'empty.ts'), '// nothing defined here\nconsole.log(1);\n');
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 1024 });
+  const shown = map.text.split('\n').find((line) => line.startsWith('│export function withAVeryLongSignature'));
+  assert.ok(shown);
+  assert.equal(shown.length, MAX_LINE_CHARS);
+  assert.match(map.text, /^empty\.ts$/m);
+});
+
+test('important files come first; skipped files are counted in a footer', async () => {
+  const root = copyFixture('shop');
+  writeFileSync(join(root, 'blob.ts'), Buffer.from([0x65, 0x00, 0x66, 0x00]));
+  writeFileSync(join(root, 'bundle.min.js'), `var a=${'1+'.repeat(1100)}1;\n`);
+  writeFileSync(join(root, 'huge.py'), `x = 1\n${'# padding\n'.repeat(500)}`);
+  writeFileSync(join(root, 'notes.txt'), 'not code\n');
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 2048, maxFileBytes: 4000 });
+  const lines = map.text.split('\n');
+  assert.deepEqual(lines.slice(0, 2), ['README.md', 'package.json']);
+  assert.deepEqual(map.skipped, { 'no grammar': 1, 'too large': 1, binary: 1, minified: 1 });
+  assert.equal(lines[lines.length - 2], '(4 files not mapped: 1 no grammar, 1 too large, 1 binary, 1 minified; --verbose lists them)');
+  assert.deepEqual(
+    map.skippedFiles.map((file) => [file.path, file.reason]),
+    [['blob.ts', 'binary'], ['bundle.min.js', 'minified'], ['huge.py', 'too large'], ['notes.txt', 'no grammar']],
+  );
+});
+
+test('inside git: tracked and untracked files, not ignored ones; --exclude leaves paths out', async () => {
+  const root = copyFixture('shop');
+  writeFileSync(join(root, '.gitignore'), 'api/\n');
+  git(root, 'init', '-q');
+  git(root, 'add', 'src', 'README.md', '.gitignore');
+  git(root, 'commit', '-qm', 'init');
+  writeFileSync(join(root, 'untracked.py'), 'def fresh_function():\n    pass\n');
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 4096, exclude: ['tools', '*.rs'] });
+  const paths = map.files.map((file) => file.path);
+  assert.ok(paths.includes('untracked.py'));
+  assert.ok(paths.includes('src/cart.ts'));
+  assert.ok(!paths.some((path) => path.startsWith('api/')), 'ignored folder left out');
+  assert.ok(!paths.some((path) => path.startsWith('tools/') || path.endsWith('.rs')), 'excluded paths left out');
+});
+
+test('outside git: nested .gitignore files are honoured, with negation', async () => {
+  const root = copyFixture('shop');
+  writeFileSync(join(root, '.gitignore'), '*.py\n');
+  writeFileSync(join(root, 'api', '.gitignore'), '!server.py\n');
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 4096 });
+  const paths = map.files.map((file) => file.path);
+  assert.ok(paths.includes('api/server.py'), 'a nested negation re-includes');
+  assert.ok(!paths.includes('api/inventory.py'));
+});
+
+test('a symlink out of the root is never followed; one inside is', async () => {
+  const outside = tempDir();
+  writeFileSync(join(outside, 'secret.ts'), 'export function secretOutside() {}\n');
+  const root = copyFixture('shop');
+  symlinkSync(join(outside, 'secret.ts'), join(root, 'linked-out.ts'));
+  symlinkSync(join(root, 'src', 'item.ts'), join(root, 'linked-in.ts'));
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 4096 });
+  assert.doesNotMatch(map.text, /secretOutside/);
+  assert.deepEqual(
+    map.skippedFiles.filter((file) => file.reason === 'symlink outside root').map((file) => file.path),
+    ['linked-out.ts'],
+  );
+  assert.ok(map.files.some((file) => file.path === 'linked-in.ts'));
+});
