@@ -5,7 +5,9 @@ import { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type RepoMap, buildMap, resolveRoot
 import { DEFAULT_ENCODING } from '../pack/tokens.js';
 import { toRootRelative } from '../paths.js';
 import { UserError } from '../errors.js';
+import { defaultWorkerCount } from '../index/pool.js';
 import { type OptionSpec, choiceOption, integerOption, parseCommandArgs } from './args.js';
+import { progressReporter } from './progress.js';
 
 export const MAP_HELP = `Usage: repomap map [ROOT] [options]
 
@@ -23,7 +25,9 @@ Options:
   --cache-dir DIR      where the tag cache lives (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
   --exclude GLOB       leave out matching paths (repeatable; a folder's name excludes what is in it)
   --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES})
-  --verbose            list skipped files and indexing counts on stderr
+  --workers N          parse threads (default: the cores available, ${defaultWorkerCount()}); 1 parses in-process
+  --quiet              no progress line on stderr (it is shown only on a terminal anyway)
+  --verbose            list skipped files, indexing counts and peak memory on stderr
   -h, --help           show this help
 `;
 
@@ -38,6 +42,8 @@ export const MAP_OPTIONS = {
   'cache-dir': { type: 'string' },
   exclude: { type: 'string', multiple: true },
   'max-file-bytes': { type: 'string' },
+  workers: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies OptionSpec;
@@ -57,6 +63,7 @@ export async function mapCommand(args: string[]): Promise<number> {
     return rel;
   });
 
+  const progress = progressReporter(process.stderr, !values.quiet);
   const map = await buildMap({
     root,
     chatFiles,
@@ -68,8 +75,11 @@ export async function mapCommand(args: string[]): Promise<number> {
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     exclude: values.exclude ?? [],
     maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
+    workers: integerOption(values.workers, 'workers') ?? defaultWorkerCount(),
     onNotice: (message) => process.stderr.write(message + '\n'),
+    onProgress: progress.update,
   });
+  progress.finish();
   if (values.verbose) printDetails(map);
   process.stdout.write(format === 'json' ? JSON.stringify(mapToJson(map), null, 2) + '\n' : map.text);
   return 0;
@@ -100,6 +110,7 @@ function printDetails(map: RepoMap): void {
     `repomap: ${discovered} files discovered; ${parsed} parsed, ${reusedByStat} unchanged, ` +
       `${reusedByHash} touched but unchanged, ${removed} removed from the cache`,
     `repomap: map of ${map.tokens} tokens (budget ${map.budget}), ${map.files.length} files shown`,
+    `repomap: peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
     ...map.skippedFiles.map((file) => `skipped ${file.path}: ${file.reason}${file.detail ? ` (${file.detail})` : ''}`),
   ];
   process.stderr.write(lines.join('\n') + '\n');

@@ -1,6 +1,7 @@
 import Parser from 'tree-sitter';
 import type { DefTag, FileTags, RefTag, SkipReason } from '../types.js';
 import { type LanguageSpec, readQuerySource } from './languages.js';
+import { noteParsedSource } from './memory.js';
 
 /** Stored line text is cut here; rendering cuts further. Keeps records small on long lines. */
 const MAX_STORED_LINE = 200;
@@ -44,6 +45,7 @@ export function extractTags(lang: LanguageSpec, source: string, options: Extract
   const { parser, query } = load(lang);
   const timeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
   parser.setTimeoutMicros(timeoutMs * 1000);
+  noteParsedSource(source.length);
   let tree: Parser.Tree | undefined;
   try {
     tree = parser.parse(source);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FileRecord, SkipReason } from '../types.js';
 import { type ExtractOptions, extractTags } from './extract.js';
 import { languageForPath } from './languages.js';
@@ -14,16 +15,23 @@ export interface FileStat {
   size: number;
 }
 
+/** One file to bring up to date: where it is, its stat, and the content hash stored for it, if any. */
+export interface FileJob {
+  path: string;
+  stat: FileStat;
+  previousHash?: string;
+}
+
 export interface IndexFileOptions extends ExtractOptions {
   /** Files larger than this are skipped unread. */
   maxFileBytes: number;
 }
 
-export interface IndexFileResult {
-  record: FileRecord;
-  /** parsed: went through the parser; reused: content hash matched `previous`; skipped: left out before parsing. */
-  outcome: 'parsed' | 'reused' | 'skipped';
-}
+/**
+ * parsed: went through the parser; skipped: left out before parsing; reused: the content hash
+ * matched `previousHash`, so the stored record stands (with the new mtime).
+ */
+export type FileResult = { outcome: 'parsed' | 'skipped'; record: FileRecord } | { outcome: 'reused' };
 
 export function contentHash(content: Buffer): string {
   return createHash('sha1').update(content).digest('hex');
@@ -31,19 +39,14 @@ export function contentHash(content: Buffer): string {
 
 /**
  * Turns one file into its record: size and binary checks, content hash, and (unless the hash
- * matches `previous`) parsing. The one extraction path, used in-process and by the workers.
+ * matches) parsing. The one extraction path, used in-process and by the pool's workers.
  */
-export async function indexFile(
-  absPath: string,
-  path: string,
-  stat: FileStat,
-  previous: FileRecord | undefined,
-  options: IndexFileOptions,
-): Promise<IndexFileResult> {
+export async function indexFile(root: string, job: FileJob, options: IndexFileOptions): Promise<FileResult> {
+  const { path, stat } = job;
   const base = { path, mtimeMs: stat.mtimeMs, size: stat.size };
-  const skipped = (skip: SkipReason, hash: string, detail?: string): IndexFileResult => ({
-    record: { ...base, hash, tags: null, skip, ...(detail ? { detail } : {}) },
+  const skipped = (skip: SkipReason, hash: string, detail?: string): FileResult => ({
     outcome: 'skipped',
+    record: { ...base, hash, tags: null, skip, ...(detail ? { detail } : {}) },
   });
 
   const lang = languageForPath(path);
@@ -52,16 +55,14 @@ export async function indexFile(
 
   let content: Buffer;
   try {
-    content = await readFile(absPath);
+    content = await readFile(join(root, path));
   } catch (err) {
     return skipped('unreadable', '', (err as NodeJS.ErrnoException).code ?? String(err));
   }
-  // The size seen now wins over the stat: the file may have changed in between.
+  // The size read now wins over the stat: the file may have changed in between.
   base.size = content.length;
   const hash = contentHash(content);
-  if (previous && previous.hash === hash && previous.size === content.length) {
-    return { record: { ...previous, ...base }, outcome: 'reused' };
-  }
+  if (hash === job.previousHash) return { outcome: 'reused' };
   if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return skipped('binary', hash);
   const source = content.toString('utf8');
   const longLine = longestLine(source);
@@ -71,7 +72,7 @@ export async function indexFile(
   const record: FileRecord = result.ok
     ? { ...base, hash, tags: result.tags, skip: null }
     : { ...base, hash, tags: null, skip: result.skip, detail: result.detail };
-  return { record, outcome: 'parsed' };
+  return { outcome: 'parsed', record };
 }
 
 function longestLine(text: string): number {
@@ -84,4 +85,19 @@ function longestLine(text: string): number {
     if (end === -1) return longest;
     start = end + 1;
   }
+}
+
+/** indexFile, with any exception turned into a 'parse failed' record: one bad file never fails a batch. */
+export async function indexFileSafely(root: string, job: FileJob, options: IndexFileOptions): Promise<FileResult> {
+  try {
+    return await indexFile(root, job, options);
+  } catch (err) {
+    return failedResult(job, err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** The result for a file whose extraction failed outright (an exception, a dead worker). */
+export function failedResult(job: FileJob, detail: string): FileResult {
+  const { path, stat } = job;
+  return { outcome: 'parsed', record: { path, mtimeMs: stat.mtimeMs, size: stat.size, hash: '', tags: null, skip: 'parse failed', detail } };
 }

@@ -1,11 +1,12 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { type DiscoverOptions, discoverFiles } from '../discover/discover.js';
+import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import { DEFAULT_PARSE_TIMEOUT_MS } from '../extract/extract.js';
-import { type FileStat, indexFile } from '../extract/file.js';
+import type { FileJob, FileStat } from '../extract/file.js';
 import { languageForPath } from '../extract/languages.js';
 import { TagStore } from '../store/store.js';
 import type { FileRecord, SkippedFile } from '../types.js';
+import { type ParseRunner, createRunner } from './pool.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files stat'ed at once; bounded so a huge tree does not open thousands of handles. */
@@ -17,8 +18,12 @@ export interface IndexOptions extends DiscoverOptions {
   cacheDir: string;
   maxFileBytes?: number;
   parseTimeoutMs?: number;
+  /** Parse threads: 1 parses in this thread; more use a worker pool (default 1 here; the CLI defaults to the cores). */
+  workers?: number;
+  /** A runner to reuse (the daemon keeps one); when given, `workers` is ignored and the runner is not closed. */
+  runner?: ParseRunner;
   onNotice?: (message: string) => void;
-  /** Called as files are checked: done of total. */
+  /** Called as files needing work are done: done of total. */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -47,61 +52,85 @@ export interface RepoIndex {
 }
 
 /**
- * Discover, then bring the store up to date: reuse what is unchanged, parse what changed, drop
- * what is gone. Returns the records the graph is built from.
+ * Discover, then bring the store up to date: reuse what is unchanged, parse what changed (on
+ * the pool), drop what is gone. Returns the records the graph is built from.
  */
 export async function indexRepository(options: IndexOptions): Promise<RepoIndex> {
   const { root } = options;
-  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const parseTimeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
   const discovery = await discoverFiles(root, options);
   const store = TagStore.open(options.cacheDir, { onNotice: options.onNotice });
+  const runner = options.runner ?? createRunner(options.workers ?? 1);
   try {
     const stats: IndexStats = { discovered: discovery.paths.length, parsed: 0, reusedByStat: 0, reusedByHash: 0, removed: 0 };
     const skipped: SkippedFile[] = [];
-    const records: FileRecord[] = [];
-    const changed: FileRecord[] = [];
     const sources = discovery.paths.filter((path) => {
       if (languageForPath(path)) return true;
       skipped.push({ path, reason: 'no grammar' });
       return false;
     });
-
     const stats_ = await mapConcurrent(sources, STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
-    let done = 0;
+
+    // Reuse what mtime and size vouch for; everything else is a job for the parser.
+    const current = new Map<string, FileRecord>();
+    const jobs: FileJob[] = [];
+    const previousOf = new Map<string, FileRecord>();
     for (let i = 0; i < sources.length; i++) {
       const path = sources[i];
       const found = stats_[i];
-      options.onProgress?.(done++, sources.length);
       if (found === 'missing') continue;
       if (found === 'outside') {
         skipped.push({ path, reason: 'symlink outside root' });
         continue;
       }
       const previous = store.get(path);
-      let record: FileRecord;
       if (previous && previous.mtimeMs === found.mtimeMs && previous.size === found.size) {
         stats.reusedByStat++;
-        record = previous;
-      } else {
-        const result = await indexFile(join(root, path), path, found, previous, { maxFileBytes, parseTimeoutMs });
-        record = result.record;
-        if (result.outcome === 'parsed') stats.parsed++;
-        else if (result.outcome === 'reused') stats.reusedByHash++;
-        changed.push(record);
+        current.set(path, previous);
+        continue;
       }
+      if (previous) previousOf.set(path, previous);
+      jobs.push({ path, stat: found, ...(previous?.hash ? { previousHash: previous.hash } : {}) });
+    }
+
+    let done = 0;
+    options.onProgress?.(0, jobs.length);
+    const results = await runner.run(
+      root,
+      jobs,
+      { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, parseTimeoutMs: options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS },
+      (files) => options.onProgress?.((done += files), jobs.length),
+    );
+    const changed: FileRecord[] = [];
+    for (let i = 0; i < jobs.length; i++) {
+      const result = results[i];
+      const { path, stat: found } = jobs[i];
+      let record: FileRecord;
+      if (result.outcome === 'reused') {
+        stats.reusedByHash++;
+        record = { ...previousOf.get(path)!, mtimeMs: found.mtimeMs, size: found.size };
+      } else {
+        if (result.outcome === 'parsed') stats.parsed++;
+        record = result.record;
+      }
+      changed.push(record);
+      current.set(path, record);
+    }
+
+    const records: FileRecord[] = [];
+    for (const path of sources) {
+      const record = current.get(path);
+      if (!record) continue;
       if (record.skip) skipped.push({ path, reason: record.skip, ...(record.detail ? { detail: record.detail } : {}) });
       else records.push(record);
     }
-    options.onProgress?.(sources.length, sources.length);
-
     const present = new Set(sources);
     const removed = store.paths().filter((path) => !present.has(path));
     stats.removed = removed.length;
     store.commit(changed, removed);
-    skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    skipped.sort((a, b) => comparePaths(a.path, b.path));
     return { root, paths: discovery.paths, records, skipped, stats };
   } finally {
+    if (!options.runner) await runner.close();
     await store.close();
   }
 }

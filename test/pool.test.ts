@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { indexRepository } from '../src/index/indexer.js';
+import { createRunner } from '../src/index/pool.js';
+import { buildMap } from '../src/map.js';
+import { packageRoot } from '../src/paths.js';
+import { copyFixture, runCli, tempDir } from './helpers.js';
+
+/** The shop fixture plus every language fixture: all six grammars, and enough files for several batches. */
+function multiLanguageRepo(): string {
+  const root = copyFixture('shop');
+  for (let i = 0; i < 80; i++) {
+    mkdirSync(join(root, 'gen'), { recursive: true });
+    writeFileSync(join(root, 'gen', `part${i}.py`), `class Part${i}:\n    def run(self):\n        return helper_${(i + 1) % 80}()\n\n\ndef helper_${i}():\n    return Part${i}()\n`);
+  }
+  return root;
+}
+
+test('the pool and in-process extraction give identical records', async () => {
+  const root = multiLanguageRepo();
+  const inProcess = await indexRepository({ root, cacheDir: tempDir(), workers: 1 });
+  const pooled = await indexRepository({ root, cacheDir: tempDir(), workers: 2 });
+  assert.equal(pooled.stats.parsed, inProcess.stats.parsed);
+  assert.ok(inProcess.stats.parsed > 80);
+  assert.deepEqual(pooled.records, inProcess.records);
+  assert.deepEqual(pooled.skipped, inProcess.skipped);
+});
+
+test('the map is byte-identical whatever the number of workers', () => {
+  const root = multiLanguageRepo();
+  const outputs = [1, 2, 3].map((workers) => {
+    const result = runCli(['map', root, '--cache-dir', tempDir(), '--workers', String(workers), '--tokens', '2048', '--format', 'json']);
+    assert.equal(result.code, 0, result.stderr);
+    return result.stdout;
+  });
+  assert.equal(outputs[1], outputs[0]);
+  assert.equal(outputs[2], outputs[0]);
+});
+
+test('a file that kills a worker is reported; the rest of its batch is indexed', () => {
+  const root = multiLanguageRepo();
+  writeFileSync(join(root, 'gen', 'poison.py'), 'def poison():\n    pass\n');
+  const result = runCli(['map', root, '--cache-dir', tempDir(), '--workers', '2', '--verbose', '--format', 'json'], {
+    env: { REPOMAP_TEST_WORKER_EXIT_ON: 'poison' },
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const map = JSON.parse(result.stdout) as { skippedFiles: Array<{ path: string; reason: string; detail?: string }>; stats: { parsed: number } };
+  const failed = map.skippedFiles.filter((file) => file.reason === 'parse failed');
+  assert.deepEqual(failed.map((file) => file.path), ['gen/poison.py']);
+  assert.match(failed[0].detail ?? '', /worker died/);
+  assert.equal(map.stats.parsed, 81 + 9); // every other file: 80 generated, 9 shop sources, and the poison file's record
+  assert.match(result.stderr, /skipped gen\/poison\.py: parse failed/);
+});
+
+test('a parse that runs over its time bound is reported as a timeout, in-process and on the pool', async () => {
+  const root = tempDir();
+  const body = Array.from({ length: 40_000 }, (_, i) => `def function_${i}(a, b):\n    return [a + b for _ in range(${i})]\n`).join('');
+  writeFileSync(join(root, 'slow.py'), body);
+  writeFileSync(join(root, 'fine.py'), 'def fine():\n    pass\n');
+  for (const workers of [1, 2]) {
+    const index = await indexRepository({ root, cacheDir: tempDir(), workers, parseTimeoutMs: 1, maxFileBytes: 1 << 24 });
+    assert.deepEqual(index.skipped.map((file) => [file.path, file.reason]), [['slow.py', 'parse timeout']]);
+    assert.deepEqual(index.records.map((record) => record.path), ['fine.py']);
+  }
+});
+
+test('a runner kept by the caller is reused across passes', async () => {
+  const root = multiLanguageRepo();
+  const runner = createRunner(2);
+  try {
+    const cacheDir = tempDir();
+    const first = await indexRepository({ root, cacheDir, runner });
+    const second = await indexRepository({ root, cacheDir, runner });
+    assert.ok(first.stats.parsed > 0);
+    assert.equal(second.stats.parsed, 0);
+    const map = await buildMap({ root, cacheDir, runner, tokens: 512 });
+    assert.equal(map.stats.parsed, 0);
+  } finally {
+    await runner.close();
+  }
+});
+
+test('progress is drawn on a terminal only', () => {
+  const root = multiLanguageRepo();
+  const piped = runCli(['map', root, '--cache-dir', tempDir(), '--workers', '2']);
+  assert.equal(piped.code, 0);
+  assert.equal(piped.stderr, '', 'nothing on stderr when it is not a terminal');
+
+  // `script` runs the CLI on a pseudo-terminal, as a user at a shell would.
+  const cli = join(packageRoot, 'bin', 'repomap.js');
+  const command = (extra: string) => `${process.execPath} ${cli} map ${root} --cache-dir ${tempDir()} --workers 2 ${extra} >/dev/null`;
+  const tty = spawnSync('script', ['-qec', command(''), '/dev/null'], { encoding: 'utf8' });
+  assert.equal(tty.status, 0, tty.stderr);
+  assert.match(tty.stdout, /indexing \d+\/\d+ files, \d+ files\/s/);
+  const quiet = spawnSync('script', ['-qec', command('--quiet'), '/dev/null'], { encoding: 'utf8' });
+  assert.doesNotMatch(quiet.stdout, /indexing/);
+});

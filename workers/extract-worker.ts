@@ -1,0 +1,22 @@
+// The Piscina worker: turns a batch of files into results with the same extraction code the
+// engine runs in-process. Grammars and queries load lazily, once per thread.
+import { type FileJob, type FileResult, type IndexFileOptions, indexFileSafely } from '../src/extract/file.js';
+
+export interface BatchTask {
+  root: string;
+  jobs: FileJob[];
+  options: IndexFileOptions;
+}
+
+// Fault injection for the tests: a worker that meets a path containing this text dies, as a
+// worker hit by a native crash or an out-of-memory abort would.
+const exitOn = process.env.REPOMAP_TEST_WORKER_EXIT_ON;
+
+export default async function extractBatch(task: BatchTask): Promise<FileResult[]> {
+  const results: FileResult[] = [];
+  for (const job of task.jobs) {
+    if (exitOn && job.path.includes(exitOn)) process.exit(70);
+    results.push(await indexFileSafely(task.root, job, task.options));
+  }
+  return results;
+}
