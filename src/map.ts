@@ -6,32 +6,15 @@ import { importantFiles } from './important.js';
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
-import { DEFAULT_ENCODING, tokenCounter } from './pack/tokens.js';
-import { rankDefinitions } from './rank/rank.js';
+import { tokenCounter } from './pack/tokens.js';
+import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
+import { type RankingName, rankDefinitions } from './rank/rank.js';
 import type { MapBlock } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
 import type { FileTags, SkipReason, SkippedFile } from './types.js';
 import { toRootRelative } from './paths.js';
 
-export const DEFAULT_TOKENS = 1024;
-export const DEFAULT_MAX_TOKENS = 8192;
-/** With no chat files the model knows nothing of the repository yet: the budget grows (Aider's map_mul_no_files). */
-export const NO_CHAT_MULTIPLIER = 8;
-
-/** What a map is asked for. Paths are relative to the root (or absolute, inside it). */
-export interface MapRequest {
-  /** Files the model already has in full: they steer the ranking and are not rendered. */
-  chatFiles?: readonly string[];
-  mentionedFiles?: readonly string[];
-  mentionedIdents?: readonly string[];
-  /** The user's request as free text: identifiers and file names are taken from it. */
-  message?: string;
-  /** Token budget (default 1024), multiplied by 8 when there are no chat files, up to maxTokens. */
-  tokens?: number;
-  maxTokens?: number;
-  /** tiktoken encoding used to count tokens (default cl100k_base). */
-  encoding?: string;
-}
+export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor } from './request.js';
 
 export interface RepoMap {
   root: string;
@@ -133,19 +116,6 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   };
 }
 
-/** The token budget of a request, validated. */
-export function budgetFor(request: MapRequest): number {
-  const tokens = positiveInteger(request.tokens ?? DEFAULT_TOKENS, 'tokens');
-  const maxTokens = positiveInteger(request.maxTokens ?? DEFAULT_MAX_TOKENS, 'max-tokens');
-  if ((request.chatFiles ?? []).length > 0) return tokens;
-  return Math.max(tokens, Math.min(tokens * NO_CHAT_MULTIPLIER, maxTokens));
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new UserError(`--${name} must be a positive whole number, not ${value}`);
-  return value;
-}
-
 const SKIP_ORDER: readonly SkipReason[] = [
   'no grammar',
   'too large',
@@ -174,3 +144,24 @@ export function skipFooter(counts: Partial<Record<SkipReason, number>>): string 
   const total = SKIP_ORDER.reduce((sum, reason) => sum + (counts[reason] ?? 0), 0);
   return `(${total} ${total === 1 ? 'file' : 'files'} not mapped: ${parts.join(', ')}; --verbose lists them)`;
 }
+
+/** The map as plain data (what `--format json` prints and the daemon answers): 1-based line numbers. */
+export function mapToJson(map: RepoMap) {
+  return {
+    root: map.root,
+    tokens: map.tokens,
+    budget: map.budget,
+    files: map.files.map((file) => ({
+      path: file.path,
+      rank: file.rank,
+      lines: file.lines.map(({ line, text }) => ({ line: line + 1, text })),
+    })),
+    skipped: map.skipped,
+    skippedFiles: map.skippedFiles,
+    stats: map.stats,
+    request: map.request,
+    text: map.text,
+  };
+}
+
+export type RepoMapJson = ReturnType<typeof mapToJson>;

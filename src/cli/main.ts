@@ -1,21 +1,35 @@
 import { UserError } from '../errors.js';
-import { MAP_HELP, mapCommand } from './map-command.js';
 
 const HELP = `Usage: repomap <command> [options]
 
 A ranked, token-budgeted map of a repository for coding agents.
 
 Commands:
-  map [ROOT]     print the map of ROOT, computed in this process (see 'repomap map --help')
-  help           show this help
+  map [ROOT]       print the map of ROOT, computed in this process (see 'repomap map --help')
+  query [ROOT]     print the map from ROOT's daemon, starting it if needed (see 'repomap query --help')
+  start [ROOT]     start ROOT's daemon in the background
+  stop [ROOT]      stop ROOT's daemon
+  restart [ROOT]   stop, then start ROOT's daemon
+  status [ROOT]    show ROOT's daemon (--all: every running daemon)
+  eval [ROOT]      score the map against ROOT's git history (see 'repomap eval --help')
+  help             show this help
 
 Options:
   -h, --help     show this help
   -v, --version  print the version
 `;
 
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  map: mapCommand,
+type Command = (args: string[]) => Promise<number>;
+
+// Loaded on use: `repomap query` must not pay for tree-sitter, LMDB or tiktoken.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  map: async () => (await import('./map-command.js')).mapCommand,
+  query: async () => (await import('./daemon-commands.js')).queryCommand,
+  start: async () => (await import('./daemon-commands.js')).startCommand,
+  stop: async () => (await import('./daemon-commands.js')).stopCommand,
+  restart: async () => (await import('./daemon-commands.js')).restartCommand,
+  status: async () => (await import('./daemon-commands.js')).statusCommand,
+  eval: async () => (await import('./eval-command.js')).evalCommand,
 };
 
 /** Runs the CLI; returns the exit code. User mistakes print one line, never a stack trace. */
@@ -30,9 +44,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${await version()}\n`);
       return 0;
     }
-    const run = COMMANDS[command];
-    if (!run) throw new UserError(`unknown command '${command}' (commands: ${Object.keys(COMMANDS).join(', ')})`);
-    return await run(rest);
+    const load = COMMANDS[command];
+    if (!load) throw new UserError(`unknown command '${command}' (commands: ${Object.keys(COMMANDS).join(', ')})`);
+    return await (await load())(rest);
   } catch (err) {
     if (err instanceof UserError) {
       process.stderr.write(`repomap: ${err.message}\n`);
@@ -50,4 +64,3 @@ async function version(): Promise<string> {
   return pkg.version;
 }
 
-export { MAP_HELP };

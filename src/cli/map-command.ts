@@ -1,13 +1,11 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_MAX_FILE_BYTES } from '../index/indexer.js';
-import { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type RepoMap, buildMap, resolveRoot } from '../map.js';
-import { DEFAULT_ENCODING } from '../pack/tokens.js';
-import { toRootRelative } from '../paths.js';
 import { UserError } from '../errors.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../index/indexer.js';
 import { defaultWorkerCount } from '../index/pool.js';
-import { type OptionSpec, choiceOption, integerOption, parseCommandArgs } from './args.js';
+import { type RepoMap, buildMap, mapToJson, resolveRoot } from '../map.js';
+import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
+import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 
 export const MAP_HELP = `Usage: repomap map [ROOT] [options]
 
@@ -15,14 +13,7 @@ Prints a ranked, token-budgeted map of the repository at ROOT (default: the curr
 computed in this process. Tags are cached in LMDB, so a second run parses only what changed.
 
 Options:
-  --chat FILE          a file the model already has (repeatable): steers the ranking, not shown
-  --mention IDENT      an identifier the user mentioned (repeatable)
-  --message TEXT       the user's request; identifiers and file names are taken from it
-  --tokens N           token budget (default ${DEFAULT_TOKENS}); x8 when no --chat is given, up to --max-tokens
-  --max-tokens N       cap of the enlarged budget (default ${DEFAULT_MAX_TOKENS})
-  --encoding NAME      tiktoken encoding for counting (default ${DEFAULT_ENCODING})
-  --format FMT         text (default) or json
-  --cache-dir DIR      where the tag cache lives (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
+${REQUEST_HELP}  --cache-dir DIR      where the tag cache lives (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
   --exclude GLOB       leave out matching paths (repeatable; a folder's name excludes what is in it)
   --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES})
   --workers N          parse threads (default: the cores available, ${defaultWorkerCount()}); 1 parses in-process
@@ -31,14 +22,8 @@ Options:
   -h, --help           show this help
 `;
 
-export const MAP_OPTIONS = {
-  chat: { type: 'string', multiple: true },
-  mention: { type: 'string', multiple: true },
-  message: { type: 'string' },
-  tokens: { type: 'string' },
-  'max-tokens': { type: 'string' },
-  encoding: { type: 'string' },
-  format: { type: 'string' },
+const MAP_OPTIONS = {
+  ...REQUEST_OPTIONS,
   'cache-dir': { type: 'string' },
   exclude: { type: 'string', multiple: true },
   'max-file-bytes': { type: 'string' },
@@ -55,23 +40,12 @@ export async function mapCommand(args: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 1) throw new UserError(`map takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
-  const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
   const root = await resolveRoot(positionals[0] ?? '.');
-  const chatFiles = (values.chat ?? []).map((file) => {
-    const rel = toRootRelative(root, file, process.cwd());
-    if (!existsSync(resolve(root, rel))) throw new UserError(`chat file ${file} does not exist`);
-    return rel;
-  });
-
+  const { request, format } = requestFromOptions(values, root);
   const progress = progressReporter(process.stderr, !values.quiet);
   const map = await buildMap({
+    ...request,
     root,
-    chatFiles,
-    mentionedIdents: values.mention ?? [],
-    message: values.message,
-    tokens: integerOption(values.tokens, 'tokens'),
-    maxTokens: integerOption(values['max-tokens'], 'max-tokens'),
-    encoding: values.encoding,
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     exclude: values.exclude ?? [],
     maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
@@ -83,25 +57,6 @@ export async function mapCommand(args: string[]): Promise<number> {
   if (values.verbose) printDetails(map);
   process.stdout.write(format === 'json' ? JSON.stringify(mapToJson(map), null, 2) + '\n' : map.text);
   return 0;
-}
-
-/** The map as data: 1-based line numbers, as editors show them. */
-export function mapToJson(map: RepoMap) {
-  return {
-    root: map.root,
-    tokens: map.tokens,
-    budget: map.budget,
-    files: map.files.map((file) => ({
-      path: file.path,
-      rank: file.rank,
-      lines: file.lines.map(({ line, text }) => ({ line: line + 1, text })),
-    })),
-    skipped: map.skipped,
-    skippedFiles: map.skippedFiles,
-    stats: map.stats,
-    request: map.request,
-    text: map.text,
-  };
 }
 
 function printDetails(map: RepoMap): void {

@@ -20,6 +20,29 @@ export interface Discovery {
 }
 
 /**
+ * Folders (relative, no trailing slash) that discovery leaves out whole: ignored folders and
+ * .git. A watcher skips them instead of watching, say, node_modules.
+ */
+export async function ignoredFolders(root: string, source: Discovery['source']): Promise<Set<string>> {
+  const folders = new Set<string>(['.git']);
+  if (source === 'git') {
+    try {
+      const { stdout } = await execFileAsync(
+        'git',
+        ['-c', 'core.quotepath=off', 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
+        { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8' },
+      );
+      for (const entry of stdout.split('\0')) if (entry.endsWith('/')) folders.add(entry.slice(0, -1));
+    } catch {
+      // git gone since discovery: the watcher filters events by discovery anyway
+    }
+  } else {
+    await walkFiles(root, folders);
+  }
+  return folders;
+}
+
+/**
  * Lists the files of a repository as git sees them (tracked plus untracked-not-ignored), or,
  * outside git, by walking the tree and honouring every .gitignore. Paths are relative to root.
  */
@@ -37,18 +60,71 @@ export function comparePaths(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-async function gitFiles(root: string): Promise<string[] | null> {
-  try {
-    const { stdout } = await execFileAsync(
-      'git',
-      ['-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'],
-      { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8' },
-    );
-    // --cached lists a path once per merge stage during a conflict; keep one.
-    return [...new Set(stdout.split('\0').filter((path) => path.length > 0))];
-  } catch {
-    return null; // not a git work tree, or no git: walk instead
+/**
+ * Which of `paths` (relative, maybe just changed or deleted) the discovery of `source` would list,
+ * by the same rules: for git, asking git about just these paths; for a walk, the .gitignore
+ * files above each path. Used on the paths a watcher reports, so a burst costs one git call.
+ */
+export async function filterDiscoverable(
+  root: string,
+  source: Discovery['source'],
+  paths: readonly string[],
+  options: DiscoverOptions = {},
+): Promise<Set<string>> {
+  const excluded = excludeMatcher(options.exclude ?? []);
+  const candidates = excluded ? paths.filter((path) => !excluded(path)) : [...paths];
+  if (candidates.length === 0) return new Set();
+  // If git cannot answer, keep the candidates: the stat that follows tells what exists.
+  if (source === 'git') return new Set((await gitFiles(root, candidates)) ?? candidates);
+  const levelsOf = new Map<string, Promise<IgnoreLevel[]>>();
+  const levelsFor = (dir: string): Promise<IgnoreLevel[]> => {
+    let levels = levelsOf.get(dir);
+    if (!levels) {
+      const parent = dir === '' ? Promise.resolve([]) : levelsFor(dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '');
+      levels = parent.then(async (above) => {
+        const text = await readFile(join(root, dir, '.gitignore'), 'utf8').catch(() => '');
+        return text ? [...above, { base: dir, rules: ignore().add(text) }] : above;
+      });
+      levelsOf.set(dir, levels);
+    }
+    return levels;
+  };
+  const kept = new Set<string>();
+  for (const path of candidates) {
+    const parts = path.split('/');
+    if (parts.includes('.git')) continue;
+    let ignored = false;
+    for (let depth = 1; depth <= parts.length && !ignored; depth++) {
+      const levels = await levelsFor(parts.slice(0, depth - 1).join('/'));
+      ignored = isIgnored(levels, parts.slice(0, depth).join('/'), depth < parts.length);
+    }
+    if (!ignored) kept.add(path);
   }
+  return kept;
+}
+
+/** Paths per `git ls-files` call when asking about given paths, to stay far below argument limits. */
+const PATHS_PER_CALL = 500;
+
+async function gitFiles(root: string, only?: readonly string[]): Promise<string[] | null> {
+  const args = ['-c', 'core.quotepath=off', '--literal-pathspecs', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'];
+  try {
+    if (!only) return splitNul((await execFileAsync('git', args, { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8' })).stdout);
+    const listed: string[] = [];
+    for (let start = 0; start < only.length; start += PATHS_PER_CALL) {
+      const chunk = only.slice(start, start + PATHS_PER_CALL);
+      const { stdout } = await execFileAsync('git', [...args, '--', ...chunk], { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8' });
+      listed.push(...splitNul(stdout));
+    }
+    return [...new Set(listed)];
+  } catch {
+    return null; // not a work tree (any more), or no git
+  }
+}
+
+/** NUL-separated paths; --cached lists a path once per merge stage during a conflict, so keep one. */
+function splitNul(stdout: string): string[] {
+  return [...new Set(stdout.split('\0').filter((path) => path.length > 0))];
 }
 
 interface IgnoreLevel {
@@ -57,7 +133,7 @@ interface IgnoreLevel {
   rules: Ignore;
 }
 
-async function walkFiles(root: string): Promise<string[]> {
+async function walkFiles(root: string, ignoredDirs?: Set<string>): Promise<string[]> {
   const files: string[] = [];
   const walk = async (dir: string, levels: IgnoreLevel[]): Promise<void> => {
     const absDir = join(root, dir);
@@ -76,7 +152,10 @@ async function walkFiles(root: string): Promise<string[]> {
       if (entry.name === '.git') continue;
       const path = dir ? `${dir}/${entry.name}` : entry.name;
       const isDir = entry.isDirectory();
-      if (isIgnored(here, path, isDir)) continue;
+      if (isIgnored(here, path, isDir)) {
+        if (isDir) ignoredDirs?.add(path);
+        continue;
+      }
       // Symlinked folders are not followed (they may lead out of the root or loop).
       if (isDir) await walk(path, here);
       else if (entry.isFile() || entry.isSymbolicLink()) files.push(path);
@@ -98,7 +177,8 @@ function isIgnored(levels: IgnoreLevel[], path: string, isDir: boolean): boolean
   return false;
 }
 
-function excludeMatcher(globs: readonly string[]): ((path: string) => boolean) | null {
+/** A test for paths the --exclude globs leave out (a glob naming a folder excludes what is in it). */
+export function excludeMatcher(globs: readonly string[]): ((path: string) => boolean) | null {
   if (globs.length === 0) return null;
   const isMatch = picomatch(globs as string[], { dot: true, basename: true });
   return (path) => {

@@ -2,7 +2,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import { DEFAULT_PARSE_TIMEOUT_MS } from '../extract/extract.js';
-import type { FileJob, FileStat } from '../extract/file.js';
+import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
 import { languageForPath } from '../extract/languages.js';
 import { TagStore } from '../store/store.js';
 import type { FileRecord, SkippedFile } from '../types.js';
@@ -11,13 +11,18 @@ import { type ParseRunner, createRunner } from './pool.js';
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files stat'ed at once; bounded so a huge tree does not open thousands of handles. */
 const STAT_CONCURRENCY = 64;
+/** Parsed records are committed to the store this many at a time, so a crash loses little work. */
+const COMMIT_EVERY = 2000;
 
-export interface IndexOptions extends DiscoverOptions {
+export interface ExtractSettings {
+  maxFileBytes?: number;
+  parseTimeoutMs?: number;
+}
+
+export interface IndexOptions extends DiscoverOptions, ExtractSettings {
   /** Real path of the repository root. */
   root: string;
   cacheDir: string;
-  maxFileBytes?: number;
-  parseTimeoutMs?: number;
   /** Parse threads: 1 parses in this thread; more use a worker pool (default 1 here; the CLI defaults to the cores). */
   workers?: number;
   /** A runner to reuse (the daemon keeps one); when given, `workers` is ignored and the runner is not closed. */
@@ -51,6 +56,107 @@ export interface RepoIndex {
   stats: IndexStats;
 }
 
+/** What one path is after an update: its record, a skip without a record, or gone. */
+export type PathState = { record: FileRecord } | { skip: SkippedFile } | { gone: true };
+
+export function emptyStats(): IndexStats {
+  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, removed: 0 };
+}
+
+/**
+ * Brings paths up to date against the store: reuse what mtime and size vouch for, re-hash what
+ * was touched, parse what changed (on the runner), and drop the records of files that are gone.
+ * The CLI runs it once over the whole tree; the daemon runs it again on the paths that change.
+ */
+export class Reconciler {
+  private readonly extract: IndexFileOptions;
+
+  constructor(
+    private readonly root: string,
+    private readonly store: TagStore,
+    private readonly runner: ParseRunner,
+    settings: ExtractSettings = {},
+  ) {
+    this.extract = {
+      maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      parseTimeoutMs: settings.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS,
+    };
+  }
+
+  /** The new state of each of `paths` (candidate files; those that no longer exist come back gone). */
+  async update(
+    paths: readonly string[],
+    stats: IndexStats,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<Map<string, PathState>> {
+    const states = new Map<string, PathState>();
+    const sources: string[] = [];
+    for (const path of paths) {
+      if (languageForPath(path)) sources.push(path);
+      else states.set(path, { skip: { path, reason: 'no grammar' } });
+    }
+    const found = await mapConcurrent(sources, STAT_CONCURRENCY, (path) => statInsideRoot(this.root, path));
+
+    const jobs: FileJob[] = [];
+    const previousOf = new Map<string, FileRecord>();
+    const gone: string[] = [];
+    for (let i = 0; i < sources.length; i++) {
+      const path = sources[i];
+      const info = found[i];
+      if (info === 'missing') {
+        states.set(path, { gone: true });
+        if (this.store.get(path)) gone.push(path);
+        continue;
+      }
+      if (info === 'outside') {
+        states.set(path, { skip: { path, reason: 'symlink outside root' } });
+        continue;
+      }
+      const previous = this.store.get(path);
+      if (previous && previous.mtimeMs === info.mtimeMs && previous.size === info.size) {
+        stats.reusedByStat++;
+        states.set(path, { record: previous });
+        continue;
+      }
+      if (previous) previousOf.set(path, previous);
+      jobs.push({ path, stat: info, ...(previous?.hash ? { previousHash: previous.hash } : {}) });
+    }
+
+    let done = 0;
+    onProgress?.(0, jobs.length);
+    for (let start = 0; start < jobs.length; start += COMMIT_EVERY) {
+      const chunk = jobs.slice(start, start + COMMIT_EVERY);
+      const results = await this.runner.run(this.root, chunk, this.extract, (files) => onProgress?.((done += files), jobs.length));
+      const changed: FileRecord[] = [];
+      for (let i = 0; i < chunk.length; i++) {
+        const result = results[i];
+        const { path, stat: info } = chunk[i];
+        let record: FileRecord;
+        if (result.outcome === 'reused') {
+          stats.reusedByHash++;
+          record = { ...previousOf.get(path)!, mtimeMs: info.mtimeMs, size: info.size };
+        } else {
+          if (result.outcome === 'parsed') stats.parsed++;
+          record = result.record;
+        }
+        changed.push(record);
+        states.set(path, { record });
+      }
+      this.store.commit(changed);
+    }
+    this.store.commit([], gone);
+    stats.removed += gone.length;
+    return states;
+  }
+
+  /** Drops stored records of paths not in `present` (files deleted while nobody watched). */
+  prune(present: ReadonlySet<string>, stats: IndexStats): void {
+    const removed = this.store.paths().filter((path) => !present.has(path));
+    this.store.commit([], removed);
+    stats.removed += removed.length;
+  }
+}
+
 /**
  * Discover, then bring the store up to date: reuse what is unchanged, parse what changed (on
  * the pool), drop what is gone. Returns the records the graph is built from.
@@ -61,78 +167,34 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
   const store = TagStore.open(options.cacheDir, { onNotice: options.onNotice });
   const runner = options.runner ?? createRunner(options.workers ?? 1);
   try {
-    const stats: IndexStats = { discovered: discovery.paths.length, parsed: 0, reusedByStat: 0, reusedByHash: 0, removed: 0 };
-    const skipped: SkippedFile[] = [];
-    const sources = discovery.paths.filter((path) => {
-      if (languageForPath(path)) return true;
-      skipped.push({ path, reason: 'no grammar' });
-      return false;
-    });
-    const stats_ = await mapConcurrent(sources, STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
-
-    // Reuse what mtime and size vouch for; everything else is a job for the parser.
-    const current = new Map<string, FileRecord>();
-    const jobs: FileJob[] = [];
-    const previousOf = new Map<string, FileRecord>();
-    for (let i = 0; i < sources.length; i++) {
-      const path = sources[i];
-      const found = stats_[i];
-      if (found === 'missing') continue;
-      if (found === 'outside') {
-        skipped.push({ path, reason: 'symlink outside root' });
-        continue;
-      }
-      const previous = store.get(path);
-      if (previous && previous.mtimeMs === found.mtimeMs && previous.size === found.size) {
-        stats.reusedByStat++;
-        current.set(path, previous);
-        continue;
-      }
-      if (previous) previousOf.set(path, previous);
-      jobs.push({ path, stat: found, ...(previous?.hash ? { previousHash: previous.hash } : {}) });
-    }
-
-    let done = 0;
-    options.onProgress?.(0, jobs.length);
-    const results = await runner.run(
-      root,
-      jobs,
-      { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, parseTimeoutMs: options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS },
-      (files) => options.onProgress?.((done += files), jobs.length),
-    );
-    const changed: FileRecord[] = [];
-    for (let i = 0; i < jobs.length; i++) {
-      const result = results[i];
-      const { path, stat: found } = jobs[i];
-      let record: FileRecord;
-      if (result.outcome === 'reused') {
-        stats.reusedByHash++;
-        record = { ...previousOf.get(path)!, mtimeMs: found.mtimeMs, size: found.size };
-      } else {
-        if (result.outcome === 'parsed') stats.parsed++;
-        record = result.record;
-      }
-      changed.push(record);
-      current.set(path, record);
-    }
-
-    const records: FileRecord[] = [];
-    for (const path of sources) {
-      const record = current.get(path);
-      if (!record) continue;
-      if (record.skip) skipped.push({ path, reason: record.skip, ...(record.detail ? { detail: record.detail } : {}) });
-      else records.push(record);
-    }
-    const present = new Set(sources);
-    const removed = store.paths().filter((path) => !present.has(path));
-    stats.removed = removed.length;
-    store.commit(changed, removed);
-    skipped.sort((a, b) => comparePaths(a.path, b.path));
-    return { root, paths: discovery.paths, records, skipped, stats };
+    const reconciler = new Reconciler(root, store, runner, options);
+    const stats = emptyStats();
+    stats.discovered = discovery.paths.length;
+    const states = await reconciler.update(discovery.paths, stats, options.onProgress);
+    reconciler.prune(new Set(discovery.paths), stats);
+    const present = discovery.paths.filter((path) => !('gone' in states.get(path)!));
+    return { root, paths: present, ...splitStates(states), stats };
   } finally {
     if (!options.runner) await runner.close();
     await store.close();
   }
+}
+
+/** Records with tags, and skips (a record's skip or a skip before any record), both sorted by path. */
+export function splitStates(states: Iterable<[string, PathState]>): { records: FileRecord[]; skipped: SkippedFile[] } {
+  const records: FileRecord[] = [];
+  const skipped: SkippedFile[] = [];
+  for (const [, state] of states) {
+    if ('skip' in state) skipped.push(state.skip);
+    else if ('record' in state) {
+      const { record } = state;
+      if (record.skip) skipped.push({ path: record.path, reason: record.skip, ...(record.detail ? { detail: record.detail } : {}) });
+      else records.push(record);
+    }
+  }
+  records.sort((a, b) => comparePaths(a.path, b.path));
+  skipped.sort((a, b) => comparePaths(a.path, b.path));
+  return { records, skipped };
 }
 
 /** The stat of a file, following a symlink only when its target stays inside the root. */

@@ -1,7 +1,9 @@
 import { type Tiktoken, get_encoding, type TiktokenEncoding } from 'tiktoken';
 import { UserError } from '../errors.js';
+import { DEFAULT_ENCODING } from '../request.js';
 
-export const DEFAULT_ENCODING = 'cl100k_base';
+export { DEFAULT_ENCODING };
+
 export const ENCODINGS: readonly TiktokenEncoding[] = ['cl100k_base', 'o200k_base', 'p50k_base', 'p50k_edit', 'r50k_base', 'gpt2'];
 
 /** Counts tokens exactly. */

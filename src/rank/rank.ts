@@ -2,6 +2,11 @@ import { comparePaths } from '../discover/discover.js';
 import type { CompiledGraph } from '../graph/graph.js';
 import { pagerank } from './pagerank.js';
 
+/** The rankings a map can use: this project's (the default) and Aider's, reproduced exactly. */
+export const RANKINGS = ['repomap', 'aider'] as const;
+export type RankingName = (typeof RANKINGS)[number];
+export const DEFAULT_RANKING: RankingName = 'repomap';
+
 export interface RankRequest {
   chatFiles: ReadonlySet<string>;
   mentionedFiles: ReadonlySet<string>;

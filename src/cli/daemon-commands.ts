@@ -1,0 +1,211 @@
+// repomap query | start | stop | status | restart: thin commands that talk to a repository's
+// daemon. Nothing here loads the engine.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DaemonClient, DaemonError, connectOrStart, findRoot } from '../client/client.js';
+import type { DaemonStatus } from '../daemon/protocol.js';
+import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon/runtime.js';
+import { UserError } from '../errors.js';
+import type { RepoMapJson } from '../map.js';
+import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
+import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
+
+const START_OPTIONS = {
+  'cache-dir': { type: 'string' },
+  workers: { type: 'string' },
+  exclude: { type: 'string', multiple: true },
+  'idle-timeout': { type: 'string' },
+} satisfies OptionSpec;
+
+const START_HELP = `  --cache-dir DIR      the daemon's tag cache (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
+  --workers N          the daemon's parse threads (default: the cores available)
+  --exclude GLOB       paths the daemon leaves out (repeatable)
+  --idle-timeout SECS  the daemon exits after this long without a request (default 1800; 0 = never)
+`;
+
+export const QUERY_HELP = `Usage: repomap query [ROOT] [options]
+
+Prints the map of the repository containing ROOT (default: the current directory) from its
+daemon, starting the daemon in the background when none runs. The root is the git top level, or
+ROOT itself outside git. The answer is the same map as 'repomap map' prints.
+
+Map options:
+${REQUEST_HELP}
+Options used when this command starts the daemon (a running daemon keeps its own):
+${START_HELP}  -h, --help           show this help
+`;
+
+const STATUS_HELP = `Usage: repomap status [ROOT] [--all] [--format text|json]
+
+Shows the daemon of ROOT's repository: state, files, skips, pending changes, memory, uptime.
+With --all, lists every running daemon of this user. Exits 1 when no daemon runs.
+`;
+
+function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?: string[]; 'idle-timeout'?: string }) {
+  const idle = values['idle-timeout'];
+  if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
+  return {
+    cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
+    workers: integerOption(values.workers, 'workers'),
+    exclude: values.exclude ?? [],
+    idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
+    onStarting: () => {
+      if (process.stderr.isTTY) process.stderr.write('repomap: starting the daemon...\n');
+    },
+  };
+}
+
+async function rootOf(positionals: string[], command: string): Promise<string> {
+  if (positionals.length > 1) throw new UserError(`${command} takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
+  return findRoot(positionals[0] ?? '.');
+}
+
+/** Runs one request, turning the daemon's error answers into user errors. */
+async function ask<T>(client: DaemonClient, method: string, params?: object): Promise<T> {
+  try {
+    return await client.request<T>(method, params);
+  } catch (err) {
+    if (err instanceof DaemonError) throw new UserError(err.message, err.code === -32603 ? 1 : 2);
+    throw new UserError(`the daemon stopped answering: ${err instanceof Error ? err.message : String(err)}`, 1);
+  } finally {
+    client.close();
+  }
+}
+
+export async function queryCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('query', args, {
+    ...REQUEST_OPTIONS,
+    ...START_OPTIONS,
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(QUERY_HELP);
+    return 0;
+  }
+  const root = await rootOf(positionals, 'query');
+  const { request, format } = requestFromOptions(values, root);
+  const client = await connectOrStart(root, startOptions(values));
+  const map = await ask<RepoMapJson>(client, 'map', request);
+  process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : map.text);
+  return 0;
+}
+
+export async function startCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('start', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    process.stdout.write(`Usage: repomap start [ROOT] [options]\n\nStarts the daemon of ROOT's repository in the background (no-op when it runs).\n\n${START_HELP}`);
+    return 0;
+  }
+  const root = await rootOf(positionals, 'start');
+  const status = await ask<DaemonStatus>(await connectOrStart(root, startOptions(values)), 'status');
+  process.stdout.write(`repomap: daemon for ${root} is running (pid ${status.pid}, ${status.state})\n`);
+  return 0;
+}
+
+export async function stopCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('stop', args, { help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    process.stdout.write('Usage: repomap stop [ROOT]\n\nStops the daemon of ROOT\'s repository, closing its store cleanly.\n');
+    return 0;
+  }
+  const root = await rootOf(positionals, 'stop');
+  const stopped = await stopDaemon(root);
+  process.stdout.write(stopped ? `repomap: stopped the daemon for ${root}\n` : `repomap: no daemon runs for ${root}\n`);
+  return 0;
+}
+
+/** Asks the root's daemon to shut down and waits until it has; false when none was running. */
+export async function stopDaemon(root: string): Promise<boolean> {
+  const paths = daemonPaths(root);
+  const pid = readLockPid(paths.lock);
+  let client: DaemonClient;
+  try {
+    client = await DaemonClient.connect(paths.socket);
+  } catch {
+    return false;
+  }
+  await ask(client, 'shutdown').catch(() => {});
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && (existsSync(paths.socket) || (pid !== undefined && isProcessAlive(pid)))) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
+}
+
+export async function restartCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('restart', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    process.stdout.write(`Usage: repomap restart [ROOT] [options]\n\nStops the daemon of ROOT's repository, then starts it.\n\n${START_HELP}`);
+    return 0;
+  }
+  const root = await rootOf(positionals, 'restart');
+  await stopDaemon(root);
+  const status = await ask<DaemonStatus>(await connectOrStart(root, startOptions(values)), 'status');
+  process.stdout.write(`repomap: daemon for ${root} is running (pid ${status.pid}, ${status.state})\n`);
+  return 0;
+}
+
+export async function statusCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('status', args, {
+    all: { type: 'boolean' },
+    format: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(STATUS_HELP);
+    return 0;
+  }
+  const json = values.format === 'json';
+  if (values.format !== undefined && !json && values.format !== 'text') throw new UserError(`--format must be one of text, json, not '${values.format}'`);
+  const statusAt = async (socket: string): Promise<DaemonStatus | undefined> => {
+    try {
+      return await ask<DaemonStatus>(await DaemonClient.connect(socket), 'status');
+    } catch {
+      return undefined;
+    }
+  };
+  if (values.all) {
+    const statuses = (await Promise.all(listDaemons().map((daemon) => statusAt(daemon.socket)))).filter((s) => s !== undefined);
+    if (json) process.stdout.write(JSON.stringify(statuses, null, 2) + '\n');
+    else if (statuses.length === 0) process.stdout.write('repomap: no daemon is running\n');
+    else for (const status of statuses) process.stdout.write(statusLine(status) + '\n');
+    return 0;
+  }
+  const root = await rootOf(positionals, 'status');
+  const status = await statusAt(daemonPaths(root).socket);
+  if (!status) {
+    if (json) process.stdout.write('null\n');
+    else process.stdout.write(`repomap: no daemon runs for ${root}\n`);
+    return 1;
+  }
+  process.stdout.write(json ? JSON.stringify(status, null, 2) + '\n' : statusReport(status));
+  return 0;
+}
+
+function statusLine(status: DaemonStatus): string {
+  return `${status.root}  pid ${status.pid}  ${status.state}  ${status.files} files  ${mib(status.memory.rssBytes)} RSS  up ${status.uptimeSeconds} s`;
+}
+
+function statusReport(status: DaemonStatus): string {
+  const skipped = Object.entries(status.skipped).map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none';
+  const state = status.state === 'indexing' ? `indexing: ${status.progress.done} of ${status.progress.total} files` : 'ready';
+  return [
+    `root:            ${status.root}`,
+    `pid:             ${status.pid}`,
+    `state:           ${state}`,
+    `files:           ${status.files} (${status.indexed} indexed, ${status.parsed} parsed since start)`,
+    `skipped:         ${skipped}`,
+    `pending changes: ${status.pendingChanges}`,
+    `last update:     ${status.lastUpdate ?? 'never'}`,
+    `memory:          ${mib(status.memory.rssBytes)} RSS, ${mib(status.memory.heapUsedBytes)} heap`,
+    `uptime:          ${status.uptimeSeconds} s`,
+    `workers:         ${status.workers}`,
+    `socket:          ${status.socket}`,
+    `cache:           ${status.cacheDir}`,
+    '',
+  ].join('\n');
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 1048576)} MiB`;
+}

@@ -1,0 +1,149 @@
+import { resolve } from 'node:path';
+import { UserError } from '../errors.js';
+import { DEFAULT_BUDGETS, DEFAULT_RANKERS, type EvalReport, type Ranker, formatReport, rankerByName, runEval } from '../eval/eval.js';
+import { DEFAULT_COMMITS, DEFAULT_TASKS } from '../eval/git.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../index/indexer.js';
+import { defaultWorkerCount } from '../index/pool.js';
+import { DEFAULT_ENCODING } from '../pack/tokens.js';
+import { type OptionSpec, choiceOption, integerOption, parseCommandArgs } from './args.js';
+
+export const EVAL_HELP = `Usage: repomap eval [ROOT] [options]
+
+Scores the map against the repository's own history. Tasks are commits of the first-parent chain
+that modify 2 to 8 source files; for each, the parent commit is checked out in a scratch folder
+(outside ROOT, removed at the end), the map is built with the most-changed file as the chat file
+and the commit message's identifiers as mentions, and the other changed files are the targets.
+Reports, per budget and ranking, the recall of the targets among the files shown, the hit rate,
+the reciprocal rank of the first target, files shown, tokens used and milliseconds per map. ROOT
+may be a checkout or a bare repository (default: the current directory).
+
+Options:
+  --commits N          first-parent commits to mine (default ${DEFAULT_COMMITS})
+  --tasks N            tasks sampled, spread over the window (default ${DEFAULT_TASKS})
+  --seed N             seed of the sample (default 1)
+  --rev REV            the commit the window ends at (default HEAD)
+  --budgets LIST       token budgets, comma-separated (default ${DEFAULT_BUDGETS.join(',')})
+  --ranking LIST       rankings and baselines to score, comma-separated
+                       (default ${DEFAULT_RANKERS.join(',')})
+  --exclude-tests      test files are neither the chat file nor targets
+  --exclude GLOB       leave out matching paths, from tasks and maps (repeatable)
+  --encoding NAME      tiktoken encoding for counting (default ${DEFAULT_ENCODING})
+  --format FMT         text (default) or json (every task with its scores)
+  --cache-dir DIR      keep the tag cache here across runs (default: inside the scratch folder)
+  --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES})
+  --workers N          parse threads (default ${defaultWorkerCount()})
+  --quiet              no progress line on stderr (it is shown only on a terminal anyway)
+  -h, --help           show this help
+`;
+
+const EVAL_OPTIONS = {
+  commits: { type: 'string' },
+  tasks: { type: 'string' },
+  seed: { type: 'string' },
+  rev: { type: 'string' },
+  budgets: { type: 'string' },
+  ranking: { type: 'string' },
+  'exclude-tests': { type: 'boolean' },
+  exclude: { type: 'string', multiple: true },
+  encoding: { type: 'string' },
+  format: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  'max-file-bytes': { type: 'string' },
+  workers: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies OptionSpec;
+
+export async function evalCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('eval', args, EVAL_OPTIONS);
+  if (values.help) {
+    process.stdout.write(EVAL_HELP);
+    return 0;
+  }
+  if (positionals.length > 1) throw new UserError(`eval takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
+  const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
+  const budgets = listOption(values.budgets, 'budgets').map((item) => integerOption(item, 'budgets')!);
+  const rankers = listOption(values.ranking, 'ranking').map((name): Ranker => {
+    const ranker = rankerByName(name);
+    if (!ranker) throw new UserError(`--ranking: unknown ranking '${name}' (known: ${DEFAULT_RANKERS.join(', ')})`);
+    return ranker;
+  });
+  if (new Set(rankers.map((ranker) => ranker.name)).size !== rankers.length) throw new UserError('--ranking names a ranking twice');
+
+  const progress = evalProgress(process.stderr, !values.quiet);
+  const report = await runEval({
+    root: positionals[0] ?? '.',
+    rev: values.rev,
+    commits: integerOption(values.commits, 'commits'),
+    tasks: integerOption(values.tasks, 'tasks'),
+    seed: values.seed === undefined ? undefined : seedOption(values.seed),
+    budgets: budgets.length > 0 ? budgets : undefined,
+    rankers: rankers.length > 0 ? rankers : undefined,
+    excludeTests: values['exclude-tests'] ?? false,
+    exclude: values.exclude ?? [],
+    encoding: values.encoding,
+    cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
+    maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
+    workers: integerOption(values.workers, 'workers') ?? defaultWorkerCount(),
+    onTask: progress.update,
+    onNotice: (message) => process.stderr.write(message + '\n'),
+  });
+  progress.finish();
+  if (report.tasks.length === 0) process.stderr.write('repomap: no commit in the window makes a task (2 to 8 modified source files)\n');
+  process.stdout.write(format === 'json' ? JSON.stringify(reportToJson(report), null, 2) + '\n' : formatReport(report));
+  return 0;
+}
+
+function listOption(value: string | undefined, name: string): string[] {
+  if (value === undefined) return [];
+  const items = value.split(',').map((item) => item.trim());
+  if (items.some((item) => item.length === 0)) throw new UserError(`--${name} takes a comma-separated list, not '${value}'`);
+  return items;
+}
+
+function seedOption(value: string): number {
+  if (!/^\d+$/.test(value)) throw new UserError(`--seed takes a whole number, not '${value}'`);
+  return Number(value);
+}
+
+/** The report as data: the summary rows, then every task with its request and scores. */
+export function reportToJson(report: EvalReport) {
+  return {
+    root: report.root,
+    head: report.head,
+    window: report.window,
+    candidates: report.candidates,
+    seed: report.seed,
+    budgets: report.budgets,
+    rankings: report.rankers,
+    seconds: report.seconds,
+    summary: report.summary,
+    tasks: report.tasks.map(({ task, indexMs, parsed, indexed, scores }) => ({
+      commit: task.commit,
+      parent: task.parent,
+      subject: task.subject,
+      chatFile: task.chatFile,
+      targets: task.targets,
+      mentions: task.mentions,
+      indexMs,
+      parsed,
+      indexed,
+      scores,
+    })),
+  };
+}
+
+function evalProgress(stream: NodeJS.WriteStream, enabled: boolean) {
+  if (!enabled || !stream.isTTY) return { update: () => {}, finish: () => {} };
+  let drawn = false;
+  return {
+    update(done: number, total: number, task: { commit: string; subject: string }) {
+      const line = `eval task ${Math.min(done + 1, total)}/${total}: ${task.commit.slice(0, 10)} ${task.subject}`;
+      stream.write(`\r\x1b[K${line.slice(0, Math.max(20, (stream.columns ?? 80) - 1))}`);
+      drawn = true;
+    },
+    finish() {
+      if (drawn) stream.write('\r\x1b[K');
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// The options that shape one map, shared by `repomap map` (in-process) and `repomap query`
+// (through the daemon). Light on purpose: the thin client loads it.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UserError } from '../errors.js';
+import { toRootRelative } from '../paths.js';
+import { DEFAULT_ENCODING, DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest } from '../request.js';
+import { type OptionSpec, choiceOption, integerOption } from './args.js';
+
+export const REQUEST_OPTIONS = {
+  chat: { type: 'string', multiple: true },
+  mention: { type: 'string', multiple: true },
+  message: { type: 'string' },
+  tokens: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  encoding: { type: 'string' },
+  format: { type: 'string' },
+} satisfies OptionSpec;
+
+export const REQUEST_HELP = `  --chat FILE          a file the model already has (repeatable): steers the ranking, not shown
+  --mention IDENT      an identifier the user mentioned (repeatable)
+  --message TEXT       the user's request; identifiers and file names are taken from it
+  --tokens N           token budget (default ${DEFAULT_TOKENS}); x8 when no --chat is given, up to --max-tokens
+  --max-tokens N       cap of the enlarged budget (default ${DEFAULT_MAX_TOKENS})
+  --encoding NAME      tiktoken encoding for counting (default ${DEFAULT_ENCODING})
+  --format FMT         text (default) or json
+`;
+
+interface RequestValues {
+  chat?: string[];
+  mention?: string[];
+  message?: string;
+  tokens?: string;
+  'max-tokens'?: string;
+  encoding?: string;
+  format?: string;
+}
+
+/** The request the options describe; chat files are taken from the current directory and must exist inside the root. */
+export function requestFromOptions(values: RequestValues, root: string): { request: MapRequest; format: 'text' | 'json' } {
+  const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
+  const chatFiles = (values.chat ?? []).map((file) => {
+    const rel = toRootRelative(root, file, process.cwd());
+    if (!existsSync(resolve(root, rel))) throw new UserError(`chat file ${file} does not exist`);
+    return rel;
+  });
+  const request: MapRequest = {
+    chatFiles,
+    mentionedIdents: values.mention ?? [],
+    ...(values.message !== undefined ? { message: values.message } : {}),
+    ...(values.tokens !== undefined ? { tokens: integerOption(values.tokens, 'tokens') } : {}),
+    ...(values['max-tokens'] !== undefined ? { maxTokens: integerOption(values['max-tokens'], 'max-tokens') } : {}),
+    ...(values.encoding !== undefined ? { encoding: values.encoding } : {}),
+  };
+  return { request, format };
+}

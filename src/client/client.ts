@@ -1,0 +1,157 @@
+// The thin client: finds a repository's daemon, starts it when none runs, and talks JSON-RPC to
+// it. Loads no tree-sitter, no LMDB and no graph, so `repomap query` starts fast.
+import { execFile, spawn } from 'node:child_process';
+import { realpathSync, statSync } from 'node:fs';
+import { type Socket, connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { UserError } from '../errors.js';
+import type { RpcResponse } from '../daemon/protocol.js';
+import { type DaemonPaths, daemonPaths } from '../daemon/runtime.js';
+
+const execFileAsync = promisify(execFile);
+/** How long a starting daemon may take to listen on its socket. */
+const START_TIMEOUT_MS = 20_000;
+
+/** An error answer from the daemon. */
+export class DaemonError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One connection to a daemon; requests may overlap and are matched to answers by id. */
+export class DaemonClient {
+  private nextId = 1;
+  private buffer = '';
+  private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+
+  private constructor(private readonly socket: Socket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => this.receive(chunk));
+    const fail = (err: Error) => {
+      for (const { reject } of this.waiting.values()) reject(err);
+      this.waiting.clear();
+    };
+    socket.on('error', fail);
+    socket.on('close', () => fail(new Error('the daemon closed the connection')));
+  }
+
+  static connect(socketPath: string): Promise<DaemonClient> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(socketPath);
+      socket.once('connect', () => {
+        socket.removeListener('error', reject);
+        resolve(new DaemonClient(socket));
+      });
+      socket.once('error', reject);
+    });
+  }
+
+  request<T = unknown>(method: string, params?: object): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.socket.write(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }) + '\n');
+    });
+  }
+
+  private receive(chunk: string): void {
+    this.buffer += chunk;
+    for (let newline = this.buffer.indexOf('\n'); newline !== -1; newline = this.buffer.indexOf('\n')) {
+      const response = JSON.parse(this.buffer.slice(0, newline)) as RpcResponse;
+      this.buffer = this.buffer.slice(newline + 1);
+      const pending = typeof response.id === 'number' ? this.waiting.get(response.id) : undefined;
+      if (!pending) continue;
+      this.waiting.delete(response.id as number);
+      if ('error' in response) pending.reject(new DaemonError(response.error.code, response.error.message));
+      else pending.resolve(response.result);
+    }
+  }
+
+  close(): void {
+    this.socket.end();
+  }
+}
+
+/** The repository root for a directory: its git top level, else the directory itself (real path). */
+export async function findRoot(dir: string): Promise<string> {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    throw new UserError(`repository root ${dir} does not exist`);
+  }
+  if (!statSync(real).isDirectory()) throw new UserError(`repository root ${dir} is not a directory`);
+  try {
+    const { stdout } = await execFileAsync('git', ['rev-parse', '--show-toplevel'], { cwd: real, encoding: 'utf8' });
+    const top = stdout.trim();
+    return top ? realpathSync(top) : real;
+  } catch {
+    return real;
+  }
+}
+
+/** Options passed to a daemon that this client starts (they do not change a running one). */
+export interface StartOptions {
+  cacheDir?: string;
+  workers?: number;
+  exclude?: readonly string[];
+  idleTimeoutSeconds?: number;
+  /** Called once when a daemon has to be started. */
+  onStarting?: () => void;
+}
+
+/** Connects to the root's daemon, starting one in the background when none answers. */
+export async function connectOrStart(root: string, options: StartOptions = {}): Promise<DaemonClient> {
+  const paths = daemonPaths(root);
+  try {
+    return await DaemonClient.connect(paths.socket);
+  } catch {
+    options.onStarting?.();
+    await startDaemon(root, paths, options);
+    return DaemonClient.connect(paths.socket);
+  }
+}
+
+/** Starts a daemon in the background and waits until it listens; its error, if it fails. */
+export async function startDaemon(root: string, paths: DaemonPaths, options: StartOptions = {}): Promise<void> {
+  const binary = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'repomapd.js');
+  const args = [binary, root];
+  if (options.cacheDir) args.push('--cache-dir', options.cacheDir);
+  if (options.workers) args.push('--workers', String(options.workers));
+  if (options.idleTimeoutSeconds !== undefined) args.push('--idle-timeout', String(options.idleTimeoutSeconds));
+  for (const glob of options.exclude ?? []) args.push('--exclude', glob);
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  try {
+    while (Date.now() < deadline) {
+      try {
+        (await DaemonClient.connect(paths.socket)).close();
+        return;
+      } catch {
+        // not listening yet
+      }
+      if (exited !== undefined) {
+        const reason = stderr.trim().split('\n').pop() || `it exited with status ${exited}`;
+        // Another client may have started the daemon at the same moment: that one serves us.
+        if (/already (serves|listens)/.test(reason)) return;
+        throw new UserError(`could not start the daemon for ${root}: ${reason.replace(/^repomapd: /, '')}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new UserError(`the daemon for ${root} did not start listening within ${START_TIMEOUT_MS / 1000} s`);
+  } finally {
+    child.stderr.destroy();
+    child.unref();
+  }
+}

@@ -1,0 +1,442 @@
+import { appendFileSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import { type Server, type Socket, connect, createServer } from 'node:net';
+import { dirname } from 'node:path';
+import { type Discovery, discoverFiles, excludeMatcher, filterDiscoverable, ignoredFolders } from '../discover/discover.js';
+import { UserError, errorMessage } from '../errors.js';
+import { type ExtractSettings, type PathState, Reconciler } from '../index/indexer.js';
+import { type ParseRunner, createRunner } from '../index/pool.js';
+import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
+import { TagStore } from '../store/store.js';
+import { RepoState } from './repo-state.js';
+import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
+import { type DaemonStatus, ERROR_CODES, MAX_REQUEST_BYTES, type RpcRequest, type RpcResponse } from './protocol.js';
+import { RepoWatcher } from './watcher.js';
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/** How often the daemon checks that its socket is still there. */
+const SOCKET_CHECK_MS = 2000;
+
+export interface DaemonOptions extends ExtractSettings {
+  /** Real path of the repository root. */
+  root: string;
+  cacheDir: string;
+  paths: DaemonPaths;
+  workers: number;
+  exclude: string[];
+  /** Exit after this long without a request (0 = never). */
+  idleTimeoutMs: number;
+  /** Where log lines go. */
+  log: (line: string) => void;
+}
+
+/** A request failure that becomes a JSON-RPC error object. */
+class RpcFailure extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A log function writing timestamped lines to a file (created with its folder), or to stderr. */
+export function createLog(file: string | undefined): (line: string) => void {
+  if (file) mkdirSync(dirname(file), { recursive: true });
+  return (line) => {
+    const stamped = `${new Date().toISOString()} ${line}\n`;
+    if (file) appendFileSync(file, stamped);
+    else process.stderr.write(stamped);
+  };
+}
+
+/**
+ * One repository's daemon: the store, the pool, the hot graph and the watcher, answering
+ * JSON-RPC requests on a Unix socket. Requests are served while the cold index runs (`status`
+ * at once, `map` as soon as the index is complete), never with a wrong map.
+ */
+export class Daemon {
+  private readonly state: RepoState;
+  private readonly store: TagStore;
+  private readonly runner: ParseRunner;
+  private readonly reconciler: Reconciler;
+  private readonly server: Server;
+  private readonly connections = new Set<Socket>();
+  private watcher: RepoWatcher | undefined;
+  private discovery: Discovery['source'] = 'walk';
+  private ignored = new Set<string>();
+  private readonly isExcluded: ((path: string) => boolean) | null;
+  private phase: DaemonStatus['state'] = 'indexing';
+  private progress = { done: 0, total: 0 };
+  private pendingBatches = 0;
+  private lastUpdate: Date | null = null;
+  private readonly started = Date.now();
+  /** Updates run one after another; map requests wait for the ones queued before them. */
+  private work: Promise<void> = Promise.resolve();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private socketCheck: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+  readonly ready: Promise<void>;
+  /** Resolves when the daemon has shut down. */
+  readonly closed: Promise<void>;
+  private resolveClosed!: () => void;
+
+  private constructor(private readonly options: DaemonOptions) {
+    this.state = new RepoState(options.root);
+    this.store = TagStore.open(options.cacheDir, { onNotice: options.log });
+    this.runner = createRunner(options.workers);
+    this.reconciler = new Reconciler(options.root, this.store, this.runner, options);
+    this.isExcluded = excludeMatcher(options.exclude);
+    this.server = createServer((socket) => this.serve(socket));
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    this.ready = this.work = this.coldIndex();
+    this.ready.catch(() => {});
+  }
+
+  /**
+   * Takes the root's lock, cleans up after a crashed daemon, listens, and starts the cold index.
+   * Throws a UserError when another daemon already serves this root.
+   */
+  static async start(options: DaemonOptions): Promise<Daemon> {
+    const { paths } = options;
+    ensureRuntimeDir(paths.dir);
+    const lock = acquireLock(paths.lock);
+    if (!lock.ok) throw new UserError(`a daemon (pid ${lock.holder}) already serves ${options.root}`);
+    try {
+      if (existsSync(paths.socket)) {
+        if (await socketAnswers(paths.socket)) throw new UserError(`a daemon already listens on ${paths.socket}`);
+        unlinkSync(paths.socket); // left by a daemon that crashed
+      }
+      const daemon = new Daemon(options);
+      await daemon.listen();
+      return daemon;
+    } catch (err) {
+      releaseLock(paths.lock);
+      throw err;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    // The socket is created 0600 (umask), so no other user can connect even for a moment.
+    const umask = process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.server.once('error', reject);
+        this.server.listen(this.options.paths.socket, () => resolve());
+      });
+    } finally {
+      process.umask(umask);
+    }
+    this.options.log(`listening on ${this.options.paths.socket} (pid ${process.pid}) for ${this.options.root}`);
+    this.touch();
+    this.socketCheck = setInterval(() => {
+      if (!existsSync(this.options.paths.socket)) void this.shutdown('its socket was removed');
+    }, SOCKET_CHECK_MS);
+    this.socketCheck.unref();
+  }
+
+  private async coldIndex(): Promise<void> {
+    const { root, exclude, log } = this.options;
+    const started = Date.now();
+    const discovery = await discoverFiles(root, { exclude });
+    this.discovery = discovery.source;
+    this.ignored = await ignoredFolders(root, discovery.source);
+    // Watch from the start, so that changes made during the cold index are not missed.
+    this.watcher = new RepoWatcher(root, {
+      isIgnored: (path) => this.isWatchIgnored(path),
+      onChanges: (paths) => this.enqueue(paths),
+      onError: (err) => log(`watcher error: ${errorMessage(err)}`),
+    });
+    const states = await this.reconciler.update(discovery.paths, this.state.stats, (done, total) => {
+      this.progress = { done, total };
+    });
+    this.reconciler.prune(new Set(discovery.paths), this.state.stats);
+    this.state.apply(states);
+    await this.watcher.ready;
+    this.phase = 'ready';
+    this.lastUpdate = new Date();
+    const { parsed, reusedByStat, reusedByHash } = this.state.stats;
+    log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
+  }
+
+  private isWatchIgnored(path: string): boolean {
+    if (this.isExcluded?.(path)) return true;
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      if (this.ignored.has(path.slice(0, slash))) return true;
+    }
+    return this.ignored.has(path);
+  }
+
+  private enqueue(paths: Set<string>): void {
+    this.pendingBatches++;
+    this.work = this.work
+      .then(() => this.applyChanges(paths))
+      .catch((err: unknown) => this.options.log(`update failed: ${errorMessage(err)}`))
+      .finally(() => this.pendingBatches--);
+  }
+
+  /** Brings changed paths up to date; a .gitignore change re-runs discovery over the tree. */
+  private async applyChanges(changed: Set<string>): Promise<void> {
+    const { root, exclude } = this.options;
+    if ([...changed].some((path) => path === '.gitignore' || path.endsWith('/.gitignore'))) {
+      await this.rediscover();
+      return;
+    }
+    const known = this.state.paths();
+    const files = new Set<string>();
+    for (const path of changed) {
+      if (path.endsWith('/')) for (const p of known) if (p.startsWith(path)) files.add(p);
+      if (!path.endsWith('/')) files.add(path);
+    }
+    const candidates = [...files];
+    const listed = await filterDiscoverable(root, this.discovery, candidates, { exclude });
+    const updates: Map<string, PathState> = await this.reconciler.update(
+      candidates.filter((path) => listed.has(path)),
+      this.state.stats,
+    );
+    for (const path of candidates) if (!listed.has(path)) updates.set(path, { gone: true });
+    this.state.apply(updates);
+    this.lastUpdate = new Date();
+    this.options.log(`updated ${candidates.length} paths`);
+  }
+
+  private async rediscover(): Promise<{ files: number; parsed: number }> {
+    const { root, exclude } = this.options;
+    const before = this.state.stats.parsed;
+    const discovery = await discoverFiles(root, { exclude });
+    this.discovery = discovery.source;
+    this.ignored = await ignoredFolders(root, discovery.source);
+    const present = new Set(discovery.paths);
+    const updates = await this.reconciler.update(discovery.paths, this.state.stats);
+    for (const path of this.state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
+    this.reconciler.prune(present, this.state.stats);
+    this.state.apply(updates);
+    this.lastUpdate = new Date();
+    this.options.log(`rediscovered ${discovery.paths.length} files`);
+    return { files: discovery.paths.length, parsed: this.state.stats.parsed - before };
+  }
+
+  private serve(socket: Socket): void {
+    this.connections.add(socket);
+    socket.setEncoding('utf8');
+    let buffer = '';
+    let discarding = false;
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (discarding) {
+          discarding = false;
+          continue;
+        }
+        if (line.trim() !== '') void this.answer(socket, line);
+      }
+      if (!discarding && Buffer.byteLength(buffer) > MAX_REQUEST_BYTES) {
+        buffer = '';
+        discarding = true;
+        send(socket, errorResponse(null, ERROR_CODES.invalidRequest, `request over ${MAX_REQUEST_BYTES} bytes`));
+      } else if (discarding) {
+        buffer = '';
+      }
+    });
+    socket.on('error', () => {}); // a client that goes away mid-answer is its own business
+    socket.on('close', () => this.connections.delete(socket));
+  }
+
+  private async answer(socket: Socket, line: string): Promise<void> {
+    this.touch();
+    let request: RpcRequest;
+    try {
+      request = parseRequest(line);
+    } catch (err) {
+      const code = err instanceof RpcFailure ? err.code : ERROR_CODES.parseError;
+      send(socket, errorResponse(idOf(line), code, errorMessage(err)));
+      return;
+    }
+    try {
+      const result = await this.dispatch(request);
+      send(socket, { jsonrpc: '2.0', id: request.id, result });
+    } catch (err) {
+      if (err instanceof RpcFailure) send(socket, errorResponse(request.id, err.code, err.message));
+      else if (err instanceof UserError) send(socket, errorResponse(request.id, ERROR_CODES.invalidParams, err.message));
+      else {
+        this.options.log(`internal error on ${request.method}: ${err instanceof Error ? err.stack : String(err)}`);
+        send(socket, errorResponse(request.id, ERROR_CODES.internalError, errorMessage(err)));
+      }
+    }
+    if (request.method === 'shutdown') void this.shutdown('asked to');
+  }
+
+  private async dispatch(request: RpcRequest): Promise<unknown> {
+    switch (request.method) {
+      case 'status':
+        return this.status();
+      case 'map': {
+        const params = parseMapParams(request.params);
+        budgetFor(params); // bad numbers fail now, not after the wait
+        await this.settled();
+        return mapToJson(mapFromIndex(this.state.index(), this.state.graph, params));
+      }
+      case 'reindex':
+        await this.settled();
+        return this.serialize(() => this.rediscover());
+      case 'shutdown':
+        return { stopping: true };
+      default:
+        throw new RpcFailure(ERROR_CODES.methodNotFound, `unknown method '${request.method}' (methods: map, status, reindex, shutdown)`);
+    }
+  }
+
+  /** Waits for the cold index and for every update queued so far. */
+  private async settled(): Promise<void> {
+    await this.ready;
+    let current: Promise<void>;
+    do {
+      current = this.work;
+      await current;
+    } while (current !== this.work);
+  }
+
+  private serialize<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.work.then(task);
+    this.work = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
+  }
+
+  status(): DaemonStatus {
+    const index = this.phase === 'ready' ? this.state.index() : undefined;
+    const memory = process.memoryUsage();
+    const skipped: Record<string, number> = {};
+    for (const file of index?.skipped ?? []) skipped[file.reason] = (skipped[file.reason] ?? 0) + 1;
+    return {
+      root: this.options.root,
+      pid: process.pid,
+      state: this.phase,
+      progress: this.progress,
+      files: this.state.fileCount,
+      indexed: index?.records.length ?? 0,
+      parsed: this.state.stats.parsed,
+      skipped,
+      pendingChanges: (this.watcher?.pendingCount ?? 0) + this.pendingBatches,
+      lastUpdate: this.lastUpdate?.toISOString() ?? null,
+      memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
+      uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
+      workers: this.options.workers,
+      socket: this.options.paths.socket,
+      cacheDir: this.options.cacheDir,
+    };
+  }
+
+  private touch(): void {
+    if (this.options.idleTimeoutMs <= 0) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.shutdown(`idle for ${this.options.idleTimeoutMs} ms`), this.options.idleTimeoutMs);
+  }
+
+  /** Stops serving, waits for the update under way, closes the store cleanly and removes the socket. */
+  shutdown(reason: string): Promise<void> {
+    this.stopping ??= (async () => {
+      this.options.log(`shutting down: ${reason}`);
+      clearTimeout(this.idleTimer);
+      clearInterval(this.socketCheck);
+      this.server.close();
+      for (const socket of this.connections) socket.end();
+      await this.watcher?.close();
+      await this.work.catch(() => {});
+      await this.runner.close();
+      await this.store.close();
+      try {
+        unlinkSync(this.options.paths.socket);
+      } catch {
+        // already removed (that may be why we stop)
+      }
+      releaseLock(this.options.paths.lock);
+      this.resolveClosed();
+    })();
+    return this.stopping;
+  }
+}
+
+function send(socket: Socket, response: RpcResponse): void {
+  if (!socket.destroyed && socket.writable) socket.write(JSON.stringify(response) + '\n');
+}
+
+function errorResponse(id: RpcRequest['id'] | null, code: number, message: string): RpcResponse {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+/** The id of a request that failed to parse, when it can be read at all, for the error answer. */
+function idOf(line: string): RpcRequest['id'] | null {
+  try {
+    const value = JSON.parse(line) as { id?: unknown };
+    return typeof value.id === 'number' || typeof value.id === 'string' ? value.id : null;
+  } catch {
+    return null;
+  }
+}
+
+function parseRequest(line: string): RpcRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new RpcFailure(ERROR_CODES.parseError, 'request is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new RpcFailure(ERROR_CODES.invalidRequest, 'request must be a JSON object');
+  }
+  const { id, method, params } = value as Record<string, unknown>;
+  if (typeof id !== 'number' && typeof id !== 'string') throw new RpcFailure(ERROR_CODES.invalidRequest, 'request needs an id (number or string)');
+  if (typeof method !== 'string') throw new RpcFailure(ERROR_CODES.invalidRequest, 'request needs a method (string)');
+  return { jsonrpc: '2.0', id, method, params };
+}
+
+const STRING_LISTS = ['chatFiles', 'mentionedFiles', 'mentionedIdents'] as const;
+const STRINGS = ['message', 'encoding'] as const;
+const NUMBERS = ['tokens', 'maxTokens'] as const;
+
+/** Checks `map` params field by field; unknown fields are refused so a typo does not pass silently. */
+export function parseMapParams(params: unknown): MapRequest {
+  if (params === undefined) return {};
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw new RpcFailure(ERROR_CODES.invalidParams, 'params must be an object');
+  }
+  const known = new Set<string>([...STRING_LISTS, ...STRINGS, ...NUMBERS]);
+  const fields = params as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (!known.has(key)) throw new RpcFailure(ERROR_CODES.invalidParams, `unknown param '${key}' (known: ${[...known].join(', ')})`);
+  }
+  for (const key of STRING_LISTS) {
+    const value = fields[key];
+    if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) {
+      throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be an array of strings`);
+    }
+  }
+  for (const key of STRINGS) {
+    if (fields[key] !== undefined && typeof fields[key] !== 'string') throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be a string`);
+  }
+  for (const key of NUMBERS) {
+    const value = fields[key];
+    if (value !== undefined && !(typeof value === 'number' && Number.isInteger(value) && value > 0)) {
+      throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be a positive whole number`);
+    }
+  }
+  return fields as MapRequest;
+}
+
+/** Whether something answers on a Unix socket (a live daemon), within a short wait. */
+export function socketAnswers(path: string, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    const done = (alive: boolean) => {
+      socket.destroy();
+      resolve(alive);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(timeoutMs, () => done(false));
+  });
+}

@@ -1,0 +1,83 @@
+// repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
+import { join, resolve } from 'node:path';
+import { parseCommandArgs, integerOption } from '../cli/args.js';
+import { UserError, errorMessage } from '../errors.js';
+import { defaultWorkerCount } from '../index/pool.js';
+import { resolveRoot } from '../map.js';
+import { defaultCacheDir } from '../store/cache-dir.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, Daemon, createLog } from './daemon.js';
+import { daemonPaths } from './runtime.js';
+
+export const DAEMON_HELP = `Usage: repomapd [ROOT] [options]
+
+Keeps the repository at ROOT (default: the current directory) indexed and its graph hot, follows
+every file change, and answers JSON-RPC requests on a Unix socket. Usually started by
+'repomap query' or 'repomap start'.
+
+Options:
+  --foreground          log to stderr instead of <cache dir>/daemon.log
+  --idle-timeout SECS   exit after this long without a request (default ${DEFAULT_IDLE_TIMEOUT_MS / 1000}; 0 = never)
+  --workers N           parse threads (default: the cores available, ${defaultWorkerCount()})
+  --cache-dir DIR       where the tag cache and the log live (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
+  --exclude GLOB        leave out matching paths (repeatable)
+  --max-file-bytes N    skip files larger than N bytes (default 1048576)
+  -h, --help            show this help
+`;
+
+const OPTIONS = {
+  foreground: { type: 'boolean' },
+  'idle-timeout': { type: 'string' },
+  workers: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  exclude: { type: 'string', multiple: true },
+  'max-file-bytes': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function daemonMain(argv: string[]): Promise<number> {
+  let log: (line: string) => void = (line) => process.stderr.write(line + '\n');
+  try {
+    const { values, positionals } = parseCommandArgs('daemon', argv, OPTIONS);
+    if (values.help) {
+      process.stdout.write(DAEMON_HELP);
+      return 0;
+    }
+    if (positionals.length > 1) throw new UserError(`repomapd takes one ROOT, got ${positionals.length}`);
+    const idle = values['idle-timeout'];
+    if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
+    const root = await resolveRoot(positionals[0] ?? '.');
+    const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : defaultCacheDir(root);
+    log = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
+    const daemon = await Daemon.start({
+      root,
+      cacheDir,
+      paths: daemonPaths(root),
+      workers: integerOption(values.workers, 'workers') ?? defaultWorkerCount(),
+      exclude: values.exclude ?? [],
+      maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
+      idleTimeoutMs: idle === undefined ? DEFAULT_IDLE_TIMEOUT_MS : Number(idle) * 1000,
+      log,
+    });
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      process.on(signal, () => void daemon.shutdown(`received ${signal}`));
+    }
+    process.on('uncaughtException', (err) => {
+      log(`uncaught exception: ${err.stack ?? err.message}`);
+      void daemon.shutdown('uncaught exception').finally(() => process.exit(1));
+    });
+    daemon.ready.catch((err: unknown) => {
+      log(`cold index failed: ${err instanceof Error ? err.stack : String(err)}`);
+      void daemon.shutdown('cold index failed').finally(() => process.exit(1));
+    });
+    await daemon.closed;
+    return 0;
+  } catch (err) {
+    if (err instanceof UserError) {
+      process.stderr.write(`repomapd: ${err.message}\n`);
+      log(`not started: ${err.message}`);
+      return err.exitCode;
+    }
+    log(`failed to start: ${errorMessage(err)}`);
+    throw err;
+  }
+}

@@ -1,0 +1,60 @@
+// The daemon's wire protocol: JSON-RPC 2.0 objects, one per line, over a Unix socket.
+// Kept free of engine imports: the thin client loads this and nothing heavy.
+
+/** Requests longer than this (bytes, one line) are refused. */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+
+export const ERROR_CODES = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+} as const;
+
+export interface RpcRequest {
+  jsonrpc: '2.0';
+  id: number | string;
+  method: string;
+  params?: unknown;
+}
+
+export interface RpcError {
+  code: number;
+  message: string;
+}
+
+export type RpcResponse =
+  | { jsonrpc: '2.0'; id: number | string | null; result: unknown }
+  | { jsonrpc: '2.0'; id: number | string | null; error: RpcError };
+
+/** Params of `map`: the options of `repomap map` that shape one map. Paths are relative to the root. */
+export interface MapParams {
+  chatFiles?: string[];
+  mentionedFiles?: string[];
+  mentionedIdents?: string[];
+  message?: string;
+  tokens?: number;
+  maxTokens?: number;
+  encoding?: string;
+}
+
+/** What `status` answers. */
+export interface DaemonStatus {
+  root: string;
+  pid: number;
+  state: 'indexing' | 'ready';
+  /** While indexing: files done of files needing work. */
+  progress: { done: number; total: number };
+  files: number;
+  indexed: number;
+  parsed: number;
+  skipped: Record<string, number>;
+  pendingChanges: number;
+  lastUpdate: string | null;
+  memory: { rssBytes: number; heapUsedBytes: number };
+  uptimeSeconds: number;
+  workers: number;
+  socket: string;
+  cacheDir: string;
+}

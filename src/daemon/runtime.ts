@@ -1,0 +1,110 @@
+// Where a repository's daemon lives: a private runtime folder, a socket and a lock per root.
+// Shared by the daemon and the thin client, so it imports nothing heavy.
+import { createHash } from 'node:crypto';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UserError } from '../errors.js';
+
+export interface DaemonPaths {
+  dir: string;
+  socket: string;
+  lock: string;
+}
+
+/** $XDG_RUNTIME_DIR/repomap, or a per-user folder in the temp folder. */
+export function runtimeDir(): string {
+  const xdg = process.env.XDG_RUNTIME_DIR;
+  return xdg ? join(xdg, 'repomap') : join(tmpdir(), `repomap-${process.getuid?.() ?? 'user'}`);
+}
+
+export function daemonPaths(realRoot: string, dir: string = runtimeDir()): DaemonPaths {
+  const id = createHash('sha256').update(realRoot).digest('hex').slice(0, 16);
+  return { dir, socket: join(dir, `${id}.sock`), lock: join(dir, `${id}.lock`) };
+}
+
+/**
+ * Creates the runtime folder (0700) if needed, and refuses one that another user owns or that
+ * others can write to: anyone who can write there could stand in for the daemon.
+ */
+export function ensureRuntimeDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const info = lstatSync(dir);
+  if (!info.isDirectory()) throw new UserError(`runtime folder ${dir} is not a directory`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid) throw new UserError(`runtime folder ${dir} belongs to another user (uid ${info.uid})`);
+  if ((info.mode & 0o022) !== 0) {
+    throw new UserError(`runtime folder ${dir} is writable by group or others (mode ${(info.mode & 0o777).toString(8)})`);
+  }
+}
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid in a lock file, or undefined when there is none or it is unreadable. */
+export function readLockPid(lock: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(lock, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Takes the root's lock for this process: created exclusively; a lock left by a dead process is
+ * removed and taken. Returns the pid of the live holder when another daemon has it.
+ */
+export function acquireLock(lock: string): { ok: true } | { ok: false; holder: number } {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return { ok: true };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = readLockPid(lock);
+      if (holder !== undefined && holder !== process.pid && isProcessAlive(holder)) return { ok: false, holder };
+      try {
+        unlinkSync(lock); // stale: its daemon died without cleaning up
+      } catch {
+        // another starter removed it first
+      }
+    }
+  }
+  throw new Error(`could not take the lock ${lock}`);
+}
+
+/** Removes the lock if this process holds it. */
+export function releaseLock(lock: string): void {
+  if (readLockPid(lock) === process.pid) {
+    try {
+      unlinkSync(lock);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Daemons with a live lock in the runtime folder: pid and socket path. */
+export function listDaemons(dir: string = runtimeDir()): Array<{ pid: number; socket: string }> {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found: Array<{ pid: number; socket: string }> = [];
+  for (const name of names.filter((n) => n.endsWith('.lock')).sort()) {
+    const pid = readLockPid(join(dir, name));
+    if (pid !== undefined && isProcessAlive(pid)) found.push({ pid, socket: join(dir, name.replace(/\.lock$/, '.sock')) });
+  }
+  return found;
+}

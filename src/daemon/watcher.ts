@@ -1,0 +1,80 @@
+import { relative, sep } from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+
+/** Events are coalesced until this long passes without one ... */
+const QUIET_MS = 40;
+/** ... or this long after the first, whichever comes first: a long burst still flushes. */
+const MAX_WAIT_MS = 400;
+
+export interface RepoWatcherOptions {
+  /** Whether a relative path (file or folder) is left out: not watched, no events. */
+  isIgnored: (path: string) => boolean;
+  /** A coalesced batch of changed relative file paths (created, changed or deleted). */
+  onChanges: (paths: Set<string>) => void;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Watches a repository with chokidar and hands over changed paths in batches, so a burst (a git
+ * checkout, a formatter over the tree) becomes one update.
+ */
+export class RepoWatcher {
+  private readonly watcher: FSWatcher;
+  private pending = new Set<string>();
+  private quietTimer: NodeJS.Timeout | undefined;
+  private maxTimer: NodeJS.Timeout | undefined;
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly root: string,
+    private readonly options: RepoWatcherOptions,
+  ) {
+    this.watcher = watch(root, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      ignored: (path: string) => {
+        const rel = this.relative(path);
+        return rel !== '' && options.isIgnored(rel);
+      },
+    });
+    const onFile = (path: string) => this.add(this.relative(path));
+    this.watcher.on('add', onFile).on('change', onFile).on('unlink', onFile);
+    // A removed folder: every known path under it is checked again (the daemon expands it).
+    this.watcher.on('unlinkDir', (path: string) => this.add(`${this.relative(path)}/`));
+    this.watcher.on('error', (err: unknown) => options.onError?.(err));
+    this.ready = new Promise((resolve) => this.watcher.once('ready', () => resolve()));
+  }
+
+  /** Paths seen but not yet handed over. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  private relative(path: string): string {
+    return relative(this.root, path).split(sep).join('/');
+  }
+
+  private add(path: string): void {
+    if (path === '' || path.startsWith('../')) return;
+    this.pending.add(path);
+    clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(() => this.flush(), QUIET_MS);
+    this.maxTimer ??= setTimeout(() => this.flush(), MAX_WAIT_MS);
+  }
+
+  private flush(): void {
+    clearTimeout(this.quietTimer);
+    clearTimeout(this.maxTimer);
+    this.quietTimer = this.maxTimer = undefined;
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Set();
+    this.options.onChanges(batch);
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.quietTimer);
+    clearTimeout(this.maxTimer);
+    await this.watcher.close();
+  }
+}

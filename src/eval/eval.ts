@@ -1,0 +1,308 @@
+// `repomap eval`: mine tasks from a repository's own history and score maps against them. For each
+// task the parent commit is checked out in a scratch folder, the map is built from the chat file
+// (the changed file with the most changed lines) and the commit message's identifiers, and the
+// other changed files are the targets: how many of them does the map show, at each budget?
+import { performance } from 'node:perf_hooks';
+import { ReferenceGraph } from '../graph/graph.js';
+import { indexRepository, type RepoIndex } from '../index/indexer.js';
+import { createRunner, type ParseRunner } from '../index/pool.js';
+import { mapFromIndex, resolveRoot } from '../map.js';
+import { DEFAULT_ENCODING, tokenCounter } from '../pack/tokens.js';
+import { DEFAULT_RANKING, RANKINGS, type RankingName } from '../rank/rank.js';
+import type { FileTags } from '../types.js';
+import { directoryOrder, lexicalOrder, packFileList } from './baselines.js';
+import { type EvalTask, type TaskOptions, mineTasks, openRepo } from './git.js';
+import { ScratchCheckout } from './scratch.js';
+
+export const DEFAULT_BUDGETS: readonly number[] = [1024, 2048, 4096];
+/** Baselines: files by folder distance or by shared names, shown with their definitions, or as bare paths (-paths). */
+export const BASELINES = ['directory', 'lexical', 'directory-paths', 'lexical-paths'] as const;
+export type BaselineName = (typeof BASELINES)[number];
+
+/** What one ranker sees of a task: the parent's index and graph, and the request. */
+export interface TaskContext {
+  index: RepoIndex;
+  graph: ReferenceGraph;
+  tagsByPath: ReadonlyMap<string, FileTags>;
+  task: EvalTask;
+  budget: number;
+  encoding: string;
+}
+
+/** Something that produces a map (or a baseline list) for a task: the files shown, in order, and the tokens used. */
+export interface Ranker {
+  name: string;
+  run(context: TaskContext): { files: string[]; tokens: number };
+}
+
+/** A ranking of the engine, through mapFromIndex exactly as `repomap map` computes it. */
+export function rankingRanker(ranking: RankingName): Ranker {
+  return {
+    name: ranking,
+    run({ index, graph, task, budget, encoding }) {
+      const map = mapFromIndex(index, graph, {
+        chatFiles: [task.chatFile],
+        mentionedIdents: task.mentions,
+        tokens: budget,
+        encoding,
+        ranking,
+      });
+      return { files: map.files.map((file) => file.path), tokens: map.tokens };
+    },
+  };
+}
+
+export function baselineRanker(name: BaselineName): Ranker {
+  return {
+    name,
+    run({ tagsByPath, task, budget, encoding }) {
+      const order = name.startsWith('directory')
+        ? directoryOrder(task.chatFile, [...tagsByPath.keys()])
+        : lexicalOrder(task.chatFile, task.mentions, tagsByPath);
+      const packed = packFileList(order, (path) => tagsByPath.get(path), budget, tokenCounter(encoding), name.endsWith('-paths'));
+      return { files: packed.blocks.map((block) => block.path), tokens: packed.tokens };
+    },
+  };
+}
+
+/** The rankers by name: the engine's rankings and the baselines. */
+export function rankerByName(name: string): Ranker | undefined {
+  if ((RANKINGS as readonly string[]).includes(name)) return rankingRanker(name as RankingName);
+  if ((BASELINES as readonly string[]).includes(name)) return baselineRanker(name as BaselineName);
+  return undefined;
+}
+
+export const DEFAULT_RANKERS: readonly string[] = [DEFAULT_RANKING, ...RANKINGS.filter((name) => name !== DEFAULT_RANKING), ...BASELINES];
+
+export interface EvalOptions extends TaskOptions {
+  root: string;
+  /** The commit the window ends at (default HEAD). */
+  rev?: string;
+  budgets?: readonly number[];
+  rankers?: readonly Ranker[];
+  encoding?: string;
+  /** Tag cache shared by all tasks (default: inside the scratch folder, removed at the end). */
+  cacheDir?: string;
+  workers?: number;
+  maxFileBytes?: number;
+  /** Where the scratch folder is made (default: the system's temporary folder). */
+  scratchBase?: string;
+  onTask?: (done: number, total: number, task: EvalTask) => void;
+  onNotice?: (message: string) => void;
+}
+
+/** How a ranker did on one task at one budget. */
+export interface Score {
+  /** Share of the targets the map shows. */
+  recall: number;
+  /** 1 when any target is shown. */
+  hit: number;
+  /** 1 / position (1-based, in map order) of the first target shown; 0 when none is. */
+  rr: number;
+  tokens: number;
+  /** Files shown. */
+  files: number;
+  /** Milliseconds to compute the map from the index. */
+  ms: number;
+  /** The targets shown. */
+  found: string[];
+}
+
+export interface TaskResult {
+  task: EvalTask;
+  /** Milliseconds to bring the index up to date for this task's parent tree. */
+  indexMs: number;
+  /** Files parsed for this task (the others came from the tag cache). */
+  parsed: number;
+  /** Source files indexed. */
+  indexed: number;
+  /** budget -> ranker -> score. */
+  scores: Record<number, Record<string, Score>>;
+}
+
+export interface SummaryRow {
+  budget: number;
+  ranker: string;
+  recall: number;
+  hit: number;
+  mrr: number;
+  tokens: number;
+  files: number;
+  ms: number;
+}
+
+export interface EvalReport {
+  root: string;
+  head: string;
+  /** First-parent commits looked at, and how many of them make tasks. */
+  window: number;
+  candidates: number;
+  seed: number;
+  budgets: number[];
+  rankers: string[];
+  tasks: TaskResult[];
+  summary: SummaryRow[];
+  /** Wall time of the whole run, in seconds. */
+  seconds: number;
+}
+
+/** Runs the evaluation: mines tasks, materialises each parent tree, scores every ranker at every budget. */
+export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  const started = performance.now();
+  const root = await resolveRoot(options.root);
+  const repo = await openRepo(root, options.rev);
+  const budgets = [...(options.budgets ?? DEFAULT_BUDGETS)];
+  const rankers = options.rankers ?? DEFAULT_RANKERS.map((name) => rankerByName(name)!);
+  const encoding = options.encoding ?? DEFAULT_ENCODING;
+  tokenCounter(encoding); // an unknown encoding is a user error before any work
+  const mined = await mineTasks(repo, options);
+  // Oldest first: consecutive parents are close, so few files change between tasks.
+  const tasks = [...mined.tasks].sort((a, b) => a.time - b.time);
+
+  const scratch = await ScratchCheckout.create(repo.gitDir, options.scratchBase);
+  const onSignal = (signal: NodeJS.Signals) => {
+    scratch.remove();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let runner: ParseRunner | undefined;
+  try {
+    runner = createRunner(options.workers ?? 1);
+    const cacheDir = options.cacheDir ?? `${scratch.dir}/cache`;
+    const graph = new ReferenceGraph();
+    const graphed = new Map<string, string>(); // path -> content hash of the tags in the graph
+    const results: TaskResult[] = [];
+    for (const [i, task] of tasks.entries()) {
+      options.onTask?.(i, tasks.length, task);
+      const indexStart = performance.now();
+      await scratch.checkout(task.parent);
+      const index = await indexRepository({
+        root: scratch.tree,
+        cacheDir,
+        runner,
+        exclude: options.exclude,
+        maxFileBytes: options.maxFileBytes,
+        onNotice: options.onNotice,
+      });
+      // The graph follows the tree file by file: only changed files move their edges.
+      const tagsByPath = new Map<string, FileTags>();
+      for (const record of index.records) {
+        tagsByPath.set(record.path, record.tags!);
+        if (graphed.get(record.path) !== record.hash) {
+          graph.setFile(record.path, record.tags!);
+          graphed.set(record.path, record.hash);
+        }
+      }
+      for (const path of [...graphed.keys()]) {
+        if (!tagsByPath.has(path)) {
+          graph.removeFile(path);
+          graphed.delete(path);
+        }
+      }
+      const indexMs = performance.now() - indexStart;
+
+      const scores: Record<number, Record<string, Score>> = {};
+      for (const budget of budgets) {
+        scores[budget] = {};
+        for (const ranker of rankers) {
+          const t0 = performance.now();
+          const shown = ranker.run({ index, graph, tagsByPath, task, budget, encoding });
+          const ms = performance.now() - t0;
+          scores[budget][ranker.name] = score(task.targets, shown.files, shown.tokens, ms);
+        }
+      }
+      results.push({ task, indexMs, parsed: index.stats.parsed, indexed: index.records.length, scores });
+    }
+    if (tasks.length > 0) options.onTask?.(tasks.length, tasks.length, tasks[tasks.length - 1]);
+    return {
+      root,
+      head: repo.head,
+      window: mined.window,
+      candidates: mined.candidates,
+      seed: options.seed ?? 1,
+      budgets,
+      rankers: rankers.map((ranker) => ranker.name),
+      tasks: results,
+      summary: summarize(results, budgets, rankers.map((ranker) => ranker.name)),
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await runner?.close();
+    scratch.remove();
+  }
+}
+
+/** Scores the files a map shows (in map order) against the targets. */
+export function score(targets: readonly string[], shown: readonly string[], tokens: number, ms = 0): Score {
+  const wanted = new Set(targets);
+  const found = shown.filter((path) => wanted.has(path));
+  const first = shown.findIndex((path) => wanted.has(path));
+  return {
+    recall: targets.length > 0 ? found.length / targets.length : 0,
+    hit: found.length > 0 ? 1 : 0,
+    rr: first === -1 ? 0 : 1 / (first + 1),
+    tokens,
+    files: shown.length,
+    ms,
+    found,
+  };
+}
+
+/** Means over the tasks, per budget and ranker. */
+export function summarize(results: readonly TaskResult[], budgets: readonly number[], rankers: readonly string[]): SummaryRow[] {
+  const rows: SummaryRow[] = [];
+  for (const budget of budgets) {
+    for (const ranker of rankers) {
+      const scores = results.map((result) => result.scores[budget][ranker]);
+      const mean = (pick: (s: Score) => number) => (scores.length === 0 ? 0 : scores.reduce((sum, s) => sum + pick(s), 0) / scores.length);
+      rows.push({
+        budget,
+        ranker,
+        recall: mean((s) => s.recall),
+        hit: mean((s) => s.hit),
+        mrr: mean((s) => s.rr),
+        tokens: mean((s) => s.tokens),
+        files: mean((s) => s.files),
+        ms: mean((s) => s.ms),
+      });
+    }
+  }
+  return rows;
+}
+
+/** The summary as a text table, one row per budget and ranker. */
+export function formatReport(report: EvalReport): string {
+  const head = report.head.slice(0, 12);
+  const lines = [
+    `repomap eval of ${report.root} at ${head}: ${report.tasks.length} tasks ` +
+      `(of ${report.candidates} candidate commits in the last ${report.window} of the first-parent chain, seed ${report.seed})`,
+    '',
+  ];
+  const header = ['budget', 'ranking', 'recall', 'hit', 'MRR', 'files', 'tokens', 'ms'];
+  const rows = report.summary.map((row) => [
+    String(row.budget),
+    row.ranker,
+    row.recall.toFixed(3),
+    row.hit.toFixed(3),
+    row.mrr.toFixed(3),
+    row.files.toFixed(1),
+    row.tokens.toFixed(0),
+    row.ms.toFixed(1),
+  ]);
+  const widths = header.map((title, c) => Math.max(title.length, ...rows.map((row) => row[c].length)));
+  const format = (row: string[]) =>
+    row.map((cell, c) => (c === 1 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd();
+  lines.push(format(header));
+  let previous = '';
+  for (const row of rows) {
+    if (previous && row[0] !== previous) lines.push('');
+    previous = row[0];
+    lines.push(format(row));
+  }
+  const indexSeconds = report.tasks.reduce((sum, task) => sum + task.indexMs, 0) / 1000;
+  lines.push('', `${report.seconds.toFixed(1)} s in all, ${indexSeconds.toFixed(1)} s of it checking out and indexing parent trees`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,256 @@
+// Reading a repository's history for `repomap eval`: git is run on the object database only, so a
+// bare repository works as well as a checkout, and the user's work tree and index are never read.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import picomatch from 'picomatch';
+import { UserError } from '../errors.js';
+import { languageForPath } from '../extract/languages.js';
+import { mentionedIdentifiers } from '../mentions.js';
+
+const execFileAsync = promisify(execFile);
+
+/** Runs git with the given arguments; its stdout, or an error carrying git's first stderr line. */
+export async function runGit(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync('git', ['-c', 'core.quotepath=off', ...args], {
+      cwd: options.cwd,
+      env: options.env ? { ...process.env, ...options.env } : process.env,
+      maxBuffer: 1 << 30,
+      encoding: 'utf8',
+    });
+    return stdout;
+  } catch (err) {
+    const stderr = (err as { stderr?: string }).stderr ?? '';
+    const first = stderr.split('\n').find((line) => line.trim().length > 0) ?? (err instanceof Error ? err.message : String(err));
+    throw new Error(`git ${args[0] === '--git-dir' ? args.slice(1).join(' ') : args.join(' ')}: ${first.trim()}`);
+  }
+}
+
+/** A repository as eval sees it: where its objects are, and the commit history is read from. */
+export interface GitRepo {
+  /** Absolute path of the git directory (the common one, for a linked worktree). */
+  gitDir: string;
+  /** The commit the window ends at. */
+  head: string;
+}
+
+/** Finds the git directory of ROOT (a checkout, a linked worktree or a bare repository) and resolves REV. */
+export async function openRepo(root: string, rev = 'HEAD'): Promise<GitRepo> {
+  let gitDir: string;
+  try {
+    gitDir = (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root })).trim();
+  } catch {
+    throw new UserError(`${root} is not a git repository (eval reads its history)`);
+  }
+  let head: string;
+  try {
+    head = (await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `${rev}^{commit}`])).trim();
+  } catch {
+    throw new UserError(`--rev ${rev} is not a commit of ${root}`);
+  }
+  return { gitDir, head };
+}
+
+/** One commit of the first-parent chain, with the files it changed. */
+export interface CommitInfo {
+  commit: string;
+  parents: string[];
+  /** Committer time, seconds since the epoch. */
+  time: number;
+  message: string;
+  /** Changed files: status (A, M, D, T, ...) and lines added plus deleted (-1 for binary). */
+  files: Array<{ path: string; status: string; changedLines: number }>;
+}
+
+const RECORD = '\x1e';
+const FIELD = '\x1f';
+const END = '\x1d';
+
+/** The last `count` commits of the first-parent chain ending at `head`, newest first. */
+export async function firstParentCommits(repo: GitRepo, count: number): Promise<CommitInfo[]> {
+  const out = await runGit([
+    '--git-dir',
+    repo.gitDir,
+    'log',
+    '--first-parent',
+    `-n${count}`,
+    `--format=${RECORD}%H${FIELD}%P${FIELD}%ct${FIELD}%B${END}`,
+    '--raw',
+    '--numstat',
+    '--no-renames',
+    '--no-abbrev',
+    repo.head,
+    '--',
+  ]);
+  const commits: CommitInfo[] = [];
+  for (const chunk of out.split(RECORD)) {
+    if (chunk.length === 0) continue;
+    const end = chunk.indexOf(END);
+    const [commit, parents, time, message] = chunk.slice(0, end).split(FIELD);
+    const status = new Map<string, string>();
+    const lines = new Map<string, number>();
+    for (const line of chunk.slice(end + 1).split('\n')) {
+      if (line.startsWith(':')) {
+        // :100644 100644 <old> <new> M\tpath
+        const tab = line.indexOf('\t');
+        const fields = line.slice(0, tab).split(' ');
+        status.set(line.slice(tab + 1), fields[fields.length - 1].charAt(0));
+      } else if (/^(\d+|-)\t(\d+|-)\t/.test(line)) {
+        const [added, deleted, ...rest] = line.split('\t');
+        lines.set(rest.join('\t'), added === '-' ? -1 : Number(added) + Number(deleted));
+      }
+    }
+    const files = [...status].map(([path, s]) => ({ path, status: s, changedLines: lines.get(path) ?? 0 }));
+    commits.push({ commit, parents: parents.split(' ').filter(Boolean), time: Number(time), message: message.trim(), files });
+  }
+  return commits;
+}
+
+export interface TaskOptions {
+  /** Commits of the first-parent chain to look at (default 2000). */
+  commits?: number;
+  /** Tasks to sample (default 50). */
+  tasks?: number;
+  /** Seed of the sample (default 1). */
+  seed?: number;
+  /** Test files are neither the chat file nor targets, and do not count as changed files. */
+  excludeTests?: boolean;
+  /** Globs of paths left out (the same --exclude as the map's). */
+  exclude?: readonly string[];
+  minFiles?: number;
+  maxFiles?: number;
+}
+
+/** One evaluation task: a commit, seen from its parent. */
+export interface EvalTask {
+  commit: string;
+  parent: string;
+  time: number;
+  subject: string;
+  message: string;
+  /** The changed source file with the most changed lines: the model has it. */
+  chatFile: string;
+  /** The other changed source files: what the map should show. */
+  targets: string[];
+  /** Identifiers of the commit message, as --message extracts them. */
+  mentions: string[];
+}
+
+export const DEFAULT_COMMITS = 2000;
+export const DEFAULT_TASKS = 50;
+export const MIN_TASK_FILES = 2;
+export const MAX_TASK_FILES = 8;
+
+/** Candidate tasks of a window (oldest first) and a seeded sample of them spread over it. */
+export async function mineTasks(repo: GitRepo, options: TaskOptions = {}): Promise<{ window: number; candidates: number; tasks: EvalTask[] }> {
+  const history = await firstParentCommits(repo, options.commits ?? 2000);
+  const candidates = history
+    .map((info) => taskOf(info, options))
+    .filter((task): task is EvalTask => task !== null)
+    .reverse();
+  return { window: history.length, candidates: candidates.length, tasks: sampleSpread(candidates, options.tasks ?? DEFAULT_TASKS, options.seed ?? 1) };
+}
+
+/** The task of one commit, or null when it is not one (a merge, a chore, too few or too many files). */
+export function taskOf(info: CommitInfo, options: TaskOptions = {}): EvalTask | null {
+  if (info.parents.length !== 1) return null;
+  const subject = info.message.split('\n')[0] ?? '';
+  if (isChore(subject)) return null;
+  const excluded = options.exclude && options.exclude.length > 0 ? picomatch(options.exclude as string[], { dot: true, basename: true }) : null;
+  const sources = info.files.filter(
+    (file) =>
+      file.changedLines >= 0 &&
+      !file.path.startsWith('"') &&
+      languageForPath(file.path) !== undefined &&
+      !isVendoredOrGenerated(file.path) &&
+      !(options.excludeTests && isTestPath(file.path)) &&
+      !(excluded && pathOrParentMatches(file.path, excluded)),
+  );
+  // Added files cannot be in the parent's map; deleted ones are not a change to make use of.
+  const modified = sources.filter((file) => file.status === 'M');
+  if (modified.length < (options.minFiles ?? MIN_TASK_FILES) || modified.length > (options.maxFiles ?? MAX_TASK_FILES)) return null;
+  // Most changed lines first; ties by path, so the choice is deterministic.
+  const ordered = [...modified].sort((a, b) => b.changedLines - a.changedLines || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return {
+    commit: info.commit,
+    parent: info.parents[0],
+    time: info.time,
+    subject,
+    message: info.message,
+    chatFile: ordered[0].path,
+    targets: ordered.slice(1).map((file) => file.path).sort(),
+    mentions: [...mentionedIdentifiers(stripTrailers(info.message))].sort(),
+  };
+}
+
+function pathOrParentMatches(path: string, isMatch: (path: string) => boolean): boolean {
+  for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+    if (isMatch(path.slice(0, slash))) return true;
+  }
+  return isMatch(path);
+}
+
+/** Drops trailer lines (Signed-off-by: ..., Co-authored-by: ...): names and addresses are not the request. */
+export function stripTrailers(message: string): string {
+  return message
+    .split('\n')
+    .filter((line) => !/^[A-Za-z][\w-]*-by:\s/.test(line.trim()))
+    .join('\n');
+}
+
+const CHORE_PREFIX = /^(chore|style|ci|build|release|bump|revert|merge)\b/i;
+const CHORE_WORDS =
+  /\b(bump(ed|s)?|prepare (for )?release|release v?\d|changelog|reformat(ted)?|formatting|format(ted)? (code|with|using|files|all)|lint(ing|er)?|prettier|black|isort|ruff|gofmt|rustfmt|cargo fmt|clippy|typos?|spelling|whitespace|copyright|license headers?|pre-commit|autofix|(upgrade|update) dependencies|deps)\b/i;
+
+/** Version bumps, releases, format and lint sweeps, typo fixes, reverts: not tasks a map helps with. */
+export function isChore(subject: string): boolean {
+  return CHORE_PREFIX.test(subject.trim()) || CHORE_WORDS.test(subject) || /^v?\d+\.\d+(\.\d+)?\b/.test(subject.trim());
+}
+
+const VENDORED_DIRS = new Set(['vendor', 'vendored', 'third_party', 'third-party', 'thirdparty', 'node_modules', 'dist', 'generated', '__generated__', 'external']);
+const GENERATED_NAME =
+  /(\.pb\.go|_pb2(_grpc)?\.pyi?|\.pb\.(ts|js)|_generated\.\w+|\.generated\.\w+|^zz_generated.*|\.min\.js|\.bundle\.js|^bindata\.go|\.gen\.\w+|_gen\.go|_string\.go)$/;
+
+/** A vendored, third-party or generated file (by folder or by name). */
+export function isVendoredOrGenerated(path: string): boolean {
+  const parts = path.split('/');
+  const name = parts.pop()!;
+  return parts.some((part) => VENDORED_DIRS.has(part)) || GENERATED_NAME.test(name);
+}
+
+const TEST_DIRS = new Set(['test', 'tests', 'testing', '__tests__', '__test__', 'spec', 'specs', 'testdata', 'e2e']);
+const TEST_NAME = /(^test_.*\.pyi?$|_tests?\.(py|go|rs)$|^tests?\.(py|rs)$|\.(test|spec)\.[cm]?[jt]sx?$|^conftest\.py$)/;
+
+/** A test file: in a test folder, or named as one (test_x.py, x_test.go, x.test.ts, x.spec.tsx, ...). */
+export function isTestPath(path: string): boolean {
+  const parts = path.split('/');
+  const name = parts.pop()!;
+  return parts.some((part) => TEST_DIRS.has(part)) || TEST_NAME.test(name);
+}
+
+/**
+ * `count` items spread over `items` (kept in their order): the list is cut into `count` equal
+ * strata and one item is drawn from each with a seeded generator. All items when there are fewer.
+ */
+export function sampleSpread<T>(items: readonly T[], count: number, seed: number): T[] {
+  if (items.length <= count) return [...items];
+  const random = mulberry32(seed);
+  const out: T[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = Math.floor((i * items.length) / count);
+    const end = Math.floor(((i + 1) * items.length) / count);
+    out.push(items[start + Math.floor(random() * (end - start))]);
+  }
+  return out;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,40 @@
+// What a map is asked for, and its budget. Shared by the engine, the daemon and the thin client,
+// so it imports nothing heavy.
+import { UserError } from './errors.js';
+import type { RankingName } from './rank/rank.js';
+
+export const DEFAULT_TOKENS = 1024;
+export const DEFAULT_MAX_TOKENS = 8192;
+/** With no chat files the model knows nothing of the repository yet: the budget grows (Aider's map_mul_no_files). */
+export const NO_CHAT_MULTIPLIER = 8;
+export const DEFAULT_ENCODING = 'cl100k_base';
+
+/** What a map is asked for. Paths are relative to the root (or absolute, inside it). */
+export interface MapRequest {
+  /** Files the model already has in full: they steer the ranking and are not rendered. */
+  chatFiles?: readonly string[];
+  mentionedFiles?: readonly string[];
+  mentionedIdents?: readonly string[];
+  /** The user's request as free text: identifiers and file names are taken from it. */
+  message?: string;
+  /** Token budget (default 1024), multiplied by 8 when there are no chat files, up to maxTokens. */
+  tokens?: number;
+  maxTokens?: number;
+  /** tiktoken encoding used to count tokens (default cl100k_base). */
+  encoding?: string;
+  /** Which ranking model orders the map (default: this project's; 'aider' reproduces Aider's). */
+  ranking?: RankingName;
+}
+
+/** The token budget of a request, validated. */
+export function budgetFor(request: MapRequest): number {
+  const tokens = positiveInteger(request.tokens ?? DEFAULT_TOKENS, 'tokens');
+  const maxTokens = positiveInteger(request.maxTokens ?? DEFAULT_MAX_TOKENS, 'max-tokens');
+  if ((request.chatFiles ?? []).length > 0) return tokens;
+  return Math.max(tokens, Math.min(tokens * NO_CHAT_MULTIPLIER, maxTokens));
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) throw new UserError(`--${name} must be a positive whole number, not ${value}`);
+  return value;
+}

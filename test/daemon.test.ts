@@ -1,0 +1,331 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { DaemonClient } from '../src/client/client.js';
+import type { DaemonStatus } from '../src/daemon/protocol.js';
+import { daemonPaths } from '../src/daemon/runtime.js';
+import type { RepoMapJson } from '../src/map.js';
+import { packageRoot } from '../src/paths.js';
+import { copyFixture, git, runCli, tempDir } from './helpers.js';
+
+const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
+const running = new Set<ChildProcess>();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** A private runtime folder, as XDG_RUNTIME_DIR would give. */
+function runtimeEnv(): { XDG_RUNTIME_DIR: string } {
+  const dir = tempDir('repomap-run-');
+  chmodSync(dir, 0o700);
+  return { XDG_RUNTIME_DIR: dir };
+}
+
+interface RunningDaemon {
+  child: ChildProcess;
+  socket: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+async function startDaemon(root: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunningDaemon> {
+  const child = spawn(process.execPath, [DAEMON, root, '--foreground', '--workers', '2', '--cache-dir', join(root, '..', `${root.split('/').pop()}-cache`), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  running.add(child);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { running.delete(child); resolve(code); }));
+  const socket = daemonPaths(root, join(env.XDG_RUNTIME_DIR!, 'repomap')).socket;
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    if (await answers(socket)) return { child, socket, stderr: () => stderr, exited };
+    await sleep(25);
+  }
+  return { child, socket, stderr: () => stderr, exited };
+}
+
+function answers(socket: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(socket);
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function call<T>(socket: string, method: string, params?: object): Promise<T> {
+  const client = await DaemonClient.connect(socket);
+  try {
+    return await client.request<T>(method, params);
+  } finally {
+    client.close();
+  }
+}
+
+/** Asks for maps until one satisfies `check` (the watcher takes a moment to see a change). */
+async function mapUntil(socket: string, check: (map: RepoMapJson) => boolean, params: object = { tokens: 4096 }): Promise<RepoMapJson> {
+  const deadline = Date.now() + 15_000;
+  let map = await call<RepoMapJson>(socket, 'map', params);
+  while (!check(map) && Date.now() < deadline) {
+    await sleep(50);
+    map = await call<RepoMapJson>(socket, 'map', params);
+  }
+  return map;
+}
+
+function gitRepo(): string {
+  const root = copyFixture('shop');
+  git(root, 'init', '-q');
+  git(root, 'add', '.');
+  git(root, 'commit', '-qm', 'init');
+  return root;
+}
+
+test('start, map, edit, delete, rename, .gitignore, stop: every change shows in the next maps', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const first = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+  assert.match(first.text, /│export class Cart \{/);
+
+  writeFileSync(join(root, 'src', 'cart.ts'), 'export class Basket {\n  total(): number {\n    return 0;\n  }\n}\n');
+  const edited = await mapUntil(daemon.socket, (map) => map.text.includes('│export class Basket {'));
+  assert.match(edited.text, /│export class Basket \{/);
+  assert.doesNotMatch(edited.text, /class Cart/);
+
+  rmSync(join(root, 'src', 'mailer.ts'));
+  const deleted = await mapUntil(daemon.socket, (map) => !map.text.includes('mailer.ts'));
+  assert.doesNotMatch(deleted.text, /mailer\.ts/);
+
+  renameSync(join(root, 'src', 'pricing.ts'), join(root, 'src', 'prices.ts'));
+  const renamed = await mapUntil(daemon.socket, (map) => map.text.includes('src/prices.ts:') && !map.text.includes('pricing.ts'));
+  assert.match(renamed.text, /^src\/prices\.ts:$/m);
+  assert.doesNotMatch(renamed.text, /pricing\.ts/);
+
+  mkdirSync(join(root, 'extra'));
+  writeFileSync(join(root, 'extra', 'fresh.py'), 'def brand_new_function():\n    return 1\n');
+  await mapUntil(daemon.socket, (map) => map.text.includes('brand_new_function'));
+  writeFileSync(join(root, '.gitignore'), 'extra/\n');
+  const ignored = await mapUntil(daemon.socket, (map) => !map.text.includes('brand_new_function'));
+  assert.doesNotMatch(ignored.text, /extra\/fresh\.py/);
+
+  const status = await call<DaemonStatus>(daemon.socket, 'status');
+  assert.equal(status.state, 'ready');
+  assert.equal(status.root, root);
+  assert.equal(await call(daemon.socket, 'shutdown').then(() => 'ok'), 'ok');
+  assert.equal(await daemon.exited, 0);
+  assert.ok(!existsSync(daemon.socket), 'socket removed on shutdown');
+});
+
+test('a file edit is applied without parsing anything else', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  await call(daemon.socket, 'map', {}); // waits for the cold index
+  const before = await call<DaemonStatus>(daemon.socket, 'status');
+  writeFileSync(join(root, 'api', 'inventory.py'), 'def restock_everything():\n    pass\n');
+  await mapUntil(daemon.socket, (map) => map.text.includes('restock_everything'));
+  const after = await call<DaemonStatus>(daemon.socket, 'status');
+  assert.equal(after.parsed - before.parsed, 1);
+  await call(daemon.socket, 'shutdown');
+  await daemon.exited;
+});
+
+test('query starts a daemon when none runs, and answers like map does', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const cache = tempDir();
+  const queried = runCli(['query', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', cache, '--idle-timeout', '60'], { cwd: root, env });
+  assert.equal(queried.code, 0, queried.stderr);
+  const mapped = runCli(['map', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', tempDir()], { cwd: root });
+  assert.equal(queried.stdout, mapped.stdout);
+  const status = runCli(['status', root, '--format', 'json'], { env });
+  assert.equal(status.code, 0, status.stderr);
+  const info = JSON.parse(status.stdout) as DaemonStatus;
+  assert.equal(info.root, root);
+  const all = runCli(['status', '--all'], { env });
+  assert.match(all.stdout, new RegExp(`${root}\\s+pid ${info.pid}`));
+  const stopped = runCli(['stop', root], { env });
+  assert.equal(stopped.code, 0);
+  assert.match(stopped.stdout, /stopped/);
+  assert.equal(runCli(['status', root], { env }).code, 1);
+});
+
+test('a stale socket and lock left by kill -9 are cleaned up; nothing indexed is lost', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const first = await startDaemon(root, env);
+  await call(first.socket, 'map', {});
+  first.child.kill('SIGKILL');
+  await first.exited;
+  assert.ok(existsSync(first.socket), 'the killed daemon left its socket');
+  const second = await startDaemon(root, env);
+  const status = await call<DaemonStatus>(second.socket, 'status');
+  assert.notEqual(status.pid, first.child.pid);
+  const map = await call<RepoMapJson>(second.socket, 'map', { tokens: 4096 });
+  assert.equal(map.stats.parsed, 0, 'the store written before the kill was reused');
+  assert.match(map.text, /class Cart/);
+  await call(second.socket, 'shutdown');
+  await second.exited;
+});
+
+test('kill -9 during the cold index leaves a store the next start repairs', async () => {
+  const root = gitRepo();
+  for (let i = 0; i < 3000; i++) writeFileSync(join(root, 'api', `gen${i}.py`), `def generated_${i}():\n    return ${i}\n`);
+  const env = runtimeEnv();
+  const first = await startDaemon(root, env, '--workers', '1');
+  await sleep(300);
+  first.child.kill('SIGKILL');
+  await first.exited;
+  const second = await startDaemon(root, env);
+  const map = await call<RepoMapJson>(second.socket, 'map', { tokens: 200, message: 'look at api/gen2999.py' });
+  const status = await call<DaemonStatus>(second.socket, 'status');
+  assert.equal(status.indexed, 3009);
+  assert.match(map.text, /generated_2999/);
+  await call(second.socket, 'shutdown');
+  await second.exited;
+});
+
+test('two starts for one root give one daemon', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const [a, b] = await Promise.all([startDaemon(root, env), startDaemon(root, env)]);
+  const codes = await Promise.race([
+    Promise.all([a.exited, b.exited]),
+    sleep(3000).then(() => 'both still running'),
+  ]).catch(() => 'error');
+  // Exactly one of them exits, with a clear message; the other serves.
+  const loser = a.child.exitCode !== null ? a : b;
+  const winner = loser === a ? b : a;
+  assert.notEqual(codes, 'error');
+  assert.equal(loser.child.exitCode, 2);
+  assert.match(loser.stderr(), /already (serves|listens)/);
+  assert.equal(winner.child.exitCode, null);
+  await call(winner.socket, 'shutdown');
+  await winner.exited;
+});
+
+test('50 concurrent clients get correct answers', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const chats = ['src/checkout.ts', 'src/cart.ts', 'api/server.py', 'tools/report.go', 'lib/money.rs'];
+  const expected = new Map<string, string>();
+  for (const chat of chats) expected.set(chat, (await call<RepoMapJson>(daemon.socket, 'map', { chatFiles: [chat], tokens: 300 })).text);
+  const answers = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => {
+      const chat = chats[i % chats.length];
+      return call<RepoMapJson>(daemon.socket, 'map', { chatFiles: [chat], tokens: 300 }).then((map) => [chat, map.text] as const);
+    }),
+  );
+  for (const [chat, text] of answers) assert.equal(text, expected.get(chat));
+  await call(daemon.socket, 'shutdown');
+  await daemon.exited;
+});
+
+/** Sends raw lines on one connection and collects one answer per line. */
+function rawExchange(socket: string, payload: string, answersWanted: number): Promise<Array<{ id: unknown; error?: { code: number; message: string }; result?: unknown }>> {
+  return new Promise((resolve, reject) => {
+    const s = connect(socket);
+    let buffer = '';
+    const got: Array<{ id: unknown; error?: { code: number; message: string }; result?: unknown }> = [];
+    s.setEncoding('utf8');
+    s.on('data', (chunk: string) => {
+      buffer += chunk;
+      let newline;
+      while ((newline = buffer.indexOf('\n')) !== -1) {
+        got.push(JSON.parse(buffer.slice(0, newline)));
+        buffer = buffer.slice(newline + 1);
+      }
+      if (got.length >= answersWanted) {
+        s.destroy();
+        resolve(got);
+      }
+    });
+    s.on('error', reject);
+    s.write(payload);
+  });
+}
+
+test('bad input gets a clear error and the daemon keeps answering', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const answers = await rawExchange(
+    daemon.socket,
+    [
+      '{not json',
+      '[1,2]',
+      '{"jsonrpc":"2.0","id":3,"method":"frobnicate"}',
+      '{"jsonrpc":"2.0","id":4,"method":"map","params":{"tokens":"many"}}',
+      '{"jsonrpc":"2.0","id":5,"method":"map","params":{"chatFiles":["../../etc/passwd"]}}',
+      '{"jsonrpc":"2.0","id":6,"method":"map","params":{"chatFile":"typo"}}',
+      '{"jsonrpc":"2.0","id":7,"method":"map","params":{"mentionedFiles":["/etc/passwd"]}}',
+      '{"jsonrpc":"2.0","method":"status"}',
+      '',
+    ].join('\n'),
+    8,
+  );
+  const byId = new Map(answers.map((answer) => [answer.id, answer]));
+  assert.equal(answers[0].error?.code, -32700);
+  assert.equal(answers.filter((answer) => answer.id === null && answer.error?.code === -32600).length, 2);
+  assert.equal(byId.get(3)?.error?.code, -32601);
+  assert.match(byId.get(4)?.error?.message ?? '', /tokens must be a positive whole number/);
+  assert.match(byId.get(5)?.error?.message ?? '', /outside the repository root/);
+  assert.doesNotMatch(JSON.stringify(byId.get(5)), /root:/, 'nothing outside the root is read');
+  assert.match(byId.get(6)?.error?.message ?? '', /unknown param 'chatFile'/);
+  assert.match(byId.get(7)?.error?.message ?? '', /outside the repository root/);
+
+  const huge = `{"jsonrpc":"2.0","id":9,"method":"map","params":{"message":"${'x'.repeat(1_200_000)}"}}\n{"jsonrpc":"2.0","id":10,"method":"status"}\n`;
+  const [tooLarge, next] = await rawExchange(daemon.socket, huge, 2);
+  assert.equal(tooLarge.error?.code, -32600);
+  assert.match(tooLarge.error?.message ?? '', /over 1048576 bytes/);
+  assert.equal(next.id, 10);
+  assert.equal((next.result as DaemonStatus).state, 'ready');
+
+  // A client that sends a request and leaves before the answer.
+  const rude = connect(daemon.socket);
+  rude.write('{"jsonrpc":"2.0","id":1,"method":"map","params":{"tokens":8000}}\n', () => rude.destroy());
+  await sleep(200);
+  const status = await call<DaemonStatus>(daemon.socket, 'status');
+  assert.equal(status.state, 'ready');
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
+test('the runtime folder is private (0700), the socket 0600; a group-writable folder is refused', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  assert.equal(statSync(join(env.XDG_RUNTIME_DIR, 'repomap')).mode & 0o777, 0o700);
+  assert.equal(statSync(daemon.socket).mode & 0o777, 0o600);
+  await call(daemon.socket, 'shutdown');
+  await daemon.exited;
+
+  const open = runtimeEnv();
+  mkdirSync(join(open.XDG_RUNTIME_DIR, 'repomap'), { mode: 0o777 });
+  chmodSync(join(open.XDG_RUNTIME_DIR, 'repomap'), 0o777);
+  const refused = await startDaemon(root, open);
+  assert.equal(await refused.exited, 2);
+  assert.match(refused.stderr(), /writable by group or others/);
+});
+
+test('the daemon exits after its idle timeout, and when its socket is removed', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const idle = await startDaemon(root, env, '--idle-timeout', '1');
+  assert.equal(await idle.exited, 0);
+  assert.match(idle.stderr(), /shutting down: idle/);
+
+  const orphan = await startDaemon(root, env);
+  rmSync(orphan.socket);
+  assert.equal(await orphan.exited, 0);
+  assert.match(orphan.stderr(), /socket was removed/);
+});
