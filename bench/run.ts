@@ -579,65 +579,73 @@ async function benchMain(argv: string[]): Promise<number> {
         detail['floor.ctags'] = { ms: child.ms, rssKiB: child.rssKiB, tags: ctagsTags };
       }
 
-      // repomap cold with 1 worker.
-      const cache1 = mkdtempSync(join(scratch, 'cache-w1-'));
-      log(`run ${r}/${runs}: repomap cold, 1 worker`);
-      const cold1 = await repomap(cache1, 1);
-      recordRepomap('cold.w1', 'repomap cold, 1 worker', cold1);
-      figures.add('cold.w1.cache', 'cache size on disk (du)', 'MiB', (duKiB(cache1, false) ?? NaN) / 1024);
-      figures.add('cold.w1.cacheApparent', 'cache size, apparent', 'MiB', (duKiB(cache1, true) ?? NaN) / 1024);
-      detail['cold.w1'] = { ms: cold1.ms, rssKiB: cold1.rssKiB, reportedRssMiB: cold1.reportedRssMiB, stats: cold1.stats, textSha: cold1.textSha };
-      check(cold1.stats.discovered === uniqueFiles.length, `cold: discovered ${cold1.stats.discovered} = git ls-files ${uniqueFiles.length}`);
-      check(cold1.stats.parsed === eligible.length, `cold: parsed ${cold1.stats.parsed} = parseable source files ${eligible.length}`);
-
-      // repomap cold with N workers; its cache then serves the warm and touch runs.
-      let coldN = cold1;
-      let cacheN = cache1;
-      if (parallel) {
-        rmSync(cache1, { recursive: true, force: true });
-        cacheN = mkdtempSync(join(scratch, `cache-w${workersN}-`));
-        log(`run ${r}/${runs}: repomap cold, ${workersN} workers`);
-        coldN = await repomap(cacheN, workersN);
-        recordRepomap(`cold.wN`, `repomap cold, ${workersN} workers`, coldN);
-        figures.add('cold.wN.cache', `cache size on disk (du), ${workersN} workers`, 'MiB', (duKiB(cacheN, false) ?? NaN) / 1024);
-        detail['cold.wN'] = { ms: coldN.ms, rssKiB: coldN.rssKiB, reportedRssMiB: coldN.reportedRssMiB, stats: coldN.stats, textSha: coldN.textSha };
-        check(coldN.stats.parsed === cold1.stats.parsed, `cold: parsed with ${workersN} workers ${coldN.stats.parsed} = with 1 worker ${cold1.stats.parsed}`);
-        check(coldN.textSha === cold1.textSha, `cold: the map with ${workersN} workers is byte-identical to the map with 1 worker`);
-      }
-      const w = parallel ? workersN : 1;
-
-      // Warm: same cache, nothing changed.
-      log(`run ${r}/${runs}: repomap warm`);
-      const warm = await repomap(cacheN, w);
-      recordRepomap('warm', `repomap warm, nothing changed (${w} worker${w > 1 ? 's' : ''})`, warm);
-      detail.warm = { ms: warm.ms, rssKiB: warm.rssKiB, reportedRssMiB: warm.reportedRssMiB, stats: warm.stats, textSha: warm.textSha };
-      check(warm.stats.parsed === 0, `warm: parsed ${warm.stats.parsed} = 0`);
-      check(warm.stats.reusedByStat === sources.length, `warm: unchanged ${warm.stats.reusedByStat} = source files ${sources.length}`);
-      check(warm.textSha === coldN.textSha, 'warm: the map is byte-identical to the cold map');
-
-      // Touch 1% of the parseable files (content and mtime), evenly spread; restore exactly afterwards.
-      const count = Math.max(1, Math.round(eligible.length * TOUCH_SHARE));
-      const step = eligible.length / count;
-      const chosen = Array.from({ length: count }, (_, i) => eligible[Math.floor(i * step)]);
+      // repomap runs; a failure (crash, wrong exit code) is a failed check, and the next run still happens.
       try {
-        for (const path of chosen) {
-          const abs = join(corpus, path);
-          const info = statSync(abs, { bigint: true });
-          touched.push({ path, content: readFileSync(abs), atimeNs: info.atimeNs, mtimeNs: info.mtimeNs });
-          const content = touched[touched.length - 1].content;
-          const newline = content.length > 0 && content[content.length - 1] !== 0x0a ? '\n' : '';
-          appendFileSync(abs, `${newline}${commentFor(path)} ${r}\n`);
+        // repomap cold with 1 worker.
+        const cache1 = mkdtempSync(join(scratch, 'cache-w1-'));
+        log(`run ${r}/${runs}: repomap cold, 1 worker`);
+        const cold1 = await repomap(cache1, 1);
+        recordRepomap('cold.w1', 'repomap cold, 1 worker', cold1);
+        figures.add('cold.w1.cache', 'cache size on disk (du)', 'MiB', (duKiB(cache1, false) ?? NaN) / 1024);
+        figures.add('cold.w1.cacheApparent', 'cache size, apparent', 'MiB', (duKiB(cache1, true) ?? NaN) / 1024);
+        detail['cold.w1'] = { ms: cold1.ms, rssKiB: cold1.rssKiB, reportedRssMiB: cold1.reportedRssMiB, stats: cold1.stats, textSha: cold1.textSha };
+        check(cold1.stats.discovered === uniqueFiles.length, `cold: discovered ${cold1.stats.discovered} = git ls-files ${uniqueFiles.length}`);
+        check(cold1.stats.parsed === eligible.length, `cold: parsed ${cold1.stats.parsed} = parseable source files ${eligible.length}`);
+
+        // repomap cold with N workers; its cache then serves the warm and touch runs.
+        let coldN = cold1;
+        let cacheN = cache1;
+        if (parallel) {
+          rmSync(cache1, { recursive: true, force: true });
+          cacheN = mkdtempSync(join(scratch, `cache-w${workersN}-`));
+          log(`run ${r}/${runs}: repomap cold, ${workersN} workers`);
+          coldN = await repomap(cacheN, workersN);
+          recordRepomap(`cold.wN`, `repomap cold, ${workersN} workers`, coldN);
+          figures.add('cold.wN.cache', `cache size on disk (du), ${workersN} workers`, 'MiB', (duKiB(cacheN, false) ?? NaN) / 1024);
+          detail['cold.wN'] = { ms: coldN.ms, rssKiB: coldN.rssKiB, reportedRssMiB: coldN.reportedRssMiB, stats: coldN.stats, textSha: coldN.textSha };
+          check(coldN.stats.parsed === cold1.stats.parsed, `cold: parsed with ${workersN} workers ${coldN.stats.parsed} = with 1 worker ${cold1.stats.parsed}`);
+          check(coldN.textSha === cold1.textSha, `cold: the map with ${workersN} workers is byte-identical to the map with 1 worker`);
         }
-        log(`run ${r}/${runs}: repomap after touching ${count} files`);
-        const after = await repomap(cacheN, w);
-        recordRepomap('touch', `repomap after touching 1% (${count} files)`, after);
-        detail.touch = { files: count, ms: after.ms, rssKiB: after.rssKiB, reportedRssMiB: after.reportedRssMiB, stats: after.stats };
-        check(after.stats.parsed === count, `touch: parsed ${after.stats.parsed} = touched ${count}`);
-        check(after.stats.reusedByStat === sources.length - count, `touch: unchanged ${after.stats.reusedByStat} = ${sources.length - count}`);
-      } finally {
-        restoreTouched(corpus);
+        const w = parallel ? workersN : 1;
+
+        // Warm: same cache, nothing changed.
+        log(`run ${r}/${runs}: repomap warm`);
+        const warm = await repomap(cacheN, w);
+        recordRepomap('warm', `repomap warm, nothing changed (${w} worker${w > 1 ? 's' : ''})`, warm);
+        detail.warm = { ms: warm.ms, rssKiB: warm.rssKiB, reportedRssMiB: warm.reportedRssMiB, stats: warm.stats, textSha: warm.textSha };
+        check(warm.stats.parsed === 0, `warm: parsed ${warm.stats.parsed} = 0`);
+        check(warm.stats.reusedByStat === sources.length, `warm: unchanged ${warm.stats.reusedByStat} = source files ${sources.length}`);
+        check(warm.textSha === coldN.textSha, 'warm: the map is byte-identical to the cold map');
+
+        // Touch 1% of the parseable files (content and mtime), evenly spread; restore exactly afterwards.
+        const count = Math.max(1, Math.round(eligible.length * TOUCH_SHARE));
+        const step = eligible.length / count;
+        const chosen = Array.from({ length: count }, (_, i) => eligible[Math.floor(i * step)]);
+        try {
+          for (const path of chosen) {
+            const abs = join(corpus, path);
+            const info = statSync(abs, { bigint: true });
+            touched.push({ path, content: readFileSync(abs), atimeNs: info.atimeNs, mtimeNs: info.mtimeNs });
+            const content = touched[touched.length - 1].content;
+            const newline = content.length > 0 && content[content.length - 1] !== 0x0a ? '\n' : '';
+            appendFileSync(abs, `${newline}${commentFor(path)} ${r}\n`);
+          }
+          log(`run ${r}/${runs}: repomap after touching ${count} files`);
+          const after = await repomap(cacheN, w);
+          recordRepomap('touch', `repomap after touching 1% (${count} files)`, after);
+          detail.touch = { files: count, ms: after.ms, rssKiB: after.rssKiB, reportedRssMiB: after.reportedRssMiB, stats: after.stats };
+          check(after.stats.parsed === count, `touch: parsed ${after.stats.parsed} = touched ${count}`);
+          check(after.stats.reusedByStat === sources.length - count, `touch: unchanged ${after.stats.reusedByStat} = ${sources.length - count}`);
+        } finally {
+          restoreTouched(corpus);
+        }
+        rmSync(cacheN, { recursive: true, force: true });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log(`run ${r}/${runs}: ${message}`);
+        check(false, `run ${r}: ${message.split('\n')[0]}`);
+        detail.error = message;
       }
-      rmSync(cacheN, { recursive: true, force: true });
     }
 
     const dirtyAtEnd = git(corpus, ['status', '--porcelain']).trim();

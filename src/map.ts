@@ -1,4 +1,3 @@
-import { realpath, stat } from 'node:fs/promises';
 import { comparePaths } from './discover/discover.js';
 import { UserError } from './errors.js';
 import { ReferenceGraph } from './graph/graph.js';
@@ -8,11 +7,12 @@ import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
 import { tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
-import { type RankingName, rankDefinitions } from './rank/rank.js';
+import { DEFAULT_RANKING, type RelatedRanking, rankDefinitions, rankRelated } from './rank/rank.js';
+import { relatedEntries } from './rank/layout.js';
 import type { MapBlock } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
 import type { FileTags, SkipReason, SkippedFile } from './types.js';
-import { toRootRelative } from './paths.js';
+import { resolveRoot, toRootRelative } from './paths.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor } from './request.js';
 
@@ -37,25 +37,30 @@ export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' |
   cacheDir?: string;
 }
 
-/** Resolves and checks a repository root: its real path, which must be a directory. */
-export async function resolveRoot(root: string): Promise<string> {
-  let real: string;
-  try {
-    real = await realpath(root);
-  } catch {
-    throw new UserError(`repository root ${root} does not exist`);
-  }
-  if (!(await stat(real)).isDirectory()) throw new UserError(`repository root ${root} is not a directory`);
-  return real;
+export { resolveRoot } from './paths.js';
+
+/** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
+export async function openRepository(options: BuildMapOptions): Promise<{ index: RepoIndex; graph: ReferenceGraph }> {
+  const root = await resolveRoot(options.root);
+  const cacheDir = options.cacheDir ?? defaultCacheDir(root);
+  const index = await indexRepository({ ...options, root, cacheDir });
+  return { index, graph: ReferenceGraph.fromRecords(index.records) };
 }
 
 /** Index (with the persistent cache) and map a repository in-process. */
 export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
-  const root = await resolveRoot(options.root);
-  const cacheDir = options.cacheDir ?? defaultCacheDir(root);
-  const index = await indexRepository({ ...options, root, cacheDir });
-  const graph = ReferenceGraph.fromRecords(index.records);
+  const { index, graph } = await openRepository(options);
   return mapFromIndex(index, graph, options);
+}
+
+/** Each file's PageRank with no personalization: how central it is to the whole repository. */
+export function centrality(graph: ReferenceGraph): Map<string, number> {
+  const none = new Set<string>();
+  return rankDefinitions(graph.compile({ chatFiles: none, mentionedIdents: none }), {
+    chatFiles: none,
+    mentionedFiles: none,
+    mentionedIdents: none,
+  }).fileRank;
 }
 
 /** The map of an indexed repository for one request. The daemon calls this on its hot graph. */
@@ -73,32 +78,37 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     for (const path of mentionedFiles(request.message, index.paths, chatFiles)) mentioned.add(path);
   }
 
-  const ranking = rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), {
-    chatFiles,
-    mentionedFiles: mentioned,
-    mentionedIdents,
-  });
   const tagsByPath = new Map<string, FileTags>();
   for (const record of index.records) if (record.tags) tagsByPath.set(record.path, record.tags);
+  const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents };
+  const aider = (request.ranking ?? DEFAULT_RANKING) === 'aider';
+  const ranking = aider
+    ? rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), rankRequest)
+    : rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, (path) => tagsByPath.get(path));
   const rankOf = (path: string) => ranking.fileRank.get(path) ?? 0;
 
   // Candidates in order: important files, ranked definitions, then every other file by rank.
   const important = importantFiles(index.paths).filter((path) => !chatFiles.has(path));
   const entries: PackEntry[] = important.map((path) => ({ path, rank: rankOf(path) }));
-  for (const { path, ident } of ranking.definitions) {
-    const tags = tagsByPath.get(path);
-    for (const def of tags?.defs ?? []) if (def.name === ident) entries.push({ path, rank: rankOf(path), def });
+  if (aider) {
+    for (const { path, ident } of ranking.definitions) {
+      const tags = tagsByPath.get(path);
+      for (const def of tags?.defs ?? []) if (def.name === ident) entries.push({ path, rank: rankOf(path), def });
+    }
   }
   const byRank = [...tagsByPath.keys()]
     .filter((path) => !chatFiles.has(path))
     .sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
-  for (const path of byRank) entries.push({ path, rank: rankOf(path) });
+  if (aider) for (const path of byRank) entries.push({ path, rank: rankOf(path) });
+  // This project's ranking: the fused file order names files first, then shows their definitions.
+  else entries.push(...relatedEntries(ranking as RelatedRanking, byRank, tagsByPath, budget - countTokens(important.join('\n')), countTokens));
 
   // Important files are named in the map even without a grammar: they are not skipped.
   const shownAnyway = new Set(important);
   const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
   const skipped = countSkips(skippedFiles);
-  const packed = packMap(entries, (path) => tagsByPath.get(path), budget, countTokens, skipFooter(skipped));
+  const style = { preamble: request.preamble, markdown: request.markdown };
+  const packed = packMap(entries, (path) => tagsByPath.get(path), budget, countTokens, skipFooter(skipped), style);
   return {
     root: index.root,
     text: packed.text,

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from './errors.js';
@@ -25,4 +26,22 @@ export function toRootRelative(root: string, path: string, base: string = root):
     throw new UserError(`${path} is outside the repository root ${root}`);
   }
   return rel.split(sep).join('/');
+}
+
+/** Resolves and checks a repository root: its real path, which must be a directory. */
+export async function resolveRoot(root: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(root);
+  } catch {
+    throw new UserError(`repository root ${root} does not exist`);
+  }
+  if (!(await stat(real)).isDirectory()) throw new UserError(`repository root ${root} is not a directory`);
+  return real;
+}
+
+/** This package's version, from its package.json. */
+export async function packageVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
 }

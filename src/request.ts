@@ -22,6 +22,10 @@ export interface MapRequest {
   maxTokens?: number;
   /** tiktoken encoding used to count tokens (default cl100k_base). */
   encoding?: string;
+  /** Start the map with a short instruction that the files shown are read-only summaries. */
+  preamble?: boolean;
+  /** Put each file's lines in a fenced block (markdown), for chat UIs. */
+  markdown?: boolean;
   /** Which ranking model orders the map (default: this project's; 'aider' reproduces Aider's). */
   ranking?: RankingName;
 }

@@ -57,7 +57,7 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   assertUserError(runCli(['map', root, '--chat', '/etc/hostname', '--cache-dir', cache]), /outside the repository root/);
   assertUserError(runCli(['map', root, '--chat', 'src/missing.ts', '--cache-dir', cache], { cwd: root }), /chat file src\/missing\.ts does not exist/);
   assertUserError(runCli(['map', root, '--tokens', 'many']), /--tokens takes a positive whole number/);
-  assertUserError(runCli(['map', root, '--format', 'xml']), /--format must be one of text, json/);
+  assertUserError(runCli(['map', root, '--format', 'xml']), /--format must be one of text, markdown, json/);
   assertUserError(runCli(['map', root, '--encoding', 'klingon', '--cache-dir', cache]), /unknown token encoding 'klingon'/);
   assertUserError(runCli(['map', root, root]), /one ROOT/);
   assertUserError(runCli(['frobnicate']), /unknown command 'frobnicate'/);

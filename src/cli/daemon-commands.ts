@@ -2,11 +2,11 @@
 // daemon. Nothing here loads the engine.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DaemonClient, DaemonError, connectOrStart, findRoot } from '../client/client.js';
+import { DaemonClient, DaemonError, findRoot } from '../client/client.js';
 import type { DaemonStatus } from '../daemon/protocol.js';
 import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon/runtime.js';
 import { UserError } from '../errors.js';
-import type { RepoMapJson } from '../map.js';
+import { connect } from '../index.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 
@@ -60,16 +60,20 @@ async function rootOf(positionals: string[], command: string): Promise<string> {
   return findRoot(positionals[0] ?? '.');
 }
 
-/** Runs one request, turning the daemon's error answers into user errors. */
-async function ask<T>(client: DaemonClient, method: string, params?: object): Promise<T> {
+/** Runs one request, turning the daemon's error answers into user errors, then closes. */
+async function answer<T>(request: () => Promise<T>, close: () => void): Promise<T> {
   try {
-    return await client.request<T>(method, params);
+    return await request();
   } catch (err) {
     if (err instanceof DaemonError) throw new UserError(err.message, err.code === -32603 ? 1 : 2);
     throw new UserError(`the daemon stopped answering: ${err instanceof Error ? err.message : String(err)}`, 1);
   } finally {
-    client.close();
+    close();
   }
+}
+
+function ask<T>(client: DaemonClient, method: string, params?: object): Promise<T> {
+  return answer(() => client.request<T>(method, params), () => client.close());
 }
 
 export async function queryCommand(args: string[]): Promise<number> {
@@ -84,8 +88,8 @@ export async function queryCommand(args: string[]): Promise<number> {
   }
   const root = await rootOf(positionals, 'query');
   const { request, format } = requestFromOptions(values, root);
-  const client = await connectOrStart(root, startOptions(values));
-  const map = await ask<RepoMapJson>(client, 'map', request);
+  const repo = await connect(root, startOptions(values));
+  const map = await answer(() => repo.map(request), () => repo.close());
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : map.text);
   return 0;
 }
@@ -97,7 +101,8 @@ export async function startCommand(args: string[]): Promise<number> {
     return 0;
   }
   const root = await rootOf(positionals, 'start');
-  const status = await ask<DaemonStatus>(await connectOrStart(root, startOptions(values)), 'status');
+  const repo = await connect(root, startOptions(values));
+  const status = await answer(() => repo.status(), () => repo.close());
   process.stdout.write(`repomap: daemon for ${root} is running (pid ${status.pid}, ${status.state})\n`);
   return 0;
 }
@@ -140,7 +145,8 @@ export async function restartCommand(args: string[]): Promise<number> {
   }
   const root = await rootOf(positionals, 'restart');
   await stopDaemon(root);
-  const status = await ask<DaemonStatus>(await connectOrStart(root, startOptions(values)), 'status');
+  const repo = await connect(root, startOptions(values));
+  const status = await answer(() => repo.status(), () => repo.close());
   process.stdout.write(`repomap: daemon for ${root} is running (pid ${status.pid}, ${status.state})\n`);
   return 0;
 }

@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import { packageVersion } from '../paths.js';
 
 const HELP = `Usage: repomap <command> [options]
 
@@ -11,6 +12,8 @@ Commands:
   stop [ROOT]      stop ROOT's daemon
   restart [ROOT]   stop, then start ROOT's daemon
   status [ROOT]    show ROOT's daemon (--all: every running daemon)
+  symbols NAME [ROOT]  where NAME is defined and referenced (see 'repomap symbols --help')
+  mcp [ROOT]       serve the Model Context Protocol over stdio (see 'repomap mcp --help')
   eval [ROOT]      score the map against ROOT's git history (see 'repomap eval --help')
   help             show this help
 
@@ -29,6 +32,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   stop: async () => (await import('./daemon-commands.js')).stopCommand,
   restart: async () => (await import('./daemon-commands.js')).restartCommand,
   status: async () => (await import('./daemon-commands.js')).statusCommand,
+  symbols: async () => (await import('./symbols-command.js')).symbolsCommand,
+  mcp: async () => (await import('./mcp-command.js')).mcpCommand,
   eval: async () => (await import('./eval-command.js')).evalCommand,
 };
 
@@ -41,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     }
     if (command === '--version' || command === '-v') {
-      process.stdout.write(`${await version()}\n`);
+      process.stdout.write(`${await packageVersion()}\n`);
       return 0;
     }
     const load = COMMANDS[command];
@@ -55,12 +60,3 @@ export async function main(argv: string[]): Promise<number> {
     throw err;
   }
 }
-
-async function version(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  const { join } = await import('node:path');
-  const { packageRoot } = await import('../paths.js');
-  const pkg = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
-}
-

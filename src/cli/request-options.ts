@@ -15,6 +15,7 @@ export const REQUEST_OPTIONS = {
   'max-tokens': { type: 'string' },
   encoding: { type: 'string' },
   format: { type: 'string' },
+  preamble: { type: 'boolean' },
 } satisfies OptionSpec;
 
 export const REQUEST_HELP = `  --chat FILE          a file the model already has (repeatable): steers the ranking, not shown
@@ -23,7 +24,8 @@ export const REQUEST_HELP = `  --chat FILE          a file the model already has
   --tokens N           token budget (default ${DEFAULT_TOKENS}); x8 when no --chat is given, up to --max-tokens
   --max-tokens N       cap of the enlarged budget (default ${DEFAULT_MAX_TOKENS})
   --encoding NAME      tiktoken encoding for counting (default ${DEFAULT_ENCODING})
-  --format FMT         text (default) or json
+  --format FMT         text (default), markdown (each file in a fenced block) or json
+  --preamble           start the map with an instruction: these files are read-only summaries
 `;
 
 interface RequestValues {
@@ -34,11 +36,13 @@ interface RequestValues {
   'max-tokens'?: string;
   encoding?: string;
   format?: string;
+  preamble?: boolean;
 }
 
 /** The request the options describe; chat files are taken from the current directory and must exist inside the root. */
 export function requestFromOptions(values: RequestValues, root: string): { request: MapRequest; format: 'text' | 'json' } {
-  const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
+  const chosen = choiceOption(values.format, 'format', ['text', 'markdown', 'json'] as const, 'text');
+  const format = chosen === 'json' ? 'json' : 'text';
   const chatFiles = (values.chat ?? []).map((file) => {
     const rel = toRootRelative(root, file, process.cwd());
     if (!existsSync(resolve(root, rel))) throw new UserError(`chat file ${file} does not exist`);
@@ -51,6 +55,8 @@ export function requestFromOptions(values: RequestValues, root: string): { reque
     ...(values.tokens !== undefined ? { tokens: integerOption(values.tokens, 'tokens') } : {}),
     ...(values['max-tokens'] !== undefined ? { maxTokens: integerOption(values['max-tokens'], 'max-tokens') } : {}),
     ...(values.encoding !== undefined ? { encoding: values.encoding } : {}),
+    ...(values.preamble ? { preamble: true } : {}),
+    ...(chosen === 'markdown' ? { markdown: true } : {}),
   };
   return { request, format };
 }

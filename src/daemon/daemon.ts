@@ -7,6 +7,7 @@ import { type ExtractSettings, type PathState, Reconciler } from '../index/index
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
+import { type SymbolQuery, findSymbols } from '../symbols.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
 import { type DaemonStatus, ERROR_CODES, MAX_REQUEST_BYTES, type RpcRequest, type RpcResponse } from './protocol.js';
@@ -277,13 +278,18 @@ export class Daemon {
         await this.settled();
         return mapToJson(mapFromIndex(this.state.index(), this.state.graph, params));
       }
+      case 'symbols': {
+        const query = parseSymbolParams(request.params);
+        await this.settled();
+        return findSymbols(this.state.index(), this.state.centrality(), query);
+      }
       case 'reindex':
         await this.settled();
         return this.serialize(() => this.rediscover());
       case 'shutdown':
         return { stopping: true };
       default:
-        throw new RpcFailure(ERROR_CODES.methodNotFound, `unknown method '${request.method}' (methods: map, status, reindex, shutdown)`);
+        throw new RpcFailure(ERROR_CODES.methodNotFound, `unknown method '${request.method}' (methods: map, symbols, status, reindex, shutdown)`);
     }
   }
 
@@ -394,37 +400,54 @@ function parseRequest(line: string): RpcRequest {
   return { jsonrpc: '2.0', id, method, params };
 }
 
-const STRING_LISTS = ['chatFiles', 'mentionedFiles', 'mentionedIdents'] as const;
-const STRINGS = ['message', 'encoding'] as const;
-const NUMBERS = ['tokens', 'maxTokens'] as const;
+type FieldType = 'strings' | 'string' | 'count' | 'boolean';
 
-/** Checks `map` params field by field; unknown fields are refused so a typo does not pass silently. */
-export function parseMapParams(params: unknown): MapRequest {
+const MAP_FIELDS: Record<string, FieldType> = {
+  chatFiles: 'strings',
+  mentionedFiles: 'strings',
+  mentionedIdents: 'strings',
+  message: 'string',
+  encoding: 'string',
+  ranking: 'string',
+  tokens: 'count',
+  maxTokens: 'count',
+  preamble: 'boolean',
+  markdown: 'boolean',
+};
+
+const SYMBOL_FIELDS: Record<string, FieldType> = { name: 'string', prefix: 'boolean', limit: 'count' };
+
+const FIELD_RULES: Record<FieldType, [(value: unknown) => boolean, string]> = {
+  strings: [(v) => Array.isArray(v) && v.every((item) => typeof item === 'string'), 'an array of strings'],
+  string: [(v) => typeof v === 'string', 'a string'],
+  count: [(v) => typeof v === 'number' && Number.isInteger(v) && v > 0, 'a positive whole number'],
+  boolean: [(v) => typeof v === 'boolean', 'true or false'],
+};
+
+/** Checks params field by field; unknown fields are refused so that a typo does not pass silently. */
+function checkFields(params: unknown, fields: Record<string, FieldType>): Record<string, unknown> {
   if (params === undefined) return {};
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
     throw new RpcFailure(ERROR_CODES.invalidParams, 'params must be an object');
   }
-  const known = new Set<string>([...STRING_LISTS, ...STRINGS, ...NUMBERS]);
-  const fields = params as Record<string, unknown>;
-  for (const key of Object.keys(fields)) {
-    if (!known.has(key)) throw new RpcFailure(ERROR_CODES.invalidParams, `unknown param '${key}' (known: ${[...known].join(', ')})`);
+  const given = params as Record<string, unknown>;
+  for (const [key, value] of Object.entries(given)) {
+    const type = fields[key];
+    if (!type) throw new RpcFailure(ERROR_CODES.invalidParams, `unknown param '${key}' (known: ${Object.keys(fields).join(', ')})`);
+    const [valid, what] = FIELD_RULES[type];
+    if (value !== undefined && !valid(value)) throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be ${what}`);
   }
-  for (const key of STRING_LISTS) {
-    const value = fields[key];
-    if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) {
-      throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be an array of strings`);
-    }
-  }
-  for (const key of STRINGS) {
-    if (fields[key] !== undefined && typeof fields[key] !== 'string') throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be a string`);
-  }
-  for (const key of NUMBERS) {
-    const value = fields[key];
-    if (value !== undefined && !(typeof value === 'number' && Number.isInteger(value) && value > 0)) {
-      throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be a positive whole number`);
-    }
-  }
-  return fields as MapRequest;
+  return given;
+}
+
+export function parseMapParams(params: unknown): MapRequest {
+  return checkFields(params, MAP_FIELDS) as MapRequest;
+}
+
+function parseSymbolParams(params: unknown): SymbolQuery {
+  const fields = checkFields(params, SYMBOL_FIELDS);
+  if (typeof fields.name !== 'string' || fields.name === '') throw new RpcFailure(ERROR_CODES.invalidParams, 'name must be a non-empty string');
+  return fields as unknown as SymbolQuery;
 }
 
 /** Whether something answers on a Unix socket (a live daemon), within a short wait. */

@@ -1,6 +1,7 @@
 import { comparePaths } from '../discover/discover.js';
 import { ReferenceGraph } from '../graph/graph.js';
 import { type IndexStats, type PathState, type RepoIndex, emptyStats, splitStates } from '../index/indexer.js';
+import { centrality } from '../map.js';
 
 /**
  * The daemon's hot view of a repository: the state of every discovered path and the reference
@@ -11,6 +12,7 @@ export class RepoState {
   readonly stats: IndexStats = emptyStats();
   private readonly states = new Map<string, PathState>();
   private snapshot: RepoIndex | undefined;
+  private fileRank: Map<string, number> | undefined;
 
   constructor(readonly root: string) {}
 
@@ -38,7 +40,13 @@ export class RepoState {
       if (record?.tags) this.graph.setFile(path, record.tags);
       else this.graph.removeFile(path);
     }
-    if (updates.size > 0) this.snapshot = undefined;
+    if (updates.size > 0) this.snapshot = this.fileRank = undefined;
+  }
+
+  /** Unpersonalized PageRank of each file (symbol lookups rank references by it), until the next change. */
+  centrality(): Map<string, number> {
+    this.fileRank ??= centrality(this.graph);
+    return this.fileRank;
   }
 
   /** The repository as the map engine takes it. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { extname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { packageRoot } from '../paths.js';
 
 const require = createRequire(import.meta.url);
@@ -62,7 +62,137 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     loadGrammar: () => require('tree-sitter-go'),
     queryFiles: ['go.scm'],
   },
+  {
+    id: 'java',
+    extensions: ['.java'],
+    grammarPackage: 'tree-sitter-java',
+    loadGrammar: () => require('tree-sitter-java'),
+    queryFiles: ['java.scm'],
+  },
+  {
+    id: 'c',
+    // .h goes to C: a C++ header parses as C with error nodes around its classes and templates,
+    // a C header as C++ mostly fine, but C headers are the common case.
+    extensions: ['.c', '.h'],
+    grammarPackage: 'tree-sitter-c',
+    loadGrammar: () => require('tree-sitter-c'),
+    queryFiles: ['c.scm'],
+  },
+  {
+    id: 'cpp',
+    extensions: ['.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp'],
+    grammarPackage: 'tree-sitter-cpp',
+    loadGrammar: () => require('tree-sitter-cpp'),
+    queryFiles: ['cpp.scm', 'c.scm'],
+  },
+  {
+    id: 'csharp',
+    extensions: ['.cs'],
+    grammarPackage: 'tree-sitter-c-sharp',
+    loadGrammar: () => loadNativeGrammar('tree-sitter-c-sharp'),
+    queryFiles: ['csharp.scm'],
+  },
+  {
+    id: 'ruby',
+    extensions: ['.rb', '.rake', '.gemspec', '.ru'],
+    grammarPackage: 'tree-sitter-ruby',
+    loadGrammar: () => require('tree-sitter-ruby'),
+    queryFiles: ['ruby.scm'],
+  },
+  {
+    id: 'php',
+    extensions: ['.php'],
+    grammarPackage: 'tree-sitter-php',
+    // `php` parses whole files, HTML around <?php ... ?> included; `php_only` expects bare PHP.
+    loadGrammar: () => require('tree-sitter-php').php,
+    queryFiles: ['php.scm'],
+  },
+  {
+    id: 'kotlin',
+    extensions: ['.kt', '.kts'],
+    grammarPackage: '@tree-sitter-grammars/tree-sitter-kotlin',
+    loadGrammar: () => require('@tree-sitter-grammars/tree-sitter-kotlin'),
+    queryFiles: ['kotlin.scm'],
+  },
+  {
+    id: 'scala',
+    extensions: ['.scala', '.sc'],
+    grammarPackage: 'tree-sitter-scala',
+    loadGrammar: () => require('tree-sitter-scala'),
+    queryFiles: ['scala.scm'],
+  },
+  {
+    id: 'bash',
+    extensions: ['.sh', '.bash'],
+    grammarPackage: 'tree-sitter-bash',
+    loadGrammar: () => require('tree-sitter-bash'),
+    queryFiles: ['bash.scm'],
+  },
+  {
+    id: 'lua',
+    extensions: ['.lua'],
+    grammarPackage: '@tree-sitter-grammars/tree-sitter-lua',
+    loadGrammar: () => loadNativeGrammar('@tree-sitter-grammars/tree-sitter-lua'),
+    queryFiles: ['lua.scm'],
+  },
+  {
+    id: 'elixir',
+    extensions: ['.ex', '.exs'],
+    grammarPackage: 'tree-sitter-elixir',
+    loadGrammar: () => require('tree-sitter-elixir'),
+    queryFiles: ['elixir.scm'],
+  },
+  {
+    id: 'haskell',
+    extensions: ['.hs'],
+    grammarPackage: 'tree-sitter-haskell',
+    loadGrammar: () => require('tree-sitter-haskell'),
+    queryFiles: ['haskell.scm'],
+  },
+  {
+    id: 'ocaml',
+    extensions: ['.ml'],
+    grammarPackage: 'tree-sitter-ocaml',
+    loadGrammar: () => require('tree-sitter-ocaml').ocaml,
+    queryFiles: ['ocaml.scm'],
+  },
 ];
+
+/**
+ * Loads the native grammar of a package whose entry point is an ES module with top-level await
+ * (tree-sitter-c-sharp 0.23.5, @tree-sitter-grammars/tree-sitter-lua 0.4.1), which require()
+ * rejects and loadGrammar, being synchronous, cannot import(). It does what that entry point
+ * does: node-gyp-build finds the package's prebuilt (or locally built) binary, and the grammar's
+ * node types are attached as the tree-sitter binding expects.
+ */
+function loadNativeGrammar(pkg: string): unknown {
+  const manifest = require.resolve(`${pkg}/package.json`);
+  const requireFromPackage = createRequire(manifest);
+  const grammar = requireFromPackage('node-gyp-build')(dirname(manifest)) as { nodeTypeInfo?: unknown };
+  try {
+    grammar.nodeTypeInfo = requireFromPackage('./src/node-types.json');
+  } catch {
+    // Optional, as in the package's own entry point: queries do not need it.
+  }
+  return grammar;
+}
+
+// Which grammars this thread has loaded, for tests and diagnostics: each loadGrammar is wrapped
+// to note its language once it has succeeded.
+const loadedIds = new Set<string>();
+for (const lang of LANGUAGES) {
+  const loadGrammar = lang.loadGrammar;
+  lang.loadGrammar = () => {
+    const grammar = loadGrammar();
+    loadedIds.add(lang.id);
+    return grammar;
+  };
+}
+
+/** Ids of the languages whose grammar was loaded in this thread, sorted. */
+export function loadedLanguages(): string[] {
+  return [...loadedIds].sort();
+}
 
 const byExtension = new Map<string, LanguageSpec>();
 for (const lang of LANGUAGES) for (const ext of lang.extensions) byExtension.set(ext, lang);

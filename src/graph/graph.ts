@@ -171,6 +171,95 @@ export class ReferenceGraph {
     }
     return { paths, csr: { nodeCount: paths.length, offsets, targets, weights }, edgeIdent, idents };
   }
+
+  /**
+   * The graph of the 'repomap' ranking. Every file with tags is a node, linked or not. A reference
+   * resolves to the definers in the referencing file's own folder when there are any (a Go package,
+   * a sibling module), else to every definer, its weight (Aider's multipliers times the square root
+   * of the count) split evenly among them rather than copied to each. Each link runs both ways:
+   * a file is related to what it uses and to what uses it.
+   */
+  compileRelated(request: EdgeRequest): RelatedGraph {
+    const paths: string[] = [];
+    this.graph.forEachNode((node) => {
+      paths.push(node.id as string);
+    });
+    paths.sort(comparePaths);
+    const index = new Map(paths.map((path, i) => [path, i]));
+    const identIndex = new Map<string, number>();
+    const idents: string[] = [];
+    const identId = (ident: string): number => {
+      let id = identIndex.get(ident);
+      if (id === undefined) {
+        id = idents.length;
+        idents.push(ident);
+        identIndex.set(ident, id);
+      }
+      return id;
+    };
+
+    // Edges by source node: [target, ident, weight, forward].
+    const out: Array<Array<[number, number, number, number]>> = paths.map(() => []);
+    for (let u = 0; u < paths.length; u++) {
+      const path = paths[u];
+      const node = this.graph.getNode(path)!;
+      const folder = path.slice(0, path.lastIndexOf('/') + 1);
+      const chatMul = request.chatFiles.has(path) ? RELATED_WEIGHTS.fromChatFile : 1;
+      for (const ident of [...node.data.referenced.keys()].sort(comparePaths)) {
+        const definers = this.definers.get(ident);
+        if (!definers) continue;
+        let targets = [...definers].filter((definer) => definer !== path);
+        if (targets.length === 0) continue;
+        const near = targets.filter((definer) => definer.lastIndexOf('/') + 1 === folder.length && definer.startsWith(folder));
+        if (near.length > 0) targets = near;
+        targets.sort(comparePaths);
+        const mul = identifierMultiplier(ident, definers.size, request.mentionedIdents) * chatMul;
+        const weight = (mul * Math.sqrt(node.data.referenced.get(ident)!)) / targets.length;
+        const id = identId(ident);
+        for (const target of targets) {
+          const v = index.get(target)!;
+          out[u].push([v, id, weight, 1]);
+          if (RELATED_WEIGHTS.reverse > 0) out[v].push([u, id, weight * RELATED_WEIGHTS.reverse, 0]);
+        }
+      }
+    }
+
+    const edgeCount = out.reduce((sum, edges) => sum + edges.length, 0);
+    const offsets = new Uint32Array(paths.length + 1);
+    const targets = new Uint32Array(edgeCount);
+    const weights = new Float64Array(edgeCount);
+    const edgeIdent = new Uint32Array(edgeCount);
+    const forward = new Uint8Array(edgeCount);
+    let e = 0;
+    for (let u = 0; u < paths.length; u++) {
+      for (const [target, ident, weight, isForward] of out[u]) {
+        targets[e] = target;
+        weights[e] = weight;
+        edgeIdent[e] = ident;
+        forward[e] = isForward;
+        e++;
+      }
+      offsets[u + 1] = e;
+    }
+    return { paths, csr: { nodeCount: paths.length, offsets, targets, weights }, edgeIdent, idents, forward };
+  }
+}
+
+/**
+ * The weights of this project's model (the 'repomap' ranking), chosen by `repomap eval` over a
+ * dev set of public repositories (see the README).
+ */
+export const RELATED_WEIGHTS = {
+  /** A link also runs from the definer back to the referencing file, with this share of its weight. */
+  reverse: 1,
+  /** References from the chat file: personalization already starts the walk there. */
+  fromChatFile: 1,
+} as const;
+
+/** The graph of the 'repomap' ranking: forward (reference -> definition) and reverse edges. */
+export interface RelatedGraph extends CompiledGraph {
+  /** Per edge, 1 when it runs from a referencing file to a definer (the edges that rank definitions). */
+  forward: Uint8Array;
 }
 
 /** Aider's per-identifier multiplier: mentions and long compound names up, private and ubiquitous names down. */

@@ -1,5 +1,4 @@
-import type { MapBlock } from '../render/render.js';
-import { renderText } from '../render/render.js';
+import { type MapBlock, type RenderStyle, renderText } from '../render/render.js';
 import type { DefTag, FileTags } from '../types.js';
 import type { TokenCounter } from './tokens.js';
 
@@ -30,10 +29,11 @@ export function packMap(
   budget: number,
   countTokens: TokenCounter,
   footer: string,
+  style: RenderStyle = {},
 ): PackResult {
   const render = (chosen: readonly number[]): PackResult => {
     const blocks = buildBlocks(entries, chosen, tagsOf);
-    const text = renderText(blocks, footer);
+    const text = renderText(blocks, footer, style);
     return { blocks, text, tokens: countTokens(text) };
   };
   const prefix = (k: number) => Array.from({ length: k }, (_, i) => i);

@@ -12,23 +12,41 @@ export interface MapBlock {
   lineCount: number;
 }
 
+/** How the map is dressed for a prompt. */
+export interface RenderStyle {
+  /** Start with a short instruction: these are read-only summaries until added to the chat. */
+  preamble?: boolean;
+  /** Put each file's lines in a fenced code block, for chat UIs that render markdown. */
+  markdown?: boolean;
+}
+
+/** Aider's framing of the map as a prompt block. */
+export const PREAMBLE = [
+  'Here are summaries of some files present in my git repository.',
+  'Do not propose changes to these files, treat them as *read-only*.',
+  'If you need to edit any of these files, ask me to *add them to the chat* first.',
+].join('\n');
+
 /**
  * Renders blocks as the text map: `path:` then `│`-prefixed shown lines with `⋮` wherever lines
  * are elided; a block with nothing to show is its bare path. A blank line separates blocks,
  * except between consecutive bare paths. An optional footer ends the map.
  */
-export function renderText(blocks: readonly MapBlock[], footer = ''): string {
+export function renderText(blocks: readonly MapBlock[], footer = '', style: RenderStyle = {}): string {
   const out: string[] = [];
+  if (style.preamble && blocks.length > 0) out.push(PREAMBLE, '');
+  const start = out.length;
   let previousBare = true;
   for (const block of blocks) {
     const bare = block.lines.length === 0;
-    if (out.length > 0 && !(bare && previousBare)) out.push('');
+    if (out.length > start && !(bare && previousBare)) out.push('');
     previousBare = bare;
     if (bare) {
       out.push(block.path);
       continue;
     }
     out.push(`${block.path}:`);
+    if (style.markdown) out.push('```');
     let next = 0; // the first line not yet accounted for
     for (const { line, text } of block.lines) {
       if (line > next) out.push(ELIDED_MARK);
@@ -36,6 +54,7 @@ export function renderText(blocks: readonly MapBlock[], footer = ''): string {
       next = line + 1;
     }
     if (next < block.lineCount) out.push(ELIDED_MARK);
+    if (style.markdown) out.push('```');
   }
   if (footer) {
     if (out.length > 0) out.push('');

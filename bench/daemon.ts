@@ -1,0 +1,222 @@
+// repomapd benchmark: map latency on a warm daemon, save-to-map latency, client start-up, daemon
+// memory, warm restart; compared in the same run with `repomap map` in-process.
+//
+//   npm run bench:daemon -- --repo DIR [--requests 200] [--saves 20] [--workers N] [--json FILE]
+
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DaemonClient } from '../src/client/client.js';
+import type { DaemonStatus } from '../src/daemon/protocol.js';
+import { daemonPaths } from '../src/daemon/runtime.js';
+import { languageForPath } from '../src/extract/languages.js';
+import type { RepoMapJson } from '../src/map.js';
+import { packageRoot } from '../src/paths.js';
+
+const BIN = join(packageRoot, 'bin', 'repomap.js');
+const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
+
+const { values } = parseArgs({
+  options: {
+    repo: { type: 'string' },
+    requests: { type: 'string', default: '200' },
+    saves: { type: 'string', default: '20' },
+    workers: { type: 'string', default: String(os.availableParallelism()) },
+    json: { type: 'string' },
+  },
+});
+if (!values.repo) {
+  process.stderr.write('usage: npm run bench:daemon -- --repo DIR [--requests 200] [--saves 20] [--workers N] [--json FILE]\n');
+  process.exit(2);
+}
+const root = resolve(values.repo);
+const requests = Number(values.requests);
+const saves = Number(values.saves);
+const workers = Number(values.workers);
+
+const scratch = mkdtempSync(join(os.tmpdir(), 'repomap-bench-daemon-'));
+const runtime = join(scratch, 'run');
+const cacheDir = join(scratch, 'cache');
+const env = { ...process.env, XDG_RUNTIME_DIR: runtime };
+const socket = daemonPaths(root, join(runtime, 'repomap')).socket;
+
+/** A seeded generator, so two runs ask the same requests. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const summary = (ms: number[]) => {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), min: sorted[0], max: sorted[sorted.length - 1], n: ms.length };
+};
+
+async function call<T>(method: string, params?: object): Promise<T> {
+  const client = await DaemonClient.connect(socket);
+  try {
+    return await client.request<T>(method, params);
+  } finally {
+    client.close();
+  }
+}
+
+async function startDaemon(): Promise<{ readyMs: number; exited: Promise<void> }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [DAEMON, root, '--workers', String(workers), '--cache-dir', cacheDir, '--idle-timeout', '0'], {
+    env,
+    stdio: 'ignore',
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  for (;;) {
+    try {
+      await call('map', { tokens: 64, chatFiles: [] });
+      return { readyMs: performance.now() - started, exited };
+    } catch {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+function sourceFiles(): string[] {
+  const listed = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 });
+  return listed.split('\0').filter((path) => path && languageForPath(path));
+}
+
+async function main(): Promise<void> {
+  mkdirPrivate(runtime);
+  const files = sourceFiles();
+  const rand = random(42);
+  const pick = () => files[Math.floor(rand() * files.length)];
+
+  const cold = await startDaemon();
+  const afterCold = await call<DaemonStatus>('status');
+
+  // Map latency: one connection, as an agent's client would keep; varied chat files and mentions.
+  const client = await DaemonClient.connect(socket);
+  const latencies: number[] = [];
+  const idents = ['init', 'parse', 'config', 'error', 'handler', 'request', 'build', 'test'];
+  for (let i = 0; i < requests; i++) {
+    const params = { chatFiles: [pick(), ...(i % 3 === 0 ? [pick()] : [])], mentionedIdents: [idents[i % idents.length]], tokens: 1024 };
+    const t0 = performance.now();
+    await client.request<RepoMapJson>('map', params);
+    latencies.push(performance.now() - t0);
+  }
+  client.close();
+
+  // Save to map: save a file with a new definition and ask until the map shows it. (A new file,
+  // named in the request, so the definition ranks first whatever the budget.)
+  const saveLatencies: number[] = [];
+  const dirs = [...new Set(files.map((path) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '')))];
+  for (let i = 0; i < saves; i++) {
+    const dir = dirs[Math.floor(rand() * dirs.length)];
+    const name = `repomap_bench_saved_${i}_${process.pid}`;
+    const path = `${dir ? `${dir}/` : ''}${name}.py`;
+    const abs = join(root, path);
+    const t0 = performance.now();
+    writeFileSync(abs, `def ${name}():\n    pass\n`);
+    try {
+      for (;;) {
+        const map = await call<RepoMapJson>('map', { mentionedFiles: [path], tokens: 256, maxTokens: 256 });
+        if (map.text.includes(name)) break;
+        if (performance.now() - t0 > 10_000) throw new Error(`save of ${path} not reflected in 10 s`);
+      }
+      saveLatencies.push(performance.now() - t0);
+    } finally {
+      rmSync(abs, { force: true });
+    }
+  }
+
+  // Client start-up: the thin client asking for status, against `node -e 0` as the floor.
+  const clientRuns: number[] = [];
+  const nodeRuns: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    let t0 = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    nodeRuns.push(performance.now() - t0);
+    t0 = performance.now();
+    spawnSync(process.execPath, [BIN, 'status', root], { env });
+    clientRuns.push(performance.now() - t0);
+  }
+  const queryRuns: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const t0 = performance.now();
+    spawnSync(process.execPath, [BIN, 'query', root, '--chat', pick(), '--tokens', '1024'], { env, cwd: root });
+    queryRuns.push(performance.now() - t0);
+  }
+
+  // Warm restart: stop, start again with nothing changed.
+  await call('shutdown');
+  await cold.exited;
+  const warm = await startDaemon();
+  const afterWarm = await call<DaemonStatus>('status');
+  await call('shutdown');
+  await warm.exited;
+
+  // The same map in-process, warm cache, for comparison.
+  const inProcess: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    spawnSync(process.execPath, [BIN, 'map', root, '--cache-dir', cacheDir, '--workers', String(workers), '--chat', pick(), '--tokens', '1024', '--quiet'], { cwd: root });
+    inProcess.push(performance.now() - t0);
+  }
+
+  const report = {
+    machine: { cores: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    repo: { root, sourceFiles: files.length, commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim() },
+    workers,
+    coldStartMs: cold.readyMs,
+    rssAfterColdMiB: afterCold.memory.rssBytes / 2 ** 20,
+    indexed: afterCold.indexed,
+    mapLatencyMs: summary(latencies),
+    saveToMapMs: summary(saveLatencies),
+    clientStatusMs: summary(clientRuns),
+    nodeStartupMs: summary(nodeRuns),
+    queryCommandMs: summary(queryRuns),
+    warmStartMs: warm.readyMs,
+    warmStartParsed: afterWarm.parsed,
+    inProcessWarmMapMs: summary(inProcess),
+  };
+  const f = (n: number) => n.toFixed(1).padStart(9);
+  const lines = [
+    `machine: ${report.machine.cores} cores (${report.machine.model}), ${report.machine.memoryGiB} GiB, node ${report.machine.node}`,
+    `repo: ${root} (${files.length} source files, ${report.repo.commit.slice(0, 12)}), ${workers} workers`,
+    '',
+    `${'figure'.padEnd(40)}${'p50'.padStart(9)}${'p95'.padStart(9)}${'min'.padStart(9)}${'max'.padStart(9)}`,
+    ...(
+      [
+        ['map request, warm daemon (ms)', report.mapLatencyMs],
+        ['save to map (ms)', report.saveToMapMs],
+        ['repomap status, client start-up (ms)', report.clientStatusMs],
+        ['node -e 0, floor (ms)', report.nodeStartupMs],
+        ['repomap query, whole command (ms)', report.queryCommandMs],
+        ['repomap map in-process, warm (ms)', report.inProcessWarmMapMs],
+      ] as const
+    ).map(([name, s]) => `${name.padEnd(40)}${f(s.p50)}${f(s.p95)}${f(s.min)}${f(s.max)}`),
+    '',
+    `cold start to first map: ${(report.coldStartMs / 1000).toFixed(1)} s, ${report.indexed} files indexed, RSS after it ${report.rssAfterColdMiB.toFixed(0)} MiB`,
+    `warm restart to first map: ${(report.warmStartMs / 1000).toFixed(2)} s (${report.warmStartParsed} files parsed)`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n');
+}
+
+function mkdirPrivate(dir: string): void {
+  execFileSync('mkdir', ['-p', dir]);
+  chmodSync(dir, 0o700);
+}
+
+try {
+  await main();
+} finally {
+  if (existsSync(socket)) await call('shutdown').catch(() => {});
+  rmSync(scratch, { recursive: true, force: true });
+}

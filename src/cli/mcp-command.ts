@@ -1,0 +1,52 @@
+import { resolve } from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { findRoot } from '../client/client.js';
+import { UserError } from '../errors.js';
+import { createMcpServer } from '../mcp/server.js';
+import { packageVersion } from '../paths.js';
+import { integerOption, parseCommandArgs } from './args.js';
+
+export const MCP_HELP = `Usage: repomap mcp [ROOT] [options]
+
+Serves the Model Context Protocol over stdio for the repository containing ROOT (default: the
+current directory), backed by its daemon (started when needed). Tools: repo_map, find_symbol,
+repo_status. Configure an MCP client with:
+
+  {"mcpServers": {"repomap": {"command": "node", "args": ["/path/to/repomap/bin/repomap.js", "mcp", "/path/to/repo"]}}}
+
+Options (used when this starts the daemon):
+  --cache-dir DIR      the daemon's tag cache
+  --workers N          the daemon's parse threads
+  --exclude GLOB       paths the daemon leaves out (repeatable)
+  --idle-timeout SECS  the daemon exits after this long without a request (default 1800)
+  -h, --help           show this help
+`;
+
+export async function mcpCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('mcp', args, {
+    'cache-dir': { type: 'string' },
+    workers: { type: 'string' },
+    exclude: { type: 'string', multiple: true },
+    'idle-timeout': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(MCP_HELP);
+    return 0;
+  }
+  if (positionals.length > 1) throw new UserError(`mcp takes one ROOT, got ${positionals.length}`);
+  const idle = values['idle-timeout'];
+  if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
+  const root = await findRoot(positionals[0] ?? '.');
+  const server = createMcpServer(root, await packageVersion(), {
+    cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
+    workers: integerOption(values.workers, 'workers'),
+    exclude: values.exclude ?? [],
+    idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
+  });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((done) => (transport.onclose = done));
+  await server.connect(transport);
+  await closed;
+  return 0;
+}

@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import { UserError } from '../errors.js';
+import { connect, findSymbolsIn } from '../index.js';
+import { resolveRoot } from '../paths.js';
+import { DEFAULT_SYMBOL_LIMIT, type SymbolAnswer, renderSymbols } from '../symbols.js';
+import { choiceOption, integerOption, parseCommandArgs } from './args.js';
+
+export const SYMBOLS_HELP = `Usage: repomap symbols NAME [ROOT] [options]
+
+Where NAME is defined (path, line, kind, signature line, enclosing scopes) and where it is
+referenced (path, line, the line's text): definitions first, then references, the most central
+referencing files first (by the PageRank of the map).
+
+Options:
+  --prefix             match names starting with NAME, ignoring case
+  --limit N            at most N definitions and N references (default ${DEFAULT_SYMBOL_LIMIT})
+  --format FMT         text (default) or json
+  --daemon             ask ROOT's daemon (started if needed) instead of indexing in this process
+  --cache-dir DIR      the tag cache (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
+  --exclude GLOB       leave out matching paths (repeatable)
+  --workers N          parse threads for the index (default: the cores available)
+  -h, --help           show this help
+`;
+
+export async function symbolsCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('symbols', args, {
+    prefix: { type: 'boolean' },
+    limit: { type: 'string' },
+    format: { type: 'string' },
+    daemon: { type: 'boolean' },
+    'cache-dir': { type: 'string' },
+    exclude: { type: 'string', multiple: true },
+    workers: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(SYMBOLS_HELP);
+    return 0;
+  }
+  const [name, dir, ...extra] = positionals;
+  if (!name) throw new UserError("symbols needs a NAME (see 'repomap symbols --help')");
+  if (extra.length > 0) throw new UserError(`symbols takes NAME and one ROOT, got also: ${extra.join(' ')}`);
+  const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
+  const query = { name, prefix: values.prefix ?? false, limit: integerOption(values.limit, 'limit') ?? DEFAULT_SYMBOL_LIMIT };
+  const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : undefined;
+  let answer: SymbolAnswer;
+  if (values.daemon) {
+    const repo = await connect(dir ?? '.', { cacheDir, exclude: values.exclude, workers: integerOption(values.workers, 'workers') });
+    try {
+      answer = await repo.symbols(query);
+    } finally {
+      repo.close();
+    }
+  } else {
+    const root = await resolveRoot(dir ?? '.');
+    answer = await findSymbolsIn({ root, cacheDir, exclude: values.exclude ?? [], workers: integerOption(values.workers, 'workers'), ...query });
+  }
+  process.stdout.write(format === 'json' ? JSON.stringify(answer, null, 2) + '\n' : renderSymbols(answer));
+  return 0;
+}

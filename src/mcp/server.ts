@@ -1,0 +1,98 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { DaemonError, type StartOptions } from '../client/client.js';
+import { type RepomapDaemon, connect } from '../index.js';
+import { renderSymbols } from '../symbols.js';
+
+type ToolResult = { content: Array<{ type: 'text'; text: string }>; isError?: boolean };
+
+/**
+ * The MCP server: three tools backed by the repository's daemon (started when needed, and
+ * started again if it went away). A failing call is a tool error, never a dead server.
+ */
+export function createMcpServer(root: string, version: string, options: StartOptions = {}): McpServer {
+  const server = new McpServer({ name: 'repomap', version });
+  let daemon: Promise<RepomapDaemon> | undefined;
+
+  // Runs a request on the daemon; a lost connection (an idle daemon exited) reconnects once.
+  const withDaemon = async <T>(ask: (repo: RepomapDaemon) => Promise<T>): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      daemon ??= connect(root, options);
+      try {
+        return await ask(await daemon);
+      } catch (err) {
+        if (err instanceof DaemonError || attempt > 0) throw err;
+        (await daemon.catch(() => undefined))?.close();
+        daemon = undefined;
+      }
+    }
+  };
+  const tool = async (run: () => Promise<string>): Promise<ToolResult> => {
+    try {
+      return { content: [{ type: 'text', text: await run() }] };
+    } catch (err) {
+      return { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
+    }
+  };
+
+  server.registerTool(
+    'repo_map',
+    {
+      title: 'Repository map',
+      description:
+        'A ranked, token-budgeted outline of this repository: the files and the signature lines of the classes, ' +
+        'functions and types that matter most to the current task, with their enclosing scopes (│ marks a shown ' +
+        'line, ⋮ elided lines). Call it before editing code you have not seen, to find what already exists and ' +
+        'where. Name the files already in the conversation (chat_files) and the files and identifiers the task ' +
+        'mentions: they steer the ranking strongly. The files listed are summaries; read a file in full before changing it.',
+      inputSchema: {
+        chat_files: z.array(z.string()).optional().describe('Paths (relative to the repository root) of files already in the conversation; they are not shown, but what they use ranks first.'),
+        mentioned_files: z.array(z.string()).optional().describe('Paths the user or task mentions.'),
+        mentioned_identifiers: z.array(z.string()).optional().describe('Function, class or variable names the task mentions.'),
+        message: z.string().optional().describe("The user's request as free text; identifiers and file names are taken from it."),
+        max_tokens: z.number().int().positive().optional().describe('The most tokens the map may use (default 1024 with chat_files, 8192 without).'),
+      },
+    },
+    (args) =>
+      tool(async () => {
+        const map = await withDaemon((repo) =>
+          repo.map({
+            chatFiles: args.chat_files,
+            mentionedFiles: args.mentioned_files,
+            mentionedIdents: args.mentioned_identifiers,
+            message: args.message,
+            ...(args.max_tokens ? { tokens: args.max_tokens, maxTokens: args.max_tokens } : {}),
+          }),
+        );
+        return map.text;
+      }),
+  );
+
+  server.registerTool(
+    'find_symbol',
+    {
+      title: 'Find a symbol',
+      description:
+        'Where a name is defined (file, line, kind, signature, enclosing scopes) and where it is referenced ' +
+        '(file, line, the line itself), the most central callers first. Answers "what owns X and who calls it" ' +
+        'without a grep. Use prefix for partial names.',
+      inputSchema: {
+        name: z.string().min(1).describe('The identifier to look up, e.g. authenticate or UserService.'),
+        limit: z.number().int().positive().optional().describe('At most this many definitions and references (default 20).'),
+        prefix: z.boolean().optional().describe('Match names starting with name, ignoring case.'),
+      },
+    },
+    (args) => tool(async () => renderSymbols(await withDaemon((repo) => repo.symbols({ name: args.name, limit: args.limit, prefix: args.prefix })))),
+  );
+
+  server.registerTool(
+    'repo_status',
+    {
+      title: 'Repository index status',
+      description: 'Whether the repository index is ready or still indexing, how many files it covers and skips, and when it last updated.',
+      inputSchema: {},
+    },
+    () => tool(async () => JSON.stringify(await withDaemon((repo) => repo.status()), null, 2)),
+  );
+  return server;
+}

@@ -1,0 +1,79 @@
+// How the 'repomap' ranking spends a budget: breadth first, then depth. A bare path costs a few
+// tokens and a signature line many more, and a change usually needs files more than it needs
+// every signature of one file: so the map first names the best-ranked files, then shows their
+// best definitions round by round (each file's first, then each file's second, ...), then names
+// further files while tokens remain.
+import type { PackEntry } from '../pack/pack.js';
+import type { TokenCounter } from '../pack/tokens.js';
+import type { DefTag, FileTags } from '../types.js';
+import type { RelatedRanking } from './rank.js';
+
+/** Share of the budget spent naming files before any definition is shown. */
+export const NAMED_SHARE = 0.5;
+
+export interface LayoutInput {
+  /** Files in rank order (chat files left out). */
+  files: readonly string[];
+  /** Rank of each file, for the map's `rank` field. */
+  rankOf: (path: string) => number;
+  /** Each file's definitions, best first. */
+  definitionsOf: (path: string) => readonly DefTag[];
+  budget: number;
+  countTokens: TokenCounter;
+}
+
+/** The candidates of a 'repomap' map in order (after the important files): the packer takes the longest prefix that fits. */
+export function layoutEntries({ files, rankOf, definitionsOf, budget, countTokens }: LayoutInput): PackEntry[] {
+  // How many files the named share of the budget can list as bare paths (one line each).
+  let named = 0;
+  for (let used = 0; named < files.length; named++) {
+    used += countTokens(files[named] + '\n');
+    if (used > budget * NAMED_SHARE) break;
+  }
+  const entries: PackEntry[] = files.slice(0, named).map((path) => ({ path, rank: rankOf(path) }));
+  const defs = files.slice(0, named).map((path) => definitionsOf(path));
+  const rounds = Math.max(0, ...defs.map((list) => list.length));
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < named; i++) {
+      const def = defs[i][round];
+      if (def) entries.push({ path: files[i], rank: rankOf(files[i]), def });
+    }
+  }
+  for (const path of files.slice(named)) entries.push({ path, rank: rankOf(path) });
+  return entries;
+}
+
+/** A file's definitions, best first: by rank (highest first), then outermost, then by line. */
+export function definitionsByRank(tags: FileTags | undefined, rankOfIdent: (ident: string) => number): DefTag[] {
+  return [...(tags?.defs ?? [])].sort(
+    (a, b) => rankOfIdent(b.name) - rankOfIdent(a.name) || a.scopes.length - b.scopes.length || a.line - b.line,
+  );
+}
+
+/**
+ * The entries of a 'repomap' map: the fused file order (then every other file, by PageRank), laid
+ * out by layoutEntries with each file's definitions ranked by the forward edges.
+ */
+export function relatedEntries(
+  ranking: RelatedRanking,
+  byRank: readonly string[],
+  tagsByPath: ReadonlyMap<string, FileTags>,
+  budget: number,
+  countTokens: TokenCounter,
+): PackEntry[] {
+  const placed = new Set(ranking.files);
+  const files = [...ranking.files, ...byRank.filter((path) => !placed.has(path))];
+  const defRank = new Map<string, Map<string, number>>();
+  for (const { path, ident, rank } of ranking.definitions) {
+    let idents = defRank.get(path);
+    if (!idents) defRank.set(path, (idents = new Map()));
+    idents.set(ident, rank);
+  }
+  return layoutEntries({
+    files,
+    rankOf: (path) => ranking.fileRank.get(path) ?? 0,
+    definitionsOf: (path) => definitionsByRank(tagsByPath.get(path), (ident) => defRank.get(path)?.get(ident) ?? 0),
+    budget,
+    countTokens,
+  });
+}

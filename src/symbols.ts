@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { comparePaths } from './discover/discover.js';
+import type { RepoIndex } from './index/indexer.js';
+
+export const DEFAULT_SYMBOL_LIMIT = 20;
+
+export interface SymbolQuery {
+  name: string;
+  /** Match names starting with `name` (ignoring case) instead of the exact name. */
+  prefix?: boolean;
+  /** At most this many definitions, and this many references (default 20). */
+  limit?: number;
+}
+
+export interface SymbolDefinition {
+  name: string;
+  path: string;
+  /** 1-based. */
+  line: number;
+  kind: string;
+  signature: string;
+  /** Enclosing scope header lines, outermost first (1-based line numbers). */
+  scopes: Array<{ line: number; text: string }>;
+}
+
+export interface SymbolReference {
+  name: string;
+  path: string;
+  /** 1-based. */
+  line: number;
+  kind: string;
+  text: string;
+  /** PageRank of the referencing file: the most central callers come first. */
+  rank: number;
+}
+
+export interface SymbolAnswer {
+  query: SymbolQuery;
+  definitions: SymbolDefinition[];
+  references: SymbolReference[];
+  /** Matches before the limit was applied. */
+  totalDefinitions: number;
+  totalReferences: number;
+}
+
+/**
+ * Where a name is defined and where it is referenced, from the indexed tags: definitions first
+ * (by path and line), references by the PageRank of the referencing file. Reference lines are
+ * read from the files (inside the root) only for the references returned.
+ */
+export function findSymbols(index: RepoIndex, fileRank: ReadonlyMap<string, number>, query: SymbolQuery): SymbolAnswer {
+  const limit = query.limit ?? DEFAULT_SYMBOL_LIMIT;
+  const wanted = query.prefix ? query.name.toLowerCase() : query.name;
+  const matches = query.prefix ? (name: string) => name.toLowerCase().startsWith(wanted) : (name: string) => name === wanted;
+
+  const definitions: SymbolDefinition[] = [];
+  const references: SymbolReference[] = [];
+  for (const record of index.records) {
+    const tags = record.tags!;
+    const lineText = new Map(tags.lines);
+    for (const def of tags.defs) {
+      if (!matches(def.name)) continue;
+      definitions.push({
+        name: def.name,
+        path: record.path,
+        line: def.line + 1,
+        kind: def.subkind,
+        signature: lineText.get(def.line) ?? '',
+        scopes: def.scopes.map((line) => ({ line: line + 1, text: lineText.get(line) ?? '' })),
+      });
+    }
+    const rank = fileRank.get(record.path) ?? 0;
+    for (const ref of tags.refs) {
+      if (matches(ref.name)) references.push({ name: ref.name, path: record.path, line: ref.line + 1, kind: ref.subkind, text: '', rank });
+    }
+  }
+  definitions.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line);
+  references.sort((a, b) => b.rank - a.rank || comparePaths(a.path, b.path) || a.line - b.line);
+  const shownReferences = references.slice(0, limit);
+  fillLineTexts(index.root, shownReferences);
+  return {
+    query: { ...query, limit },
+    definitions: definitions.slice(0, limit),
+    references: shownReferences,
+    totalDefinitions: definitions.length,
+    totalReferences: references.length,
+  };
+}
+
+function fillLineTexts(root: string, references: SymbolReference[]): void {
+  const linesOf = new Map<string, string[]>();
+  for (const ref of references) {
+    let lines = linesOf.get(ref.path);
+    if (!lines) {
+      try {
+        lines = readFileSync(join(root, ref.path), 'utf8').split('\n');
+      } catch {
+        lines = []; // deleted since it was indexed: the reference stands without its text
+      }
+      linesOf.set(ref.path, lines);
+    }
+    ref.text = (lines[ref.line - 1] ?? '').trim().slice(0, 200);
+  }
+}
+
+/** The answer as text: definitions with their scope lines, then references, most central first. */
+export function renderSymbols(answer: SymbolAnswer): string {
+  const { query } = answer;
+  const what = query.prefix ? `names starting with '${query.name}'` : `'${query.name}'`;
+  const out: string[] = [];
+  const more = (shown: number, total: number) => (total > shown ? ` (${shown} of ${total}; --limit shows more)` : '');
+  out.push(`definitions of ${what}: ${answer.totalDefinitions}${more(answer.definitions.length, answer.totalDefinitions)}`);
+  for (const def of answer.definitions) {
+    out.push(`${def.path}:${def.line} ${def.kind} ${def.name}`);
+    for (const scope of def.scopes) out.push(`  ${scope.line}│${scope.text}`);
+    out.push(`  ${def.line}│${def.signature}`);
+  }
+  out.push('');
+  out.push(`references to ${what}: ${answer.totalReferences}${more(answer.references.length, answer.totalReferences)}, most central first`);
+  for (const ref of answer.references) out.push(`${ref.path}:${ref.line} ${ref.kind}: ${ref.text}`);
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { findSymbolsIn } from '../src/index.js';
+import { copyFixture, runCli, tempDir } from './helpers.js';
+
+test('symbols: definitions with scopes, references with their lines, most central first', async () => {
+  const root = copyFixture('shop');
+  const answer = await findSymbolsIn({ root, cacheDir: tempDir(), name: 'priceOf' });
+  assert.deepEqual(answer.definitions, [
+    {
+      name: 'priceOf',
+      path: 'src/pricing.ts',
+      line: 5,
+      kind: 'function',
+      signature: 'export function priceOf(item: Item, quantity: Quantity): number {',
+      scopes: [],
+    },
+  ]);
+  assert.deepEqual(
+    answer.references.map((ref) => [ref.path, ref.line, ref.kind, ref.text]),
+    [
+      ['src/cart.ts', 2, 'import', "import { priceOf, applyDiscount } from './pricing';"],
+      ['src/cart.ts', 16, 'call', 'return this.lines.reduce((sum, line) => sum + priceOf(line.item, line.quantity), 0);'],
+    ],
+  );
+
+  const method = await findSymbolsIn({ root, cacheDir: tempDir(), name: 'discountedTotal' });
+  assert.deepEqual(method.definitions[0].scopes, [{ line: 4, text: 'export class Cart {' }]);
+  assert.equal(method.references[0].path, 'src/checkout.ts');
+});
+
+test('symbols: references are ordered by the PageRank of the referencing file', async () => {
+  const root = copyFixture('shop');
+  const answer = await findSymbolsIn({ root, cacheDir: tempDir(), name: 'Item' });
+  const ranks = answer.references.map((ref) => ref.rank);
+  assert.ok(answer.references.length >= 4);
+  assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a));
+  assert.ok(ranks[0] > ranks[ranks.length - 1], 'references come from files of different centrality');
+});
+
+test('symbols: --prefix matches partial names ignoring case; --limit cuts both lists', async () => {
+  const root = copyFixture('shop');
+  const answer = await findSymbolsIn({ root, cacheDir: tempDir(), name: 'with', prefix: true });
+  assert.deepEqual(answer.definitions.map((def) => def.name), ['withTax']);
+  const limited = await findSymbolsIn({ root, cacheDir: tempDir(), name: 'd', prefix: true, limit: 2 });
+  assert.equal(limited.definitions.length, 2);
+  assert.ok(limited.totalDefinitions > 2);
+  const refs = await findSymbolsIn({ root, cacheDir: tempDir(), name: 'Item', limit: 3 });
+  assert.equal(refs.references.length, 3);
+  assert.ok(refs.totalReferences > 3);
+});
+
+test('repomap symbols prints text and json; a missing NAME is a user error', () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const text = runCli(['symbols', 'withTax', root, '--cache-dir', cache]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^definitions of 'withTax': 1$/m);
+  assert.match(text.stdout, /^src\/pricing\.ts:13 function withTax$/m);
+  assert.match(text.stdout, /^src\/checkout\.ts:9 call: const total = withTax\(this\.cart\.discountedTotal\(0\)\);$/m);
+  const json = runCli(['symbols', 'withTax', root, '--cache-dir', cache, '--format', 'json']);
+  assert.equal(JSON.parse(json.stdout).definitions[0].path, 'src/pricing.ts');
+  const missing = runCli(['symbols']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /symbols needs a NAME/);
+});
