@@ -23,8 +23,6 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-/** The extensions repomap has grammars for (src/extract/languages.ts). */
-const SOURCE_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs', '.jsx', '.py', '.pyi', '.rs', '.go']);
 /** repomap's defaults for what it skips before parsing (src/index/indexer.ts, src/extract/file.ts). */
 const MAX_FILE_BYTES = 1024 * 1024;
 const MINIFIED_LINE_LENGTH = 2000;
@@ -289,9 +287,14 @@ interface RepomapRun extends Child {
   reportedRssMiB?: number;
 }
 
-function commentFor(path: string): string {
+/** A comment line in the file's language (by extension), appended by the touch step. */
+function commentFor(path: string, run: number): string {
   const ext = extname(path).toLowerCase();
-  return ext === '.py' || ext === '.pyi' ? `# ${TOUCH_MARK}` : `// ${TOUCH_MARK}`;
+  const text = `${TOUCH_MARK} ${run}`;
+  if (['.py', '.pyi', '.rb', '.rake', '.gemspec', '.ru', '.sh', '.bash', '.ex', '.exs'].includes(ext)) return `# ${text}`;
+  if (['.hs', '.lua'].includes(ext)) return `-- ${text}`;
+  if (ext === '.ml') return `(* ${text} *)`;
+  return `// ${text}`;
 }
 
 interface Saved {
@@ -412,7 +415,14 @@ async function benchMain(argv: string[]): Promise<number> {
       .split('\0')
       .filter((p) => p.length > 0);
     const uniqueFiles = [...new Set(allFiles)].sort();
-    const sources = uniqueFiles.filter((p) => SOURCE_EXTENSIONS.has(extname(p).toLowerCase()));
+    // Source files: those repomap has a grammar for (src/extract/languages.ts decides, as in repomap).
+    const { languageForPath } = await import('../src/extract/languages.js');
+    const languages: Record<string, number> = {};
+    const sources = uniqueFiles.filter((p) => {
+      const lang = languageForPath(p);
+      if (lang) languages[lang.id] = (languages[lang.id] ?? 0) + 1;
+      return lang !== undefined;
+    });
     // The files repomap would parse: sources within its size limit, not binary, not minified.
     const eligible: string[] = [];
     const excluded: Record<string, number> = {};
@@ -469,6 +479,7 @@ async function benchMain(argv: string[]): Promise<number> {
       commit,
       files: uniqueFiles.length,
       sourceFiles: sources.length,
+      languages,
       sourceMiB: sourceBytes / MiB,
       eligibleFiles: eligible.length,
       eligibleMiB: eligibleBytes / MiB,
@@ -566,7 +577,7 @@ async function benchMain(argv: string[]): Promise<number> {
         const tagsFile = join(scratch, 'ctags.out');
         const child = await runChild(
           'ctags',
-          ['-f', tagsFile, '--languages=Go,Python,Rust,TypeScript,JavaScript', '--langmap=TypeScript:+.mts.cts.tsx,JavaScript:+.cjs,Python:+.pyi', '-L', ctagsList],
+          ['-f', tagsFile, '--langmap=TypeScript:+.mts.cts.tsx,JavaScript:+.cjs,Python:+.pyi', '-L', ctagsList],
           { cwd: corpus },
         );
         if (child.code !== 0) log(`warning: ctags exited with ${child.code ?? child.signal}: ${child.stderr.trim().slice(-500)}`);
@@ -628,7 +639,7 @@ async function benchMain(argv: string[]): Promise<number> {
             touched.push({ path, content: readFileSync(abs), atimeNs: info.atimeNs, mtimeNs: info.mtimeNs });
             const content = touched[touched.length - 1].content;
             const newline = content.length > 0 && content[content.length - 1] !== 0x0a ? '\n' : '';
-            appendFileSync(abs, `${newline}${commentFor(path)} ${r}\n`);
+            appendFileSync(abs, `${newline}${commentFor(path, r)}\n`);
           }
           log(`run ${r}/${runs}: repomap after touching ${count} files`);
           const after = await repomap(cacheN, w);

@@ -149,14 +149,15 @@
 ; Scopes
 ; ---------------------------------------------------------------------------------------------
 
-; A declaration with attributes starts at its first attribute list, so that line is its header
-; here: no node starts at the `class` line and spans the body, and in C#'s brace style the body's
-; first line is a lone `{`.
+; A declaration with attributes starts at its first attribute list, a line that is not its
+; header: no node starts at the `class` line and spans the body (and in C#'s brace style the
+; body's first line is a lone `{`). So only declarations without attributes are scopes: the
+; first named child of the others is an attribute_list.
 (namespace_declaration) @scope
-(class_declaration) @scope
-(record_declaration) @scope
-(struct_declaration) @scope
-(interface_declaration) @scope
-(enum_declaration) @scope
-(method_declaration) @scope
-(constructor_declaration) @scope
+(class_declaration . [(modifier) (identifier)]) @scope
+(record_declaration . [(modifier) (identifier)]) @scope
+(struct_declaration . [(modifier) (identifier)]) @scope
+(interface_declaration . [(modifier) (identifier)]) @scope
+(enum_declaration . [(modifier) (identifier)]) @scope
+(method_declaration . [(modifier) (identifier) (predefined_type) (generic_name) (qualified_name) (nullable_type) (array_type) (tuple_type) (pointer_type) (ref_type)]) @scope
+(constructor_declaration . [(modifier) (identifier)]) @scope

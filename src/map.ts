@@ -11,7 +11,7 @@ import { DEFAULT_RANKING, type RelatedRanking, rankDefinitions, rankRelated } fr
 import { relatedEntries } from './rank/layout.js';
 import type { MapBlock } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
-import type { FileTags, SkipReason, SkippedFile } from './types.js';
+import type { DefTag, FileTags, SkipReason, SkippedFile } from './types.js';
 import { resolveRoot, toRootRelative } from './paths.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor } from './request.js';
@@ -64,6 +64,12 @@ export function centrality(graph: ReferenceGraph): Map<string, number> {
 }
 
 /** The map of an indexed repository for one request. The daemon calls this on its hot graph. */
+/**
+ * Ranked definitions ordered per token of budget: a shown definition costs at least a line (two
+ * tokens or more), so four per token leaves room for definitions that share a shown line.
+ */
+const DEFINITIONS_PER_TOKEN = 4;
+
 export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest): RepoMap {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
@@ -83,7 +89,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents };
   const aider = (request.ranking ?? DEFAULT_RANKING) === 'aider';
   const ranking = aider
-    ? rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), rankRequest)
+    ? rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), rankRequest, DEFINITIONS_PER_TOKEN * budget)
     : rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, (path) => tagsByPath.get(path));
   const rankOf = (path: string) => ranking.fileRank.get(path) ?? 0;
 
@@ -91,9 +97,15 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const important = importantFiles(index.paths).filter((path) => !chatFiles.has(path));
   const entries: PackEntry[] = important.map((path) => ({ path, rank: rankOf(path) }));
   if (aider) {
+    const defsByName = new Map<string, Map<string, DefTag[]>>();
     for (const { path, ident } of ranking.definitions) {
-      const tags = tagsByPath.get(path);
-      for (const def of tags?.defs ?? []) if (def.name === ident) entries.push({ path, rank: rankOf(path), def });
+      let byName = defsByName.get(path);
+      if (!byName) {
+        byName = new Map();
+        for (const def of tagsByPath.get(path)?.defs ?? []) getOrPush(byName, def.name, def);
+        defsByName.set(path, byName);
+      }
+      for (const def of byName.get(ident) ?? []) entries.push({ path, rank: rankOf(path), def });
     }
   }
   const byRank = [...tagsByPath.keys()]
@@ -175,3 +187,9 @@ export function mapToJson(map: RepoMap) {
 }
 
 export type RepoMapJson = ReturnType<typeof mapToJson>;
+
+function getOrPush<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

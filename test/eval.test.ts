@@ -162,12 +162,14 @@ test('baselines: folder distance, shared names, packed within the budget', () =>
 });
 
 test('score: recall, hit and reciprocal rank of the first target, in map order', () => {
-  const s = score(['a', 'b', 'c', 'd'], ['x', 'b', 'y', 'd'], 100);
+  // README.md is shown but is not a source file: positions count source files only.
+  const s = score(['a.py', 'b.py', 'c.py', 'd.py'], ['README.md', 'x.py', 'b.py', 'y.py', 'd.py'], 100);
   assert.equal(s.recall, 0.5);
   assert.equal(s.hit, 1);
   assert.equal(s.rr, 0.5);
-  assert.deepEqual(s.found, ['b', 'd']);
-  assert.deepEqual(score(['a'], ['x'], 5), { recall: 0, hit: 0, rr: 0, tokens: 5, files: 1, ms: 0, found: [] });
+  assert.equal(s.files, 5);
+  assert.deepEqual(s.found, ['b.py', 'd.py']);
+  assert.deepEqual(score(['a.py'], ['x.py'], 5), { recall: 0, hit: 0, rr: 0, tokens: 5, files: 1, ms: 0, found: [] });
 });
 
 test('eval scores every ranking on every task, reuses the cache, and leaves the repository alone', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type CompiledGraph, EDGE_WEIGHTS, ReferenceGraph, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
+import { type AiderGraph, EDGE_WEIGHTS, ReferenceGraph, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
 import type { FileTags } from '../src/types.js';
 
 function tags(defs: string[], refs: string[]): FileTags {
@@ -13,14 +13,17 @@ function tags(defs: string[], refs: string[]): FileTags {
   };
 }
 
-/** The compiled edges as readable triples "from -> to ident weight". */
-function edges(graph: CompiledGraph): string[] {
+/** The compiled graph's edges, expanded, as readable lines "from -> to ident weight". */
+function edges({ paths, idents, graph }: AiderGraph): string[] {
   const out: string[] = [];
-  for (let u = 0; u < graph.csr.nodeCount; u++) {
-    for (let e = graph.csr.offsets[u]; e < graph.csr.offsets[u + 1]; e++) {
-      const weight = Number(graph.csr.weights[e].toPrecision(12));
-      out.push(`${graph.paths[u]} -> ${graph.paths[graph.csr.targets[e]]} ${graph.idents[graph.edgeIdent[e]]} ${weight}`);
+  const line = (u: number, v: number, ident: number, weight: number) =>
+    `${paths[u]} -> ${paths[v]} ${idents[ident]} ${Number(weight.toPrecision(12))}`;
+  for (let u = 0; u < graph.nodeCount; u++) {
+    for (let e = graph.refOffsets[u]; e < graph.refOffsets[u + 1]; e++) {
+      const i = graph.refIdent[e];
+      for (let d = graph.defOffsets[i]; d < graph.defOffsets[i + 1]; d++) out.push(line(u, graph.defNode[d], i, graph.refWeight[e]));
     }
+    for (let e = graph.selfOffsets[u]; e < graph.selfOffsets[u + 1]; e++) out.push(line(u, u, graph.selfIdent[e], graph.selfWeight[e]));
   }
   return out;
 }
@@ -75,4 +78,41 @@ test('files with no edge are not nodes', () => {
   graph.setFile('def.ts', tags(['used'], []));
   graph.setFile('user.ts', tags([], ['used']));
   assert.deepEqual(graph.compile(none).paths, ['def.ts', 'user.ts']);
+});
+
+test('definition ranks through identifiers equal the edge-by-edge sharing of the expanded graph', async () => {
+  const { indexRepository } = await import('../src/index/indexer.js');
+  const { rankDefinitions } = await import('../src/rank/rank.js');
+  const { expandFactored, pagerank } = await import('../src/rank/pagerank.js');
+  const { copyFixture, tempDir } = await import('./helpers.js');
+  const index = await indexRepository({ root: copyFixture('shop'), cacheDir: tempDir() });
+  const graph = ReferenceGraph.fromRecords(index.records);
+  const request = { chatFiles: new Set(['src/checkout.ts']), mentionedFiles: new Set<string>(), mentionedIdents: new Set(['priceOf']) };
+  const compiled = graph.compile(request);
+  const got = rankDefinitions(compiled, request);
+
+  // Brute force: PageRank of the expanded graph, each edge's share credited to (target, identifier).
+  const { paths, idents, graph: g } = compiled;
+  const expanded = expandFactored(g);
+  const personalization = Float64Array.from(paths, (path) => (path === 'src/checkout.ts' ? 1 : 0));
+  const ranks = pagerank(expanded, { personalization });
+  const want = new Map<string, number>();
+  const credit = (u: number, v: number, ident: number, weight: number, total: number) => {
+    const key = `${paths[v]} ${idents[ident]}`;
+    want.set(key, (want.get(key) ?? 0) + (ranks[u] * weight) / total);
+  };
+  for (let u = 0; u < g.nodeCount; u++) {
+    let total = 0;
+    for (let e = expanded.offsets[u]; e < expanded.offsets[u + 1]; e++) total += expanded.weights[e];
+    for (let e = g.refOffsets[u]; e < g.refOffsets[u + 1]; e++) {
+      for (let d = g.defOffsets[g.refIdent[e]]; d < g.defOffsets[g.refIdent[e] + 1]; d++) credit(u, g.defNode[d], g.refIdent[e], g.refWeight[e], total);
+    }
+    for (let e = g.selfOffsets[u]; e < g.selfOffsets[u + 1]; e++) credit(u, u, g.selfIdent[e], g.selfWeight[e], total);
+  }
+  for (const key of [...want.keys()]) if (key.startsWith('src/checkout.ts ')) want.delete(key);
+  assert.equal(got.definitions.length, want.size);
+  for (const def of got.definitions) {
+    const expected = want.get(`${def.path} ${def.ident}`);
+    assert.ok(expected !== undefined && Math.abs(expected - def.rank) < 1e-12, `${def.path} ${def.ident}: ${def.rank} vs ${expected}`);
+  }
 });

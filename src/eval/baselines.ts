@@ -4,6 +4,7 @@
 import { comparePaths } from '../discover/discover.js';
 import { type PackEntry, type PackResult, packMap } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
+import { nearestFirst } from '../rank/rank.js';
 import type { FileTags } from '../types.js';
 
 /**
@@ -11,18 +12,7 @@ import type { FileTags } from '../types.js';
  * root; within a level, shallower paths first, then by path. The chat file is left out.
  */
 export function directoryOrder(chatFile: string, paths: readonly string[]): string[] {
-  const chatDirs = chatFile.split('/').slice(0, -1);
-  const distance = (path: string): number => {
-    const dirs = path.split('/').slice(0, -1);
-    let common = 0;
-    while (common < dirs.length && common < chatDirs.length && dirs[common] === chatDirs[common]) common++;
-    return chatDirs.length - common;
-  };
-  return paths
-    .filter((path) => path !== chatFile)
-    .map((path) => ({ path, distance: distance(path), depth: path.split('/').length }))
-    .sort((a, b) => a.distance - b.distance || a.depth - b.depth || comparePaths(a.path, b.path))
-    .map((entry) => entry.path);
+  return nearestFirst([chatFile], paths.filter((path) => path !== chatFile));
 }
 
 /**

@@ -3,6 +3,7 @@
 // (the changed file with the most changed lines) and the commit message's identifiers, and the
 // other changed files are the targets: how many of them does the map show, at each budget?
 import { performance } from 'node:perf_hooks';
+import { languageForPath } from '../extract/languages.js';
 import { ReferenceGraph } from '../graph/graph.js';
 import { indexRepository, type RepoIndex } from '../index/indexer.js';
 import { createRunner, type ParseRunner } from '../index/pool.js';
@@ -97,7 +98,7 @@ export interface Score {
   recall: number;
   /** 1 when any target is shown. */
   hit: number;
-  /** 1 / position (1-based, in map order) of the first target shown; 0 when none is. */
+  /** 1 / position (1-based, among the source files shown, in map order) of the first target shown; 0 when none is. */
   rr: number;
   tokens: number;
   /** Files shown. */
@@ -239,7 +240,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
 export function score(targets: readonly string[], shown: readonly string[], tokens: number, ms = 0): Score {
   const wanted = new Set(targets);
   const found = shown.filter((path) => wanted.has(path));
-  const first = shown.findIndex((path) => wanted.has(path));
+  // Positions count source files only: the READMEs and manifests a map names first are never targets.
+  const first = shown.filter((path) => languageForPath(path) !== undefined).findIndex((path) => wanted.has(path));
   return {
     recall: targets.length > 0 ? found.length / targets.length : 0,
     hit: found.length > 0 ? 1 : 0,

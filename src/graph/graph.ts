@@ -1,7 +1,7 @@
 import createGraph, { type Graph } from 'ngraph.graph';
 import { comparePaths } from '../discover/discover.js';
 import type { FileRecord, FileTags } from '../types.js';
-import type { CsrGraph } from '../rank/pagerank.js';
+import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
 
 /** Aider's edge model (aider/repomap.py): the multipliers applied to an identifier's edges. */
 export const EDGE_WEIGHTS = {
@@ -34,19 +34,51 @@ export interface CompiledGraph {
 interface FileNode {
   defined: Set<string>;
   referenced: Map<string, number>;
+  /** The same, sorted by identifier once, so each request reads them in a fixed order. */
+  definedSorted: string[];
+  referencedSorted: Array<[string, number]>;
 }
 
-/** Reference counts by identifier on one referencer -> definer link. */
-type LinkIdents = Map<string, number>;
+/** An identifier's node: linked from the files that reference it, and to the files that define it. */
+interface IdentNode {
+  ident: string;
+}
+
+type NodeData = FileNode | IdentNode;
+
+interface BaseGraph {
+  compiled: AiderGraph;
+  nodeIndex: Map<string, number>;
+  identIndex: Map<string, number>;
+}
+
+/** Identifier nodes share the graph with file nodes; no path starts with NUL. */
+const identKey = (ident: string) => `\0${ident}`;
+
+/** Aider's graph of one request, factored through identifiers (see FactoredGraph). */
+export interface AiderGraph {
+  /** Node index -> path, sorted. */
+  paths: string[];
+  /** Identifier index -> identifier. */
+  idents: string[];
+  graph: FactoredGraph;
+}
 
 /**
- * The reference graph: a node per file, a link from each file that references an identifier to
- * each file that defines it. Kept up to date file by file, so a change moves only that file's edges.
+ * The reference graph, in an ngraph.graph: a node per file and per identifier, a link from each
+ * file to each identifier it references (with the count) and from each identifier to each file
+ * that defines it. A file's change moves only its own links; the file -> file edges of Aider's
+ * model (one per referencer and definer) are never materialised, so a name defined in hundreds
+ * of files and used in thousands costs thousands of links, not hundreds of thousands.
  */
 export class ReferenceGraph {
-  private readonly graph: Graph<FileNode, LinkIdents> = createGraph<FileNode, LinkIdents>();
+  private readonly graph: Graph<NodeData, number> = createGraph<NodeData, number>();
   private readonly definers = new Map<string, Set<string>>();
   private readonly referencers = new Map<string, Map<string, number>>();
+  private files = 0;
+  private sortedPaths: string[] | undefined;
+  /** Aider's graph with no request multipliers, kept until the next change (requests only patch it). */
+  private base: BaseGraph | undefined;
 
   static fromRecords(records: Iterable<FileRecord>): ReferenceGraph {
     const graph = new ReferenceGraph();
@@ -56,7 +88,29 @@ export class ReferenceGraph {
 
   /** Files in the graph. */
   get fileCount(): number {
-    return this.graph.getNodeCount();
+    return this.files;
+  }
+
+  /** Links in the graph (file -> identifier and identifier -> file). */
+  get linkCount(): number {
+    return this.graph.getLinkCount();
+  }
+
+  /** The files in the graph, sorted. */
+  filePaths(): string[] {
+    if (!this.sortedPaths) {
+      const paths: string[] = [];
+      this.graph.forEachNode((node) => {
+        if ('defined' in node.data) paths.push(node.id as string);
+      });
+      this.sortedPaths = paths.sort(comparePaths);
+    }
+    return this.sortedPaths;
+  }
+
+  private fileNode(path: string): FileNode | undefined {
+    const data = this.graph.getNode(path)?.data;
+    return data && 'defined' in data ? data : undefined;
   }
 
   /** Replaces a file's definitions and references (and so its edges). */
@@ -66,53 +120,79 @@ export class ReferenceGraph {
     const referenced = new Map<string, number>();
     for (const ref of tags.refs) referenced.set(ref.name, (referenced.get(ref.name) ?? 0) + 1);
     if (defined.size === 0 && referenced.size === 0) return;
-    this.graph.addNode(path, { defined, referenced });
-
-    for (const ident of defined) getOrCreate(this.definers, ident, () => new Set()).add(path);
-    for (const [ident, count] of referenced) getOrCreate(this.referencers, ident, () => new Map()).set(path, count);
-    for (const [ident, count] of referenced) {
-      for (const definer of this.definers.get(ident) ?? []) this.link(path, definer, ident, count);
-    }
+    const definedSorted = [...defined].sort(comparePaths);
+    const referencedSorted = [...referenced].sort((a, b) => comparePaths(a[0], b[0]));
+    this.graph.addNode(path, { defined, referenced, definedSorted, referencedSorted });
+    this.files++;
+    this.sortedPaths = this.base = undefined;
     for (const ident of defined) {
-      for (const [referencer, count] of this.referencers.get(ident) ?? []) {
-        if (referencer !== path) this.link(referencer, path, ident, count);
-      }
+      getOrCreate(this.definers, ident, () => new Set()).add(path);
+      this.ensureIdentNode(ident);
+      this.graph.addLink(identKey(ident), path, 0);
+    }
+    for (const [ident, count] of referenced) {
+      getOrCreate(this.referencers, ident, () => new Map()).set(path, count);
+      this.ensureIdentNode(ident);
+      this.graph.addLink(path, identKey(ident), count);
     }
   }
 
   removeFile(path: string): void {
-    const node = this.graph.getNode(path);
+    const node = this.fileNode(path);
     if (!node) return;
-    for (const ident of node.data.defined) deleteFromIndex(this.definers, ident, path);
-    for (const ident of node.data.referenced.keys()) deleteFromIndex(this.referencers, ident, path);
+    for (const ident of node.defined) deleteFromIndex(this.definers, ident, path);
+    for (const ident of node.referenced.keys()) deleteFromIndex(this.referencers, ident, path);
     this.graph.removeNode(path);
+    // An identifier nobody defines or references any more leaves the graph too.
+    for (const ident of [...node.defined, ...node.referenced.keys()]) {
+      const identNode = this.graph.getNode(identKey(ident));
+      if (identNode && (!identNode.links || identNode.links.size === 0)) this.graph.removeNode(identKey(ident));
+    }
+    this.files--;
+    this.sortedPaths = this.base = undefined;
   }
 
-  private link(from: string, to: string, ident: string, count: number): void {
-    const existing = this.graph.getLink(from, to);
-    if (existing) existing.data.set(ident, count);
-    else this.graph.addLink(from, to, new Map([[ident, count]]));
+  private ensureIdentNode(ident: string): void {
+    if (!this.graph.hasNode(identKey(ident))) this.graph.addNode(identKey(ident), { ident });
   }
 
-  /** Applies the request's multipliers and lays the graph out for PageRank, deterministically. */
-  compile(request: EdgeRequest): CompiledGraph {
-    const sorted: string[] = [];
-    this.graph.forEachNode((node) => {
-      sorted.push(node.id as string);
-    });
-    sorted.sort(comparePaths);
+  /**
+   * Aider's weighted graph for one request, factored through identifiers: nodes are the files
+   * with a definition or a reference to a defined name (as in Aider, files without any edge are
+   * not nodes); a reference weighs the identifier's multiplier x the chat multiplier x sqrt(count)
+   * toward each definer; a definition nobody references keeps a self edge of 0.1. The graph
+   * without request multipliers is built once per change; a request multiplies the references
+   * of its chat files (x50) and of its mentioned identifiers (x10). Deterministic.
+   */
+  compile(request: EdgeRequest): AiderGraph {
+    this.base ??= this.compileBase();
+    const { compiled, nodeIndex, identIndex } = this.base;
+    const chat = [...request.chatFiles].map((path) => nodeIndex.get(path)).filter((u) => u !== undefined);
+    const mentioned = [...request.mentionedIdents].map((ident) => identIndex.get(ident)).filter((i) => i !== undefined);
+    if (chat.length === 0 && mentioned.length === 0) return compiled;
+    const { refOffsets, refIdent } = compiled.graph;
+    const refWeight = compiled.graph.refWeight.slice();
+    for (const u of chat) for (let e = refOffsets[u]; e < refOffsets[u + 1]; e++) refWeight[e] *= EDGE_WEIGHTS.fromChatFile;
+    if (mentioned.length > 0) {
+      const wanted = new Uint8Array(compiled.idents.length);
+      for (const i of mentioned) wanted[i] = 1;
+      for (let e = 0; e < refIdent.length; e++) if (wanted[refIdent[e]]) refWeight[e] *= EDGE_WEIGHTS.mentionedIdent;
+    }
+    return { ...compiled, graph: { ...compiled.graph, refWeight } };
+  }
+
+  private compileBase(): BaseGraph {
+    const noMentions = new Set<string>();
+    const sorted = this.filePaths();
+    const paths: string[] = [];
+    for (const path of sorted) {
+      const node = this.fileNode(path)!;
+      if (node.defined.size > 0 || node.referencedSorted.some(([ident]) => this.definers.has(ident))) paths.push(path);
+    }
+    const index = new Map(paths.map((path, i) => [path, i]));
 
     const identIndex = new Map<string, number>();
     const idents: string[] = [];
-    const identMul = new Map<string, number>();
-    const multiplier = (ident: string): number => {
-      let mul = identMul.get(ident);
-      if (mul === undefined) {
-        mul = identifierMultiplier(ident, this.definers.get(ident)?.size ?? 0, request.mentionedIdents);
-        identMul.set(ident, mul);
-      }
-      return mul;
-    };
     const identId = (ident: string): number => {
       let id = identIndex.get(ident);
       if (id === undefined) {
@@ -122,54 +202,66 @@ export class ReferenceGraph {
       }
       return id;
     };
-
-    // Edges per source, in sorted order; files without any edge are not nodes (as in Aider).
-    const edgesBySource: Array<Array<[string, number, number]>> = [];
-    const hasEdge = new Set<string>();
-    for (const path of sorted) {
-      const node = this.graph.getNode(path)!;
-      const out: Array<[string, number, number]> = [];
-      const chatMul = request.chatFiles.has(path) ? EDGE_WEIGHTS.fromChatFile : 1;
-      const links = [...(node.links ?? [])].filter((link) => link.fromId === path);
-      links.sort((a, b) => comparePaths(a.toId as string, b.toId as string));
-      for (const link of links) {
-        const target = link.toId as string;
-        for (const ident of [...link.data.keys()].sort(comparePaths)) {
-          const weight = multiplier(ident) * chatMul * Math.sqrt(link.data.get(ident)!);
-          out.push([target, identId(ident), weight]);
-        }
+    const identMul = new Map<string, number>();
+    const multiplier = (ident: string): number => {
+      let mul = identMul.get(ident);
+      if (mul === undefined) {
+        mul = identifierMultiplier(ident, this.definers.get(ident)?.size ?? 0, noMentions);
+        identMul.set(ident, mul);
       }
+      return mul;
+    };
+
+    const refOffsets = new Uint32Array(paths.length + 1);
+    const selfOffsets = new Uint32Array(paths.length + 1);
+    const refIdent: number[] = [];
+    const refWeight: number[] = [];
+    const selfIdent: number[] = [];
+    const selfWeight: number[] = [];
+    for (let u = 0; u < paths.length; u++) {
+      const node = this.fileNode(paths[u])!;
+      for (const [ident, count] of node.referencedSorted) {
+        if (!this.definers.has(ident)) continue;
+        refIdent.push(identId(ident));
+        refWeight.push(multiplier(ident) * Math.sqrt(count));
+      }
+      refOffsets[u + 1] = refIdent.length;
       // A definition nobody references keeps a small self-edge so it can still rank.
-      for (const ident of [...node.data.defined].sort(comparePaths)) {
-        if (!this.referencers.has(ident)) out.push([path, identId(ident), EDGE_WEIGHTS.unreferencedSelfEdge]);
+      for (const ident of node.definedSorted) {
+        if (this.referencers.has(ident)) continue;
+        selfIdent.push(identId(ident));
+        selfWeight.push(EDGE_WEIGHTS.unreferencedSelfEdge);
       }
-      if (out.length > 0) {
-        hasEdge.add(path);
-        for (const [target] of out) hasEdge.add(target);
-      }
-      edgesBySource.push(out);
+      selfOffsets[u + 1] = selfIdent.length;
     }
 
-    const paths = sorted.filter((path) => hasEdge.has(path));
-    const index = new Map(paths.map((path, i) => [path, i]));
-    const edgeCount = edgesBySource.reduce((sum, out) => sum + out.length, 0);
-    const offsets = new Uint32Array(paths.length + 1);
-    const targets = new Uint32Array(edgeCount);
-    const weights = new Float64Array(edgeCount);
-    const edgeIdent = new Uint32Array(edgeCount);
-    let e = 0;
-    for (let s = 0; s < sorted.length; s++) {
-      const from = index.get(sorted[s]);
-      if (from === undefined) continue;
-      for (const [target, ident, weight] of edgesBySource[s]) {
-        targets[e] = index.get(target)!;
-        weights[e] = weight;
-        edgeIdent[e] = ident;
-        e++;
+    const defOffsets = new Uint32Array(idents.length + 1);
+    const defNode: number[] = [];
+    for (let i = 0; i < idents.length; i++) {
+      // Identifiers only on self edges need no definer list: their edges are the self edges.
+      if (this.referencers.has(idents[i])) {
+        const nodes = [...this.definers.get(idents[i])!].map((path) => index.get(path)!).sort((a, b) => a - b);
+        defNode.push(...nodes);
       }
-      offsets[from + 1] = e;
+      defOffsets[i + 1] = defNode.length;
     }
-    return { paths, csr: { nodeCount: paths.length, offsets, targets, weights }, edgeIdent, idents };
+    const compiled: AiderGraph = {
+      paths,
+      idents,
+      graph: {
+        nodeCount: paths.length,
+        identCount: idents.length,
+        refOffsets,
+        refIdent: Uint32Array.from(refIdent),
+        refWeight: Float64Array.from(refWeight),
+        defOffsets,
+        defNode: Uint32Array.from(defNode),
+        selfOffsets,
+        selfIdent: Uint32Array.from(selfIdent),
+        selfWeight: Float64Array.from(selfWeight),
+      },
+    };
+    return { compiled, nodeIndex: index, identIndex };
   }
 
   /**
@@ -180,11 +272,7 @@ export class ReferenceGraph {
    * a file is related to what it uses and to what uses it.
    */
   compileRelated(request: EdgeRequest): RelatedGraph {
-    const paths: string[] = [];
-    this.graph.forEachNode((node) => {
-      paths.push(node.id as string);
-    });
-    paths.sort(comparePaths);
+    const paths = [...this.filePaths()];
     const index = new Map(paths.map((path, i) => [path, i]));
     const identIndex = new Map<string, number>();
     const idents: string[] = [];
@@ -202,7 +290,7 @@ export class ReferenceGraph {
     const out: Array<Array<[number, number, number, number]>> = paths.map(() => []);
     for (let u = 0; u < paths.length; u++) {
       const path = paths[u];
-      const node = this.graph.getNode(path)!;
+      const node = { data: this.fileNode(path)! };
       const folder = path.slice(0, path.lastIndexOf('/') + 1);
       const chatMul = request.chatFiles.has(path) ? RELATED_WEIGHTS.fromChatFile : 1;
       for (const ident of [...node.data.referenced.keys()].sort(comparePaths)) {

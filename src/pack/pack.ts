@@ -16,12 +16,14 @@ export interface PackResult {
 }
 
 /** After the binary search, how many further entries are tried one by one to fill the budget. */
-const FILL_ATTEMPTS = 48;
+const FILL_ATTEMPTS = 16;
+/** ... among at most this many following entries. */
+const FILL_SCAN = 256;
 
 /**
  * Chooses the entries to show: the longest prefix of `entries` whose rendering (with the footer)
- * fits `budget` tokens, found by binary search on exact counts, then a few later entries that
- * still fit. Never exceeds the budget.
+ * fits `budget` tokens, found on exact counts (doubling, then bisection), then a few later
+ * entries that still fit. Never exceeds the budget.
  */
 export function packMap(
   entries: readonly PackEntry[],
@@ -40,9 +42,23 @@ export function packMap(
 
   let best = render([]);
   if (best.tokens > budget) return { blocks: [], text: '', tokens: 0 };
-  let low = 1;
-  let high = entries.length;
-  let bestCount = 0;
+  // Find a prefix that overflows by doubling from a density guess (Aider's 25 tokens an entry),
+  // so no render is much larger than the budget, then bisect between the two.
+  let fits = 0;
+  let overflows = entries.length + 1;
+  for (let k = Math.min(entries.length, Math.max(1, Math.floor(budget / 25))); k > fits && k <= entries.length; ) {
+    const attempt = render(prefix(k));
+    if (attempt.tokens > budget) {
+      overflows = k;
+      break;
+    }
+    best = attempt;
+    fits = k;
+    k = Math.min(entries.length, k * 2);
+  }
+  let low = fits + 1;
+  let high = overflows - 1;
+  let bestCount = fits;
   while (low <= high) {
     const middle = (low + high) >>> 1;
     const attempt = render(prefix(middle));
@@ -55,8 +71,14 @@ export function packMap(
     }
   }
   // The next entry did not fit; a later, smaller one may (a bare path, a line in a shown file).
+  // Entries whose own line alone would not fit are passed over without a render.
   const chosen = prefix(bestCount);
-  for (let i = bestCount + 1, tries = 0; i < entries.length && tries < FILL_ATTEMPTS && best.tokens < budget; i++, tries++) {
+  const scanEnd = Math.min(entries.length, bestCount + 1 + FILL_SCAN);
+  for (let i = bestCount + 1, tries = 0; i < scanEnd && tries < FILL_ATTEMPTS && best.tokens < budget; i++) {
+    const { path, def } = entries[i];
+    const own = def ? (tagsOf(path)?.lines.find(([line]) => line === def.line)?.[1] ?? '') : path;
+    if (countTokens(own) > budget - best.tokens) continue;
+    tries++;
     const attempt = render([...chosen, i]);
     if (attempt.tokens <= budget) {
       chosen.push(i);
