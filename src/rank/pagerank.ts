@@ -30,33 +30,53 @@ export interface PageRankOptions {
  */
 export function pagerank(graph: CsrGraph, options: PageRankOptions = {}): Float64Array {
   const { nodeCount: n, offsets, targets, weights } = graph;
-  const damping = options.damping ?? 0.85;
-  const tolerance = options.tolerance ?? 1e-6;
-  const maxIterations = options.maxIterations ?? 100;
-  if (n === 0) return new Float64Array(0);
-
-  const teleport = normalisedTeleport(n, options.personalization);
   const outWeight = new Float64Array(n);
   for (let u = 0; u < n; u++) {
     let sum = 0;
     for (let e = offsets[u]; e < offsets[u + 1]; e++) sum += weights[e];
     outWeight[u] = sum;
   }
+  return powerIterate(n, outWeight, options, (share, next) => {
+    for (let u = 0; u < n; u++) {
+      const s = share[u];
+      if (s === 0) continue;
+      for (let e = offsets[u]; e < offsets[u + 1]; e++) next[targets[e]] += s * weights[e];
+    }
+  });
+}
 
+/**
+ * The power iteration both graph forms share: `push` spreads each node's share (its damped rank
+ * over its out-weight, 0 for dangling nodes) along its edges into `next`; dangling mass and
+ * teleport follow the personalization.
+ */
+function powerIterate(
+  n: number,
+  outWeight: Float64Array,
+  options: PageRankOptions,
+  push: (share: Float64Array, next: Float64Array) => void,
+): Float64Array {
+  const damping = options.damping ?? 0.85;
+  const tolerance = options.tolerance ?? 1e-6;
+  const maxIterations = options.maxIterations ?? 100;
+  if (n === 0) return new Float64Array(0);
+  const teleport = normalisedTeleport(n, options.personalization);
   let rank = new Float64Array(n).fill(1 / n);
   let next = new Float64Array(n);
+  const share = new Float64Array(n);
   for (let iteration = 0; iteration < maxIterations; iteration++) {
     let danglingMass = 0;
-    next.fill(0);
     for (let u = 0; u < n; u++) {
       const total = outWeight[u];
       if (total === 0) {
         danglingMass += rank[u];
-        continue;
+        share[u] = 0;
+      } else {
+        share[u] = (damping * rank[u]) / total;
       }
-      const share = (damping * rank[u]) / total;
-      for (let e = offsets[u]; e < offsets[u + 1]; e++) next[targets[e]] += share * weights[e];
     }
+    next.fill(0);
+    push(share, next);
     const spread = damping * danglingMass + (1 - damping);
     let change = 0;
     for (let v = 0; v < n; v++) {
@@ -151,48 +171,23 @@ export function factoredOutWeights(graph: FactoredGraph): Float64Array {
  */
 export function pagerankFactored(graph: FactoredGraph, options: PageRankOptions = {}): Float64Array {
   const { nodeCount: n, identCount, refOffsets, refIdent, refWeight, defOffsets, defNode, selfOffsets, selfWeight } = graph;
-  const damping = options.damping ?? 0.85;
-  const tolerance = options.tolerance ?? 1e-6;
-  const maxIterations = options.maxIterations ?? 100;
-  if (n === 0) return new Float64Array(0);
-
-  const teleport = normalisedTeleport(n, options.personalization);
-  const outWeight = factoredOutWeights(graph);
   const selfTotal = new Float64Array(n);
   for (let u = 0; u < n; u++) for (let e = selfOffsets[u]; e < selfOffsets[u + 1]; e++) selfTotal[u] += selfWeight[e];
-
-  let rank = new Float64Array(n).fill(1 / n);
-  let next = new Float64Array(n);
   const identMass = new Float64Array(identCount);
-  for (let iteration = 0; iteration < maxIterations; iteration++) {
-    let danglingMass = 0;
-    next.fill(0);
+  return powerIterate(n, factoredOutWeights(graph), options, (share, next) => {
     identMass.fill(0);
     for (let u = 0; u < n; u++) {
-      const total = outWeight[u];
-      if (total === 0) {
-        danglingMass += rank[u];
-        continue;
-      }
-      const share = (damping * rank[u]) / total;
-      next[u] += share * selfTotal[u];
-      for (let e = refOffsets[u]; e < refOffsets[u + 1]; e++) identMass[refIdent[e]] += share * refWeight[e];
+      const s = share[u];
+      if (s === 0) continue;
+      next[u] += s * selfTotal[u];
+      for (let e = refOffsets[u]; e < refOffsets[u + 1]; e++) identMass[refIdent[e]] += s * refWeight[e];
     }
     for (let i = 0; i < identCount; i++) {
       const mass = identMass[i];
       if (mass === 0) continue;
       for (let d = defOffsets[i]; d < defOffsets[i + 1]; d++) next[defNode[d]] += mass;
     }
-    const spread = damping * danglingMass + (1 - damping);
-    let change = 0;
-    for (let v = 0; v < n; v++) {
-      next[v] += spread * teleport[v];
-      change += Math.abs(next[v] - rank[v]);
-    }
-    [rank, next] = [next, rank];
-    if (change < n * tolerance) break;
-  }
-  return rank;
+  });
 }
 
 /** The expanded graph of a factored one, edge by edge (for tests, and small graphs). */
