@@ -1,5 +1,5 @@
-; C (tree-sitter-c 0.24), and the part of C++ that C++ shares with it: cpp.scm comes after this
-; file in the C++ query, so every pattern here must also compile against tree-sitter-cpp 0.23.
+; C (tree-sitter-c 0.24), and the part of C++ that C++ shares with it: the C++ query is cpp.scm
+; followed by this file, so every pattern here must also compile against tree-sitter-cpp 0.23.
 ;
 ; Ordering matters: extract.ts keeps the first tag per name node, and tree-sitter returns the
 ; captures of one node in pattern order. So a more specific pattern comes before a general one
@@ -50,8 +50,9 @@
           (pointer_declarator declarator: (type_identifier) @name.definition.type))))
   ])
 
-; Macros: object-like ones are constants, function-like ones macros.
-(preproc_def name: (identifier) @name.definition.constant)
+; Macros: object-like ones are constants, function-like ones macros. A #define without a value
+; is an include guard or a flag, not a definition to show.
+(preproc_def name: (identifier) @name.definition.constant value: (_))
 (preproc_function_def name: (identifier) @name.definition.macro)
 
 (enumerator name: (identifier) @name.definition.constant)

@@ -71,16 +71,18 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'c',
-    // .h goes to C: a C++ header parses as C with error nodes around its classes and templates,
-    // a C header as C++ mostly fine, but C headers are the common case.
-    extensions: ['.c', '.h'],
+    extensions: ['.c'],
     grammarPackage: 'tree-sitter-c',
     loadGrammar: () => require('tree-sitter-c'),
     queryFiles: ['c.scm'],
   },
   {
     id: 'cpp',
-    extensions: ['.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp'],
+    // .h too: a C++ header read as C is mostly error nodes (reported as 'syntax errors', so not
+    // mapped), while C reads well as C++. On this machine's headers (924 from /usr/include, C
+    // mostly) the C++ grammar left out 17 files against 25 for C, with as many definitions; on
+    // 400 headers of mixed C and C++, 10 against 34. The C query's patterns are part of C++'s.
+    extensions: ['.h', '.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp'],
     grammarPackage: 'tree-sitter-cpp',
     loadGrammar: () => require('tree-sitter-cpp'),
     queryFiles: ['cpp.scm', 'c.scm'],
