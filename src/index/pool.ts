@@ -41,18 +41,23 @@ class InProcessRunner implements ParseRunner {
  * by file on a fresh worker; a file that kills a worker twice is recorded as failed.
  */
 class PoolRunner implements ParseRunner {
-  private readonly pool: Piscina<BatchTask, FileResult[]>;
+  private started: Piscina<BatchTask, FileResult[]> | undefined;
 
-  constructor(threads: number) {
-    this.pool = new Piscina<BatchTask, FileResult[]>({
+  constructor(private readonly threads: number) {}
+
+  /** Threads start on the first work: a warm run with nothing to parse starts none. */
+  private get pool(): Piscina<BatchTask, FileResult[]> {
+    this.started ??= new Piscina<BatchTask, FileResult[]>({
       filename: new URL('../../workers/extract-worker.js', import.meta.url).href,
-      minThreads: threads,
-      maxThreads: threads,
+      minThreads: this.threads,
+      maxThreads: this.threads,
       idleTimeout: 30_000,
     });
+    return this.started;
   }
 
   async run(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onDone?: (files: number) => void) {
+    if (jobs.length === 0) return [];
     const results = new Array<FileResult>(jobs.length);
     const pending: Promise<void>[] = [];
     for (const [start, end] of batches(jobs)) {
@@ -86,7 +91,7 @@ class PoolRunner implements ParseRunner {
   }
 
   async close() {
-    await this.pool.destroy();
+    await this.started?.destroy();
   }
 }
 
