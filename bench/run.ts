@@ -345,6 +345,7 @@ const USAGE = `usage: npm run bench -- --corpus DIR [--runs 3] [--workers N] [--
   --json FILE    also write every measured value as JSON
   --gc-mb N      in the parse floors, force a collection (and yield) every N MiB of source (default 1)
   --skip-ctags   leave out the ctags floor
+  --floors-only  measure the floors only, no repomap run (for a corpus too large for repomap yet)
 `;
 
 async function benchMain(argv: string[]): Promise<number> {
@@ -357,6 +358,7 @@ async function benchMain(argv: string[]): Promise<number> {
       json: { type: 'string' },
       'gc-mb': { type: 'string' },
       'skip-ctags': { type: 'boolean' },
+      'floors-only': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -590,6 +592,7 @@ async function benchMain(argv: string[]): Promise<number> {
         detail['floor.ctags'] = { ms: child.ms, rssKiB: child.rssKiB, tags: ctagsTags };
       }
 
+      if (values['floors-only']) continue;
       // repomap runs; a failure (crash, wrong exit code) is a failed check, and the next run still happens.
       try {
         // repomap cold with 1 worker.
@@ -691,7 +694,10 @@ async function benchMain(argv: string[]): Promise<number> {
       `corpus: ${corpus}  ${sources.length} source files (${eligible.length} parseable), ${(sourceBytes / MiB).toFixed(1)} MiB, commit ${commit.slice(0, 12)}`,
     );
     lines.push(
-      `runs: ${runs}  workers: ${parallel ? `1 and ${workersN}` : `1 (repomap has no --workers${workersSupported ? '' : ' yet'})`}  ` +
+      `runs: ${runs}  ` +
+        (values['floors-only']
+          ? 'repomap: not run (--floors-only)  '
+          : `workers: ${parallel ? `1 and ${workersN}` : `1 (${workersSupported ? `--workers ${workersN}` : 'repomap has no --workers yet'})`}  `) +
         `peak RSS: ${haveGnuTime ? 'GNU time' : 'process maxRSS'}  floors: in child processes, grammars preloaded, gc every ${gcMb} MiB`,
     );
     const header = ['figure', 'median', 'min', 'max', 'ratio / note'];
@@ -711,7 +717,7 @@ async function benchMain(argv: string[]): Promise<number> {
       row.map((cell, i) => (i === 0 || i === row.length - 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
     lines.push(render(header));
     for (const row of rows) lines.push(render(row));
-    const countNote = figures.list.some((f) => f.unit === 'count')
+    const countNote = figures.list.some((f) => f.unit === 'count') || values['floors-only']
       ? ''
       : `tags/edges: not in repomap's --format json stats (stats has: ${statsKeys.join(', ') || 'nothing'}); `;
     if (floorTags) {

@@ -90,7 +90,10 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const aider = (request.ranking ?? DEFAULT_RANKING) === 'aider';
   const ranking = aider
     ? rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), rankRequest, DEFINITIONS_PER_TOKEN * budget)
-    : rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, (path) => tagsByPath.get(path));
+    : rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, {
+        tagsOf: (path) => tagsByPath.get(path),
+        namesOf: (ident) => graph.namesOf(ident),
+      });
   const rankOf = (path: string) => ranking.fileRank.get(path) ?? 0;
 
   // Candidates in order: important files, ranked definitions, then every other file by rank.

@@ -1,13 +1,17 @@
 // What a map is asked for, and its budget. Shared by the engine, the daemon and the thin client,
 // so it imports nothing heavy.
 import { UserError } from './errors.js';
-import type { RankingName } from './rank/rank.js';
 
 export const DEFAULT_TOKENS = 1024;
 export const DEFAULT_MAX_TOKENS = 8192;
 /** With no chat files the model knows nothing of the repository yet: the budget grows (Aider's map_mul_no_files). */
 export const NO_CHAT_MULTIPLIER = 8;
 export const DEFAULT_ENCODING = 'cl100k_base';
+
+/** The rankings a map can use: this project's (the default) and Aider's, reproduced exactly. */
+export const RANKINGS = ['repomap', 'aider'] as const;
+export type RankingName = (typeof RANKINGS)[number];
+export const DEFAULT_RANKING: RankingName = 'repomap';
 
 /** What a map is asked for. Paths are relative to the root (or absolute, inside it). */
 export interface MapRequest {
@@ -30,8 +34,11 @@ export interface MapRequest {
   ranking?: RankingName;
 }
 
-/** The token budget of a request, validated. */
+/** The token budget of a request, validated (and its ranking name, the other field a caller can get wrong). */
 export function budgetFor(request: MapRequest): number {
+  if (request.ranking !== undefined && !(RANKINGS as readonly string[]).includes(request.ranking)) {
+    throw new UserError(`unknown ranking '${request.ranking}' (known: ${RANKINGS.join(', ')})`);
+  }
   const tokens = positiveInteger(request.tokens ?? DEFAULT_TOKENS, 'tokens');
   const maxTokens = positiveInteger(request.maxTokens ?? DEFAULT_MAX_TOKENS, 'max-tokens');
   if ((request.chatFiles ?? []).length > 0) return tokens;

@@ -60,6 +60,7 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   assertUserError(runCli(['map', root, '--format', 'xml']), /--format must be one of text, markdown, json/);
   assertUserError(runCli(['map', root, '--encoding', 'klingon', '--cache-dir', cache]), /unknown token encoding 'klingon'/);
   assertUserError(runCli(['map', root, root]), /one ROOT/);
+  assertUserError(runCli(['map', root, '--ranking', 'random']), /--ranking must be one of repomap, aider/);
   assertUserError(runCli(['frobnicate']), /unknown command 'frobnicate'/);
 });
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { toRootRelative } from '../paths.js';
-import { DEFAULT_ENCODING, DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest } from '../request.js';
+import { DEFAULT_ENCODING, DEFAULT_MAX_TOKENS, DEFAULT_RANKING, DEFAULT_TOKENS, type MapRequest, RANKINGS } from '../request.js';
 import { type OptionSpec, choiceOption, integerOption } from './args.js';
 
 export const REQUEST_OPTIONS = {
@@ -16,6 +16,7 @@ export const REQUEST_OPTIONS = {
   encoding: { type: 'string' },
   format: { type: 'string' },
   preamble: { type: 'boolean' },
+  ranking: { type: 'string' },
 } satisfies OptionSpec;
 
 export const REQUEST_HELP = `  --chat FILE          a file the model already has (repeatable): steers the ranking, not shown
@@ -26,6 +27,7 @@ export const REQUEST_HELP = `  --chat FILE          a file the model already has
   --encoding NAME      tiktoken encoding for counting (default ${DEFAULT_ENCODING})
   --format FMT         text (default), markdown (each file in a fenced block) or json
   --preamble           start the map with an instruction: these files are read-only summaries
+  --ranking NAME       repomap (default: this project's model) or aider (Aider's, reproduced exactly)
 `;
 
 interface RequestValues {
@@ -37,6 +39,7 @@ interface RequestValues {
   encoding?: string;
   format?: string;
   preamble?: boolean;
+  ranking?: string;
 }
 
 /** The request the options describe; chat files are taken from the current directory and must exist inside the root. */
@@ -57,6 +60,7 @@ export function requestFromOptions(values: RequestValues, root: string): { reque
     ...(values.encoding !== undefined ? { encoding: values.encoding } : {}),
     ...(values.preamble ? { preamble: true } : {}),
     ...(chosen === 'markdown' ? { markdown: true } : {}),
+    ...(values.ranking !== undefined ? { ranking: choiceOption(values.ranking, 'ranking', RANKINGS, DEFAULT_RANKING) } : {}),
   };
   return { request, format };
 }

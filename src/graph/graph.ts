@@ -79,6 +79,8 @@ export class ReferenceGraph {
   private sortedPaths: string[] | undefined;
   /** Aider's graph with no request multipliers, kept until the next change (requests only patch it). */
   private base: BaseGraph | undefined;
+  /** The 'repomap' ranking's graph with no request multipliers, likewise. */
+  private relatedBase: { graph: RelatedGraph; identIndex: Map<string, number> } | undefined;
 
   static fromRecords(records: Iterable<FileRecord>): ReferenceGraph {
     const graph = new ReferenceGraph();
@@ -124,7 +126,7 @@ export class ReferenceGraph {
     const referencedSorted = [...referenced].sort((a, b) => comparePaths(a[0], b[0]));
     this.graph.addNode(path, { defined, referenced, definedSorted, referencedSorted });
     this.files++;
-    this.sortedPaths = this.base = undefined;
+    this.sortedPaths = this.base = this.relatedBase = undefined;
     for (const ident of defined) {
       getOrCreate(this.definers, ident, () => new Set()).add(path);
       this.ensureIdentNode(ident);
@@ -149,7 +151,7 @@ export class ReferenceGraph {
       if (identNode && (!identNode.links || identNode.links.size === 0)) this.graph.removeNode(identKey(ident));
     }
     this.files--;
-    this.sortedPaths = this.base = undefined;
+    this.sortedPaths = this.base = this.relatedBase = undefined;
   }
 
   private ensureIdentNode(ident: string): void {
@@ -272,64 +274,117 @@ export class ReferenceGraph {
    * a file is related to what it uses and to what uses it.
    */
   compileRelated(request: EdgeRequest): RelatedGraph {
+    const base = (this.relatedBase ??= this.buildRelated());
+    const mentioned = [...request.mentionedIdents].filter((ident) => base.identIndex.has(ident));
+    if (mentioned.length === 0) return base.graph;
+    // A request patches only the weights of the edges of the identifiers it mentions.
+    const ids = new Set(mentioned.map((ident) => base.identIndex.get(ident)!));
+    const weights = Float64Array.from(base.graph.csr.weights);
+    const { edgeIdent } = base.graph;
+    for (let e = 0; e < weights.length; e++) if (ids.has(edgeIdent[e])) weights[e] *= EDGE_WEIGHTS.mentionedIdent;
+    return { ...base.graph, csr: { ...base.graph.csr, weights } };
+  }
+
+  /** The related graph without request multipliers, laid out once per state of the graph. */
+  private buildRelated(): { graph: RelatedGraph; identIndex: Map<string, number> } {
     const paths = [...this.filePaths()];
     const index = new Map(paths.map((path, i) => [path, i]));
     const identIndex = new Map<string, number>();
     const idents: string[] = [];
-    const identId = (ident: string): number => {
-      let id = identIndex.get(ident);
-      if (id === undefined) {
-        id = idents.length;
-        idents.push(ident);
-        identIndex.set(ident, id);
-      }
-      return id;
-    };
-
-    // Edges by source node: [target, ident, weight, forward].
-    const out: Array<Array<[number, number, number, number]>> = paths.map(() => []);
+    const none = new Set<string>();
+    // Folders as numbers, and each identifier's definers as sorted node indices, computed once.
+    const folderIds = new Map<string, number>();
+    const folderOf = new Int32Array(paths.length);
     for (let u = 0; u < paths.length; u++) {
-      const path = paths[u];
-      const node = { data: this.fileNode(path)! };
-      const folder = path.slice(0, path.lastIndexOf('/') + 1);
-      const chatMul = request.chatFiles.has(path) ? RELATED_WEIGHTS.fromChatFile : 1;
-      for (const ident of [...node.data.referenced.keys()].sort(comparePaths)) {
-        const definers = this.definers.get(ident);
-        if (!definers) continue;
-        let targets = [...definers].filter((definer) => definer !== path);
-        if (targets.length === 0) continue;
-        const near = targets.filter((definer) => definer.lastIndexOf('/') + 1 === folder.length && definer.startsWith(folder));
-        if (near.length > 0) targets = near;
-        targets.sort(comparePaths);
-        const mul = identifierMultiplier(ident, definers.size, request.mentionedIdents) * chatMul;
-        const weight = (mul * Math.sqrt(node.data.referenced.get(ident)!)) / targets.length;
-        const id = identId(ident);
-        for (const target of targets) {
-          const v = index.get(target)!;
-          out[u].push([v, id, weight, 1]);
-          if (RELATED_WEIGHTS.reverse > 0) out[v].push([u, id, weight * RELATED_WEIGHTS.reverse, 0]);
+      const folder = paths[u].slice(0, paths[u].lastIndexOf('/') + 1);
+      let id = folderIds.get(folder);
+      if (id === undefined) folderIds.set(folder, (id = folderIds.size));
+      folderOf[u] = id;
+    }
+    const definerNodes = new Map<string, Int32Array>();
+    const nodesDefining = (ident: string, definers: Set<string>): Int32Array => {
+      let nodes = definerNodes.get(ident);
+      if (!nodes) {
+        nodes = Int32Array.from([...definers].map((path) => index.get(path)!)).sort();
+        definerNodes.set(ident, nodes);
+      }
+      return nodes;
+    };
+    const multipliers = new Map<string, number>();
+
+    // Two passes over the references: the first counts each source's edges, the second writes
+    // them in place (in the same order), so no edge list is built in between.
+    const offsets = new Uint32Array(paths.length + 1);
+    let edgeTargets = new Uint32Array(0);
+    let weights = new Float64Array(0);
+    let edgeIdent = new Uint32Array(0);
+    let forward = new Uint8Array(0);
+    let fill = new Uint32Array(0);
+    const targets: number[] = [];
+    for (const pass of ['count', 'write'] as const) {
+      if (pass === 'write') {
+        for (let u = 0; u < paths.length; u++) offsets[u + 1] += offsets[u];
+        const edgeCount = offsets[paths.length];
+        edgeTargets = new Uint32Array(edgeCount);
+        weights = new Float64Array(edgeCount);
+        edgeIdent = new Uint32Array(edgeCount);
+        forward = new Uint8Array(edgeCount);
+        fill = offsets.slice(0, paths.length);
+      }
+      const edge = (u: number, v: number, ident: number, weight: number, isForward: number) => {
+        if (pass === 'count') {
+          offsets[u + 1]++;
+          return;
+        }
+        const slot = fill[u]++;
+        edgeTargets[slot] = v;
+        weights[slot] = weight;
+        edgeIdent[slot] = ident;
+        forward[slot] = isForward;
+      };
+      for (let u = 0; u < paths.length; u++) {
+        const folder = folderOf[u];
+        for (const [ident, count] of this.fileNode(paths[u])!.referencedSorted) {
+          const definers = this.definers.get(ident);
+          if (!definers) continue;
+          const nodes = nodesDefining(ident, definers);
+          let near = 0;
+          let others = 0;
+          for (const v of nodes) {
+            if (v === u) continue;
+            if (folderOf[v] === folder) near++;
+            else others++;
+          }
+          if (near + others === 0) continue;
+          const onlyNear = near > 0;
+          // A name with many definers and none nearby says little about which one is meant: its
+          // split weight is tiny and its links would outnumber all others. It links nothing.
+          if ((onlyNear ? near : others) > RELATED_WEIGHTS.maxDefiners) continue;
+          targets.length = 0;
+          for (const v of nodes) if (v !== u && (!onlyNear || folderOf[v] === folder)) targets.push(v);
+          let id = identIndex.get(ident);
+          if (id === undefined) {
+            id = idents.length;
+            idents.push(ident);
+            identIndex.set(ident, id);
+          }
+          let mul = multipliers.get(ident);
+          if (mul === undefined) multipliers.set(ident, (mul = identifierMultiplier(ident, definers.size, none)));
+          const weight = (mul * Math.sqrt(count)) / targets.length;
+          for (const v of targets) {
+            edge(u, v, id, weight, 1);
+            if (RELATED_WEIGHTS.reverse > 0) edge(v, u, id, weight * RELATED_WEIGHTS.reverse, 0);
+          }
         }
       }
     }
+    const graph = { paths, csr: { nodeCount: paths.length, offsets, targets: edgeTargets, weights }, edgeIdent, idents, forward };
+    return { graph, identIndex };
+  }
 
-    const edgeCount = out.reduce((sum, edges) => sum + edges.length, 0);
-    const offsets = new Uint32Array(paths.length + 1);
-    const targets = new Uint32Array(edgeCount);
-    const weights = new Float64Array(edgeCount);
-    const edgeIdent = new Uint32Array(edgeCount);
-    const forward = new Uint8Array(edgeCount);
-    let e = 0;
-    for (let u = 0; u < paths.length; u++) {
-      for (const [target, ident, weight, isForward] of out[u]) {
-        targets[e] = target;
-        weights[e] = weight;
-        edgeIdent[e] = ident;
-        forward[e] = isForward;
-        e++;
-      }
-      offsets[u + 1] = e;
-    }
-    return { paths, csr: { nodeCount: paths.length, offsets, targets, weights }, edgeIdent, idents, forward };
+  /** The files that define `ident`, and those that reference it (with their counts). */
+  namesOf(ident: string): { definers: ReadonlySet<string> | undefined; referencers: ReadonlyMap<string, number> | undefined } {
+    return { definers: this.definers.get(ident), referencers: this.referencers.get(ident) };
   }
 }
 
@@ -340,8 +395,8 @@ export class ReferenceGraph {
 export const RELATED_WEIGHTS = {
   /** A link also runs from the definer back to the referencing file, with this share of its weight. */
   reverse: 1,
-  /** References from the chat file: personalization already starts the walk there. */
-  fromChatFile: 1,
+  /** A reference resolving to more definers than this links none of them. */
+  maxDefiners: 10,
 } as const;
 
 /** The graph of the 'repomap' ranking: forward (reference -> definition) and reverse edges. */

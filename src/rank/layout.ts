@@ -1,15 +1,22 @@
 // How the 'repomap' ranking spends a budget: breadth first, then depth. A bare path costs a few
 // tokens and a signature line many more, and a change usually needs files more than it needs
-// every signature of one file: so the map first names the best-ranked files, then shows their
-// best definitions round by round (each file's first, then each file's second, ...), then names
+// every signature of one file: so the map first names the best-ranked files (with all of the
+// budget but what the definitions get: half of it, at most 768 tokens), then shows their best
+// definitions round by round (each file's first, then each file's second, ...), then names
 // further files while tokens remain.
 import type { PackEntry } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
 import type { DefTag, FileTags } from '../types.js';
 import type { RelatedRanking } from './rank.js';
 
-/** Share of the budget spent naming files before any definition is shown. */
-export const NAMED_SHARE = 0.5;
+/** Definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS; the rest names files first. */
+export const DEFINITIONS_SHARE = 0.5;
+export const DEFINITIONS_MAX_TOKENS = 768;
+
+/** Tokens of a budget spent naming files before any definition is shown. */
+export function namingTokens(budget: number): number {
+  return budget - Math.min(budget * DEFINITIONS_SHARE, DEFINITIONS_MAX_TOKENS);
+}
 
 export interface LayoutInput {
   /** Files in rank order (chat files left out). */
@@ -24,11 +31,12 @@ export interface LayoutInput {
 
 /** The candidates of a 'repomap' map in order (after the important files): the packer takes the longest prefix that fits. */
 export function layoutEntries({ files, rankOf, definitionsOf, budget, countTokens }: LayoutInput): PackEntry[] {
-  // How many files the named share of the budget can list as bare paths (one line each).
+  // How many files the naming part of the budget can list as bare paths (one line each).
+  const naming = namingTokens(budget);
   let named = 0;
   for (let used = 0; named < files.length; named++) {
     used += countTokens(files[named] + '\n');
-    if (used > budget * NAMED_SHARE) break;
+    if (used > naming) break;
   }
   const entries: PackEntry[] = files.slice(0, named).map((path) => ({ path, rank: rankOf(path) }));
   const defs = files.slice(0, named).map((path) => definitionsOf(path));

@@ -3,10 +3,7 @@ import type { AiderGraph, RelatedGraph } from '../graph/graph.js';
 import type { FileTags } from '../types.js';
 import { factoredOutWeights, pagerank, pagerankFactored } from './pagerank.js';
 
-/** The rankings a map can use: this project's (the default) and Aider's, reproduced exactly. */
-export const RANKINGS = ['repomap', 'aider'] as const;
-export type RankingName = (typeof RANKINGS)[number];
-export const DEFAULT_RANKING: RankingName = 'repomap';
+export { DEFAULT_RANKING, RANKINGS, type RankingName } from '../request.js';
 
 export interface RankRequest {
   chatFiles: ReadonlySet<string>;
@@ -147,7 +144,7 @@ function pathMatchesIdent(path: string, idents: ReadonlySet<string>): boolean {
 /** The parameters of this project's model, the 'repomap' ranking, chosen with `repomap eval` on a dev set. */
 export const RELATED_MODEL = {
   damping: 0.85,
-  /** Reciprocal rank fusion of the graph order and the lexical order: score = sum of weight / (k + position). */
+  /** Reciprocal rank fusion of the orders below: a file scores the sum of weight / (k + its 1-based position). */
   fusionK: 5,
   graphWeight: 1,
   lexicalWeight: 1,
@@ -169,42 +166,40 @@ export interface RelatedRanking extends Ranking {
 /**
  * This project's ranking. Personalized PageRank (Aider's personalization) over the related graph,
  * where links run both ways and a reference resolves to its nearest definers; then, fused with it by
- * reciprocal rank, a lexical order: files by how many of the request's names they define or
- * reference (the mentioned identifiers, and the names the chat files define or import).
- * Definitions are ranked as in Aider's model, over the forward edges only.
+ * reciprocal rank: a lexical order (files by how many of the request's names they define or
+ * reference: the mentioned identifiers, and the names the chat files define or import), the
+ * folder order from the chat files, the chat files' tests or subjects, and the files named after
+ * a mentioned identifier. Files the request names come first. Definitions are ranked as in
+ * Aider's model, over the forward edges only.
  */
-export function rankRelated(
-  graph: RelatedGraph,
-  request: RankRequest,
-  tagsOf: (path: string) => FileTags | undefined,
-): RelatedRanking {
+export function rankRelated(graph: RelatedGraph, request: RankRequest, names: RelatedNames): RelatedRanking {
   const { paths, csr, edgeIdent, idents, forward } = graph;
   const ranks = pagerank(csr, { personalization: personalizationVector(paths, request), damping: RELATED_MODEL.damping });
 
   const { offsets, targets, weights } = csr;
-  const byDefinition = new Map<string, number>();
+  // Keyed by file * identifier count + identifier (exact in a double for any real repository).
+  const byDefinition = new Map<number, number>();
   for (let u = 0; u < csr.nodeCount; u++) {
     let total = 0;
     for (let e = offsets[u]; e < offsets[u + 1]; e++) if (forward[e]) total += weights[e];
     if (total === 0) continue;
     for (let e = offsets[u]; e < offsets[u + 1]; e++) {
       if (!forward[e]) continue;
-      const key = `${targets[e]}\0${edgeIdent[e]}`;
+      const key = targets[e] * idents.length + edgeIdent[e];
       byDefinition.set(key, (byDefinition.get(key) ?? 0) + (ranks[u] * weights[e]) / total);
     }
   }
   const definitions: RankedDefinition[] = [];
   for (const [key, rank] of byDefinition) {
-    const split = key.indexOf('\0');
-    const path = paths[Number(key.slice(0, split))];
+    const path = paths[Math.floor(key / idents.length)];
     if (request.chatFiles.has(path)) continue;
-    definitions.push({ path, ident: idents[Number(key.slice(split + 1))], rank });
+    definitions.push({ path, ident: idents[key % idents.length], rank });
   }
   definitions.sort((a, b) => b.rank - a.rank || comparePaths(a.path, b.path) || comparePaths(a.ident, b.ident));
 
   const candidates = paths.map((_, i) => i).filter((i) => !request.chatFiles.has(paths[i]));
   const graphOrder = [...candidates].sort((a, b) => ranks[b] - ranks[a] || comparePaths(paths[a], paths[b]));
-  const lexical = lexicalScores(paths, request, tagsOf);
+  const lexical = lexicalScores(paths, request, names);
   const lexicalOrder = candidates
     .filter((i) => lexical.distinct[i] > 0)
     .sort((a, b) => lexical.distinct[b] - lexical.distinct[a] || lexical.occurrences[b] - lexical.occurrences[a] || comparePaths(paths[a], paths[b]));
@@ -234,25 +229,40 @@ export function rankRelated(
  * Per file: how many distinct request names it defines or references, and how often. The names
  * are the mentioned identifiers and what the chat files define or import.
  */
-function lexicalScores(paths: readonly string[], request: RankRequest, tagsOf: (path: string) => FileTags | undefined) {
+function lexicalScores(paths: readonly string[], request: RankRequest, names: RelatedNames) {
   const query = new Set(request.mentionedIdents);
   for (const chat of request.chatFiles) {
-    const tags = tagsOf(chat);
+    const tags = names.tagsOf(chat);
     for (const def of tags?.defs ?? []) query.add(def.name);
     for (const ref of tags?.refs ?? []) if (ref.subkind === 'import') query.add(ref.name);
   }
   const distinct = new Uint32Array(paths.length);
   const occurrences = new Uint32Array(paths.length);
-  if (query.size === 0) return { distinct, occurrences };
-  for (let i = 0; i < paths.length; i++) {
-    const tags = tagsOf(paths[i]);
-    if (!tags) continue;
-    const found = new Set<string>();
-    for (const tag of tags.defs) if (query.has(tag.name)) (found.add(tag.name), occurrences[i]++);
-    for (const tag of tags.refs) if (query.has(tag.name)) (found.add(tag.name), occurrences[i]++);
-    distinct[i] = found.size;
+  const index = new Map(paths.map((path, i) => [path, i]));
+  for (const name of query) {
+    const { definers, referencers } = names.namesOf(name);
+    const counted = new Set<number>();
+    for (const path of definers ?? []) {
+      const i = index.get(path);
+      if (i === undefined) continue;
+      counted.add(i);
+      occurrences[i]++;
+    }
+    for (const [path, count] of referencers ?? []) {
+      const i = index.get(path);
+      if (i === undefined) continue;
+      counted.add(i);
+      occurrences[i] += count;
+    }
+    for (const i of counted) distinct[i]++;
   }
   return { distinct, occurrences };
+}
+
+/** What the lexical order reads: the chat files' tags, and which files define or reference a name. */
+export interface RelatedNames {
+  tagsOf: (path: string) => FileTags | undefined;
+  namesOf: (ident: string) => { definers: ReadonlySet<string> | undefined; referencers: ReadonlyMap<string, number> | undefined };
 }
 
 /**

@@ -1,0 +1,149 @@
+// The 'repomap' ranking (the default): the related graph, the fused file order, the layout.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { get_encoding } from 'tiktoken';
+import { EDGE_WEIGHTS, ReferenceGraph } from '../src/graph/graph.js';
+import { buildMap } from '../src/map.js';
+import { layoutEntries, namingTokens } from '../src/rank/layout.js';
+import { nearestFirst, rankRelated, subjectName, testPartners } from '../src/rank/rank.js';
+import type { FileTags } from '../src/types.js';
+import { copyFixture, tempDir } from './helpers.js';
+
+const encoder = get_encoding('cl100k_base');
+const countTokens = (text: string) => encoder.encode(text, [], []).length;
+
+function tags(defs: string[], refs: Array<string | [string, string]>): FileTags {
+  return {
+    lang: 'python',
+    lineCount: defs.length + 1,
+    defs: defs.map((name, line) => ({ name, subkind: 'function', line, scopes: [] })),
+    refs: refs.map((ref, line) => (typeof ref === 'string' ? { name: ref, subkind: 'call', line } : { name: ref[0], subkind: ref[1], line })),
+    lines: defs.map((name, line): [number, string] => [line, `def ${name}():`]),
+  };
+}
+
+/** The edges of the related graph as "from -> to ident weight forward|reverse". */
+function edges(graph: ReferenceGraph, mentionedIdents: string[] = []): string[] {
+  const compiled = graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set(mentionedIdents) });
+  const out: string[] = [];
+  const { offsets, targets, weights } = compiled.csr;
+  for (let u = 0; u < compiled.paths.length; u++) {
+    for (let e = offsets[u]; e < offsets[u + 1]; e++) {
+      const kind = compiled.forward[e] ? 'forward' : 'reverse';
+      out.push(`${compiled.paths[u]} -> ${compiled.paths[targets[e]]} ${compiled.idents[compiled.edgeIdent[e]]} ${Number(weights[e].toPrecision(12))} ${kind}`);
+    }
+  }
+  return out.sort();
+}
+
+test('related graph: links run both ways; a reference resolves to its own folder, else splits over the definers', () => {
+  const graph = new ReferenceGraph();
+  graph.setFile('a/user.py', tags([], ['helper', 'helper', 'helper', 'helper', 'render']));
+  graph.setFile('a/helper.py', tags(['helper'], []));
+  graph.setFile('b/helper.py', tags(['helper'], []));
+  graph.setFile('b/one.py', tags(['render'], []));
+  graph.setFile('c/two.py', tags(['render'], []));
+  assert.deepEqual(edges(graph), [
+    'a/helper.py -> a/user.py helper 2 reverse',
+    'a/user.py -> a/helper.py helper 2 forward', // sqrt(4); b/helper.py is in another folder: not linked
+    'a/user.py -> b/one.py render 0.5 forward', // no definer nearby: the weight is split over both
+    'a/user.py -> c/two.py render 0.5 forward',
+    'b/one.py -> a/user.py render 0.5 reverse',
+    'c/two.py -> a/user.py render 0.5 reverse',
+  ]);
+  // A mentioned identifier weighs 10 times more, for this request only.
+  assert.ok(edges(graph, ['render']).includes(`a/user.py -> b/one.py render ${0.5 * EDGE_WEIGHTS.mentionedIdent} forward`));
+  assert.ok(edges(graph).includes('a/user.py -> b/one.py render 0.5 forward'));
+  // The graph follows changes (the laid-out graph is rebuilt after a change).
+  graph.setFile('a/helper.py', tags(['somethingElse'], []));
+  assert.ok(edges(graph).includes('a/user.py -> b/helper.py helper 2 forward'));
+  graph.removeFile('c/two.py');
+  assert.ok(edges(graph).includes('a/user.py -> b/one.py render 1 forward'));
+});
+
+test('folder distance, test partners and subject names', () => {
+  assert.deepEqual(nearestFirst(['a/b/chat.py'], ['top.py', 'a/x/cousin.py', 'a/b/c/below.py', 'a/side.py', 'a/b/near.py']), [
+    'a/b/near.py',
+    'a/b/c/below.py',
+    'a/side.py',
+    'a/x/cousin.py',
+    'top.py',
+  ]);
+  assert.equal(subjectName('tests/test_app.py'), 'app');
+  assert.equal(subjectName('pkg/context_test.go'), 'context');
+  assert.equal(subjectName('src/__tests__/ref.spec.ts'), 'ref');
+  assert.deepEqual(testPartners(['src/app.py'], ['tests/test_app.py', 'src/other.py']), ['tests/test_app.py']);
+  // A name that many files share (index.ts, __init__.py) pairs nothing.
+  assert.deepEqual(testPartners(['a/index.ts'], ['b/index.ts', 'c/index.ts', 'd/index.ts', 'e/index.ts']), []);
+});
+
+test('the fused order: what the chat file uses and what uses it, its test, then the lexical matches', () => {
+  const graph = new ReferenceGraph();
+  const files: Record<string, FileTags> = {
+    'src/orders.py': tags(['place_order', 'Order'], [['Money', 'import'], 'Money', 'audit']),
+    'src/money.py': tags(['Money'], []),
+    'src/audit.py': tags(['audit'], []),
+    'src/shipping.py': tags(['ship'], ['place_order', 'place_order']),
+    'tests/test_orders.py': tags(['test_place'], []),
+    'lib/unrelated.py': tags(['noise'], ['noise2']),
+    'lib/noise2.py': tags(['noise2'], []),
+    'docs/refund.py': tags(['refund_order'], ['Order']),
+  };
+  for (const [path, fileTags] of Object.entries(files)) graph.setFile(path, fileTags);
+  const request = { chatFiles: new Set(['src/orders.py']), mentionedFiles: new Set<string>(), mentionedIdents: new Set<string>() };
+  const names = { tagsOf: (path: string) => files[path], namesOf: (ident: string) => graph.namesOf(ident) };
+  const ranking = rankRelated(graph.compileRelated(request), request, names);
+  assert.ok(!ranking.files.includes('src/orders.py'), 'the chat file is not ranked');
+  const position = (path: string) => ranking.files.indexOf(path);
+  for (const related of ['src/money.py', 'src/audit.py', 'src/shipping.py', 'tests/test_orders.py', 'docs/refund.py']) {
+    assert.ok(position(related) < position('lib/unrelated.py'), `${related} before an unrelated file: ${ranking.files.join(' ')}`);
+  }
+  // Definitions are ranked by what references them, as in Aider's model.
+  assert.equal(ranking.definitions[0].ident, 'Money');
+  // A file the request names comes first.
+  const named = { ...request, mentionedFiles: new Set(['lib/noise2.py']) };
+  assert.equal(rankRelated(graph.compileRelated(named), named, names).files[0], 'lib/noise2.py');
+  // The same graph, built in another order, gives the same ranking.
+  const again = new ReferenceGraph();
+  for (const path of Object.keys(files).reverse()) again.setFile(path, files[path]);
+  assert.deepEqual(rankRelated(again.compileRelated(request), request, names), ranking);
+});
+
+test('layout: files are named first, then definitions round by round, then more files', () => {
+  const files = Array.from({ length: 40 }, (_, i) => `pkg/module_${i}.py`);
+  const defs = (path: string) => {
+    const n = Number(path.match(/\d+/)![0]);
+    return [0, 1, 2].map((k) => ({ name: `f${n}_${k}`, subkind: 'function', line: k, scopes: [] }));
+  };
+  const entries = layoutEntries({ files, rankOf: () => 1, definitionsOf: defs, budget: 200, countTokens });
+  const named = entries.findIndex((entry) => entry.def !== undefined);
+  assert.ok(named > 0 && named < files.length);
+  const namedTokens = files.slice(0, named).reduce((sum, path) => sum + countTokens(path + '\n'), 0);
+  assert.ok(namedTokens <= namingTokens(200) + countTokens(files[named - 1] + '\n'));
+  assert.equal(namingTokens(1024), 512);
+  assert.equal(namingTokens(4096), 4096 - 768);
+  assert.deepEqual(entries.slice(0, named).map((entry) => entry.path), files.slice(0, named));
+  // Round one shows each named file's first definition, in file order; then round two.
+  assert.deepEqual(entries.slice(named, named + 2).map((entry) => entry.def!.name), ['f0_0', 'f1_0']);
+  assert.equal(entries[named * 2].def!.name, 'f0_1');
+  // Every file appears, the unnamed ones after the definitions.
+  assert.equal(new Set(entries.map((entry) => entry.path)).size, files.length);
+  assert.equal(entries[entries.length - 1].path, files[files.length - 1]);
+});
+
+test("maps of both rankings stay in the budget; 'repomap' names more files than 'aider'", async () => {
+  const root = copyFixture('shop');
+  const cacheDir = tempDir();
+  for (const tokens of [128, 256, 1024]) {
+    const request = { root, cacheDir, tokens, chatFiles: ['src/checkout.ts'], message: 'retry sendReceipt' };
+    const ours = await buildMap(request);
+    const aider = await buildMap({ ...request, ranking: 'aider' });
+    assert.ok(ours.tokens <= tokens && aider.tokens <= tokens);
+    assert.equal(ours.tokens, countTokens(ours.text));
+    assert.ok(!ours.files.some((file) => file.path === 'src/checkout.ts'));
+    if (tokens === 128) assert.ok(ours.files.length >= aider.files.length, `${ours.files.length} < ${aider.files.length}`);
+  }
+  const first = await buildMap({ root, cacheDir, tokens: 256, chatFiles: ['src/checkout.ts'] });
+  const second = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: ['src/checkout.ts'] });
+  assert.equal(first.text, second.text);
+});
