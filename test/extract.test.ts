@@ -1,118 +1,26 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { indexFile } from '../src/extract/file.js';
-import { packageRoot } from '../src/paths.js';
-import type { FileRecord, FileTags } from '../src/types.js';
-
-const MAX_FILE_BYTES = 1 << 20;
-
-interface Fixture {
-  tags: FileTags;
-  /** The fixture's lines, to find expected rows by their text. */
-  source: string[];
-  /** Row of the one line containing `needle`; fails when none or several lines contain it. */
-  row(needle: string): number;
-}
-
-/** Indexes one file under `root` as a fresh file (no stored hash); fails when the outcome is 'reused'. */
-async function indexPath(root: string, relPath: string, maxFileBytes = MAX_FILE_BYTES): Promise<FileRecord> {
-  const st = await stat(join(root, relPath));
-  const result = await indexFile(root, { path: relPath, stat: { mtimeMs: st.mtimeMs, size: st.size } }, { maxFileBytes });
-  if (result.outcome === 'reused') assert.fail('a file without a stored hash cannot be reused');
-  return result.record;
-}
-
-async function loadFixture(language: string, file: string): Promise<Fixture> {
-  const root = join(packageRoot, 'fixtures', 'lang');
-  const absPath = join(root, language, file);
-  const record = await indexPath(root, `${language}/${file}`);
-  assert.equal(record.skip, null, `${file} was skipped: ${record.skip} ${record.detail ?? ''}`);
-  assert.ok(record.tags);
-  const source = (await readFile(absPath, 'utf8')).split('\n');
-  return {
-    tags: record.tags,
-    source,
-    row(needle: string): number {
-      const rows = source.flatMap((text, row) => (text.includes(needle) ? [row] : []));
-      assert.equal(rows.length, 1, `expected exactly one line of ${file} to contain ${JSON.stringify(needle)}, found ${rows.length}`);
-      return rows[0];
-    },
-  };
-}
-
-type Expected = Array<[name: string, subkind: string, lineNeedle: string]>;
-
-const byPosition = (a: [string, string, number], b: [string, string, number]) =>
-  a[2] - b[2] || a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]);
-
-/** The fixture's definitions are exactly `expected` (name, subkind and line). */
-function assertDefs(fx: Fixture, expected: Expected): void {
-  const actual = fx.tags.defs.map((d): [string, string, number] => [d.name, d.subkind, d.line]).sort(byPosition);
-  const wanted = expected.map(([name, subkind, needle]): [string, string, number] => [name, subkind, fx.row(needle)]);
-  assert.deepEqual(actual, wanted.sort(byPosition));
-}
-
-/** Each expected reference is present (the fixtures hold more references than listed). */
-function assertRefs(fx: Fixture, expected: Expected): void {
-  for (const [name, subkind, needle] of expected) {
-    const line = fx.row(needle);
-    const found = fx.tags.refs.filter((r) => r.name === name && r.line === line).map((r) => r.subkind);
-    assert.ok(
-      found.includes(subkind),
-      `reference ${name} (${subkind}) on line ${line} ${JSON.stringify(fx.source[line])}; found ${JSON.stringify(found)}`,
-    );
-  }
-}
-
-/** The only references to `name` on the needle's line have these subkinds (one per occurrence). */
-function assertRefsOnLine(fx: Fixture, name: string, needle: string, subkinds: string[]): void {
-  const line = fx.row(needle);
-  const found = fx.tags.refs.filter((r) => r.name === name && r.line === line).map((r) => r.subkind);
-  assert.deepEqual(found.sort(), [...subkinds].sort(), `references to ${name} on line ${line}`);
-}
-
-function assertNoRef(fx: Fixture, name: string, why: string, subkind?: string): void {
-  const found = fx.tags.refs.filter((r) => r.name === name && (subkind === undefined || r.subkind === subkind));
-  assert.deepEqual(found, [], `no reference to ${name} expected (${why})`);
-}
-
-/**
- * The definition's enclosing scopes are the rows of `scopeNeedles`, outermost first, with their
- * text stored. `defNeedle` picks the definition when several share the name and subkind.
- */
-function assertScopes(fx: Fixture, name: string, subkind: string, scopeNeedles: string[], defNeedle?: string): void {
-  const defLine = defNeedle === undefined ? undefined : fx.row(defNeedle);
-  const defs = fx.tags.defs.filter(
-    (d) => d.name === name && d.subkind === subkind && (defLine === undefined || d.line === defLine),
-  );
-  assert.equal(defs.length, 1, `one ${subkind} ${name} expected, found ${defs.length}`);
-  const rows = scopeNeedles.map((needle) => fx.row(needle));
-  assert.deepEqual(defs[0].scopes, rows, `scopes of ${subkind} ${name}`);
-  const lines = new Map(fx.tags.lines);
-  for (const [i, row] of rows.entries()) {
-    assert.ok(lines.get(row)?.includes(scopeNeedles[i]), `line ${row} stored as ${JSON.stringify(lines.get(row))}`);
-  }
-  assert.equal(lines.get(defs[0].line), fx.source[defs[0].line].trimEnd());
-}
-
-/**
- * No name node is both a definition and a reference (a declaration is not a use of its name).
- * Tags carry no column, so a node is approximated by (line, name): the fixtures have no line
- * that defines and uses the same name.
- */
-function assertDefsAreNotRefs(fx: Fixture): void {
-  const refKeys = new Set(fx.tags.refs.map((r) => `${r.line}:${r.name}`));
-  const both = fx.tags.defs.filter((d) => refKeys.has(`${d.line}:${d.name}`));
-  assert.deepEqual(both, []);
-}
+import type { FileRecord } from '../src/types.js';
+import {
+  type Fixture,
+  MAX_FILE_BYTES,
+  assertDefs,
+  assertDefsAreNotRefs,
+  assertNoRef,
+  assertRefs,
+  assertRefsOnLine,
+  assertScopes,
+  indexPath,
+  loadFixture,
+} from './fixture-tags.js';
 
 describe('typescript', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('typescript', 'sample.ts');
+    fx = await loadFixture('typescript/sample.ts');
   });
 
   test('definitions', () => {
@@ -206,7 +114,7 @@ describe('typescript', () => {
 describe('tsx', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('tsx', 'sample.tsx');
+    fx = await loadFixture('tsx/sample.tsx');
   });
 
   test('definitions', () => {
@@ -273,7 +181,7 @@ describe('tsx', () => {
 describe('javascript', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('javascript', 'sample.js');
+    fx = await loadFixture('javascript/sample.js');
   });
 
   test('definitions', () => {
@@ -330,7 +238,7 @@ describe('javascript', () => {
   });
 
   test('jsx', async () => {
-    const jsx = await loadFixture('javascript', 'sample.jsx');
+    const jsx = await loadFixture('javascript/sample.jsx');
     assertDefs(jsx, [
       ['UpdateBanner', 'class', 'export class UpdateBanner'],
       ['render', 'method', 'render() {'],
@@ -349,7 +257,7 @@ describe('javascript', () => {
 describe('python', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('python', 'sample.py');
+    fx = await loadFixture('python/sample.py');
   });
 
   test('definitions', () => {
@@ -421,7 +329,7 @@ describe('python', () => {
 describe('rust', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('rust', 'sample.rs');
+    fx = await loadFixture('rust/sample.rs');
   });
 
   test('definitions', () => {
@@ -512,7 +420,7 @@ describe('rust', () => {
 describe('go', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('go', 'sample.go');
+    fx = await loadFixture('go/sample.go');
   });
 
   test('definitions', () => {

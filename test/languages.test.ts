@@ -3,19 +3,28 @@
 // and the 'no grammar' skip.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { indexFile } from '../src/extract/file.js';
 import { LANGUAGES, languageForPath } from '../src/extract/languages.js';
 import { createRunner } from '../src/index/pool.js';
 import { packageRoot } from '../src/paths.js';
-import type { FileRecord, FileTags } from '../src/types.js';
+import {
+  type Fixture,
+  LANG_FIXTURES,
+  MAX_FILE_BYTES,
+  assertDefs,
+  assertDefsAreNotRefs,
+  assertNoRef,
+  assertRefs,
+  assertRefsOnLine,
+  assertScopes,
+  indexPath,
+  loadFixture,
+} from './fixture-tags.js';
 
-const MAX_FILE_BYTES = 1 << 20;
-const FIXTURES = join(packageRoot, 'fixtures', 'lang');
 
 /** The fixture of each language added here, relative to fixtures/lang. */
 const FIXTURE_FILES: Record<string, string> = {
@@ -34,72 +43,11 @@ const FIXTURE_FILES: Record<string, string> = {
   ocaml: 'ocaml/inventory.ml',
 };
 
-interface Fixture {
-  tags: FileTags;
-  source: string[];
-  /** Row of the one line containing `needle`; fails when none or several lines contain it. */
-  row(needle: string): number;
-}
-
-async function indexPath(root: string, relPath: string): Promise<FileRecord> {
-  const st = await stat(join(root, relPath));
-  const result = await indexFile(root, { path: relPath, stat: { mtimeMs: st.mtimeMs, size: st.size } }, { maxFileBytes: MAX_FILE_BYTES });
-  if (result.outcome === 'reused') assert.fail('a file without a stored hash cannot be reused');
-  return result.record;
-}
-
-async function loadFixture(language: string): Promise<Fixture> {
-  const relPath = FIXTURE_FILES[language];
-  const record = await indexPath(FIXTURES, relPath);
-  assert.equal(record.skip, null, `${relPath} was skipped: ${record.skip} ${record.detail ?? ''}`);
-  assert.ok(record.tags);
-  assert.equal(record.tags.lang, language);
-  const source = (await readFile(join(FIXTURES, relPath), 'utf8')).split('\n');
-  return {
-    tags: record.tags,
-    source,
-    row(needle: string): number {
-      const rows = source.flatMap((text, row) => (text.includes(needle) ? [row] : []));
-      assert.equal(rows.length, 1, `expected exactly one line of ${relPath} to contain ${JSON.stringify(needle)}, found ${rows.length}`);
-      return rows[0];
-    },
-  };
-}
-
-type Expected = Array<[name: string, subkind: string, lineNeedle: string]>;
-
-const byPosition = (a: [string, string, number], b: [string, string, number]) =>
-  a[2] - b[2] || a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]);
-
-/** The fixture's definitions are exactly `expected` (name, subkind and line). */
-function assertDefs(fx: Fixture, expected: Expected): void {
-  const actual = fx.tags.defs.map((d): [string, string, number] => [d.name, d.subkind, d.line]).sort(byPosition);
-  const wanted = expected.map(([name, subkind, needle]): [string, string, number] => [name, subkind, fx.row(needle)]);
-  assert.deepEqual(actual, wanted.sort(byPosition));
-}
-
-/** Each expected reference is present (the fixtures hold more references than listed). */
-function assertRefs(fx: Fixture, expected: Expected): void {
-  for (const [name, subkind, needle] of expected) {
-    const line = fx.row(needle);
-    const found = fx.tags.refs.filter((r) => r.name === name && r.line === line).map((r) => r.subkind);
-    assert.ok(
-      found.includes(subkind),
-      `reference ${name} (${subkind}) on line ${line} ${JSON.stringify(fx.source[line])}; found ${JSON.stringify(found)}`,
-    );
-  }
-}
-
-/** The only references to `name` on the needle's line have these subkinds (one per occurrence). */
-function assertRefsOnLine(fx: Fixture, name: string, needle: string, subkinds: string[]): void {
-  const line = fx.row(needle);
-  const found = fx.tags.refs.filter((r) => r.name === name && r.line === line).map((r) => r.subkind);
-  assert.deepEqual(found.sort(), [...subkinds].sort(), `references to ${name} on line ${line}`);
-}
-
-function assertNoRef(fx: Fixture, name: string, why: string, subkind?: string): void {
-  const found = fx.tags.refs.filter((r) => r.name === name && (subkind === undefined || r.subkind === subkind));
-  assert.deepEqual(found, [], `no reference to ${name} expected (${why})`);
+/** A language's fixture, checked to be parsed as that language. */
+async function loadLanguage(language: string): Promise<Fixture> {
+  const fx = await loadFixture(FIXTURE_FILES[language]);
+  assert.equal(fx.tags.lang, language);
+  return fx;
 }
 
 /** Every reference has one of the capture convention's kinds. */
@@ -108,41 +56,10 @@ function assertRefKinds(fx: Fixture): void {
   for (const ref of fx.tags.refs) assert.ok(kinds.has(ref.subkind), `unknown reference kind ${ref.subkind} (${ref.name})`);
 }
 
-/**
- * The definition's enclosing scopes are the rows of `scopeNeedles`, outermost first, with their
- * text stored. `defNeedle` picks the definition when several share the name and subkind.
- */
-function assertScopes(fx: Fixture, name: string, subkind: string, scopeNeedles: string[], defNeedle?: string): void {
-  const defLine = defNeedle === undefined ? undefined : fx.row(defNeedle);
-  const defs = fx.tags.defs.filter(
-    (d) => d.name === name && d.subkind === subkind && (defLine === undefined || d.line === defLine),
-  );
-  assert.equal(defs.length, 1, `one ${subkind} ${name} expected, found ${defs.length}`);
-  const rows = scopeNeedles.map((needle) => fx.row(needle));
-  assert.deepEqual(defs[0].scopes, rows, `scopes of ${subkind} ${name}`);
-  const lines = new Map(fx.tags.lines);
-  for (const [i, row] of rows.entries()) {
-    assert.ok(lines.get(row)?.includes(scopeNeedles[i]), `line ${row} stored as ${JSON.stringify(lines.get(row))}`);
-    assert.equal(lines.get(row), fx.source[row].trimEnd());
-  }
-  assert.equal(lines.get(defs[0].line), fx.source[defs[0].line].trimEnd());
-}
-
-/**
- * No name node is both a definition and a reference. Tags carry no column, so a node is
- * approximated by (line, name); `sameLineUses` lists names that a line really both defines and
- * uses.
- */
-function assertDefsAreNotRefs(fx: Fixture, sameLineUses: string[] = []): void {
-  const refKeys = new Set(fx.tags.refs.map((r) => `${r.line}:${r.name}`));
-  const both = fx.tags.defs.filter((d) => refKeys.has(`${d.line}:${d.name}`) && !sameLineUses.includes(d.name));
-  assert.deepEqual(both, []);
-}
-
 describe('java', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('java');
+    fx = await loadLanguage('java');
   });
 
   test('definitions', () => {
@@ -219,7 +136,7 @@ describe('java', () => {
 describe('c', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('c');
+    fx = await loadLanguage('c');
   });
 
   test('definitions', () => {
@@ -293,7 +210,7 @@ describe('c', () => {
 describe('cpp', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('cpp');
+    fx = await loadLanguage('cpp');
   });
 
   test('definitions', () => {
@@ -371,7 +288,7 @@ describe('cpp', () => {
 describe('csharp', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('csharp');
+    fx = await loadLanguage('csharp');
   });
 
   test('definitions', () => {
@@ -448,7 +365,7 @@ describe('csharp', () => {
 describe('ruby', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('ruby');
+    fx = await loadLanguage('ruby');
   });
 
   test('definitions', () => {
@@ -504,7 +421,7 @@ describe('ruby', () => {
 describe('php', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('php');
+    fx = await loadLanguage('php');
   });
 
   test('definitions', () => {
@@ -577,7 +494,7 @@ describe('php', () => {
 describe('kotlin', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('kotlin');
+    fx = await loadLanguage('kotlin');
   });
 
   test('definitions', () => {
@@ -657,7 +574,7 @@ describe('kotlin', () => {
 describe('scala', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('scala');
+    fx = await loadLanguage('scala');
   });
 
   test('definitions', () => {
@@ -735,7 +652,7 @@ describe('scala', () => {
 describe('bash', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('bash');
+    fx = await loadLanguage('bash');
   });
 
   test('definitions', () => {
@@ -776,7 +693,7 @@ describe('bash', () => {
 describe('lua', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('lua');
+    fx = await loadLanguage('lua');
   });
 
   test('definitions', () => {
@@ -821,7 +738,7 @@ describe('lua', () => {
 describe('elixir', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('elixir');
+    fx = await loadLanguage('elixir');
   });
 
   test('definitions', () => {
@@ -878,7 +795,7 @@ describe('elixir', () => {
 describe('haskell', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('haskell');
+    fx = await loadLanguage('haskell');
   });
 
   test('definitions', () => {
@@ -941,7 +858,7 @@ describe('haskell', () => {
 describe('ocaml', () => {
   let fx: Fixture;
   before(async () => {
-    fx = await loadFixture('ocaml');
+    fx = await loadLanguage('ocaml');
   });
 
   test('definitions', () => {
@@ -1046,17 +963,17 @@ describe('worker threads', () => {
     const paths = Object.values(FIXTURE_FILES);
     const jobs = await Promise.all(
       paths.map(async (path) => {
-        const st = await stat(join(FIXTURES, path));
+        const st = await stat(join(LANG_FIXTURES, path));
         return { path, stat: { mtimeMs: st.mtimeMs, size: st.size } };
       }),
     );
     const runner = createRunner(2);
     try {
-      const results = await runner.run(FIXTURES, jobs, { maxFileBytes: MAX_FILE_BYTES });
+      const results = await runner.run(LANG_FIXTURES, jobs, { maxFileBytes: MAX_FILE_BYTES });
       for (const [i, result] of results.entries()) {
         if (result.outcome !== 'parsed') assert.fail(`${paths[i]}: ${result.outcome}`);
         assert.equal(result.record.skip, null, `${paths[i]}: ${result.record.skip} ${result.record.detail ?? ''}`);
-        const here = await indexPath(FIXTURES, paths[i]);
+        const here = await indexPath(LANG_FIXTURES, paths[i]);
         assert.deepEqual(result.record.tags, here.tags, paths[i]);
       }
     } finally {
