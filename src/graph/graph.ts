@@ -193,17 +193,7 @@ export class ReferenceGraph {
     }
     const index = new Map(paths.map((path, i) => [path, i]));
 
-    const identIndex = new Map<string, number>();
-    const idents: string[] = [];
-    const identId = (ident: string): number => {
-      let id = identIndex.get(ident);
-      if (id === undefined) {
-        id = idents.length;
-        idents.push(ident);
-        identIndex.set(ident, id);
-      }
-      return id;
-    };
+    const { index: identIndex, list: idents, id: identId } = interner();
     const identMul = new Map<string, number>();
     const multiplier = (ident: string): number => {
       let mul = identMul.get(ident);
@@ -289,8 +279,7 @@ export class ReferenceGraph {
   private buildRelated(): { graph: RelatedGraph; identIndex: Map<string, number> } {
     const paths = [...this.filePaths()];
     const index = new Map(paths.map((path, i) => [path, i]));
-    const identIndex = new Map<string, number>();
-    const idents: string[] = [];
+    const { index: identIndex, list: idents, id: identId } = interner();
     const none = new Set<string>();
     // Folders as numbers, and each identifier's definers as sorted node indices, computed once.
     const folderIds = new Map<string, number>();
@@ -362,12 +351,7 @@ export class ReferenceGraph {
           if ((onlyNear ? near : others) > RELATED_WEIGHTS.maxDefiners) continue;
           targets.length = 0;
           for (const v of nodes) if (v !== u && (!onlyNear || folderOf[v] === folder)) targets.push(v);
-          let id = identIndex.get(ident);
-          if (id === undefined) {
-            id = idents.length;
-            idents.push(ident);
-            identIndex.set(ident, id);
-          }
+          const id = identId(ident);
           let mul = multipliers.get(ident);
           if (mul === undefined) multipliers.set(ident, (mul = identifierMultiplier(ident, definers.size, none)));
           const weight = (mul * Math.sqrt(count)) / targets.length;
@@ -422,6 +406,22 @@ export function isCompoundIdentifier(ident: string): boolean {
   const kebab = ident.includes('-') && hasLetter;
   const camel = /\p{Lu}/u.test(ident) && /\p{Ll}/u.test(ident);
   return snake || kebab || camel;
+}
+
+/** Numbers strings in order of first sight: `id` gives a string's number, `list` the strings by number. */
+function interner(): { index: Map<string, number>; list: string[]; id: (value: string) => number } {
+  const index = new Map<string, number>();
+  const list: string[] = [];
+  const id = (value: string): number => {
+    let n = index.get(value);
+    if (n === undefined) {
+      n = list.length;
+      list.push(value);
+      index.set(value, n);
+    }
+    return n;
+  };
+  return { index, list, id };
 }
 
 function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
