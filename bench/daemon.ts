@@ -14,6 +14,7 @@ import { daemonPaths } from '../src/daemon/runtime.js';
 import { languageForPath } from '../src/extract/languages.js';
 import type { RepoMapJson } from '../src/map.js';
 import { packageRoot } from '../src/paths.js';
+import { seededRandom } from '../src/random.js';
 
 const BIN = join(packageRoot, 'bin', 'repomap.js');
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
@@ -42,14 +43,6 @@ const cacheDir = join(scratch, 'cache');
 const env = { ...process.env, XDG_RUNTIME_DIR: runtime };
 const socket = daemonPaths(root, join(runtime, 'repomap')).socket;
 
-/** A seeded generator, so two runs ask the same requests. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -94,7 +87,7 @@ function sourceFiles(): string[] {
 async function main(): Promise<void> {
   mkdirPrivate(runtime);
   const files = sourceFiles();
-  const rand = random(42);
+  const rand = seededRandom(42);
   const pick = () => files[Math.floor(rand() * files.length)];
 
   const cold = await startDaemon();

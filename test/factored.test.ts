@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type FactoredGraph, expandFactored, factoredOutWeights, pagerank, pagerankFactored } from '../src/rank/pagerank.js';
+import { seededRandom } from '../src/random.js';
 
-/** A seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 /** A random factored graph: some files reference nothing (dangling), some identifiers have many definers. */
 function randomFactored(seed: number, nodes: number, idents: number): FactoredGraph {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const pick = (n: number) => Math.floor(rand() * n);
   const definers: number[][] = Array.from({ length: idents }, () => {
     const count = rand() < 0.2 ? 1 + pick(12) : 1 + pick(2);
@@ -46,7 +39,7 @@ test('PageRank on the factored graph equals PageRank on the expanded graph', () 
   for (const [seed, nodes, idents] of [[1, 8, 5], [2, 60, 40], [3, 400, 300], [4, 1000, 200]] as const) {
     const graph = randomFactored(seed, nodes, idents);
     const expanded = expandFactored(graph);
-    const rand = random(seed * 7);
+    const rand = seededRandom(seed * 7);
     const personalizations = [
       undefined,
       Float64Array.from({ length: nodes }, (_, i) => (i === 0 ? 1 : 0)),

@@ -6,6 +6,7 @@ import createGraph from 'ngraph.graph';
 import pagerankOracle from 'ngraph.pagerank';
 import { csrFromEdges, pagerank, type CsrGraph } from '../src/rank/pagerank.js';
 import { packageRoot } from '../src/paths.js';
+import { seededRandom } from '../src/random.js';
 
 type Edge = [number, number, number];
 
@@ -54,21 +55,10 @@ function personalizationOf(c: OracleCase): Float64Array | undefined {
   return c.personalization ? Float64Array.from(c.personalization) : undefined;
 }
 
-/** Deterministic PRNG (mulberry32) for the graphs built here. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Random unweighted digraph: ~danglingFraction of nodes have no out-edges, others 1..maxOut distinct targets (self-loops possible). */
 function randomGraph(seed: number, n: number, danglingFraction: number, maxOut: number): Edge[] {
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const edges: Edge[] = [];
   for (let u = 0; u < n; u++) {
     if (random() < danglingFraction) continue;
@@ -285,7 +275,7 @@ test('every node gets at least (1 - damping) times its normalised personalizatio
   // Each step gives node u d * (in-flow) + (d * dangling mass + 1 - d) * p̂_u with every term >= 0.
   const n = 300;
   const edges = randomGraph(23, n, 0.2, 4);
-  const random = rng(29);
+  const random = seededRandom(29);
   const p = Float64Array.from({ length: n }, () => (random() < 0.3 ? random() * 10 : 0));
   const total = sum(p);
   for (const damping of [0.85, 0.5]) {

@@ -6,6 +6,7 @@ import picomatch from 'picomatch';
 import { UserError } from '../errors.js';
 import { languageForPath } from '../extract/languages.js';
 import { mentionedIdentifiers } from '../mentions.js';
+import { seededRandom } from '../random.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -234,7 +235,7 @@ export function isTestPath(path: string): boolean {
  */
 export function sampleSpread<T>(items: readonly T[], count: number, seed: number): T[] {
   if (items.length <= count) return [...items];
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const out: T[] = [];
   for (let i = 0; i < count; i++) {
     const start = Math.floor((i * items.length) / count);
@@ -244,13 +245,3 @@ export function sampleSpread<T>(items: readonly T[], count: number, seed: number
   return out;
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
