@@ -116,7 +116,12 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     .sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
   if (aider) for (const path of byRank) entries.push({ path, rank: rankOf(path) });
   // This project's ranking: the fused file order names files first, then shows their definitions.
-  else entries.push(...relatedEntries(ranking as RelatedRanking, byRank, tagsByPath, budget - countTokens(important.join('\n')), countTokens));
+  else {
+    // A loop, not push(...spread): a large repository has more entries than a call has room for arguments.
+    for (const entry of relatedEntries(ranking as RelatedRanking, byRank, tagsByPath, budget - countTokens(important.join('\n')), countTokens)) {
+      entries.push(entry);
+    }
+  }
 
   // Important files are named in the map even without a grammar: they are not skipped.
   const shownAnyway = new Set(important);

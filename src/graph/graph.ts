@@ -233,7 +233,7 @@ export class ReferenceGraph {
       // Identifiers only on self edges need no definer list: their edges are the self edges.
       if (this.referencers.has(idents[i])) {
         const nodes = [...this.definers.get(idents[i])!].map((path) => index.get(path)!).sort((a, b) => a - b);
-        defNode.push(...nodes);
+        for (const node of nodes) defNode.push(node);
       }
       defOffsets[i + 1] = defNode.length;
     }
