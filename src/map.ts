@@ -70,10 +70,29 @@ export function centrality(graph: ReferenceGraph): Map<string, number> {
  */
 const DEFINITIONS_PER_TOKEN = 4;
 
+/** Lookups derived from an index, built once per index (the daemon's index lives until a change). */
+interface IndexLookups {
+  known: Set<string>;
+  tagsByPath: Map<string, FileTags>;
+}
+
+const lookupsOf = new WeakMap<RepoIndex, IndexLookups>();
+
+function indexLookups(index: RepoIndex): IndexLookups {
+  let lookups = lookupsOf.get(index);
+  if (!lookups) {
+    const tagsByPath = new Map<string, FileTags>();
+    for (const record of index.records) if (record.tags) tagsByPath.set(record.path, record.tags);
+    lookups = { known: new Set(index.paths), tagsByPath };
+    lookupsOf.set(index, lookups);
+  }
+  return lookups;
+}
+
 export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest): RepoMap {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
-  const known = new Set(index.paths);
+  const { known, tagsByPath } = indexLookups(index);
   const chatFiles = new Set((request.chatFiles ?? []).map((path) => toRootRelative(index.root, path)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
   const mentioned = new Set(
@@ -84,8 +103,6 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     for (const path of mentionedFiles(request.message, index.paths, chatFiles)) mentioned.add(path);
   }
 
-  const tagsByPath = new Map<string, FileTags>();
-  for (const record of index.records) if (record.tags) tagsByPath.set(record.path, record.tags);
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents };
   const aider = (request.ranking ?? DEFAULT_RANKING) === 'aider';
   const ranking = aider
