@@ -1,4 +1,3 @@
-import createGraph, { type Graph } from 'ngraph.graph';
 import { comparePaths } from '../discover/discover.js';
 import type { FileRecord, FileTags } from '../types.js';
 import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
@@ -31,29 +30,34 @@ export interface CompiledGraph {
   idents: string[];
 }
 
+const NO_MENTIONS: ReadonlySet<string> = new Set();
+
+/** A file in the graph. The same object while its path stays, so other files' edges can point at it. */
 interface FileNode {
-  defined: Set<string>;
-  referenced: Map<string, number>;
-  /** The same, sorted by identifier once, so each request reads them in a fixed order. */
-  definedSorted: string[];
-  referencedSorted: Array<[string, number]>;
+  path: string;
+  /** Its folder, numbered (files of one folder share the number). */
+  folder: number;
+  /** Its position in the sorted file list (node index of the compiled graphs), kept up to date. */
+  dense: number;
+  /** The names it defines, and those it references with their counts, each sorted once. */
+  defined: string[];
+  referenced: Array<[string, number]>;
+  /** Its forward edges in the related graph; undefined until derived, and again after a change they depend on. */
+  related: RelatedEdges | undefined;
 }
 
-/** An identifier's node: linked from the files that reference it, and to the files that define it. */
-interface IdentNode {
-  ident: string;
+/** A file's references resolved to their definers: the forward edges of the 'repomap' ranking. */
+interface RelatedEdges {
+  to: FileNode[];
+  ident: number[];
+  weight: number[];
 }
-
-type NodeData = FileNode | IdentNode;
 
 interface BaseGraph {
   compiled: AiderGraph;
   nodeIndex: Map<string, number>;
   identIndex: Map<string, number>;
 }
-
-/** Identifier nodes share the graph with file nodes; no path starts with NUL. */
-const identKey = (ident: string) => `\0${ident}`;
 
 /** Aider's graph of one request, factored through identifiers (see FactoredGraph). */
 export interface AiderGraph {
@@ -65,22 +69,35 @@ export interface AiderGraph {
 }
 
 /**
- * The reference graph, in an ngraph.graph: a node per file and per identifier, a link from each
- * file to each identifier it references (with the count) and from each identifier to each file
- * that defines it. A file's change moves only its own links; the file -> file edges of Aider's
- * model (one per referencer and definer) are never materialised, so a name defined in hundreds
- * of files and used in thousands costs thousands of links, not hundreds of thousands.
+ * The reference graph: each file's defined and referenced names, and the inverse indexes (the
+ * files defining and referencing each name). Both compiled graphs are derived from these, once
+ * per change. A change to a file moves only what depends on it: its own edges, and the edges of
+ * the files that reference a name it starts or stops defining; the rest is reused.
+ *
+ * (An ngraph.graph of file and identifier nodes held the same links until it was measured: its
+ * link objects took about 560 bytes each, 1.1 GB on the large corpus. It stays in the tests as an
+ * oracle of the compiled edges.)
  */
 export class ReferenceGraph {
-  private readonly graph: Graph<NodeData, number> = createGraph<NodeData, number>();
+  private readonly files = new Map<string, FileNode>();
   private readonly definers = new Map<string, Set<string>>();
   private readonly referencers = new Map<string, Map<string, number>>();
-  private files = 0;
+  private readonly folders = interner();
+  private links = 0;
+  /** The files sorted by path; `dense` is each one's position. */
+  private sorted: FileNode[] | undefined;
   private sortedPaths: string[] | undefined;
   /** Aider's graph with no request multipliers, kept until the next change (requests only patch it). */
   private base: BaseGraph | undefined;
   /** The 'repomap' ranking's graph with no request multipliers, likewise. */
   private relatedBase: { graph: RelatedGraph; identIndex: Map<string, number> } | undefined;
+  /** Files whose related edges must be derived again before the next related graph. */
+  private readonly staleRelated = new Set<FileNode>();
+  /** Per identifier, until its definers change: its definers sorted by path, and Aider's multiplier. */
+  private readonly definerNodes = new Map<string, FileNode[]>();
+  private readonly multipliers = new Map<string, number>();
+  /** Identifiers of related edges, numbered for the life of the graph. */
+  private readonly relatedIdents = interner();
 
   static fromRecords(records: Iterable<FileRecord>): ReferenceGraph {
     const graph = new ReferenceGraph();
@@ -90,72 +107,109 @@ export class ReferenceGraph {
 
   /** Files in the graph. */
   get fileCount(): number {
-    return this.files;
+    return this.files.size;
   }
 
-  /** Links in the graph (file -> identifier and identifier -> file). */
+  /** Links in the graph: one per (file, name it defines) and per (file, name it references). */
   get linkCount(): number {
-    return this.graph.getLinkCount();
+    return this.links;
   }
 
   /** The files in the graph, sorted. */
   filePaths(): string[] {
-    if (!this.sortedPaths) {
-      const paths: string[] = [];
-      this.graph.forEachNode((node) => {
-        if ('defined' in node.data) paths.push(node.id as string);
-      });
-      this.sortedPaths = paths.sort(comparePaths);
-    }
+    this.sortedPaths ??= this.sortedNodes().map((node) => node.path);
     return this.sortedPaths;
   }
 
-  private fileNode(path: string): FileNode | undefined {
-    const data = this.graph.getNode(path)?.data;
-    return data && 'defined' in data ? data : undefined;
+  private sortedNodes(): FileNode[] {
+    if (!this.sorted) {
+      this.sorted = [...this.files.values()].sort((a, b) => comparePaths(a.path, b.path));
+      this.renumber(0);
+    }
+    return this.sorted;
+  }
+
+  private renumber(from: number): void {
+    const sorted = this.sorted!;
+    for (let i = from; i < sorted.length; i++) sorted[i].dense = i;
+    this.sortedPaths = undefined;
   }
 
   /** Replaces a file's definitions and references (and so its edges). */
   setFile(path: string, tags: FileTags): void {
-    this.removeFile(path);
-    const defined = new Set(tags.defs.map((def) => def.name));
-    const referenced = new Map<string, number>();
-    for (const ref of tags.refs) referenced.set(ref.name, (referenced.get(ref.name) ?? 0) + 1);
-    if (defined.size === 0 && referenced.size === 0) return;
-    const definedSorted = [...defined].sort(comparePaths);
-    const referencedSorted = [...referenced].sort((a, b) => comparePaths(a[0], b[0]));
-    this.graph.addNode(path, { defined, referenced, definedSorted, referencedSorted });
-    this.files++;
-    this.sortedPaths = this.base = this.relatedBase = undefined;
-    for (const ident of defined) {
-      getOrCreate(this.definers, ident, () => new Set()).add(path);
-      this.ensureIdentNode(ident);
-      this.graph.addLink(identKey(ident), path, 0);
+    const defined = [...new Set(tags.defs.map((def) => def.name))].sort(comparePaths);
+    const counts = new Map<string, number>();
+    for (const ref of tags.refs) counts.set(ref.name, (counts.get(ref.name) ?? 0) + 1);
+    if (defined.length === 0 && counts.size === 0) {
+      this.removeFile(path);
+      return;
     }
-    for (const [ident, count] of referenced) {
-      getOrCreate(this.referencers, ident, () => new Map()).set(path, count);
-      this.ensureIdentNode(ident);
-      this.graph.addLink(path, identKey(ident), count);
+    const referenced = [...counts].sort((a, b) => comparePaths(a[0], b[0]));
+    let node = this.files.get(path);
+    // The names whose definers change: the edges of their referencers move.
+    const changed = new Set(defined);
+    if (node) {
+      for (const ident of node.defined) if (!changed.delete(ident)) changed.add(ident);
+      this.unlink(node);
+      node.defined = defined;
+      node.referenced = referenced;
+    } else {
+      const folder = this.folders.id(path.slice(0, path.lastIndexOf('/') + 1));
+      node = { path, folder, dense: -1, defined, referenced, related: undefined };
+      this.files.set(path, node);
+      this.insertSorted(node);
     }
+    this.link(node);
+    this.staleRelated.add(node);
+    this.definersChanged(changed);
   }
 
   removeFile(path: string): void {
-    const node = this.fileNode(path);
+    const node = this.files.get(path);
     if (!node) return;
-    for (const ident of node.defined) deleteFromIndex(this.definers, ident, path);
-    for (const ident of node.referenced.keys()) deleteFromIndex(this.referencers, ident, path);
-    this.graph.removeNode(path);
-    // An identifier nobody defines or references any more leaves the graph too.
-    for (const ident of [...node.defined, ...node.referenced.keys()]) {
-      const identNode = this.graph.getNode(identKey(ident));
-      if (identNode && (!identNode.links || identNode.links.size === 0)) this.graph.removeNode(identKey(ident));
+    this.unlink(node);
+    this.files.delete(path);
+    this.staleRelated.delete(node);
+    if (this.sorted) {
+      this.sorted.splice(node.dense, 1);
+      this.renumber(node.dense);
     }
-    this.files--;
-    this.sortedPaths = this.base = this.relatedBase = undefined;
+    this.definersChanged(node.defined);
   }
 
-  private ensureIdentNode(ident: string): void {
-    if (!this.graph.hasNode(identKey(ident))) this.graph.addNode(identKey(ident), { ident });
+  private link(node: FileNode): void {
+    for (const ident of node.defined) getOrCreate(this.definers, ident, () => new Set()).add(node.path);
+    for (const [ident, count] of node.referenced) getOrCreate(this.referencers, ident, () => new Map()).set(node.path, count);
+    this.links += node.defined.length + node.referenced.length;
+  }
+
+  private unlink(node: FileNode): void {
+    for (const ident of node.defined) deleteFromIndex(this.definers, ident, node.path);
+    for (const [ident] of node.referenced) deleteFromIndex(this.referencers, ident, node.path);
+    this.links -= node.defined.length + node.referenced.length;
+  }
+
+  /** Keeps the sorted list (when there is one) in order without sorting it again. */
+  private insertSorted(node: FileNode): void {
+    if (!this.sorted) return;
+    let low = 0;
+    let high = this.sorted.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (comparePaths(this.sorted[mid].path, node.path) < 0) low = mid + 1;
+      else high = mid;
+    }
+    this.sorted.splice(low, 0, node);
+    this.renumber(low);
+  }
+
+  private definersChanged(idents: Iterable<string>): void {
+    this.base = this.relatedBase = undefined;
+    for (const ident of idents) {
+      this.definerNodes.delete(ident);
+      this.multipliers.delete(ident);
+      for (const path of this.referencers.get(ident)?.keys() ?? []) this.staleRelated.add(this.files.get(path)!);
+    }
   }
 
   /**
@@ -184,42 +238,28 @@ export class ReferenceGraph {
   }
 
   private compileBase(): BaseGraph {
-    const noMentions = new Set<string>();
-    const sorted = this.filePaths();
-    const paths: string[] = [];
-    for (const path of sorted) {
-      const node = this.fileNode(path)!;
-      if (node.defined.size > 0 || node.referencedSorted.some(([ident]) => this.definers.has(ident))) paths.push(path);
-    }
+    const nodes = this.sortedNodes().filter(
+      (node) => node.defined.length > 0 || node.referenced.some(([ident]) => this.definers.has(ident)),
+    );
+    const paths = nodes.map((node) => node.path);
     const index = new Map(paths.map((path, i) => [path, i]));
 
     const { index: identIndex, list: idents, id: identId } = interner();
-    const identMul = new Map<string, number>();
-    const multiplier = (ident: string): number => {
-      let mul = identMul.get(ident);
-      if (mul === undefined) {
-        mul = identifierMultiplier(ident, this.definers.get(ident)?.size ?? 0, noMentions);
-        identMul.set(ident, mul);
-      }
-      return mul;
-    };
-
     const refOffsets = new Uint32Array(paths.length + 1);
     const selfOffsets = new Uint32Array(paths.length + 1);
     const refIdent: number[] = [];
     const refWeight: number[] = [];
     const selfIdent: number[] = [];
     const selfWeight: number[] = [];
-    for (let u = 0; u < paths.length; u++) {
-      const node = this.fileNode(paths[u])!;
-      for (const [ident, count] of node.referencedSorted) {
+    for (let u = 0; u < nodes.length; u++) {
+      for (const [ident, count] of nodes[u].referenced) {
         if (!this.definers.has(ident)) continue;
         refIdent.push(identId(ident));
-        refWeight.push(multiplier(ident) * Math.sqrt(count));
+        refWeight.push(this.multiplierOf(ident) * Math.sqrt(count));
       }
       refOffsets[u + 1] = refIdent.length;
       // A definition nobody references keeps a small self-edge so it can still rank.
-      for (const ident of node.definedSorted) {
+      for (const ident of nodes[u].defined) {
         if (this.referencers.has(ident)) continue;
         selfIdent.push(identId(ident));
         selfWeight.push(EDGE_WEIGHTS.unreferencedSelfEdge);
@@ -232,8 +272,7 @@ export class ReferenceGraph {
     for (let i = 0; i < idents.length; i++) {
       // Identifiers only on self edges need no definer list: their edges are the self edges.
       if (this.referencers.has(idents[i])) {
-        const nodes = [...this.definers.get(idents[i])!].map((path) => index.get(path)!).sort((a, b) => a - b);
-        for (const node of nodes) defNode.push(node);
+        for (const node of this.definersOf(idents[i])!) defNode.push(index.get(node.path)!);
       }
       defOffsets[i + 1] = defNode.length;
     }
@@ -256,6 +295,28 @@ export class ReferenceGraph {
     return { compiled, nodeIndex: index, identIndex };
   }
 
+  /** The files defining `ident`, sorted by path; undefined when none does. */
+  private definersOf(ident: string): FileNode[] | undefined {
+    let nodes = this.definerNodes.get(ident);
+    if (!nodes) {
+      const paths = this.definers.get(ident);
+      if (!paths) return undefined;
+      nodes = [...paths].sort(comparePaths).map((path) => this.files.get(path)!);
+      this.definerNodes.set(ident, nodes);
+    }
+    return nodes;
+  }
+
+  /** Aider's multiplier of `ident` without request mentions. */
+  private multiplierOf(ident: string): number {
+    let mul = this.multipliers.get(ident);
+    if (mul === undefined) {
+      mul = identifierMultiplier(ident, this.definers.get(ident)?.size ?? 0, NO_MENTIONS);
+      this.multipliers.set(ident, mul);
+    }
+    return mul;
+  }
+
   /**
    * The graph of the 'repomap' ranking. Every file with tags is a node, linked or not. A reference
    * resolves to the definers in the referencing file's own folder when there are any (a Go package,
@@ -268,102 +329,88 @@ export class ReferenceGraph {
     const mentioned = [...request.mentionedIdents].filter((ident) => base.identIndex.has(ident));
     if (mentioned.length === 0) return base.graph;
     // A request patches only the weights of the edges of the identifiers it mentions.
-    const ids = new Set(mentioned.map((ident) => base.identIndex.get(ident)!));
-    const weights = Float64Array.from(base.graph.csr.weights);
+    const wanted = new Uint8Array(base.graph.idents.length);
+    for (const ident of mentioned) wanted[base.identIndex.get(ident)!] = 1;
+    const weights = base.graph.csr.weights.slice();
     const { edgeIdent } = base.graph;
-    for (let e = 0; e < weights.length; e++) if (ids.has(edgeIdent[e])) weights[e] *= EDGE_WEIGHTS.mentionedIdent;
+    for (let e = 0; e < weights.length; e++) if (wanted[edgeIdent[e]]) weights[e] *= EDGE_WEIGHTS.mentionedIdent;
     return { ...base.graph, csr: { ...base.graph.csr, weights } };
   }
 
-  /** The related graph without request multipliers, laid out once per state of the graph. */
-  private buildRelated(): { graph: RelatedGraph; identIndex: Map<string, number> } {
-    const paths = [...this.filePaths()];
-    const index = new Map(paths.map((path, i) => [path, i]));
-    const { index: identIndex, list: idents, id: identId } = interner();
-    const none = new Set<string>();
-    // Folders as numbers, and each identifier's definers as sorted node indices, computed once.
-    const folderIds = new Map<string, number>();
-    const folderOf = new Int32Array(paths.length);
-    for (let u = 0; u < paths.length; u++) {
-      const folder = paths[u].slice(0, paths[u].lastIndexOf('/') + 1);
-      let id = folderIds.get(folder);
-      if (id === undefined) folderIds.set(folder, (id = folderIds.size));
-      folderOf[u] = id;
-    }
-    const definerNodes = new Map<string, Int32Array>();
-    const nodesDefining = (ident: string, definers: Set<string>): Int32Array => {
-      let nodes = definerNodes.get(ident);
-      if (!nodes) {
-        nodes = Int32Array.from([...definers].map((path) => index.get(path)!)).sort();
-        definerNodes.set(ident, nodes);
+  /** A file's forward edges, from its references and the current definers. */
+  private deriveRelated(u: FileNode): RelatedEdges {
+    const edges: RelatedEdges = { to: [], ident: [], weight: [] };
+    for (const [ident, count] of u.referenced) {
+      const nodes = this.definersOf(ident);
+      if (!nodes) continue;
+      let near = 0;
+      let others = 0;
+      for (const v of nodes) {
+        if (v === u) continue;
+        if (v.folder === u.folder) near++;
+        else others++;
       }
-      return nodes;
-    };
-    const multipliers = new Map<string, number>();
+      if (near + others === 0) continue;
+      const onlyNear = near > 0;
+      const targets = onlyNear ? near : others;
+      // A name with many definers and none nearby says little about which one is meant: its
+      // split weight is tiny and its links would outnumber all others. It links nothing.
+      if (targets > RELATED_WEIGHTS.maxDefiners) continue;
+      const id = this.relatedIdents.id(ident);
+      const weight = (this.multiplierOf(ident) * Math.sqrt(count)) / targets;
+      for (const v of nodes) {
+        if (v === u || (onlyNear && v.folder !== u.folder)) continue;
+        edges.to.push(v);
+        edges.ident.push(id);
+        edges.weight.push(weight);
+      }
+    }
+    return edges;
+  }
 
-    // Two passes over the references: the first counts each source's edges, the second writes
-    // them in place (in the same order), so no edge list is built in between.
-    const offsets = new Uint32Array(paths.length + 1);
-    let edgeTargets = new Uint32Array(0);
-    let weights = new Float64Array(0);
-    let edgeIdent = new Uint32Array(0);
-    let forward = new Uint8Array(0);
-    let fill = new Uint32Array(0);
-    const targets: number[] = [];
-    for (const pass of ['count', 'write'] as const) {
-      if (pass === 'write') {
-        for (let u = 0; u < paths.length; u++) offsets[u + 1] += offsets[u];
-        const edgeCount = offsets[paths.length];
-        edgeTargets = new Uint32Array(edgeCount);
-        weights = new Float64Array(edgeCount);
-        edgeIdent = new Uint32Array(edgeCount);
-        forward = new Uint8Array(edgeCount);
-        fill = offsets.slice(0, paths.length);
-      }
-      const edge = (u: number, v: number, ident: number, weight: number, isForward: number) => {
-        if (pass === 'count') {
-          offsets[u + 1]++;
-          return;
-        }
-        const slot = fill[u]++;
-        edgeTargets[slot] = v;
-        weights[slot] = weight;
-        edgeIdent[slot] = ident;
-        forward[slot] = isForward;
-      };
-      for (let u = 0; u < paths.length; u++) {
-        const folder = folderOf[u];
-        for (const [ident, count] of this.fileNode(paths[u])!.referencedSorted) {
-          const definers = this.definers.get(ident);
-          if (!definers) continue;
-          const nodes = nodesDefining(ident, definers);
-          let near = 0;
-          let others = 0;
-          for (const v of nodes) {
-            if (v === u) continue;
-            if (folderOf[v] === folder) near++;
-            else others++;
-          }
-          if (near + others === 0) continue;
-          const onlyNear = near > 0;
-          // A name with many definers and none nearby says little about which one is meant: its
-          // split weight is tiny and its links would outnumber all others. It links nothing.
-          if ((onlyNear ? near : others) > RELATED_WEIGHTS.maxDefiners) continue;
-          targets.length = 0;
-          for (const v of nodes) if (v !== u && (!onlyNear || folderOf[v] === folder)) targets.push(v);
-          const id = identId(ident);
-          let mul = multipliers.get(ident);
-          if (mul === undefined) multipliers.set(ident, (mul = identifierMultiplier(ident, definers.size, none)));
-          const weight = (mul * Math.sqrt(count)) / targets.length;
-          for (const v of targets) {
-            edge(u, v, id, weight, 1);
-            if (RELATED_WEIGHTS.reverse > 0) edge(v, u, id, weight * RELATED_WEIGHTS.reverse, 0);
-          }
-        }
+  /**
+   * The related graph without request multipliers, in CSR form: each node's forward edges (in the
+   * order of its references) interleaved with the reverse edges of the files that reference it.
+   * Only the files a change made stale derive their edges again; the rest is copied.
+   */
+  private buildRelated(): { graph: RelatedGraph; identIndex: Map<string, number> } {
+    const nodes = this.sortedNodes();
+    for (const node of this.staleRelated) node.related = this.deriveRelated(node);
+    this.staleRelated.clear();
+    const n = nodes.length;
+    const reverse = RELATED_WEIGHTS.reverse > 0;
+    const offsets = new Uint32Array(n + 1);
+    for (let u = 0; u < n; u++) {
+      const { to } = nodes[u].related!;
+      offsets[u + 1] += to.length;
+      if (reverse) for (const v of to) offsets[v.dense + 1]++;
+    }
+    for (let u = 0; u < n; u++) offsets[u + 1] += offsets[u];
+    const edgeCount = offsets[n];
+    const targets = new Uint32Array(edgeCount);
+    const weights = new Float64Array(edgeCount);
+    const edgeIdent = new Uint32Array(edgeCount);
+    const forward = new Uint8Array(edgeCount);
+    const fill = offsets.slice(0, n);
+    for (let u = 0; u < n; u++) {
+      const { to, ident, weight } = nodes[u].related!;
+      for (let k = 0; k < to.length; k++) {
+        const v = to[k].dense;
+        let slot = fill[u]++;
+        targets[slot] = v;
+        weights[slot] = weight[k];
+        edgeIdent[slot] = ident[k];
+        forward[slot] = 1;
+        if (!reverse) continue;
+        slot = fill[v]++;
+        targets[slot] = u;
+        weights[slot] = weight[k] * RELATED_WEIGHTS.reverse;
+        edgeIdent[slot] = ident[k];
       }
     }
-    const graph = { paths, csr: { nodeCount: paths.length, offsets, targets: edgeTargets, weights }, edgeIdent, idents, forward };
-    return { graph, identIndex };
+    const idents = this.relatedIdents.list;
+    const graph = { paths: this.filePaths(), csr: { nodeCount: n, offsets, targets, weights }, edgeIdent, idents, forward };
+    return { graph, identIndex: this.relatedIdents.index };
   }
 
   /** The files that define `ident`, and those that reference it (with their counts). */
