@@ -7,8 +7,8 @@ import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
 import { tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
-import { DEFAULT_RANKING, type RelatedRanking, rankDefinitions, rankRelated } from './rank/rank.js';
-import { relatedEntries } from './rank/layout.js';
+import { DEFAULT_RANKING, rankDefinitions, rankRelated } from './rank/rank.js';
+import { fileLimit, relatedEntries } from './rank/layout.js';
 import type { MapBlock } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
 import type { DefTag, FileTags, SkipReason, SkippedFile } from './types.js';
@@ -74,6 +74,7 @@ const DEFINITIONS_PER_TOKEN = 4;
 interface IndexLookups {
   known: Set<string>;
   tagsByPath: Map<string, FileTags>;
+  important: string[];
 }
 
 const lookupsOf = new WeakMap<RepoIndex, IndexLookups>();
@@ -83,7 +84,7 @@ function indexLookups(index: RepoIndex): IndexLookups {
   if (!lookups) {
     const tagsByPath = new Map<string, FileTags>();
     for (const record of index.records) if (record.tags) tagsByPath.set(record.path, record.tags);
-    lookups = { known: new Set(index.paths), tagsByPath };
+    lookups = { known: new Set(index.paths), tagsByPath, important: importantFiles(index.paths) };
     lookupsOf.set(index, lookups);
   }
   return lookups;
@@ -92,7 +93,8 @@ function indexLookups(index: RepoIndex): IndexLookups {
 export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest): RepoMap {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
-  const { known, tagsByPath } = indexLookups(index);
+  const lookups = indexLookups(index);
+  const { known, tagsByPath } = lookups;
   const chatFiles = new Set((request.chatFiles ?? []).map((path) => toRootRelative(index.root, path)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
   const mentioned = new Set(
@@ -104,19 +106,13 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   }
 
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents };
-  const aider = (request.ranking ?? DEFAULT_RANKING) === 'aider';
-  const ranking = aider
-    ? rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), rankRequest, DEFINITIONS_PER_TOKEN * budget)
-    : rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, {
-        tagsOf: (path) => tagsByPath.get(path),
-        namesOf: (ident) => graph.namesOf(ident),
-      });
-  const rankOf = (path: string) => ranking.fileRank.get(path) ?? 0;
-
-  // Candidates in order: important files, ranked definitions, then every other file by rank.
-  const important = importantFiles(index.paths).filter((path) => !chatFiles.has(path));
-  const entries: PackEntry[] = important.map((path) => ({ path, rank: rankOf(path) }));
-  if (aider) {
+  // Candidates in order: important files, then the ranking's files and definitions.
+  const important = lookups.important.filter((path) => !chatFiles.has(path));
+  const entries: PackEntry[] = [];
+  if ((request.ranking ?? DEFAULT_RANKING) === 'aider') {
+    const ranking = rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), rankRequest, DEFINITIONS_PER_TOKEN * budget);
+    const rankOf = (path: string) => ranking.fileRank.get(path) ?? 0;
+    for (const path of important) entries.push({ path, rank: rankOf(path) });
     const defsByName = new Map<string, Map<string, DefTag[]>>();
     for (const { path, ident } of ranking.definitions) {
       let byName = defsByName.get(path);
@@ -127,17 +123,25 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
       }
       for (const def of byName.get(ident) ?? []) entries.push({ path, rank: rankOf(path), def });
     }
-  }
-  const byRank = [...tagsByPath.keys()]
-    .filter((path) => !chatFiles.has(path))
-    .sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
-  if (aider) for (const path of byRank) entries.push({ path, rank: rankOf(path) });
-  // This project's ranking: the fused file order names files first, then shows their definitions.
-  else {
+    // Then every other file by rank.
+    const byRank = [...tagsByPath.keys()]
+      .filter((path) => !chatFiles.has(path))
+      .sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
+    for (const path of byRank) entries.push({ path, rank: rankOf(path) });
+  } else {
+    // This project's ranking: the fused file order names files first, then shows their definitions.
+    const limit = fileLimit(budget);
+    const ranking = rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, {
+      tagsOf: (path) => tagsByPath.get(path),
+      namesOf: (ident) => graph.namesOf(ident),
+    }, limit);
+    for (const path of important) entries.push({ path, rank: ranking.rankOf(path) });
+    const others = (function* () {
+      for (const path of tagsByPath.keys()) if (!chatFiles.has(path)) yield path;
+    })();
+    const layoutBudget = budget - countTokens(important.join('\n'));
     // A loop, not push(...spread): a large repository has more entries than a call has room for arguments.
-    for (const entry of relatedEntries(ranking as RelatedRanking, byRank, tagsByPath, budget - countTokens(important.join('\n')), countTokens)) {
-      entries.push(entry);
-    }
+    for (const entry of relatedEntries(ranking, others, tagsByPath, layoutBudget, countTokens, limit)) entries.push(entry);
   }
 
   // Important files are named in the map even without a grammar: they are not skipped.

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AiderGraph, EDGE_WEIGHTS, ReferenceGraph, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
 import type { FileTags } from '../src/types.js';
+import { seededRandom } from '../src/random.js';
 
 function tags(defs: string[], refs: string[]): FileTags {
   return {
@@ -114,5 +115,88 @@ test('definition ranks through identifiers equal the edge-by-edge sharing of the
   for (const def of got.definitions) {
     const expected = want.get(`${def.path} ${def.ident}`);
     assert.ok(expected !== undefined && Math.abs(expected - def.rank) < 1e-12, `${def.path} ${def.ident}: ${def.rank} vs ${expected}`);
+  }
+});
+
+test('the compiled edges are the paths file -> name -> file of an ngraph.graph of the same records (oracle)', async () => {
+  const createGraph = (await import('ngraph.graph')).default;
+  const random = seededRandom(5);
+  const names = Array.from({ length: 30 }, (_, i) => `name${i}`);
+  const files: Record<string, FileTags> = {};
+  for (let f = 0; f < 25; f++) {
+    const pick = (k: number) => Array.from({ length: k }, () => names[Math.floor(random() * names.length)]);
+    files[`dir${f % 4}/file${f}.ts`] = tags(pick(Math.floor(random() * 4)), pick(Math.floor(random() * 6)));
+  }
+  const oracle = createGraph<unknown, number>();
+  const graph = new ReferenceGraph();
+  for (const [path, fileTags] of Object.entries(files)) {
+    graph.setFile(path, fileTags);
+    for (const def of fileTags.defs) oracle.addLink(`name:${def.name}`, path);
+    for (const ref of fileTags.refs) if (!oracle.hasLink(path, `name:${ref.name}`)) oracle.addLink(path, `name:${ref.name}`);
+  }
+  const want = new Set<string>();
+  oracle.forEachNode((node) => {
+    const from = node.id as string;
+    if (from.startsWith('name:')) return;
+    oracle.forEachLinkedNode(from, (nameNode, link) => {
+      if (link.fromId !== from) return;
+      oracle.forEachLinkedNode(nameNode.id, (to, out) => {
+        if (out.fromId === nameNode.id) want.add(`${from} -> ${to.id} ${(nameNode.id as string).slice(5)}`);
+      });
+    }, false);
+  });
+  // Plus Aider's self edge for each definition nobody references.
+  oracle.forEachNode((node) => {
+    const id = node.id as string;
+    if (!id.startsWith('name:')) return;
+    let referenced = false;
+    oracle.forEachLinkedNode(id, (_, link) => void (referenced ||= link.toId === id), false);
+    if (!referenced) oracle.forEachLinkedNode(id, (file) => void want.add(`${file.id} -> ${file.id} ${id.slice(5)}`), true);
+  });
+  const got = edges(graph.compile(none)).map((line) => line.split(' ').slice(0, 4).join(' '));
+  assert.equal(got.length, new Set(got).size);
+  assert.deepEqual(new Set(got), want);
+  assert.ok(want.size > 20);
+});
+
+test('the related graph after edits equals the one built from scratch, edge for edge', () => {
+  const random = seededRandom(11);
+  const names = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? `shared_name${i}` : `n${i}`));
+  const randomTags = () => {
+    const pick = (k: number) => Array.from({ length: k }, () => names[Math.floor(random() * names.length)]);
+    return tags(pick(Math.floor(random() * 4)), pick(Math.floor(random() * 8)));
+  };
+  const current = new Map<string, FileTags>();
+  const incremental = new ReferenceGraph();
+  const request = { chatFiles: new Set<string>(), mentionedIdents: new Set(['n1', 'shared_name3']) };
+  for (let step = 0; step < 300; step++) {
+    const path = `d${Math.floor(random() * 5)}/f${Math.floor(random() * 30)}.ts`;
+    if (random() < 0.2) {
+      incremental.removeFile(path);
+      current.delete(path);
+    } else {
+      const fileTags = randomTags();
+      incremental.setFile(path, fileTags);
+      current.set(path, fileTags);
+    }
+    // Compile now and then, so later edits meet derived edges that must move.
+    if (step % 25 !== 0) continue;
+    const scratch = new ReferenceGraph();
+    for (const path of [...current.keys()].sort()) scratch.setFile(path, current.get(path)!);
+    const a = incremental.compileRelated(request);
+    const b = scratch.compileRelated(request);
+    assert.deepEqual(a.paths, b.paths, `step ${step}`);
+    const lines = (g: typeof a) => {
+      const out: string[] = [];
+      for (let u = 0; u < g.csr.nodeCount; u++) {
+        for (let e = g.csr.offsets[u]; e < g.csr.offsets[u + 1]; e++) {
+          out.push(`${g.paths[u]} ${g.paths[g.csr.targets[e]]} ${g.idents[g.edgeIdent[e]]} ${g.csr.weights[e]} ${g.forward[e]}`);
+        }
+      }
+      return out;
+    };
+    assert.deepEqual(lines(a), lines(b), `step ${step}`);
+    assert.deepEqual([...a.walk.weights], [...b.walk.weights], `step ${step}: merged weights`);
+    if (step === 275) assert.ok(lines(a).length > 100);
   }
 });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import createGraph from 'ngraph.graph';
 import pagerankOracle from 'ngraph.pagerank';
-import { csrFromEdges, pagerank, type CsrGraph } from '../src/rank/pagerank.js';
+import { csrFromEdges, pagerank, pagerankPush, type CsrGraph } from '../src/rank/pagerank.js';
 import { packageRoot } from '../src/paths.js';
 import { seededRandom } from '../src/random.js';
 
@@ -359,5 +359,31 @@ test('all-zero personalization equals uniform (networkx personalization=None)', 
     const error = maxAbsDiff(zero, c.ranks);
     assert.ok(error <= 1e-9, `${c.name}: all-zero personalization differs from networkx uniform by ${error}`);
     assert.deepEqual(zero, pagerank(graph, options));
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// d. forward push (the 'repomap' ranking's personalized requests)
+// ---------------------------------------------------------------------------------------------
+
+test('forward push: never above the exact ranks, within its residual bound, exact as epsilon goes to 0', () => {
+  for (const [seed, n, dangling] of [[3, 400, 0.1], [5, 1000, 0], [9, 60, 0.3]] as const) {
+    const graph = csrFromEdges(n, randomGraph(seed, n, dangling, 8));
+    const personalization = new Float64Array(n);
+    personalization[seed] = 2;
+    personalization[n - 1] = 1;
+    const exact = pagerank(graph, { personalization, tolerance: 1e-15, maxIterations: 1000 });
+    for (const epsilon of [1e-4, 1e-6]) {
+      const pushed = pagerankPush(graph, personalization, { epsilon });
+      let missing = 0;
+      for (let u = 0; u < n; u++) {
+        assert.ok(pushed[u] <= exact[u] + 1e-12, `seed ${seed} node ${u}: pushed ${pushed[u]} > exact ${exact[u]}`);
+        missing += exact[u] - pushed[u];
+      }
+      // What is missing is the residual left behind: under epsilon x edges per node.
+      assert.ok(missing <= epsilon * (graph.targets.length + n), `seed ${seed} epsilon ${epsilon}: missing mass ${missing}`);
+      assert.ok(missing > 0 || epsilon < 1e-5, 'a coarse push leaves some residual');
+    }
+    assert.ok(maxAbsDiff(pagerankPush(graph, personalization, { epsilon: 1e-13 }), exact) < 1e-9, `seed ${seed}: push to 1e-13`);
   }
 });

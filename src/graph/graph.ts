@@ -53,6 +53,13 @@ interface RelatedEdges {
   weight: number[];
 }
 
+interface RelatedBase {
+  graph: RelatedGraph;
+  identIndex: Map<string, number>;
+  /** The edges of each identifier, for requests that mention it; built by the first such request. */
+  edgesByIdent?: { identOffsets: Uint32Array; identEdges: Uint32Array };
+}
+
 interface BaseGraph {
   compiled: AiderGraph;
   nodeIndex: Map<string, number>;
@@ -90,7 +97,7 @@ export class ReferenceGraph {
   /** Aider's graph with no request multipliers, kept until the next change (requests only patch it). */
   private base: BaseGraph | undefined;
   /** The 'repomap' ranking's graph with no request multipliers, likewise. */
-  private relatedBase: { graph: RelatedGraph; identIndex: Map<string, number> } | undefined;
+  private relatedBase: RelatedBase | undefined;
   /** Files whose related edges must be derived again before the next related graph. */
   private readonly staleRelated = new Set<FileNode>();
   /** Per identifier, until its definers change: its definers sorted by path, and Aider's multiplier. */
@@ -326,15 +333,21 @@ export class ReferenceGraph {
    */
   compileRelated(request: EdgeRequest): RelatedGraph {
     const base = (this.relatedBase ??= this.buildRelated());
-    const mentioned = [...request.mentionedIdents].filter((ident) => base.identIndex.has(ident));
+    const mentioned = [...request.mentionedIdents].filter((ident) => base.identIndex.has(ident)).map((ident) => base.identIndex.get(ident)!);
     if (mentioned.length === 0) return base.graph;
     // A request patches only the weights of the edges of the identifiers it mentions.
-    const wanted = new Uint8Array(base.graph.idents.length);
-    for (const ident of mentioned) wanted[base.identIndex.get(ident)!] = 1;
-    const weights = base.graph.csr.weights.slice();
-    const { edgeIdent } = base.graph;
-    for (let e = 0; e < weights.length; e++) if (wanted[edgeIdent[e]]) weights[e] *= EDGE_WEIGHTS.mentionedIdent;
-    return { ...base.graph, csr: { ...base.graph.csr, weights } };
+    const { csr, walk, walkSlot } = base.graph;
+    const { identOffsets, identEdges } = (base.edgesByIdent ??= edgesByIdent(base.graph));
+    const weights = csr.weights.slice();
+    const walkWeights = walk.weights.slice();
+    for (const i of mentioned.sort((a, b) => a - b)) {
+      for (let k = identOffsets[i]; k < identOffsets[i + 1]; k++) {
+        const e = identEdges[k];
+        walkWeights[walkSlot[e]] += weights[e] * (EDGE_WEIGHTS.mentionedIdent - 1);
+        weights[e] *= EDGE_WEIGHTS.mentionedIdent;
+      }
+    }
+    return { ...base.graph, csr: { ...csr, weights }, walk: { ...walk, weights: walkWeights } };
   }
 
   /** A file's forward edges, from its references and the current definers. */
@@ -373,7 +386,7 @@ export class ReferenceGraph {
    * order of its references) interleaved with the reverse edges of the files that reference it.
    * Only the files a change made stale derive their edges again; the rest is copied.
    */
-  private buildRelated(): { graph: RelatedGraph; identIndex: Map<string, number> } {
+  private buildRelated(): RelatedBase {
     const nodes = this.sortedNodes();
     for (const node of this.staleRelated) node.related = this.deriveRelated(node);
     this.staleRelated.clear();
@@ -408,8 +421,9 @@ export class ReferenceGraph {
         edgeIdent[slot] = ident[k];
       }
     }
-    const idents = this.relatedIdents.list;
-    const graph = { paths: this.filePaths(), csr: { nodeCount: n, offsets, targets, weights }, edgeIdent, idents, forward };
+    const csr = { nodeCount: n, offsets, targets, weights };
+    const { walk, walkSlot } = mergeParallelEdges(csr);
+    const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot };
     return { graph, identIndex: this.relatedIdents.index };
   }
 
@@ -434,6 +448,62 @@ export const RELATED_WEIGHTS = {
 export interface RelatedGraph extends CompiledGraph {
   /** Per edge, 1 when it runs from a referencing file to a definer (the edges that rank definitions). */
   forward: Uint8Array;
+  /** The same graph with the parallel edges between two files merged (weights summed): what PageRank walks. */
+  walk: CsrGraph;
+  /** Per edge of `csr`, its merged edge in `walk`. */
+  walkSlot: Uint32Array;
+}
+
+/** The edges of `graph` grouped by identifier (a counting sort; edges in order within each). */
+function edgesByIdent(graph: RelatedGraph): { identOffsets: Uint32Array; identEdges: Uint32Array } {
+  const { edgeIdent, idents } = graph;
+  const identOffsets = new Uint32Array(idents.length + 1);
+  for (let e = 0; e < edgeIdent.length; e++) identOffsets[edgeIdent[e] + 1]++;
+  for (let i = 0; i < idents.length; i++) identOffsets[i + 1] += identOffsets[i];
+  const fill = identOffsets.slice(0, idents.length);
+  const identEdges = new Uint32Array(edgeIdent.length);
+  for (let e = 0; e < edgeIdent.length; e++) identEdges[fill[edgeIdent[e]]++] = e;
+  return { identOffsets, identEdges };
+}
+
+/**
+ * Merges each node's edges to the same target into one with the summed weight. A file that uses
+ * ten names of another has ten edges to it and ten back; PageRank needs one each way, and walks
+ * about a third of the entries.
+ */
+function mergeParallelEdges(csr: CsrGraph): { walk: CsrGraph; walkSlot: Uint32Array } {
+  const { nodeCount: n, offsets, targets, weights } = csr;
+  const rowOf = new Int32Array(n).fill(-1);
+  const walkOffsets = new Uint32Array(n + 1);
+  for (let u = 0; u < n; u++) {
+    let unique = 0;
+    for (let e = offsets[u]; e < offsets[u + 1]; e++) {
+      if (rowOf[targets[e]] !== u) {
+        rowOf[targets[e]] = u;
+        unique++;
+      }
+    }
+    walkOffsets[u + 1] = walkOffsets[u] + unique;
+  }
+  rowOf.fill(-1);
+  const slotOf = new Uint32Array(n);
+  const walkTargets = new Uint32Array(walkOffsets[n]);
+  const walkWeights = new Float64Array(walkOffsets[n]);
+  const walkSlot = new Uint32Array(targets.length);
+  for (let u = 0; u < n; u++) {
+    let next = walkOffsets[u];
+    for (let e = offsets[u]; e < offsets[u + 1]; e++) {
+      const v = targets[e];
+      if (rowOf[v] !== u) {
+        rowOf[v] = u;
+        slotOf[v] = next;
+        walkTargets[next++] = v;
+      }
+      walkWeights[slotOf[v]] += weights[e];
+      walkSlot[e] = slotOf[v];
+    }
+  }
+  return { walk: { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights }, walkSlot };
 }
 
 /** Aider's per-identifier multiplier: mentions and long compound names up, private and ubiquitous names down. */

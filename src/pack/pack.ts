@@ -18,7 +18,7 @@ export interface PackResult {
 /** After the binary search, how many further entries are tried one by one to fill the budget. */
 const FILL_ATTEMPTS = 16;
 /** ... among at most this many following entries. */
-const FILL_SCAN = 256;
+export const FILL_SCAN = 256;
 
 /**
  * Chooses the entries to show: the longest prefix of `entries` whose rendering (with the footer)

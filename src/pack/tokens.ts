@@ -10,18 +10,54 @@ export const ENCODINGS: readonly TiktokenEncoding[] = ['cl100k_base', 'o200k_bas
 export type TokenCounter = (text: string) => number;
 
 // get_encoding takes about 0.2 s: one encoder per encoding per process, created on first use.
-const encoders = new Map<string, Tiktoken>();
+const counters = new Map<string, TokenCounter>();
 
+/** Distinct lines whose counts are kept per encoding; past this, the memo starts over. */
+const MEMO_LIMIT = 100_000;
+
+/**
+ * An exact token counter for `encoding`, one per process. Every tiktoken encoding splits text into
+ * pieces before merging bytes, and no piece runs from a newline into a following non-space
+ * character (with two exceptions, see LINE_CUT): so a text's count is the sum of the counts of its
+ * lines, and each distinct line is encoded once. Packing renders a map many
+ * times and the daemon renders the same lines request after request; the encoder then sees each
+ * line once. The test checks the sum against a whole-text encoding on every encoding.
+ */
 export function tokenCounter(encoding: string = DEFAULT_ENCODING): TokenCounter {
-  let encoder = encoders.get(encoding);
-  if (!encoder) {
+  let counter = counters.get(encoding);
+  if (!counter) {
     if (!(ENCODINGS as readonly string[]).includes(encoding)) {
       throw new UserError(`unknown token encoding '${encoding}' (known: ${ENCODINGS.join(', ')})`);
     }
-    encoder = get_encoding(encoding as TiktokenEncoding);
-    encoders.set(encoding, encoder);
+    const encode = wholeTextCounter(get_encoding(encoding as TiktokenEncoding));
+    const memo = new Map<string, number>();
+    counter = (text) => {
+      let total = 0;
+      for (const line of text.split(LINE_CUT)) {
+        let count = memo.get(line);
+        if (count === undefined) {
+          count = encode(line);
+          if (memo.size >= MEMO_LIMIT) memo.clear();
+          memo.set(line, count);
+        }
+        total += count;
+      }
+      return total;
+    };
+    counters.set(encoding, counter);
   }
-  const ready = encoder;
+  return counter;
+}
+
+/**
+ * Where no tiktoken piece crosses: after a newline that follows a non-space (r50k's family splits a
+ * longer run of spaces by what comes next), before a character that is neither a space nor '/'
+ * (o200k's punctuation pieces take in the newlines and slashes that follow them).
+ */
+const LINE_CUT = /(?<=\S\n)(?=[^\s/])/;
+
+/** Counts by encoding the whole text (what tokenCounter's sums must equal). */
+export function wholeTextCounter(encoder: Tiktoken): TokenCounter {
   // Special-token text in source (such as "<|endoftext|>") is counted as ordinary text.
-  return (text) => ready.encode(text, [], []).length;
+  return (text) => encoder.encode(text, [], []).length;
 }

@@ -4,7 +4,7 @@
 // budget but what the definitions get: half of it, at most 768 tokens), then shows their best
 // definitions round by round (each file's first, then each file's second, ...), then names
 // further files while tokens remain.
-import type { PackEntry } from '../pack/pack.js';
+import { FILL_SCAN, type PackEntry } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
 import type { DefTag, FileTags } from '../types.js';
 import type { RelatedRanking } from './rank.js';
@@ -23,8 +23,8 @@ export interface LayoutInput {
   files: readonly string[];
   /** Rank of each file, for the map's `rank` field. */
   rankOf: (path: string) => number;
-  /** Each file's definitions, best first. */
-  definitionsOf: (path: string) => readonly DefTag[];
+  /** Each of the given files' definitions, best first (asked once, for the files named). */
+  definitionsOf: (paths: readonly string[]) => ReadonlyArray<readonly DefTag[]>;
   budget: number;
   countTokens: TokenCounter;
 }
@@ -39,7 +39,7 @@ export function layoutEntries({ files, rankOf, definitionsOf, budget, countToken
     if (used > naming) break;
   }
   const entries: PackEntry[] = files.slice(0, named).map((path) => ({ path, rank: rankOf(path) }));
-  const defs = files.slice(0, named).map((path) => definitionsOf(path));
+  const defs = definitionsOf(files.slice(0, named));
   const rounds = Math.max(0, ...defs.map((list) => list.length));
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < named; i++) {
@@ -59,29 +59,42 @@ export function definitionsByRank(tags: FileTags | undefined, rankOfIdent: (iden
 }
 
 /**
- * The entries of a 'repomap' map: the fused file order (then every other file, by PageRank), laid
- * out by layoutEntries with each file's definitions ranked by the forward edges.
+ * The entries of a 'repomap' map: the fused file order (then the files outside the graph, by
+ * path, while fewer than `limit` are placed), laid out by layoutEntries with each file's
+ * definitions ranked by the forward edges.
  */
 export function relatedEntries(
   ranking: RelatedRanking,
-  byRank: readonly string[],
+  others: Iterable<string>,
   tagsByPath: ReadonlyMap<string, FileTags>,
   budget: number,
   countTokens: TokenCounter,
+  limit: number,
 ): PackEntry[] {
-  const placed = new Set(ranking.files);
-  const files = [...ranking.files, ...byRank.filter((path) => !placed.has(path))];
-  const defRank = new Map<string, Map<string, number>>();
-  for (const { path, ident, rank } of ranking.definitions) {
-    let idents = defRank.get(path);
-    if (!idents) defRank.set(path, (idents = new Map()));
-    idents.set(ident, rank);
+  const files = [...ranking.files];
+  if (files.length < limit) {
+    const placed = new Set(files);
+    for (const path of others) {
+      if (files.length >= limit) break;
+      if (!placed.has(path)) files.push(path);
+    }
   }
   return layoutEntries({
     files,
-    rankOf: (path) => ranking.fileRank.get(path) ?? 0,
-    definitionsOf: (path) => definitionsByRank(tagsByPath.get(path), (ident) => defRank.get(path)?.get(ident) ?? 0),
+    rankOf: ranking.rankOf,
+    definitionsOf: (named) => {
+      const ranks = ranking.definitionRanks(named);
+      return named.map((path) => definitionsByRank(tagsByPath.get(path), (ident) => ranks.get(path)?.get(ident) ?? 0));
+    },
     budget,
     countTokens,
   });
+}
+
+/**
+ * How many files a map of `budget` tokens can reach: each named file costs a token at least, and
+ * the packer looks at most FILL_SCAN entries past the prefix that fits.
+ */
+export function fileLimit(budget: number): number {
+  return budget + FILL_SCAN;
 }

@@ -1,7 +1,10 @@
 import { comparePaths } from '../discover/discover.js';
-import type { AiderGraph, RelatedGraph } from '../graph/graph.js';
+import { type AiderGraph, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
 import type { FileTags } from '../types.js';
-import { factoredOutWeights, pagerank, pagerankFactored } from './pagerank.js';
+import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
+import { folderOrder, pathIndex, subjectName } from './path-index.js';
+
+export { subjectName } from './path-index.js';
 
 export { DEFAULT_RANKING, RANKINGS, type RankingName } from '../request.js';
 
@@ -84,8 +87,8 @@ export function rankDefinitions(compiled: AiderGraph, request: RankRequest, limi
 }
 
 /** Indices of the `limit` largest values (all of them, ties at the cut included), unordered. */
-function topIndices(values: readonly number[], limit: number): number[] {
-  const all = Array.from(values.keys());
+function topIndices(values: ArrayLike<number>, limit: number): number[] {
+  const all = Array.from({ length: values.length }, (_, i) => i);
   if (limit >= values.length) return all;
   // The cut value: the limit-th largest, by quickselect on a copy.
   const copy = Float64Array.from(values);
@@ -119,26 +122,18 @@ function topIndices(values: readonly number[], limit: number): number[] {
  * Undefined when nothing is personalized (PageRank then teleports uniformly).
  */
 export function personalizationVector(paths: readonly string[], request: RankRequest): Float64Array | undefined {
+  const { byPath, byPart } = pathIndex(paths);
   const vector = new Float64Array(paths.length);
   let any = false;
-  for (let i = 0; i < paths.length; i++) {
-    const path = paths[i];
-    let weight = request.chatFiles.has(path) || request.mentionedFiles.has(path) ? 1 : 0;
-    if (request.mentionedIdents.size > 0 && pathMatchesIdent(path, request.mentionedIdents)) weight += 1;
-    if (weight > 0) {
-      vector[i] = weight;
-      any = true;
-    }
+  for (const path of [...request.chatFiles, ...request.mentionedFiles]) {
+    const i = byPath.get(path);
+    if (i !== undefined) vector[i] = 1;
+    any ||= i !== undefined;
   }
-  return any ? vector : undefined;
-}
-
-function pathMatchesIdent(path: string, idents: ReadonlySet<string>): boolean {
-  const parts = path.split('/');
-  const basename = parts[parts.length - 1];
-  const dot = basename.lastIndexOf('.');
-  if (dot > 0 && idents.has(basename.slice(0, dot))) return true;
-  return parts.some((part) => idents.has(part));
+  const matched = new Set<number>();
+  for (const ident of request.mentionedIdents) for (const i of byPart.get(ident) ?? []) matched.add(i);
+  for (const i of matched) vector[i] += 1;
+  return any || matched.size > 0 ? vector : undefined;
 }
 
 /** The parameters of this project's model, the 'repomap' ranking, chosen with `repomap eval` on a dev set. */
@@ -156,12 +151,21 @@ export const RELATED_MODEL = {
   partnerMaxFiles: 3,
   /** Files whose name (as for partners) is a mentioned identifier. */
   namedWeight: 1,
+  /** Residual left per edge by the forward push of personalized requests (see pagerankPush). */
+  pushEpsilon: 1e-6,
 } as const;
 
-export interface RelatedRanking extends Ranking {
-  /** Files (not chat files) in map order: the graph's order and the lexical order, fused. */
+export interface RelatedRanking {
+  /** The best files (chat files left out) in map order, at most the limit asked for. */
   files: string[];
+  /** A file's PageRank (0 outside the graph). */
+  rankOf: (path: string) => number;
+  /** The rank of each definition of `files`, by file then identifier: Aider's sharing, over the forward edges. */
+  definitionRanks: (files: readonly string[]) => Map<string, Map<string, number>>;
 }
+
+/** Unpersonalized ranks of a related graph, by its CSR (a graph keeps one until it changes). */
+const globalRanks = new WeakMap<CsrGraph, Float64Array>();
 
 /**
  * This project's ranking. Personalized PageRank (Aider's personalization) over the related graph,
@@ -169,76 +173,115 @@ export interface RelatedRanking extends Ranking {
  * reciprocal rank: a lexical order (files by how many of the request's names they define or
  * reference: the mentioned identifiers, and the names the chat files define or import), the
  * folder order from the chat files, the chat files' tests or subjects, and the files named after
- * a mentioned identifier. Files the request names come first. Definitions are ranked as in
- * Aider's model, over the forward edges only.
+ * a mentioned identifier. Files the request names come first. Only the best `limit` files are
+ * ordered; a map names a few hundred files of many thousands.
  */
-export function rankRelated(graph: RelatedGraph, request: RankRequest, names: RelatedNames): RelatedRanking {
+export function rankRelated(graph: RelatedGraph, request: RankRequest, names: RelatedNames, limit = Infinity): RelatedRanking {
   const { paths, csr, edgeIdent, idents, forward } = graph;
-  const ranks = pagerank(csr, { personalization: personalizationVector(paths, request), damping: RELATED_MODEL.damping });
+  const n = paths.length;
+  const { byPath, bySubject } = pathIndex(paths);
+  const ranks = relatedPageRank(graph, request);
 
-  const { offsets, targets, weights } = csr;
-  // Keyed by file * identifier count + identifier (exact in a double for any real repository).
-  const byDefinition = new Map<number, number>();
-  for (let u = 0; u < csr.nodeCount; u++) {
-    let total = 0;
-    for (let e = offsets[u]; e < offsets[u + 1]; e++) if (forward[e]) total += weights[e];
-    if (total === 0) continue;
-    for (let e = offsets[u]; e < offsets[u + 1]; e++) {
-      if (!forward[e]) continue;
-      const key = targets[e] * idents.length + edgeIdent[e];
-      byDefinition.set(key, (byDefinition.get(key) ?? 0) + (ranks[u] * weights[e]) / total);
-    }
+  const isChat = new Uint8Array(n);
+  for (const path of request.chatFiles) {
+    const i = byPath.get(path);
+    if (i !== undefined) isChat[i] = 1;
   }
-  const definitions: RankedDefinition[] = [];
-  for (const [key, rank] of byDefinition) {
-    const path = paths[Math.floor(key / idents.length)];
-    if (request.chatFiles.has(path)) continue;
-    definitions.push({ path, ident: idents[key % idents.length], rank });
-  }
-  definitions.sort((a, b) => b.rank - a.rank || comparePaths(a.path, b.path) || comparePaths(a.ident, b.ident));
-
-  const candidates = paths.map((_, i) => i).filter((i) => !request.chatFiles.has(paths[i]));
-  const graphOrder = [...candidates].sort((a, b) => ranks[b] - ranks[a] || comparePaths(paths[a], paths[b]));
-  const lexical = lexicalScores(paths, request, names);
-  const lexicalOrder = candidates
-    .filter((i) => lexical.distinct[i] > 0)
-    .sort((a, b) => lexical.distinct[b] - lexical.distinct[a] || lexical.occurrences[b] - lexical.occurrences[a] || comparePaths(paths[a], paths[b]));
-  const byPath = new Map(paths.map((path, i) => [path, i]));
-  const folderOrder = nearestFirst([...request.chatFiles], candidates.map((i) => paths[i])).map((path) => byPath.get(path)!);
-  const partners = testPartners([...request.chatFiles], candidates.map((i) => paths[i])).map((path) => byPath.get(path)!);
-  const fused = new Float64Array(paths.length);
-  const { fusionK, graphWeight, lexicalWeight, folderWeight, partnerWeight } = RELATED_MODEL;
-  const fuse = (order: readonly number[], weight: number) =>
-    order.forEach((i, position) => (fused[i] += weight / (fusionK + position + 1)));
-  fuse(graphOrder, graphWeight);
+  const fused = new Float64Array(n);
+  const { fusionK, graphWeight, lexicalWeight, folderWeight, partnerWeight, namedWeight } = RELATED_MODEL;
+  const fuse = (order: ArrayLike<number>, weight: number) => {
+    for (let position = 0; position < order.length; position++) fused[order[position]] += weight / (fusionK + position + 1);
+  };
+  // The graph order: ranked files first; files the walk never reached (rank 0) after them, by path.
+  const reached: number[] = [];
+  const unreached: number[] = [];
+  for (let i = 0; i < n; i++) if (!isChat[i]) (ranks[i] > 0 ? reached : unreached).push(i);
+  reached.sort((a, b) => ranks[b] - ranks[a] || a - b);
+  fuse(reached.concat(unreached), graphWeight);
+  const lexical = lexicalScores(byPath, n, request, names);
+  const lexicalOrder: number[] = [];
+  for (let i = 0; i < n; i++) if (!isChat[i] && lexical.distinct[i] > 0) lexicalOrder.push(i);
+  lexicalOrder.sort((a, b) => lexical.distinct[b] - lexical.distinct[a] || lexical.occurrences[b] - lexical.occurrences[a] || a - b);
   fuse(lexicalOrder, lexicalWeight);
-  if (request.chatFiles.size > 0) fuse(folderOrder, folderWeight);
-  fuse(partners, partnerWeight);
+  if (request.chatFiles.size > 0) fuse(folderOrder([...request.chatFiles], paths, (i) => !isChat[i]), folderWeight);
+  const nodesNamed = (subjects: Iterable<string>) => {
+    const found = new Set<number>();
+    for (const subject of subjects) for (const i of bySubject.get(subject) ?? []) if (!isChat[i]) found.add(i);
+    return [...found].sort((a, b) => a - b);
+  };
+  const partners = nodesNamed([...request.chatFiles].map(subjectName));
+  fuse(partners.length <= RELATED_MODEL.partnerMaxFiles ? partners : [], partnerWeight);
   // Files whose name is a mentioned identifier (mailer for mailer.ts) ...
-  const named = candidates.filter((i) => request.mentionedIdents.has(subjectName(paths[i])));
-  fuse(named, RELATED_MODEL.namedWeight);
+  fuse(nodesNamed(request.mentionedIdents), namedWeight);
   // ... and, before anything, the files the request names.
-  for (const i of candidates) if (request.mentionedFiles.has(paths[i])) fused[i] += 1;
-  const files = [...candidates]
-    .sort((a, b) => fused[b] - fused[a] || ranks[b] - ranks[a] || comparePaths(paths[a], paths[b]))
-    .map((i) => paths[i]);
-  return { definitions, fileRank: new Map(paths.map((path, i) => [path, ranks[i]])), files };
+  for (const path of request.mentionedFiles) {
+    const i = byPath.get(path);
+    if (i !== undefined && !isChat[i]) fused[i] += 1;
+  }
+  let candidates = n;
+  for (let i = 0; i < n; i++) if (isChat[i]) (fused[i] = -1), candidates--;
+  const best = topIndices(fused, Math.min(limit, candidates))
+    .filter((i) => !isChat[i])
+    .sort((a, b) => fused[b] - fused[a] || ranks[b] - ranks[a] || a - b);
+  const files = best.slice(0, limit).map((i) => paths[i]);
+
+  // A definer's row holds the reverse of every forward edge into it, in the order of their sources.
+  const definitionRanks = (shown: readonly string[]) => {
+    const { offsets, targets, weights } = csr;
+    const forwardTotal = new Float64Array(n).fill(-1);
+    const byFile = new Map<string, Map<string, number>>();
+    for (const path of shown) {
+      const v = byPath.get(path);
+      if (v === undefined) continue;
+      const byIdent = new Map<string, number>();
+      for (let e = offsets[v]; e < offsets[v + 1]; e++) {
+        const u = targets[e];
+        if (forward[e] || ranks[u] === 0) continue;
+        if (forwardTotal[u] < 0) {
+          let total = 0;
+          for (let f = offsets[u]; f < offsets[u + 1]; f++) if (forward[f]) total += weights[f];
+          forwardTotal[u] = total;
+        }
+        const ident = idents[edgeIdent[e]];
+        byIdent.set(ident, (byIdent.get(ident) ?? 0) + (ranks[u] * (weights[e] / RELATED_WEIGHTS.reverse)) / forwardTotal[u]);
+      }
+      if (byIdent.size > 0) byFile.set(path, byIdent);
+    }
+    return byFile;
+  };
+  return { files, rankOf: (path) => ranks[byPath.get(path) ?? -1] ?? 0, definitionRanks };
+}
+
+/**
+ * The related graph's PageRank for a request: by forward push when the request personalizes it
+ * (the cost then follows the neighbourhood of the chat files, not the size of the repository),
+ * else the unpersonalized ranks, computed once per graph.
+ */
+function relatedPageRank(graph: RelatedGraph, request: RankRequest): Float64Array {
+  const personalization = personalizationVector(graph.paths, request);
+  const { damping, pushEpsilon } = RELATED_MODEL;
+  if (personalization) return pagerankPush(graph.walk, personalization, { damping, epsilon: pushEpsilon });
+  let ranks = globalRanks.get(graph.walk);
+  if (!ranks) {
+    ranks = pagerank(graph.walk, { damping });
+    globalRanks.set(graph.walk, ranks);
+  }
+  return ranks;
 }
 
 /**
  * Per file: how many distinct request names it defines or references, and how often. The names
  * are the mentioned identifiers and what the chat files define or import.
  */
-function lexicalScores(paths: readonly string[], request: RankRequest, names: RelatedNames) {
+function lexicalScores(index: ReadonlyMap<string, number>, n: number, request: RankRequest, names: RelatedNames) {
   const query = new Set(request.mentionedIdents);
   for (const chat of request.chatFiles) {
     const tags = names.tagsOf(chat);
     for (const def of tags?.defs ?? []) query.add(def.name);
     for (const ref of tags?.refs ?? []) if (ref.subkind === 'import') query.add(ref.name);
   }
-  const distinct = new Uint32Array(paths.length);
-  const occurrences = new Uint32Array(paths.length);
-  const index = new Map(paths.map((path, i) => [path, i]));
+  const distinct = new Uint32Array(n);
+  const occurrences = new Uint32Array(n);
   for (const name of query) {
     const { definers, referencers } = names.namesOf(name);
     const counted = new Set<number>();
@@ -265,34 +308,10 @@ export interface RelatedNames {
   namesOf: (ident: string) => { definers: ReadonlySet<string> | undefined; referencers: ReadonlyMap<string, number> | undefined };
 }
 
-/**
- * `paths` by folder distance from the nearest of `from` (how many folders up the common ancestor
- * is), then shallower first, then by path: a chat file's own folder first, then its parent's, ...
- */
+/** `paths` in folder order from the nearest of `from` (see folderOrder). */
 export function nearestFirst(from: readonly string[], paths: readonly string[]): string[] {
-  const folders = from.map((path) => path.split('/').slice(0, -1));
-  const distance = (path: string): number => {
-    const dirs = path.split('/').slice(0, -1);
-    let best = Infinity;
-    for (const chat of folders) {
-      let common = 0;
-      while (common < dirs.length && common < chat.length && dirs[common] === chat[common]) common++;
-      best = Math.min(best, chat.length - common);
-    }
-    return best;
-  };
-  return paths
-    .map((path) => ({ path, distance: distance(path), depth: path.split('/').length }))
-    .sort((a, b) => a.distance - b.distance || a.depth - b.depth || comparePaths(a.path, b.path))
-    .map((entry) => entry.path);
-}
-
-/** A file's name without folders, extension(s) and test markers: test_app.py, app_test.go, app.spec.ts -> app. */
-export function subjectName(path: string): string {
-  const base = path.slice(path.lastIndexOf('/') + 1);
-  const dot = base.indexOf('.');
-  const stem = dot > 0 ? base.slice(0, dot) : base;
-  return stem.replace(/^test_/, '').replace(/_tests?$/, '');
+  const sorted = [...paths].sort(comparePaths);
+  return Array.from(folderOrder(from, sorted), (i) => sorted[i]);
 }
 
 /** The files that share a chat file's subject name (its tests, or the subject of a test), when few files have that name. */

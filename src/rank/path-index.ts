@@ -1,0 +1,108 @@
+// What the rankings ask of a graph's paths, per request, answered from lookups built once per
+// list of paths (a graph keeps its list until a file is added or removed): which node a path is,
+// which nodes a name matches, how far a node's folder is from the chat files.
+
+/** Lookups over one sorted list of paths; node i is paths[i]. */
+export interface PathIndex {
+  byPath: Map<string, number>;
+  /** Nodes by each folder name and file name of their path, and by the file name without its extension (Aider's mention match). */
+  byPart: Map<string, number[]>;
+  /** Nodes by subject name (see subjectName). */
+  bySubject: Map<string, number[]>;
+  /** Each node's folder, numbered, and each folder's names. */
+  folderOf: Uint32Array;
+  folders: string[][];
+  /** Each node's path length in names (folders and the file). */
+  depth: Uint16Array;
+}
+
+const indexes = new WeakMap<readonly string[], PathIndex>();
+
+export function pathIndex(paths: readonly string[]): PathIndex {
+  let index = indexes.get(paths);
+  if (!index) {
+    index = buildPathIndex(paths);
+    indexes.set(paths, index);
+  }
+  return index;
+}
+
+function buildPathIndex(paths: readonly string[]): PathIndex {
+  const byPath = new Map<string, number>();
+  const byPart = new Map<string, number[]>();
+  const bySubject = new Map<string, number[]>();
+  const folderIds = new Map<string, number>();
+  const folders: string[][] = [];
+  const folderOf = new Uint32Array(paths.length);
+  const depth = new Uint16Array(paths.length);
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i];
+    byPath.set(path, i);
+    const parts = path.split('/');
+    const basename = parts[parts.length - 1];
+    const dot = basename.lastIndexOf('.');
+    const keys = new Set(parts);
+    if (dot > 0) keys.add(basename.slice(0, dot));
+    for (const key of keys) push(byPart, key, i);
+    push(bySubject, subjectName(path), i);
+    const folder = path.slice(0, path.length - basename.length);
+    let id = folderIds.get(folder);
+    if (id === undefined) {
+      folderIds.set(folder, (id = folders.length));
+      folders.push(parts.slice(0, -1));
+    }
+    folderOf[i] = id;
+    depth[i] = Math.min(parts.length, 0xffff);
+  }
+  return { byPath, byPart, bySubject, folderOf, folders, depth };
+}
+
+/** A file's name without folders, extension(s) and test markers: test_app.py, app_test.go, app.spec.ts -> app. */
+export function subjectName(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const dot = base.indexOf('.');
+  const stem = dot > 0 ? base.slice(0, dot) : base;
+  return stem.replace(/^test_/, '').replace(/_tests?$/, '');
+}
+
+// A folder order key packs (distance, depth, node) into one exact double: 16 + 12 + 25 bits.
+const NODE_BITS = 2 ** 25;
+const DEPTH_BITS = 2 ** 12;
+const FAR = 0xffff;
+
+/**
+ * Nodes by folder distance from the nearest of `from` (how many folders up the common ancestor
+ * is), then shallower first, then by path (node order): a chat file's own folder first, then its
+ * parent's, ... `include` picks the nodes to order (all when omitted).
+ */
+export function folderOrder(from: readonly string[], paths: readonly string[], include?: (node: number) => boolean): Uint32Array {
+  const { folderOf, folders, depth } = pathIndex(paths);
+  if (paths.length >= NODE_BITS) throw new RangeError('too many paths to order');
+  const chatFolders = from.map((path) => path.split('/').slice(0, -1));
+  const distance = new Uint32Array(folders.length);
+  for (let f = 0; f < folders.length; f++) {
+    const dirs = folders[f];
+    let best = FAR;
+    for (const chat of chatFolders) {
+      let common = 0;
+      while (common < dirs.length && common < chat.length && dirs[common] === chat[common]) common++;
+      best = Math.min(best, chat.length - common);
+    }
+    distance[f] = best;
+  }
+  const keys: number[] = [];
+  for (let i = 0; i < paths.length; i++) {
+    if (include && !include(i)) continue;
+    keys.push((distance[folderOf[i]] * DEPTH_BITS + Math.min(depth[i], DEPTH_BITS - 1)) * NODE_BITS + i);
+  }
+  const sorted = Float64Array.from(keys).sort();
+  const order = new Uint32Array(sorted.length);
+  for (let k = 0; k < sorted.length; k++) order[k] = sorted[k] % NODE_BITS;
+  return order;
+}
+
+function push(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { get_encoding } from 'tiktoken';
+import { ENCODINGS, tokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
+import { seededRandom } from '../src/random.js';
+import { packageRoot } from '../src/paths.js';
+
+// Pieces chosen to sit at line ends and starts, where the line sums could go wrong.
+const PIECES = [
+  'src/app.ts:', '│export function run(a: number): string {', '⋮', '', ' ', '  ', '\t', '{', '}', '});', ':', '::', '"',
+  'x', 'value123', '12345', 'é', '日本語', '🙂', "'s", '<|endoftext|>', '\r', '```', '```ts', '//', '#', '  indented', '-->',
+];
+
+function randomText(random: () => number): string {
+  const lines: string[] = [];
+  const count = 1 + Math.floor(random() * 12);
+  for (let i = 0; i < count; i++) {
+    let line = '';
+    const parts = Math.floor(random() * 5);
+    for (let p = 0; p < parts; p++) line += PIECES[Math.floor(random() * PIECES.length)];
+    lines.push(line);
+  }
+  return lines.join('\n') + (random() < 0.5 ? '\n' : '');
+}
+
+test('line-summed token counts equal whole-text counts on every encoding', () => {
+  // Real text too: this repository's sources and README, whole.
+  const texts = [readFileSync(join(packageRoot, 'README.md'), 'utf8')];
+  for (const name of readdirSync(join(packageRoot, 'src'))) {
+    if (name.endsWith('.ts')) texts.push(readFileSync(join(packageRoot, 'src', name), 'utf8'));
+  }
+  const random = seededRandom(7);
+  for (let i = 0; i < 400; i++) texts.push(randomText(random));
+  for (const encoding of ENCODINGS) {
+    const summed = tokenCounter(encoding);
+    const whole = wholeTextCounter(get_encoding(encoding));
+    for (const text of texts) assert.equal(summed(text), whole(text), `${encoding}: ${JSON.stringify(text.slice(0, 80))}`);
+    // Memoised counts stay right when asked again.
+    for (const text of texts.slice(0, 50)) assert.equal(summed(text), whole(text));
+  }
+});
