@@ -2,7 +2,7 @@ import { comparePaths } from './discover/discover.js';
 import { UserError } from './errors.js';
 import { ReferenceGraph } from './graph/graph.js';
 import { importantFiles } from './important.js';
-import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
+import { type IndexLookups, type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
 import { tokenCounter } from './pack/tokens.js';
@@ -70,21 +70,18 @@ export function centrality(graph: ReferenceGraph): Map<string, number> {
  */
 const DEFINITIONS_PER_TOKEN = 4;
 
-/** Lookups derived from an index, built once per index (the daemon's index lives until a change). */
-interface IndexLookups {
-  known: Set<string>;
-  tagsByPath: Map<string, FileTags>;
-  important: string[];
-}
-
 const lookupsOf = new WeakMap<RepoIndex, IndexLookups>();
 
+/** The index's own lookups, or lookups derived from it once (an index does not change). */
 function indexLookups(index: RepoIndex): IndexLookups {
+  if (index.lookups) return index.lookups;
   let lookups = lookupsOf.get(index);
   if (!lookups) {
     const tagsByPath = new Map<string, FileTags>();
     for (const record of index.records) if (record.tags) tagsByPath.set(record.path, record.tags);
-    lookups = { known: new Set(index.paths), tagsByPath, important: importantFiles(index.paths) };
+    const known = new Set(index.paths);
+    const important = importantFiles(index.paths);
+    lookups = { isKnown: (path) => known.has(path), tagsOf: (path) => tagsByPath.get(path), important: () => important };
     lookupsOf.set(index, lookups);
   }
   return lookups;
@@ -93,12 +90,11 @@ function indexLookups(index: RepoIndex): IndexLookups {
 export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest): RepoMap {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
-  const lookups = indexLookups(index);
-  const { known, tagsByPath } = lookups;
+  const { isKnown, tagsOf, important: importantPaths } = indexLookups(index);
   const chatFiles = new Set((request.chatFiles ?? []).map((path) => toRootRelative(index.root, path)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
   const mentioned = new Set(
-    (request.mentionedFiles ?? []).map((path) => toRootRelative(index.root, path)).filter((path) => known.has(path)),
+    (request.mentionedFiles ?? []).map((path) => toRootRelative(index.root, path)).filter(isKnown),
   );
   if (request.message) {
     for (const ident of mentionedIdentifiers(request.message)) mentionedIdents.add(ident);
@@ -107,7 +103,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
 
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents };
   // Candidates in order: important files, then the ranking's files and definitions.
-  const important = lookups.important.filter((path) => !chatFiles.has(path));
+  const important = importantPaths().filter((path) => !chatFiles.has(path));
   const entries: PackEntry[] = [];
   if ((request.ranking ?? DEFAULT_RANKING) === 'aider') {
     const ranking = rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), rankRequest, DEFINITIONS_PER_TOKEN * budget);
@@ -118,30 +114,31 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
       let byName = defsByName.get(path);
       if (!byName) {
         byName = new Map();
-        for (const def of tagsByPath.get(path)?.defs ?? []) getOrPush(byName, def.name, def);
+        for (const def of tagsOf(path)?.defs ?? []) getOrPush(byName, def.name, def);
         defsByName.set(path, byName);
       }
       for (const def of byName.get(ident) ?? []) entries.push({ path, rank: rankOf(path), def });
     }
     // Then every other file by rank.
-    const byRank = [...tagsByPath.keys()]
-      .filter((path) => !chatFiles.has(path))
+    const byRank = index.records
+      .filter((record) => record.tags && !chatFiles.has(record.path))
+      .map((record) => record.path)
       .sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
     for (const path of byRank) entries.push({ path, rank: rankOf(path) });
   } else {
     // This project's ranking: the fused file order names files first, then shows their definitions.
     const limit = fileLimit(budget);
     const ranking = rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, {
-      tagsOf: (path) => tagsByPath.get(path),
+      tagsOf,
       namesOf: (ident) => graph.namesOf(ident),
     }, limit);
     for (const path of important) entries.push({ path, rank: ranking.rankOf(path) });
     const others = (function* () {
-      for (const path of tagsByPath.keys()) if (!chatFiles.has(path)) yield path;
+      for (const record of index.records) if (record.tags && !chatFiles.has(record.path)) yield record.path;
     })();
     const layoutBudget = budget - countTokens(important.join('\n'));
     // A loop, not push(...spread): a large repository has more entries than a call has room for arguments.
-    for (const entry of relatedEntries(ranking, others, tagsByPath, layoutBudget, countTokens, limit)) entries.push(entry);
+    for (const entry of relatedEntries(ranking, others, tagsOf, layoutBudget, countTokens, limit)) entries.push(entry);
   }
 
   // Important files are named in the map even without a grammar: they are not skipped.
@@ -149,7 +146,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
   const skipped = countSkips(skippedFiles);
   const style = { preamble: request.preamble, markdown: request.markdown };
-  const packed = packMap(entries, (path) => tagsByPath.get(path), budget, countTokens, skipFooter(skipped), style);
+  const packed = packMap(entries, tagsOf, budget, countTokens, skipFooter(skipped), style);
   return {
     root: index.root,
     text: packed.text,

@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
 import type { DaemonStatus } from '../src/daemon/protocol.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
-import type { RepoMapJson } from '../src/map.js';
+import { type RepoMapJson, buildMap } from '../src/map.js';
 import { packageRoot } from '../src/paths.js';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
 
@@ -115,6 +115,17 @@ test('start, map, edit, delete, rename, .gitignore, stop: every change shows in 
   writeFileSync(join(root, '.gitignore'), 'extra/\n');
   const ignored = await mapUntil(daemon.socket, (map) => !map.text.includes('brand_new_function'));
   assert.doesNotMatch(ignored.text, /extra\/fresh\.py/);
+
+  // After all of that, the hot graph gives what a fresh in-process index of the same tree gives.
+  for (const request of [
+    { tokens: 2048, chatFiles: ['src/checkout.ts'], message: 'use Basket in priceOf' },
+    { tokens: 1024, mentionedIdents: ['total'] },
+    { tokens: 1024, ranking: 'aider' as const, chatFiles: ['src/checkout.ts'] },
+  ]) {
+    const hot = await call<RepoMapJson>(daemon.socket, 'map', request);
+    const fresh = await buildMap({ root, cacheDir: tempDir(), ...request });
+    assert.equal(hot.text, fresh.text, JSON.stringify(request));
+  }
 
   const status = await call<DaemonStatus>(daemon.socket, 'status');
   assert.equal(status.state, 'ready');

@@ -151,3 +151,27 @@ test("maps of both rankings stay in the budget; 'repomap' names more files than 
   const second = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: ['src/checkout.ts'] });
   assert.equal(first.text, second.text);
 });
+
+test('folder order: the counting sort equals sorting by (distance, depth, path)', async () => {
+  const { seededRandom } = await import('../src/random.js');
+  const random = seededRandom(21);
+  const part = () => ['a', 'b', 'c', 'lib', 'src'][Math.floor(random() * 5)];
+  const paths = [...new Set(Array.from({ length: 300 }, () => Array.from({ length: 1 + Math.floor(random() * 5) }, part).join('/') + '.py'))];
+  for (const from of [['a/b/x.py'], ['src/c.py', 'lib/a/b/c/d.py'], ['top.py'], []]) {
+    const folders = from.map((path) => path.split('/').slice(0, -1));
+    const distance = (path: string) => {
+      const dirs = path.split('/').slice(0, -1);
+      let best = Infinity;
+      for (const chat of folders) {
+        let common = 0;
+        while (common < dirs.length && common < chat.length && dirs[common] === chat[common]) common++;
+        best = Math.min(best, chat.length - common);
+      }
+      return best;
+    };
+    const want = [...paths].sort(
+      (a, b) => distance(a) - distance(b) || a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0),
+    );
+    assert.deepEqual(nearestFirst(from, paths), want, `from ${from.join(', ')}`);
+  }
+});

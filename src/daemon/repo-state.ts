@@ -1,18 +1,36 @@
 import { comparePaths } from '../discover/discover.js';
 import { ReferenceGraph } from '../graph/graph.js';
-import { type IndexStats, type PathState, type RepoIndex, emptyStats, splitStates } from '../index/indexer.js';
+import { importantFiles } from '../important.js';
+import { type IndexLookups, type IndexStats, type PathState, type RepoIndex, emptyStats, splitStates } from '../index/indexer.js';
 import { centrality } from '../map.js';
+import type { FileRecord, SkippedFile } from '../types.js';
+
+/** Updates larger than this rebuild the sorted views by sorting, rather than patching them path by path. */
+const PATCH_LIMIT = 1000;
 
 /**
  * The daemon's hot view of a repository: the state of every discovered path and the reference
- * graph, updated path by path. Map requests read a snapshot that is rebuilt only after a change.
+ * graph, updated path by path. The sorted views a map reads (paths, records, skips) are patched
+ * in place on each change, so a save costs a few binary searches, not a sort of the repository.
  */
 export class RepoState {
   readonly graph = new ReferenceGraph();
   readonly stats: IndexStats = emptyStats();
   private readonly states = new Map<string, PathState>();
+  private sortedPaths: string[] = [];
+  private records: FileRecord[] = [];
+  private skipped: SkippedFile[] = [];
+  private important: string[] | undefined;
   private snapshot: RepoIndex | undefined;
   private fileRank: Map<string, number> | undefined;
+  private readonly lookups: IndexLookups = {
+    isKnown: (path) => this.states.has(path),
+    tagsOf: (path) => {
+      const state = this.states.get(path);
+      return state && 'record' in state && !state.record.skip ? (state.record.tags ?? undefined) : undefined;
+    },
+    important: () => (this.important ??= importantFiles(this.sortedPaths)),
+  };
 
   constructor(readonly root: string) {}
 
@@ -26,21 +44,52 @@ export class RepoState {
 
   /** Applies new path states: the graph moves only the edges of the paths that changed. */
   apply(updates: ReadonlyMap<string, PathState>): void {
+    const patch = updates.size <= PATCH_LIMIT;
     for (const [path, state] of updates) {
       const before = this.states.get(path);
+      if (patch) this.unview(path, before);
       if ('gone' in state) {
+        if (patch && before) {
+          removeSorted(this.sortedPaths, path, (p) => p);
+          this.important = undefined;
+        }
         this.states.delete(path);
         this.graph.removeFile(path);
         continue;
       }
       this.states.set(path, state);
+      if (patch) this.view(path, state, before === undefined);
       const record = 'record' in state ? state.record : undefined;
       const previous = before && 'record' in before ? before.record : undefined;
       if (record === previous) continue;
       if (record?.tags) this.graph.setFile(path, record.tags);
       else this.graph.removeFile(path);
     }
+    if (!patch) {
+      this.sortedPaths = [...this.states.keys()].sort(comparePaths);
+      ({ records: this.records, skipped: this.skipped } = splitStates(this.states));
+      this.important = undefined;
+    }
     if (updates.size > 0) this.snapshot = this.fileRank = undefined;
+  }
+
+  /** Takes a path's previous state out of the sorted views. */
+  private unview(path: string, before: PathState | undefined): void {
+    if (!before || 'gone' in before) return;
+    const record = 'record' in before && !before.record.skip ? before.record : undefined;
+    if (record) removeSorted(this.records, path, (r) => r.path);
+    else removeSorted(this.skipped, path, (s) => s.path);
+  }
+
+  /** Puts a path's new state into the sorted views. */
+  private view(path: string, state: PathState, isNew: boolean): void {
+    if (isNew) {
+      insertSorted(this.sortedPaths, path, (p) => p);
+      this.important = undefined;
+    }
+    const [skip] = splitStates([[path, state]]).skipped;
+    if (skip) insertSorted(this.skipped, skip, (s) => s.path);
+    else if ('record' in state) insertSorted(this.records, state.record, (r) => r.path);
   }
 
   /** Unpersonalized PageRank of each file (symbol lookups rank references by it), until the next change. */
@@ -49,12 +98,39 @@ export class RepoState {
     return this.fileRank;
   }
 
-  /** The repository as the map engine takes it. */
+  /** The repository as the map engine takes it (copies of the sorted views, with lookups over the states). */
   index(): RepoIndex {
-    if (!this.snapshot) {
-      const paths = this.paths().sort(comparePaths);
-      this.snapshot = { root: this.root, paths, ...splitStates(this.states), stats: { ...this.stats, discovered: paths.length } };
-    }
+    this.snapshot ??= {
+      root: this.root,
+      paths: this.sortedPaths.slice(),
+      records: this.records.slice(),
+      skipped: this.skipped.slice(),
+      stats: { ...this.stats, discovered: this.states.size },
+      lookups: this.lookups,
+    };
     return this.snapshot;
   }
+}
+
+function position<T>(list: readonly T[], path: string, keyOf: (item: T) => string): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (comparePaths(keyOf(list[mid]), path) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function insertSorted<T>(list: T[], item: T, keyOf: (item: T) => string): void {
+  const key = keyOf(item);
+  const at = position(list, key, keyOf);
+  if (at < list.length && keyOf(list[at]) === key) list[at] = item;
+  else list.splice(at, 0, item);
+}
+
+function removeSorted<T>(list: T[], path: string, keyOf: (item: T) => string): void {
+  const at = position(list, path, keyOf);
+  if (at < list.length && keyOf(list[at]) === path) list.splice(at, 1);
 }

@@ -58,6 +58,28 @@ interface RelatedBase {
   identIndex: Map<string, number>;
   /** The edges of each identifier, for requests that mention it; built by the first such request. */
   edgesByIdent?: { identOffsets: Uint32Array; identEdges: Uint32Array };
+  /** The weights the current request's patch replaced. */
+  patch?: Patch;
+}
+
+/** Weights saved before a request patched them, to be put back exactly. */
+interface Patch {
+  edges: number[];
+  edgeWeights: number[];
+  slots: number[];
+  slotWeights: number[];
+}
+
+/** Puts back the weights a request patched (in reverse, so a slot patched twice ends at its first value). */
+function unpatch(base: RelatedBase): void {
+  const { patch } = base;
+  if (!patch) return;
+  const { csr, walk } = base.graph;
+  for (let k = patch.edges.length - 1; k >= 0; k--) {
+    csr.weights[patch.edges[k]] = patch.edgeWeights[k];
+    walk.weights[patch.slots[k]] = patch.slotWeights[k];
+  }
+  base.patch = undefined;
 }
 
 interface BaseGraph {
@@ -100,6 +122,8 @@ export class ReferenceGraph {
   private relatedBase: RelatedBase | undefined;
   /** Files whose related edges must be derived again before the next related graph. */
   private readonly staleRelated = new Set<FileNode>();
+  /** Until the first related graph, every file's edges are to be derived: nothing to track. */
+  private relatedAllStale = true;
   /** Per identifier, until its definers change: its definers sorted by path, and Aider's multiplier. */
   private readonly definerNodes = new Map<string, FileNode[]>();
   private readonly multipliers = new Map<string, number>();
@@ -167,7 +191,7 @@ export class ReferenceGraph {
       this.insertSorted(node);
     }
     this.link(node);
-    this.staleRelated.add(node);
+    if (!this.relatedAllStale) this.staleRelated.add(node);
     this.definersChanged(changed);
   }
 
@@ -215,7 +239,13 @@ export class ReferenceGraph {
     for (const ident of idents) {
       this.definerNodes.delete(ident);
       this.multipliers.delete(ident);
+      if (this.relatedAllStale) continue;
       for (const path of this.referencers.get(ident)?.keys() ?? []) this.staleRelated.add(this.files.get(path)!);
+    }
+    // A burst that touches most files (a checkout) derives them all again rather than tracking each.
+    if (this.staleRelated.size > this.files.size / 2) {
+      this.relatedAllStale = true;
+      this.staleRelated.clear();
     }
   }
 
@@ -333,21 +363,30 @@ export class ReferenceGraph {
    */
   compileRelated(request: EdgeRequest): RelatedGraph {
     const base = (this.relatedBase ??= this.buildRelated());
+    // The previous request's patch is taken back first: the base holds at most one at a time.
+    unpatch(base);
     const mentioned = [...request.mentionedIdents].filter((ident) => base.identIndex.has(ident)).map((ident) => base.identIndex.get(ident)!);
     if (mentioned.length === 0) return base.graph;
-    // A request patches only the weights of the edges of the identifiers it mentions.
+    // A request multiplies the weights of the edges of the identifiers it mentions, in place: a
+    // copy of every weight per request would cost more than the rest of the request on a large
+    // repository. The patch stays until the next request; the view says it is patched.
     const { csr, walk, walkSlot } = base.graph;
     const { identOffsets, identEdges } = (base.edgesByIdent ??= edgesByIdent(base.graph));
-    const weights = csr.weights.slice();
-    const walkWeights = walk.weights.slice();
+    const saved: Patch = { edges: [], edgeWeights: [], slots: [], slotWeights: [] };
     for (const i of mentioned.sort((a, b) => a - b)) {
       for (let k = identOffsets[i]; k < identOffsets[i + 1]; k++) {
         const e = identEdges[k];
-        walkWeights[walkSlot[e]] += weights[e] * (EDGE_WEIGHTS.mentionedIdent - 1);
-        weights[e] *= EDGE_WEIGHTS.mentionedIdent;
+        const slot = walkSlot[e];
+        saved.edges.push(e);
+        saved.edgeWeights.push(csr.weights[e]);
+        saved.slots.push(slot);
+        saved.slotWeights.push(walk.weights[slot]);
+        walk.weights[slot] += csr.weights[e] * (EDGE_WEIGHTS.mentionedIdent - 1);
+        csr.weights[e] *= EDGE_WEIGHTS.mentionedIdent;
       }
     }
-    return { ...base.graph, csr: { ...csr, weights }, walk: { ...walk, weights: walkWeights } };
+    base.patch = saved;
+    return { ...base.graph, patched: true };
   }
 
   /** A file's forward edges, from its references and the current definers. */
@@ -388,8 +427,9 @@ export class ReferenceGraph {
    */
   private buildRelated(): RelatedBase {
     const nodes = this.sortedNodes();
-    for (const node of this.staleRelated) node.related = this.deriveRelated(node);
+    for (const node of this.relatedAllStale ? nodes : this.staleRelated) node.related = this.deriveRelated(node);
     this.staleRelated.clear();
+    this.relatedAllStale = false;
     const n = nodes.length;
     const reverse = RELATED_WEIGHTS.reverse > 0;
     const offsets = new Uint32Array(n + 1);
@@ -452,6 +492,11 @@ export interface RelatedGraph extends CompiledGraph {
   walk: CsrGraph;
   /** Per edge of `csr`, its merged edge in `walk`. */
   walkSlot: Uint32Array;
+  /**
+   * True when a request's mentions multiplied some weights. The weights are patched in place and
+   * stay so until the graph compiles the next request: use a view before asking for another.
+   */
+  patched?: boolean;
 }
 
 /** The edges of `graph` grouped by identifier (a counting sort; edges in order within each). */

@@ -5,7 +5,7 @@ import { DEFAULT_PARSE_TIMEOUT_MS } from '../extract/extract.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
 import { languageForPath } from '../extract/languages.js';
 import { TagStore } from '../store/store.js';
-import type { FileRecord, SkippedFile } from '../types.js';
+import type { FileRecord, FileTags, SkippedFile } from '../types.js';
 import { type ParseRunner, createRunner } from './pool.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -54,6 +54,18 @@ export interface RepoIndex {
   records: FileRecord[];
   skipped: SkippedFile[];
   stats: IndexStats;
+  /** Lookups kept up to date by whoever holds the index (the daemon); derived from it when absent. */
+  lookups?: IndexLookups;
+}
+
+/** What a map asks of an index by path. */
+export interface IndexLookups {
+  /** Whether the path was discovered. */
+  isKnown: (path: string) => boolean;
+  /** The tags of a file with a record. */
+  tagsOf: (path: string) => FileTags | undefined;
+  /** The important files among the paths (see importantFiles). */
+  important: () => readonly string[];
 }
 
 /** What one path is after an update: its record, a skip without a record, or gone. */

@@ -66,7 +66,7 @@ export function definitionsByRank(tags: FileTags | undefined, rankOfIdent: (iden
 export function relatedEntries(
   ranking: RelatedRanking,
   others: Iterable<string>,
-  tagsByPath: ReadonlyMap<string, FileTags>,
+  tagsOf: (path: string) => FileTags | undefined,
   budget: number,
   countTokens: TokenCounter,
   limit: number,
@@ -84,7 +84,7 @@ export function relatedEntries(
     rankOf: ranking.rankOf,
     definitionsOf: (named) => {
       const ranks = ranking.definitionRanks(named);
-      return named.map((path) => definitionsByRank(tagsByPath.get(path), (ident) => ranks.get(path)?.get(ident) ?? 0));
+      return named.map((path) => definitionsByRank(tagsOf(path), (ident) => ranks.get(path)?.get(ident) ?? 0));
     },
     budget,
     countTokens,

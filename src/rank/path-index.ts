@@ -65,24 +65,20 @@ export function subjectName(path: string): string {
   return stem.replace(/^test_/, '').replace(/_tests?$/, '');
 }
 
-// A folder order key packs (distance, depth, node) into one exact double: 16 + 12 + 25 bits.
-const NODE_BITS = 2 ** 25;
-const DEPTH_BITS = 2 ** 12;
-const FAR = 0xffff;
-
 /**
  * Nodes by folder distance from the nearest of `from` (how many folders up the common ancestor
  * is), then shallower first, then by path (node order): a chat file's own folder first, then its
- * parent's, ... `include` picks the nodes to order (all when omitted).
+ * parent's, ... `include` picks the nodes to order (all when omitted). A counting sort: linear.
  */
 export function folderOrder(from: readonly string[], paths: readonly string[], include?: (node: number) => boolean): Uint32Array {
   const { folderOf, folders, depth } = pathIndex(paths);
-  if (paths.length >= NODE_BITS) throw new RangeError('too many paths to order');
   const chatFolders = from.map((path) => path.split('/').slice(0, -1));
+  // With no chat file every distance is the same; else it is at most the deepest chat folder's depth.
+  const far = Math.max(0, ...chatFolders.map((chat) => chat.length)) + 1;
   const distance = new Uint32Array(folders.length);
   for (let f = 0; f < folders.length; f++) {
     const dirs = folders[f];
-    let best = FAR;
+    let best = far;
     for (const chat of chatFolders) {
       let common = 0;
       while (common < dirs.length && common < chat.length && dirs[common] === chat[common]) common++;
@@ -90,14 +86,19 @@ export function folderOrder(from: readonly string[], paths: readonly string[], i
     }
     distance[f] = best;
   }
-  const keys: number[] = [];
+  let maxDepth = 0;
+  for (let i = 0; i < paths.length; i++) maxDepth = Math.max(maxDepth, depth[i]);
+  const bucketOf = (i: number) => distance[folderOf[i]] * (maxDepth + 1) + depth[i];
+  const starts = new Uint32Array((far + 1) * (maxDepth + 1) + 1);
+  let count = 0;
   for (let i = 0; i < paths.length; i++) {
     if (include && !include(i)) continue;
-    keys.push((distance[folderOf[i]] * DEPTH_BITS + Math.min(depth[i], DEPTH_BITS - 1)) * NODE_BITS + i);
+    starts[bucketOf(i) + 1]++;
+    count++;
   }
-  const sorted = Float64Array.from(keys).sort();
-  const order = new Uint32Array(sorted.length);
-  for (let k = 0; k < sorted.length; k++) order[k] = sorted[k] % NODE_BITS;
+  for (let b = 1; b < starts.length; b++) starts[b] += starts[b - 1];
+  const order = new Uint32Array(count);
+  for (let i = 0; i < paths.length; i++) if (!include || include(i)) order[starts[bucketOf(i)]++] = i;
   return order;
 }
 

@@ -261,6 +261,8 @@ function relatedPageRank(graph: RelatedGraph, request: RankRequest): Float64Arra
   const personalization = personalizationVector(graph.paths, request);
   const { damping, pushEpsilon } = RELATED_MODEL;
   if (personalization) return pagerankPush(graph.walk, personalization, { damping, epsilon: pushEpsilon });
+  // Mentions with no file to start from: the patched weights hold for this request only.
+  if (graph.patched) return pagerank(graph.walk, { damping });
   let ranks = globalRanks.get(graph.walk);
   if (!ranks) {
     ranks = pagerank(graph.walk, { damping });
