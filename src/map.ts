@@ -40,11 +40,12 @@ export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' |
 export { resolveRoot } from './paths.js';
 
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
-export async function openRepository(options: BuildMapOptions): Promise<{ index: RepoIndex; graph: ReferenceGraph }> {
+export async function openRepository(options: BuildMapOptions): Promise<{ index: RepoIndex; graph: ReferenceGraph; cacheDir: string }> {
   const root = await resolveRoot(options.root);
   const cacheDir = options.cacheDir ?? defaultCacheDir(root);
-  const index = await indexRepository({ ...options, root, cacheDir });
-  return { index, graph: ReferenceGraph.fromRecords(index.records) };
+  const graph = new ReferenceGraph();
+  const index = await indexRepository({ ...options, root, cacheDir, graph });
+  return { index, graph, cacheDir };
 }
 
 /** Index (with the persistent cache) and map a repository in-process. */
@@ -128,10 +129,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   } else {
     // This project's ranking: the fused file order names files first, then shows their definitions.
     const limit = fileLimit(budget);
-    const ranking = rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, {
-      tagsOf,
-      namesOf: (ident) => graph.namesOf(ident),
-    }, limit);
+    const ranking = rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, graph, limit);
     for (const path of important) entries.push({ path, rank: ranking.rankOf(path) });
     const others = (function* () {
       for (const record of index.records) if (record.tags && !chatFiles.has(record.path)) yield record.path;

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import type { RepoIndex } from './index/indexer.js';
+import type { ReferenceGraph } from './graph/graph.js';
+import type { TagStore } from './store/store.js';
+import type { RefTag } from './types.js';
 
 export const DEFAULT_SYMBOL_LIMIT = 20;
 
@@ -44,20 +47,42 @@ export interface SymbolAnswer {
   totalReferences: number;
 }
 
+/** Where the references are: the files referencing each name (the graph), and a file's reference tags (the store). */
+export interface ReferenceSource {
+  referencedNames: () => Iterable<string>;
+  namesOf: (ident: string) => { referencers: ReadonlyMap<string, number> | undefined };
+  refsOf: (path: string) => readonly RefTag[];
+}
+
+/** The references of a graph (which took them out of the records) and of the store that keeps their lines. */
+export function referencesIn(graph: ReferenceGraph, store: Pick<TagStore, 'get'>): ReferenceSource {
+  return {
+    referencedNames: () => graph.referencedNames(),
+    namesOf: (ident) => graph.namesOf(ident),
+    refsOf: (path) => store.get(path)?.tags?.refs ?? [],
+  };
+}
+
 /**
  * Where a name is defined and where it is referenced, from the indexed tags: definitions first
- * (by path and line), references by the PageRank of the referencing file. Reference lines are
- * read from the files (inside the root) only for the references returned.
+ * (by path and line), references by the PageRank of the referencing file. The files come from
+ * the graph's name index; only the files whose references are returned are read from the store,
+ * and their lines from the files (inside the root).
  */
-export function findSymbols(index: RepoIndex, fileRank: ReadonlyMap<string, number>, query: SymbolQuery): SymbolAnswer {
+export function findSymbols(
+  index: RepoIndex,
+  fileRank: ReadonlyMap<string, number>,
+  query: SymbolQuery,
+  references: ReferenceSource,
+): SymbolAnswer {
   const limit = query.limit ?? DEFAULT_SYMBOL_LIMIT;
   const wanted = query.prefix ? query.name.toLowerCase() : query.name;
   const matches = query.prefix ? (name: string) => name.toLowerCase().startsWith(wanted) : (name: string) => name === wanted;
 
   const definitions: SymbolDefinition[] = [];
-  const references: SymbolReference[] = [];
   for (const record of index.records) {
     const tags = record.tags!;
+    if (!tags.defs.some((def) => matches(def.name))) continue;
     const lineText = new Map(tags.lines);
     for (const def of tags.defs) {
       if (!matches(def.name)) continue;
@@ -70,21 +95,35 @@ export function findSymbols(index: RepoIndex, fileRank: ReadonlyMap<string, numb
         scopes: def.scopes.map((line) => ({ line: line + 1, text: lineText.get(line) ?? '' })),
       });
     }
-    const rank = fileRank.get(record.path) ?? 0;
-    for (const ref of tags.refs) {
-      if (matches(ref.name)) references.push({ name: ref.name, path: record.path, line: ref.line + 1, kind: ref.subkind, text: '', rank });
-    }
   }
   definitions.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line);
-  references.sort((a, b) => b.rank - a.rank || comparePaths(a.path, b.path) || a.line - b.line);
-  const shownReferences = references.slice(0, limit);
-  fillLineTexts(index.root, shownReferences);
+
+  // The referencing files and their counts, from the graph; then, most central file first, each
+  // file's matching references (by line) until the limit.
+  const names = query.prefix ? [...references.referencedNames()].filter(matches) : [query.name];
+  const counts = new Map<string, number>();
+  for (const name of names) {
+    for (const [path, count] of references.namesOf(name).referencers ?? []) counts.set(path, (counts.get(path) ?? 0) + count);
+  }
+  const rankOf = (path: string) => fileRank.get(path) ?? 0;
+  const files = [...counts.keys()].sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
+  const shown: SymbolReference[] = [];
+  for (const path of files) {
+    if (shown.length >= limit) break;
+    const refs = references.refsOf(path).filter((ref) => matches(ref.name)).sort((a, b) => a.line - b.line);
+    for (const ref of refs.slice(0, limit - shown.length)) {
+      shown.push({ name: ref.name, path, line: ref.line + 1, kind: ref.subkind, text: '', rank: rankOf(path) });
+    }
+  }
+  fillLineTexts(index.root, shown);
+  let totalReferences = 0;
+  for (const count of counts.values()) totalReferences += count;
   return {
     query: { ...query, limit },
     definitions: definitions.slice(0, limit),
-    references: shownReferences,
+    references: shown,
     totalDefinitions: definitions.length,
-    totalReferences: references.length,
+    totalReferences,
   };
 }
 

@@ -91,8 +91,7 @@ test('the fused order: what the chat file uses and what uses it, its test, then 
   };
   for (const [path, fileTags] of Object.entries(files)) graph.setFile(path, fileTags);
   const request = { chatFiles: new Set(['src/orders.py']), mentionedFiles: new Set<string>(), mentionedIdents: new Set<string>() };
-  const names = { tagsOf: (path: string) => files[path], namesOf: (ident: string) => graph.namesOf(ident) };
-  const ranking = rankRelated(graph.compileRelated(request), request, names);
+  const ranking = rankRelated(graph.compileRelated(request), request, graph);
   assert.ok(!ranking.files.includes('src/orders.py'), 'the chat file is not ranked');
   const position = (path: string) => ranking.files.indexOf(path);
   for (const related of ['src/money.py', 'src/audit.py', 'src/shipping.py', 'tests/test_orders.py', 'docs/refund.py']) {
@@ -103,11 +102,11 @@ test('the fused order: what the chat file uses and what uses it, its test, then 
   assert.ok(defRanks.get('src/money.py')!.get('Money')! > defRanks.get('src/audit.py')!.get('audit')!);
   // A file the request names comes first.
   const named = { ...request, mentionedFiles: new Set(['lib/noise2.py']) };
-  assert.equal(rankRelated(graph.compileRelated(named), named, names).files[0], 'lib/noise2.py');
+  assert.equal(rankRelated(graph.compileRelated(named), named, graph).files[0], 'lib/noise2.py');
   // The same graph, built in another order, gives the same ranking.
   const again = new ReferenceGraph();
   for (const path of Object.keys(files).reverse()) again.setFile(path, files[path]);
-  const rebuilt = rankRelated(again.compileRelated(request), request, names);
+  const rebuilt = rankRelated(again.compileRelated(request), request, again);
   assert.deepEqual(rebuilt.files, ranking.files);
   assert.deepEqual(rebuilt.definitionRanks(ranking.files), ranking.definitionRanks(ranking.files));
   assert.deepEqual(ranking.files.map(rebuilt.rankOf), ranking.files.map(ranking.rankOf));

@@ -7,7 +7,7 @@ import { type ExtractSettings, type PathState, Reconciler } from '../index/index
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
-import { type SymbolQuery, findSymbols } from '../symbols.js';
+import { type SymbolQuery, findSymbols, referencesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
 import { type DaemonStatus, ERROR_CODES, MAX_REQUEST_BYTES, type RpcRequest, type RpcResponse } from './protocol.js';
@@ -147,9 +147,15 @@ export class Daemon {
       onChanges: (paths) => this.enqueue(paths),
       onError: (err) => log(`watcher error: ${errorMessage(err)}`),
     });
-    const states = await this.reconciler.update(discovery.paths, this.state.stats, (done, total) => {
-      this.progress = { done, total };
-    });
+    // States are applied as they settle, so the graph takes each record's references as it comes.
+    const states = await this.reconciler.update(
+      discovery.paths,
+      this.state.stats,
+      (done, total) => {
+        this.progress = { done, total };
+      },
+      (batch) => this.state.apply(batch),
+    );
     this.reconciler.prune(new Set(discovery.paths), this.state.stats);
     this.state.apply(states);
     await this.watcher.ready;
@@ -281,7 +287,7 @@ export class Daemon {
       case 'symbols': {
         const query = parseSymbolParams(request.params);
         await this.settled();
-        return findSymbols(this.state.index(), this.state.centrality(), query);
+        return findSymbols(this.state.index(), this.state.centrality(), query, referencesIn(this.state.graph, this.store));
       }
       case 'reindex':
         await this.settled();

@@ -21,6 +21,8 @@ export class RepoState {
   private records: FileRecord[] = [];
   private skipped: SkippedFile[] = [];
   private important: string[] | undefined;
+  /** Set by a large update: the sorted views are rebuilt by sorting when next read. */
+  private viewsStale = false;
   private snapshot: RepoIndex | undefined;
   private fileRank: Map<string, number> | undefined;
   private readonly lookups: IndexLookups = {
@@ -42,9 +44,13 @@ export class RepoState {
     return [...this.states.keys()];
   }
 
-  /** Applies new path states: the graph moves only the edges of the paths that changed. */
+  /**
+   * Applies new path states: the graph moves only the edges of the paths that changed, and takes
+   * the records' references (see ReferenceGraph.takeRecord).
+   */
   apply(updates: ReadonlyMap<string, PathState>): void {
-    const patch = updates.size <= PATCH_LIMIT;
+    if (updates.size > PATCH_LIMIT) this.viewsStale = true;
+    const patch = !this.viewsStale;
     for (const [path, state] of updates) {
       const before = this.states.get(path);
       if (patch) this.unview(path, before);
@@ -62,13 +68,8 @@ export class RepoState {
       const record = 'record' in state ? state.record : undefined;
       const previous = before && 'record' in before ? before.record : undefined;
       if (record === previous) continue;
-      if (record?.tags) this.graph.setFile(path, record.tags);
+      if (record) this.graph.takeRecord(record);
       else this.graph.removeFile(path);
-    }
-    if (!patch) {
-      this.sortedPaths = [...this.states.keys()].sort(comparePaths);
-      ({ records: this.records, skipped: this.skipped } = splitStates(this.states));
-      this.important = undefined;
     }
     if (updates.size > 0) this.snapshot = this.fileRank = undefined;
   }
@@ -100,6 +101,12 @@ export class RepoState {
 
   /** The repository as the map engine takes it (copies of the sorted views, with lookups over the states). */
   index(): RepoIndex {
+    if (this.viewsStale) {
+      this.sortedPaths = [...this.states.keys()].sort(comparePaths);
+      ({ records: this.records, skipped: this.skipped } = splitStates(this.states));
+      this.important = undefined;
+      this.viewsStale = false;
+    }
     this.snapshot ??= {
       root: this.root,
       paths: this.sortedPaths.slice(),

@@ -42,6 +42,8 @@ interface FileNode {
   /** The names it defines, and those it references with their counts, each sorted once. */
   defined: string[];
   referenced: Array<[string, number]>;
+  /** The names it imports (references of subkind 'import'), sorted. */
+  imports: string[];
   /** Its forward edges in the related graph; undefined until derived, and again after a change they depend on. */
   related: RelatedEdges | undefined;
 }
@@ -130,6 +132,20 @@ export class ReferenceGraph {
   /** Identifiers of related edges, numbered for the life of the graph. */
   private readonly relatedIdents = interner();
 
+  /**
+   * Takes a record's file into the graph, and its references out of the record: the graph keeps
+   * the names and counts a ranking reads, the store keeps the lines (symbol lookups read them
+   * there). A large repository has millions of references; they are not held twice.
+   */
+  takeRecord(record: FileRecord): void {
+    if (!record.tags) {
+      this.removeFile(record.path);
+      return;
+    }
+    this.setFile(record.path, record.tags);
+    if (record.tags.refs.length > 0) record.tags = { ...record.tags, refs: [] };
+  }
+
   static fromRecords(records: Iterable<FileRecord>): ReferenceGraph {
     const graph = new ReferenceGraph();
     for (const record of records) if (record.tags) graph.setFile(record.path, record.tags);
@@ -176,6 +192,7 @@ export class ReferenceGraph {
       return;
     }
     const referenced = [...counts].sort((a, b) => comparePaths(a[0], b[0]));
+    const imports = [...new Set(tags.refs.filter((ref) => ref.subkind === 'import').map((ref) => ref.name))].sort(comparePaths);
     let node = this.files.get(path);
     // The names whose definers change: the edges of their referencers move.
     const changed = new Set(defined);
@@ -184,9 +201,10 @@ export class ReferenceGraph {
       this.unlink(node);
       node.defined = defined;
       node.referenced = referenced;
+      node.imports = imports;
     } else {
       const folder = this.folders.id(path.slice(0, path.lastIndexOf('/') + 1));
-      node = { path, folder, dense: -1, defined, referenced, related: undefined };
+      node = { path, folder, dense: -1, defined, referenced, imports, related: undefined };
       this.files.set(path, node);
       this.insertSorted(node);
     }
@@ -465,6 +483,17 @@ export class ReferenceGraph {
     const { walk, walkSlot } = mergeParallelEdges(csr);
     const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot };
     return { graph, identIndex: this.relatedIdents.index };
+  }
+
+  /** The names a file defines, and those it imports (both sorted; empty for a file outside the graph). */
+  fileNames(path: string): { defined: readonly string[]; imports: readonly string[] } {
+    const node = this.files.get(path);
+    return { defined: node?.defined ?? [], imports: node?.imports ?? [] };
+  }
+
+  /** Every name some file references. */
+  referencedNames(): IterableIterator<string> {
+    return this.referencers.keys();
   }
 
   /** The files that define `ident`, and those that reference it (with their counts). */

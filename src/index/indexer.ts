@@ -7,6 +7,7 @@ import { languageForPath } from '../extract/languages.js';
 import { TagStore } from '../store/store.js';
 import type { FileRecord, FileTags, SkippedFile } from '../types.js';
 import { type ParseRunner, createRunner } from './pool.js';
+import type { ReferenceGraph } from '../graph/graph.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files stat'ed at once; bounded so a huge tree does not open thousands of handles. */
@@ -30,6 +31,11 @@ export interface IndexOptions extends DiscoverOptions, ExtractSettings {
   onNotice?: (message: string) => void;
   /** Called as files needing work are done: done of total. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * A graph to build as records come: each record's references go into it and leave the record
+   * (the store keeps them), so a large repository's references are never all held twice.
+   */
+  graph?: ReferenceGraph;
 }
 
 /** Work counts of one indexing pass, for tests and benchmarks. */
@@ -50,7 +56,7 @@ export interface RepoIndex {
   root: string;
   /** Every discovered path, sorted (source files and others alike). */
   paths: string[];
-  /** Records of the files with tags, sorted by path. */
+  /** Records of the files with tags, sorted by path (without their references when a graph took them). */
   records: FileRecord[];
   skipped: SkippedFile[];
   stats: IndexStats;
@@ -95,17 +101,31 @@ export class Reconciler {
     };
   }
 
-  /** The new state of each of `paths` (candidate files; those that no longer exist come back gone). */
+  /**
+   * The new state of each of `paths` (candidate files; those that no longer exist come back gone).
+   * `onSettled` gets the states as they settle, in batches, each record after it is stored: a
+   * caller can take them into its graph as they come instead of holding every one first.
+   */
   async update(
     paths: readonly string[],
     stats: IndexStats,
     onProgress?: (done: number, total: number) => void,
+    onSettled?: (batch: ReadonlyMap<string, PathState>) => void,
   ): Promise<Map<string, PathState>> {
     const states = new Map<string, PathState>();
+    let batch = new Map<string, PathState>();
+    const settle = (path: string, state: PathState) => {
+      states.set(path, state);
+      batch.set(path, state);
+    };
+    const flush = () => {
+      if (batch.size > 0) onSettled?.(batch);
+      batch = new Map();
+    };
     const sources: string[] = [];
     for (const path of paths) {
       if (languageForPath(path)) sources.push(path);
-      else states.set(path, { skip: { path, reason: 'no grammar' } });
+      else settle(path, { skip: { path, reason: 'no grammar' } });
     }
     const found = await mapConcurrent(sources, STAT_CONCURRENCY, (path) => statInsideRoot(this.root, path));
 
@@ -113,26 +133,28 @@ export class Reconciler {
     const previousOf = new Map<string, FileRecord>();
     const gone: string[] = [];
     for (let i = 0; i < sources.length; i++) {
+      if (batch.size >= COMMIT_EVERY) flush();
       const path = sources[i];
       const info = found[i];
       if (info === 'missing') {
-        states.set(path, { gone: true });
+        settle(path, { gone: true });
         if (this.store.get(path)) gone.push(path);
         continue;
       }
       if (info === 'outside') {
-        states.set(path, { skip: { path, reason: 'symlink outside root' } });
+        settle(path, { skip: { path, reason: 'symlink outside root' } });
         continue;
       }
       const previous = this.store.get(path);
       if (previous && previous.mtimeMs === info.mtimeMs && previous.size === info.size) {
         stats.reusedByStat++;
-        states.set(path, { record: previous });
+        settle(path, { record: previous });
         continue;
       }
       if (previous) previousOf.set(path, previous);
       jobs.push({ path, stat: info, ...(previous?.hash ? { previousHash: previous.hash } : {}) });
     }
+    flush();
 
     let done = 0;
     onProgress?.(0, jobs.length);
@@ -152,9 +174,10 @@ export class Reconciler {
           record = result.record;
         }
         changed.push(record);
-        states.set(path, { record });
+        settle(path, { record });
       }
       this.store.commit(changed);
+      flush();
     }
     this.store.commit([], gone);
     stats.removed += gone.length;
@@ -182,7 +205,10 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     const reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();
     stats.discovered = discovery.paths.length;
-    const states = await reconciler.update(discovery.paths, stats, options.onProgress);
+    const { graph } = options;
+    const states = await reconciler.update(discovery.paths, stats, options.onProgress, (batch) => {
+      if (graph) for (const state of batch.values()) if ('record' in state) graph.takeRecord(state.record);
+    });
     reconciler.prune(new Set(discovery.paths), stats);
     const present = discovery.paths.filter((path) => !('gone' in states.get(path)!));
     return { root, paths: present, ...splitStates(states), stats };

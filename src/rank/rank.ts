@@ -1,6 +1,5 @@
 import { comparePaths } from '../discover/discover.js';
 import { type AiderGraph, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
-import type { FileTags } from '../types.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
 import { folderOrder, pathIndex, subjectName } from './path-index.js';
 
@@ -278,9 +277,9 @@ function relatedPageRank(graph: RelatedGraph, request: RankRequest): Float64Arra
 function lexicalScores(index: ReadonlyMap<string, number>, n: number, request: RankRequest, names: RelatedNames) {
   const query = new Set(request.mentionedIdents);
   for (const chat of request.chatFiles) {
-    const tags = names.tagsOf(chat);
-    for (const def of tags?.defs ?? []) query.add(def.name);
-    for (const ref of tags?.refs ?? []) if (ref.subkind === 'import') query.add(ref.name);
+    const { defined, imports } = names.fileNames(chat);
+    for (const name of defined) query.add(name);
+    for (const name of imports) query.add(name);
   }
   const distinct = new Uint32Array(n);
   const occurrences = new Uint32Array(n);
@@ -304,9 +303,9 @@ function lexicalScores(index: ReadonlyMap<string, number>, n: number, request: R
   return { distinct, occurrences };
 }
 
-/** What the lexical order reads: the chat files' tags, and which files define or reference a name. */
+/** What the lexical order reads: the names the chat files define and import, and which files define or reference a name. */
 export interface RelatedNames {
-  tagsOf: (path: string) => FileTags | undefined;
+  fileNames: (path: string) => { defined: readonly string[]; imports: readonly string[] };
   namesOf: (ident: string) => { definers: ReadonlySet<string> | undefined; referencers: ReadonlyMap<string, number> | undefined };
 }
 
