@@ -41,7 +41,9 @@ interface FileNode {
   dense: number;
   /** The names it defines, and those it references with their counts, each sorted once. */
   defined: string[];
-  referenced: Array<[string, number]>;
+  /** Referenced names, sorted, with their counts alongside (two flat arrays: a pair per name would cost an object each). */
+  refNames: string[];
+  refCounts: Uint32Array;
   /** The names it imports (references of subkind 'import'), sorted. */
   imports: string[];
   /** Its forward edges in the related graph; undefined until derived, and again after a change they depend on. */
@@ -191,7 +193,8 @@ export class ReferenceGraph {
       this.removeFile(path);
       return;
     }
-    const referenced = [...counts].sort((a, b) => comparePaths(a[0], b[0]));
+    const refNames = [...counts.keys()].sort(comparePaths);
+    const refCounts = Uint32Array.from(refNames, (name) => counts.get(name)!);
     const imports = [...new Set(tags.refs.filter((ref) => ref.subkind === 'import').map((ref) => ref.name))].sort(comparePaths);
     let node = this.files.get(path);
     // The names whose definers change: the edges of their referencers move.
@@ -200,11 +203,12 @@ export class ReferenceGraph {
       for (const ident of node.defined) if (!changed.delete(ident)) changed.add(ident);
       this.unlink(node);
       node.defined = defined;
-      node.referenced = referenced;
+      node.refNames = refNames;
+      node.refCounts = refCounts;
       node.imports = imports;
     } else {
       const folder = this.folders.id(path.slice(0, path.lastIndexOf('/') + 1));
-      node = { path, folder, dense: -1, defined, referenced, imports, related: undefined };
+      node = { path, folder, dense: -1, defined, refNames, refCounts, imports, related: undefined };
       this.files.set(path, node);
       this.insertSorted(node);
     }
@@ -228,14 +232,14 @@ export class ReferenceGraph {
 
   private link(node: FileNode): void {
     for (const ident of node.defined) getOrCreate(this.definers, ident, () => new Set()).add(node.path);
-    for (const [ident, count] of node.referenced) getOrCreate(this.referencers, ident, () => new Map()).set(node.path, count);
-    this.links += node.defined.length + node.referenced.length;
+    node.refNames.forEach((ident, k) => getOrCreate(this.referencers, ident, () => new Map()).set(node.path, node.refCounts[k]));
+    this.links += node.defined.length + node.refNames.length;
   }
 
   private unlink(node: FileNode): void {
     for (const ident of node.defined) deleteFromIndex(this.definers, ident, node.path);
-    for (const [ident] of node.referenced) deleteFromIndex(this.referencers, ident, node.path);
-    this.links -= node.defined.length + node.referenced.length;
+    for (const ident of node.refNames) deleteFromIndex(this.referencers, ident, node.path);
+    this.links -= node.defined.length + node.refNames.length;
   }
 
   /** Keeps the sorted list (when there is one) in order without sorting it again. */
@@ -294,7 +298,7 @@ export class ReferenceGraph {
 
   private compileBase(): BaseGraph {
     const nodes = this.sortedNodes().filter(
-      (node) => node.defined.length > 0 || node.referenced.some(([ident]) => this.definers.has(ident)),
+      (node) => node.defined.length > 0 || node.refNames.some((ident) => this.definers.has(ident)),
     );
     const paths = nodes.map((node) => node.path);
     const index = new Map(paths.map((path, i) => [path, i]));
@@ -307,7 +311,10 @@ export class ReferenceGraph {
     const selfIdent: number[] = [];
     const selfWeight: number[] = [];
     for (let u = 0; u < nodes.length; u++) {
-      for (const [ident, count] of nodes[u].referenced) {
+      const { refNames, refCounts } = nodes[u];
+      for (let k = 0; k < refNames.length; k++) {
+        const ident = refNames[k];
+        const count = refCounts[k];
         if (!this.definers.has(ident)) continue;
         refIdent.push(identId(ident));
         refWeight.push(this.multiplierOf(ident) * Math.sqrt(count));
@@ -410,7 +417,9 @@ export class ReferenceGraph {
   /** A file's forward edges, from its references and the current definers. */
   private deriveRelated(u: FileNode): RelatedEdges {
     const edges: RelatedEdges = { to: [], ident: [], weight: [] };
-    for (const [ident, count] of u.referenced) {
+    for (let k = 0; k < u.refNames.length; k++) {
+      const ident = u.refNames[k];
+      const count = u.refCounts[k];
       const nodes = this.definersOf(ident);
       if (!nodes) continue;
       let near = 0;

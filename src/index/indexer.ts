@@ -14,6 +14,8 @@ export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const STAT_CONCURRENCY = 64;
 /** Parsed records are committed to the store this many at a time, so a crash loses little work. */
 const COMMIT_EVERY = 2000;
+/** Stored records reused as they are are handed on this many at a time. */
+const SETTLE_EVERY = 256;
 
 export interface ExtractSettings {
   maxFileBytes?: number;
@@ -133,7 +135,8 @@ export class Reconciler {
     const previousOf = new Map<string, FileRecord>();
     const gone: string[] = [];
     for (let i = 0; i < sources.length; i++) {
-      if (batch.size >= COMMIT_EVERY) flush();
+      // Small batches: a record read whole is slimmed while it is young, before it costs a major GC.
+      if (batch.size >= SETTLE_EVERY) flush();
       const path = sources[i];
       const info = found[i];
       if (info === 'missing') {
