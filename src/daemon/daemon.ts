@@ -50,6 +50,9 @@ export function createLog(file: string | undefined): (line: string) => void {
   };
 }
 
+/** A map slower than this is logged with its time. */
+const SLOW_MAP_MS = 100;
+
 /**
  * One repository's daemon: the store, the pool, the hot graph and the watcher, answering
  * JSON-RPC requests on a Unix socket. Requests are served while the cold index runs (`status`
@@ -188,22 +191,32 @@ export class Daemon {
       await this.rediscover();
       return;
     }
-    const known = this.state.paths();
     const files = new Set<string>();
     for (const path of changed) {
-      if (path.endsWith('/')) for (const p of known) if (p.startsWith(path)) files.add(p);
+      if (path.endsWith('/')) for (const p of this.state.paths()) if (p.startsWith(path)) files.add(p);
       if (!path.endsWith('/')) files.add(path);
     }
     const candidates = [...files];
-    const listed = await filterDiscoverable(root, this.discovery, candidates, { exclude });
+    const started = performance.now();
+    // A path already indexed was discoverable and stays so (ignore rules change only with a
+    // .gitignore, which re-runs discovery): only new paths are asked of git or the ignore files.
+    const unknown = candidates.filter((path) => !this.state.has(path));
+    const listed = await filterDiscoverable(root, this.discovery, unknown, { exclude });
+    for (const path of candidates) if (this.state.has(path)) listed.add(path);
+    const filtered = performance.now();
     const updates: Map<string, PathState> = await this.reconciler.update(
       candidates.filter((path) => listed.has(path)),
       this.state.stats,
     );
     for (const path of candidates) if (!listed.has(path)) updates.set(path, { gone: true });
+    const reconciled = performance.now();
     this.state.apply(updates);
     this.lastUpdate = new Date();
-    this.options.log(`updated ${candidates.length} paths`);
+    const ms = (from: number, to: number) => (to - from).toFixed(0);
+    const applied = performance.now();
+    this.options.log(
+      `updated ${candidates.length} paths in ${ms(started, applied)} ms (discovery ${ms(started, filtered)}, store and parse ${ms(filtered, reconciled)}, graph ${ms(reconciled, applied)})`,
+    );
   }
 
   private async rediscover(): Promise<{ files: number; parsed: number }> {
@@ -282,7 +295,11 @@ export class Daemon {
         const params = parseMapParams(request.params);
         budgetFor(params); // bad numbers fail now, not after the wait
         await this.settled();
-        return mapToJson(mapFromIndex(this.state.index(), this.state.graph, params));
+        const started = performance.now();
+        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, params));
+        const ms = performance.now() - started;
+        if (ms > SLOW_MAP_MS) this.options.log(`map took ${ms.toFixed(0)} ms`);
+        return map;
       }
       case 'symbols': {
         const query = parseSymbolParams(request.params);

@@ -40,6 +40,10 @@ export class RepoState {
     return this.states.size;
   }
 
+  has(path: string): boolean {
+    return this.states.has(path);
+  }
+
   paths(): string[] {
     return [...this.states.keys()];
   }
