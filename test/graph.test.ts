@@ -197,6 +197,7 @@ test('the related graph after edits equals the one built from scratch, edge for 
     };
     assert.deepEqual(lines(a), lines(b), `step ${step}`);
     assert.deepEqual([...a.walk.weights], [...b.walk.weights], `step ${step}: merged weights`);
+    assert.deepEqual([...a.forwardTotal], [...b.forwardTotal], `step ${step}: forward totals`);
     if (step === 275) assert.ok(lines(a).length > 100);
   }
 });

@@ -60,8 +60,8 @@ interface RelatedEdges {
 interface RelatedBase {
   graph: RelatedGraph;
   identIndex: Map<string, number>;
-  /** The edges of each identifier, for requests that mention it; built by the first such request. */
-  edgesByIdent?: { identOffsets: Uint32Array; identEdges: Uint32Array };
+  /** The edges of each identifier (and the node each leaves), for requests that mention it; built by the first such request. */
+  edgesByIdent?: { identOffsets: Uint32Array; identEdges: Uint32Array; edgeSource: Uint32Array };
   /** The weights the current request's patch replaced. */
   patch?: Patch;
 }
@@ -72,17 +72,20 @@ interface Patch {
   edgeWeights: number[];
   slots: number[];
   slotWeights: number[];
+  sources: number[];
+  totals: number[];
 }
 
 /** Puts back the weights a request patched (in reverse, so a slot patched twice ends at its first value). */
 function unpatch(base: RelatedBase): void {
   const { patch } = base;
   if (!patch) return;
-  const { csr, walk } = base.graph;
+  const { csr, walk, forwardTotal } = base.graph;
   for (let k = patch.edges.length - 1; k >= 0; k--) {
     csr.weights[patch.edges[k]] = patch.edgeWeights[k];
     walk.weights[patch.slots[k]] = patch.slotWeights[k];
   }
+  for (let k = patch.sources.length - 1; k >= 0; k--) forwardTotal[patch.sources[k]] = patch.totals[k];
   base.patch = undefined;
 }
 
@@ -395,18 +398,24 @@ export class ReferenceGraph {
     // A request multiplies the weights of the edges of the identifiers it mentions, in place: a
     // copy of every weight per request would cost more than the rest of the request on a large
     // repository. The patch stays until the next request; the view says it is patched.
-    const { csr, walk, walkSlot } = base.graph;
-    const { identOffsets, identEdges } = (base.edgesByIdent ??= edgesByIdent(base.graph));
-    const saved: Patch = { edges: [], edgeWeights: [], slots: [], slotWeights: [] };
+    const { csr, walk, walkSlot, forward, forwardTotal } = base.graph;
+    const { identOffsets, identEdges, edgeSource } = (base.edgesByIdent ??= edgesByIdent(base.graph));
+    const saved: Patch = { edges: [], edgeWeights: [], slots: [], slotWeights: [], sources: [], totals: [] };
     for (const i of mentioned.sort((a, b) => a - b)) {
       for (let k = identOffsets[i]; k < identOffsets[i + 1]; k++) {
         const e = identEdges[k];
         const slot = walkSlot[e];
+        const added = csr.weights[e] * (EDGE_WEIGHTS.mentionedIdent - 1);
         saved.edges.push(e);
         saved.edgeWeights.push(csr.weights[e]);
         saved.slots.push(slot);
         saved.slotWeights.push(walk.weights[slot]);
-        walk.weights[slot] += csr.weights[e] * (EDGE_WEIGHTS.mentionedIdent - 1);
+        if (forward[e]) {
+          saved.sources.push(edgeSource[k]);
+          saved.totals.push(forwardTotal[edgeSource[k]]);
+          forwardTotal[edgeSource[k]] += added;
+        }
+        walk.weights[slot] += added;
         csr.weights[e] *= EDGE_WEIGHTS.mentionedIdent;
       }
     }
@@ -490,7 +499,9 @@ export class ReferenceGraph {
     }
     const csr = { nodeCount: n, offsets, targets, weights };
     const { walk, walkSlot } = mergeParallelEdges(csr);
-    const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot };
+    const forwardTotal = new Float64Array(n);
+    for (let u = 0; u < n; u++) for (let e = offsets[u]; e < offsets[u + 1]; e++) if (forward[e]) forwardTotal[u] += weights[e];
+    const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
     return { graph, identIndex: this.relatedIdents.index };
   }
 
@@ -530,6 +541,8 @@ export interface RelatedGraph extends CompiledGraph {
   walk: CsrGraph;
   /** Per edge of `csr`, its merged edge in `walk`. */
   walkSlot: Uint32Array;
+  /** Per node, the summed weight of its forward edges (what a definition's share is divided by). */
+  forwardTotal: Float64Array;
   /**
    * True when a request's mentions multiplied some weights. The weights are patched in place and
    * stay so until the graph compiles the next request: use a view before asking for another.
@@ -537,16 +550,23 @@ export interface RelatedGraph extends CompiledGraph {
   patched?: boolean;
 }
 
-/** The edges of `graph` grouped by identifier (a counting sort; edges in order within each). */
-function edgesByIdent(graph: RelatedGraph): { identOffsets: Uint32Array; identEdges: Uint32Array } {
-  const { edgeIdent, idents } = graph;
+/** The edges of `graph` grouped by identifier (a counting sort; edges in order within each), with the node each leaves. */
+function edgesByIdent(graph: RelatedGraph): { identOffsets: Uint32Array; identEdges: Uint32Array; edgeSource: Uint32Array } {
+  const { edgeIdent, idents, csr } = graph;
   const identOffsets = new Uint32Array(idents.length + 1);
   for (let e = 0; e < edgeIdent.length; e++) identOffsets[edgeIdent[e] + 1]++;
   for (let i = 0; i < idents.length; i++) identOffsets[i + 1] += identOffsets[i];
   const fill = identOffsets.slice(0, idents.length);
   const identEdges = new Uint32Array(edgeIdent.length);
-  for (let e = 0; e < edgeIdent.length; e++) identEdges[fill[edgeIdent[e]]++] = e;
-  return { identOffsets, identEdges };
+  const edgeSource = new Uint32Array(edgeIdent.length);
+  for (let u = 0; u < csr.nodeCount; u++) {
+    for (let e = csr.offsets[u]; e < csr.offsets[u + 1]; e++) {
+      const k = fill[edgeIdent[e]]++;
+      identEdges[k] = e;
+      edgeSource[k] = u;
+    }
+  }
+  return { identOffsets, identEdges, edgeSource };
 }
 
 /**

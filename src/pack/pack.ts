@@ -76,7 +76,7 @@ export function packMap(
   const scanEnd = Math.min(entries.length, bestCount + 1 + FILL_SCAN);
   for (let i = bestCount + 1, tries = 0; i < scanEnd && tries < FILL_ATTEMPTS && best.tokens < budget; i++) {
     const { path, def } = entries[i];
-    const own = def ? (tagsOf(path)?.lines.find(([line]) => line === def.line)?.[1] ?? '') : path;
+    const own = def ? lineText(tagsOf(path)?.lines ?? [], def.line) : path;
     if (countTokens(own) > budget - best.tokens) continue;
     tries++;
     const attempt = render([...chosen, i]);
@@ -110,9 +110,22 @@ export function buildBlocks(
   const blocks: MapBlock[] = [];
   for (const [path, { rank, rows }] of rowsByPath) {
     const tags = tagsOf(path);
-    const texts = new Map(tags?.lines ?? []);
-    const lines = [...rows].sort((a, b) => a - b).map((line) => ({ line, text: texts.get(line) ?? '' }));
+    const lines = [...rows].sort((a, b) => a - b).map((line) => ({ line, text: lineText(tags?.lines ?? [], line) }));
     blocks.push({ path, rank, lines, lineCount: tags?.lineCount ?? 0 });
   }
   return blocks;
+}
+
+/** The text of `line` in a file's stored lines (sorted by line), or '' (a binary search: blocks are rebuilt on every render). */
+function lineText(lines: ReadonlyArray<readonly [number, string]>, line: number): string {
+  let low = 0;
+  let high = lines.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const at = lines[mid][0];
+    if (at === line) return lines[mid][1];
+    if (at < line) low = mid + 1;
+    else high = mid - 1;
+  }
+  return '';
 }

@@ -176,7 +176,7 @@ const globalRanks = new WeakMap<CsrGraph, Float64Array>();
  * ordered; a map names a few hundred files of many thousands.
  */
 export function rankRelated(graph: RelatedGraph, request: RankRequest, names: RelatedNames, limit = Infinity): RelatedRanking {
-  const { paths, csr, edgeIdent, idents, forward } = graph;
+  const { paths, csr, edgeIdent, idents, forward, forwardTotal } = graph;
   const n = paths.length;
   const { byPath, bySubject } = pathIndex(paths);
   const ranks = relatedPageRank(graph, request);
@@ -227,7 +227,6 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
   // A definer's row holds the reverse of every forward edge into it, in the order of their sources.
   const definitionRanks = (shown: readonly string[]) => {
     const { offsets, targets, weights } = csr;
-    const forwardTotal = new Float64Array(n).fill(-1);
     const byFile = new Map<string, Map<string, number>>();
     for (const path of shown) {
       const v = byPath.get(path);
@@ -236,11 +235,6 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
       for (let e = offsets[v]; e < offsets[v + 1]; e++) {
         const u = targets[e];
         if (forward[e] || ranks[u] === 0) continue;
-        if (forwardTotal[u] < 0) {
-          let total = 0;
-          for (let f = offsets[u]; f < offsets[u + 1]; f++) if (forward[f]) total += weights[f];
-          forwardTotal[u] = total;
-        }
         const ident = idents[edgeIdent[e]];
         byIdent.set(ident, (byIdent.get(ident) ?? 0) + (ranks[u] * (weights[e] / RELATED_WEIGHTS.reverse)) / forwardTotal[u]);
       }
