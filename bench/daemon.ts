@@ -6,7 +6,7 @@
 // --cache-dir reuses a tag cache (a large corpus then skips its cold index: the first start is warm).
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -108,27 +108,40 @@ async function main(): Promise<void> {
   }
   client.close();
 
-  // Save to map: save a file with a new definition and ask until the map shows it. (A new file,
-  // named in the request, so the definition ranks first whatever the budget.)
+  // Save to map: save a file with a new definition and ask until the map shows it, named in the
+  // request so that the definition ranks first whatever the budget. Two kinds of save: an edit of
+  // an existing Python file (rewritten, then put back), and a new file (then removed).
+  const measureSave = async (path: string, write: (name: string) => void, undo: () => void, i: number): Promise<number> => {
+    const name = `repomap_bench_saved_${i}_${process.pid}`;
+    const t0 = performance.now();
+    write(name);
+    try {
+      for (;;) {
+        const map = await call<RepoMapJson>('map', { mentionedFiles: [path], tokens: 256, maxTokens: 256 });
+        if (map.text.includes(name)) return performance.now() - t0;
+        if (performance.now() - t0 > 10_000) throw new Error(`save of ${path} not reflected in 10 s`);
+      }
+    } finally {
+      undo();
+      // Let the undo settle before the next save, so each measures one change.
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  const pythonFiles = files.filter((path) => path.endsWith('.py'));
+  const editLatencies: number[] = [];
+  for (let i = 0; i < saves && pythonFiles.length > 0; i++) {
+    const path = pythonFiles[Math.floor(rand() * pythonFiles.length)];
+    const abs = join(root, path);
+    const original = readFileSync(abs);
+    editLatencies.push(await measureSave(path, (name) => writeFileSync(abs, `def ${name}():\n    pass\n`), () => writeFileSync(abs, original), i));
+  }
   const saveLatencies: number[] = [];
   const dirs = [...new Set(files.map((path) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '')))];
   for (let i = 0; i < saves; i++) {
     const dir = dirs[Math.floor(rand() * dirs.length)];
-    const name = `repomap_bench_saved_${i}_${process.pid}`;
-    const path = `${dir ? `${dir}/` : ''}${name}.py`;
+    const path = `${dir ? `${dir}/` : ''}repomap_bench_new_${i}_${process.pid}.py`;
     const abs = join(root, path);
-    const t0 = performance.now();
-    writeFileSync(abs, `def ${name}():\n    pass\n`);
-    try {
-      for (;;) {
-        const map = await call<RepoMapJson>('map', { mentionedFiles: [path], tokens: 256, maxTokens: 256 });
-        if (map.text.includes(name)) break;
-        if (performance.now() - t0 > 10_000) throw new Error(`save of ${path} not reflected in 10 s`);
-      }
-      saveLatencies.push(performance.now() - t0);
-    } finally {
-      rmSync(abs, { force: true });
-    }
+    saveLatencies.push(await measureSave(path, (name) => writeFileSync(abs, `def ${name}():\n    pass\n`), () => rmSync(abs, { force: true }), i));
   }
 
   // Client start-up: the thin client asking for status, against `node -e 0` as the floor.
@@ -173,6 +186,7 @@ async function main(): Promise<void> {
     rssAfterColdMiB: afterCold.memory.rssBytes / 2 ** 20,
     indexed: afterCold.indexed,
     mapLatencyMs: summary(latencies),
+    editToMapMs: summary(editLatencies),
     saveToMapMs: summary(saveLatencies),
     clientStatusMs: summary(clientRuns),
     nodeStartupMs: summary(nodeRuns),
@@ -181,7 +195,7 @@ async function main(): Promise<void> {
     warmStartParsed: afterWarm.parsed,
     inProcessWarmMapMs: summary(inProcess),
   };
-  const f = (n: number) => n.toFixed(1).padStart(9);
+  const f = (n: number | undefined) => (n === undefined ? 'n/a' : n.toFixed(1)).padStart(9);
   const lines = [
     `machine: ${report.machine.cores} cores (${report.machine.model}), ${report.machine.memoryGiB} GiB, node ${report.machine.node}`,
     `repo: ${root} (${files.length} source files, ${report.repo.commit.slice(0, 12)}), ${workers} workers`,
@@ -190,7 +204,8 @@ async function main(): Promise<void> {
     ...(
       [
         ['map request, warm daemon (ms)', report.mapLatencyMs],
-        ['save to map (ms)', report.saveToMapMs],
+        ['edit a file -> map (ms)', report.editToMapMs],
+        ['new file -> map (ms)', report.saveToMapMs],
         ['repomap status, client start-up (ms)', report.clientStatusMs],
         ['node -e 0, floor (ms)', report.nodeStartupMs],
         ['repomap query, whole command (ms)', report.queryCommandMs],

@@ -134,6 +134,12 @@ export class ReferenceGraph {
   /** Per identifier, until its definers change: its definers sorted by path, and Aider's multiplier. */
   private readonly definerNodes = new Map<string, FileNode[]>();
   private readonly multipliers = new Map<string, number>();
+  /**
+   * The related graph's edge arrays, reused from one change to the next: a large repository has
+   * millions of edges, and fresh arrays after every save cost full garbage collections of the
+   * whole heap. A related graph is valid until the next change.
+   */
+  private readonly buffers = new EdgeBuffers();
   /** Identifiers of related edges, numbered for the life of the graph. */
   private readonly relatedIdents = interner();
 
@@ -399,7 +405,7 @@ export class ReferenceGraph {
     // copy of every weight per request would cost more than the rest of the request on a large
     // repository. The patch stays until the next request; the view says it is patched.
     const { csr, walk, walkSlot, forward, forwardTotal } = base.graph;
-    const { identOffsets, identEdges, edgeSource } = (base.edgesByIdent ??= edgesByIdent(base.graph));
+    const { identOffsets, identEdges, edgeSource } = (base.edgesByIdent ??= edgesByIdent(base.graph, this.buffers));
     const saved: Patch = { edges: [], edgeWeights: [], slots: [], slotWeights: [], sources: [], totals: [] };
     for (const i of mentioned.sort((a, b) => a - b)) {
       for (let k = identOffsets[i]; k < identOffsets[i + 1]; k++) {
@@ -476,10 +482,11 @@ export class ReferenceGraph {
     }
     for (let u = 0; u < n; u++) offsets[u + 1] += offsets[u];
     const edgeCount = offsets[n];
-    const targets = new Uint32Array(edgeCount);
-    const weights = new Float64Array(edgeCount);
-    const edgeIdent = new Uint32Array(edgeCount);
-    const forward = new Uint8Array(edgeCount);
+    const buffers = this.buffers;
+    const targets = buffers.take('targets', Uint32Array, edgeCount);
+    const weights = buffers.take('weights', Float64Array, edgeCount);
+    const edgeIdent = buffers.take('edgeIdent', Uint32Array, edgeCount);
+    const forward = buffers.take('forward', Uint8Array, edgeCount);
     const fill = offsets.slice(0, n);
     for (let u = 0; u < n; u++) {
       const { to, ident, weight } = nodes[u].related!;
@@ -495,10 +502,11 @@ export class ReferenceGraph {
         targets[slot] = u;
         weights[slot] = weight[k] * RELATED_WEIGHTS.reverse;
         edgeIdent[slot] = ident[k];
+        forward[slot] = 0;
       }
     }
     const csr = { nodeCount: n, offsets, targets, weights };
-    const { walk, walkSlot } = mergeParallelEdges(csr);
+    const { walk, walkSlot } = mergeParallelEdges(csr, buffers);
     const forwardTotal = new Float64Array(n);
     for (let u = 0; u < n; u++) for (let e = offsets[u]; e < offsets[u + 1]; e++) if (forward[e]) forwardTotal[u] += weights[e];
     const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
@@ -550,15 +558,31 @@ export interface RelatedGraph extends CompiledGraph {
   patched?: boolean;
 }
 
+type TypedArrayOf<T> = T extends Uint8ArrayConstructor ? Uint8Array : T extends Uint32ArrayConstructor ? Uint32Array : Float64Array;
+
+/** Named typed arrays that grow (by a quarter more than asked) and are handed out as views of the asked length. */
+class EdgeBuffers {
+  private readonly arrays = new Map<string, Uint8Array | Uint32Array | Float64Array>();
+
+  take<C extends Uint8ArrayConstructor | Uint32ArrayConstructor | Float64ArrayConstructor>(name: string, type: C, length: number): TypedArrayOf<C> {
+    let array = this.arrays.get(name);
+    if (!array || array.length < length) {
+      array = new type(Math.ceil(length * 1.25));
+      this.arrays.set(name, array);
+    }
+    return array.subarray(0, length) as TypedArrayOf<C>;
+  }
+}
+
 /** The edges of `graph` grouped by identifier (a counting sort; edges in order within each), with the node each leaves. */
-function edgesByIdent(graph: RelatedGraph): { identOffsets: Uint32Array; identEdges: Uint32Array; edgeSource: Uint32Array } {
+function edgesByIdent(graph: RelatedGraph, buffers: EdgeBuffers): { identOffsets: Uint32Array; identEdges: Uint32Array; edgeSource: Uint32Array } {
   const { edgeIdent, idents, csr } = graph;
   const identOffsets = new Uint32Array(idents.length + 1);
   for (let e = 0; e < edgeIdent.length; e++) identOffsets[edgeIdent[e] + 1]++;
   for (let i = 0; i < idents.length; i++) identOffsets[i + 1] += identOffsets[i];
   const fill = identOffsets.slice(0, idents.length);
-  const identEdges = new Uint32Array(edgeIdent.length);
-  const edgeSource = new Uint32Array(edgeIdent.length);
+  const identEdges = buffers.take('identEdges', Uint32Array, edgeIdent.length);
+  const edgeSource = buffers.take('edgeSource', Uint32Array, edgeIdent.length);
   for (let u = 0; u < csr.nodeCount; u++) {
     for (let e = csr.offsets[u]; e < csr.offsets[u + 1]; e++) {
       const k = fill[edgeIdent[e]]++;
@@ -574,7 +598,7 @@ function edgesByIdent(graph: RelatedGraph): { identOffsets: Uint32Array; identEd
  * ten names of another has ten edges to it and ten back; PageRank needs one each way, and walks
  * about a third of the entries.
  */
-function mergeParallelEdges(csr: CsrGraph): { walk: CsrGraph; walkSlot: Uint32Array } {
+function mergeParallelEdges(csr: CsrGraph, buffers: EdgeBuffers): { walk: CsrGraph; walkSlot: Uint32Array } {
   const { nodeCount: n, offsets, targets, weights } = csr;
   const rowOf = new Int32Array(n).fill(-1);
   const walkOffsets = new Uint32Array(n + 1);
@@ -590,9 +614,9 @@ function mergeParallelEdges(csr: CsrGraph): { walk: CsrGraph; walkSlot: Uint32Ar
   }
   rowOf.fill(-1);
   const slotOf = new Uint32Array(n);
-  const walkTargets = new Uint32Array(walkOffsets[n]);
-  const walkWeights = new Float64Array(walkOffsets[n]);
-  const walkSlot = new Uint32Array(targets.length);
+  const walkTargets = buffers.take('walkTargets', Uint32Array, walkOffsets[n]);
+  const walkWeights = buffers.take('walkWeights', Float64Array, walkOffsets[n]).fill(0);
+  const walkSlot = buffers.take('walkSlot', Uint32Array, targets.length);
   for (let u = 0; u < n; u++) {
     let next = walkOffsets[u];
     for (let e = offsets[u]; e < offsets[u + 1]; e++) {
