@@ -191,8 +191,12 @@ export function skipFooter(counts: Partial<Record<SkipReason, number>>): string 
   return `(${total} ${total === 1 ? 'file' : 'files'} not mapped: ${parts.join(', ')}; --verbose lists them)`;
 }
 
-/** The map as plain data (what `--format json` prints and the daemon answers): 1-based line numbers. */
-export function mapToJson(map: RepoMap) {
+/**
+ * The map as plain data (what `--format json` prints and the daemon answers): 1-based line
+ * numbers. `listSkipped: false` leaves the list of skipped files out (their counts stay): on a
+ * large repository it runs to thousands of entries, a megabyte an answer.
+ */
+export function mapToJson(map: RepoMap, { listSkipped = true }: { listSkipped?: boolean } = {}) {
   return {
     root: map.root,
     tokens: map.tokens,
@@ -203,7 +207,7 @@ export function mapToJson(map: RepoMap) {
       lines: file.lines.map(({ line, text }) => ({ line: line + 1, text })),
     })),
     skipped: map.skipped,
-    skippedFiles: map.skippedFiles,
+    skippedFiles: listSkipped ? map.skippedFiles : [],
     stats: map.stats,
     request: map.request,
     text: map.text,

@@ -32,6 +32,8 @@ export interface MapRequest {
   markdown?: boolean;
   /** Which ranking model orders the map (default: this project's; 'aider' reproduces Aider's). */
   ranking?: RankingName;
+  /** A daemon's answer lists every skipped file only when this is true (the counts are always there). */
+  listSkipped?: boolean;
 }
 
 /** The token budget of a request, validated (and its ranking name, the other field a caller can get wrong). */

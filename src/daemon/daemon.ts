@@ -296,7 +296,7 @@ export class Daemon {
         budgetFor(params); // bad numbers fail now, not after the wait
         await this.settled();
         const started = performance.now();
-        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, params));
+        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, params), { listSkipped: params.listSkipped === true });
         const ms = performance.now() - started;
         if (ms > SLOW_MAP_MS) this.options.log(`map took ${ms.toFixed(0)} ms`);
         return map;
@@ -436,6 +436,7 @@ const MAP_FIELDS: Record<string, FieldType> = {
   maxTokens: 'count',
   preamble: 'boolean',
   markdown: 'boolean',
+  listSkipped: 'boolean',
 };
 
 const SYMBOL_FIELDS: Record<string, FieldType> = { name: 'string', prefix: 'boolean', limit: 'count' };

@@ -68,12 +68,14 @@ interface RelatedBase {
 
 /** Weights saved before a request patched them, to be put back exactly. */
 interface Patch {
-  edges: number[];
-  edgeWeights: number[];
-  slots: number[];
-  slotWeights: number[];
-  sources: number[];
-  totals: number[];
+  size: number;
+  edges: Uint32Array;
+  edgeWeights: Float64Array;
+  slots: Uint32Array;
+  slotWeights: Float64Array;
+  forwardCount: number;
+  sources: Uint32Array;
+  totals: Float64Array;
 }
 
 /** Puts back the weights a request patched (in reverse, so a slot patched twice ends at its first value). */
@@ -81,11 +83,11 @@ function unpatch(base: RelatedBase): void {
   const { patch } = base;
   if (!patch) return;
   const { csr, walk, forwardTotal } = base.graph;
-  for (let k = patch.edges.length - 1; k >= 0; k--) {
+  for (let k = patch.size - 1; k >= 0; k--) {
     csr.weights[patch.edges[k]] = patch.edgeWeights[k];
     walk.weights[patch.slots[k]] = patch.slotWeights[k];
   }
-  for (let k = patch.sources.length - 1; k >= 0; k--) forwardTotal[patch.sources[k]] = patch.totals[k];
+  for (let k = patch.forwardCount - 1; k >= 0; k--) forwardTotal[patch.sources[k]] = patch.totals[k];
   base.patch = undefined;
 }
 
@@ -406,20 +408,34 @@ export class ReferenceGraph {
     // repository. The patch stays until the next request; the view says it is patched.
     const { csr, walk, walkSlot, forward, forwardTotal } = base.graph;
     const { identOffsets, identEdges, edgeSource } = (base.edgesByIdent ??= edgesByIdent(base.graph, this.buffers));
-    const saved: Patch = { edges: [], edgeWeights: [], slots: [], slotWeights: [], sources: [], totals: [] };
-    for (const i of mentioned.sort((a, b) => a - b)) {
-      for (let k = identOffsets[i]; k < identOffsets[i + 1]; k++) {
+    mentioned.sort((a, b) => a - b);
+    let size = 0;
+    for (const i of mentioned) size += identOffsets[i + 1] - identOffsets[i];
+    const saved: Patch = {
+      size,
+      edges: new Uint32Array(size),
+      edgeWeights: new Float64Array(size),
+      slots: new Uint32Array(size),
+      slotWeights: new Float64Array(size),
+      forwardCount: 0,
+      sources: new Uint32Array(size),
+      totals: new Float64Array(size),
+    };
+    let p = 0;
+    for (const i of mentioned) {
+      for (let k = identOffsets[i]; k < identOffsets[i + 1]; k++, p++) {
         const e = identEdges[k];
         const slot = walkSlot[e];
         const added = csr.weights[e] * (EDGE_WEIGHTS.mentionedIdent - 1);
-        saved.edges.push(e);
-        saved.edgeWeights.push(csr.weights[e]);
-        saved.slots.push(slot);
-        saved.slotWeights.push(walk.weights[slot]);
+        saved.edges[p] = e;
+        saved.edgeWeights[p] = csr.weights[e];
+        saved.slots[p] = slot;
+        saved.slotWeights[p] = walk.weights[slot];
         if (forward[e]) {
-          saved.sources.push(edgeSource[k]);
-          saved.totals.push(forwardTotal[edgeSource[k]]);
-          forwardTotal[edgeSource[k]] += added;
+          const u = edgeSource[k];
+          saved.sources[saved.forwardCount] = u;
+          saved.totals[saved.forwardCount++] = forwardTotal[u];
+          forwardTotal[u] += added;
         }
         walk.weights[slot] += added;
         csr.weights[e] *= EDGE_WEIGHTS.mentionedIdent;

@@ -85,6 +85,12 @@ export function rankDefinitions(compiled: AiderGraph, request: RankRequest, limi
   return { definitions, fileRank };
 }
 
+function countOf(flags: Uint8Array): number {
+  let count = 0;
+  for (let i = 0; i < flags.length; i++) count += flags[i];
+  return count;
+}
+
 /** Indices of the `limit` largest values (all of them, ties at the cut included), unordered. */
 function topIndices(values: ArrayLike<number>, limit: number): number[] {
   const all = Array.from({ length: values.length }, (_, i) => i);
@@ -192,11 +198,12 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     for (let position = 0; position < order.length; position++) fused[order[position]] += weight / (fusionK + position + 1);
   };
   // The graph order: ranked files first; files the walk never reached (rank 0) after them, by path.
-  const reached: number[] = [];
-  const unreached: number[] = [];
-  for (let i = 0; i < n; i++) if (!isChat[i]) (ranks[i] > 0 ? reached : unreached).push(i);
-  reached.sort((a, b) => ranks[b] - ranks[a] || a - b);
-  fuse(reached.concat(unreached), graphWeight);
+  let reachedCount = 0;
+  for (let i = 0; i < n; i++) if (!isChat[i] && ranks[i] > 0) reachedCount++;
+  const graphOrder = new Uint32Array(n - countOf(isChat));
+  for (let i = 0, r = 0, z = reachedCount; i < n; i++) if (!isChat[i]) graphOrder[ranks[i] > 0 ? r++ : z++] = i;
+  graphOrder.subarray(0, reachedCount).sort((a, b) => ranks[b] - ranks[a] || a - b);
+  fuse(graphOrder, graphWeight);
   const lexical = lexicalScores(byPath, n, request, names);
   const lexicalOrder: number[] = [];
   for (let i = 0; i < n; i++) if (!isChat[i] && lexical.distinct[i] > 0) lexicalOrder.push(i);
@@ -217,9 +224,8 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     const i = byPath.get(path);
     if (i !== undefined && !isChat[i]) fused[i] += 1;
   }
-  let candidates = n;
-  for (let i = 0; i < n; i++) if (isChat[i]) (fused[i] = -1), candidates--;
-  const best = topIndices(fused, Math.min(limit, candidates))
+  for (let i = 0; i < n; i++) if (isChat[i]) fused[i] = -1;
+  const best = topIndices(fused, Math.min(limit, graphOrder.length))
     .filter((i) => !isChat[i])
     .sort((a, b) => fused[b] - fused[a] || ranks[b] - ranks[a] || a - b);
   const files = best.slice(0, limit).map((i) => paths[i]);
