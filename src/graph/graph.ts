@@ -50,11 +50,20 @@ interface FileNode {
   related: RelatedEdges | undefined;
 }
 
+/** The files defining a name, sorted by path, and the same grouped by folder. */
+interface Definers {
+  all: FileNode[];
+  byFolder: Map<number, FileNode[]>;
+}
+
 /** A file's references resolved to their definers: the forward edges of the 'repomap' ranking. */
 interface RelatedEdges {
   to: FileNode[];
-  ident: number[];
-  weight: number[];
+  ident: Uint32Array;
+  weight: Float64Array;
+  /** The targets' node indices, as of `numbering` (files added or removed renumber them). */
+  toDense: Uint32Array;
+  numbering: number;
 }
 
 interface RelatedBase {
@@ -122,6 +131,8 @@ export class ReferenceGraph {
   private readonly referencers = new Map<string, Map<string, number>>();
   private readonly folders = interner();
   private links = 0;
+  /** Bumped whenever `dense` numbers change. */
+  private numbering = 0;
   /** The files sorted by path; `dense` is each one's position. */
   private sorted: FileNode[] | undefined;
   private sortedPaths: string[] | undefined;
@@ -134,7 +145,7 @@ export class ReferenceGraph {
   /** Until the first related graph, every file's edges are to be derived: nothing to track. */
   private relatedAllStale = true;
   /** Per identifier, until its definers change: its definers sorted by path, and Aider's multiplier. */
-  private readonly definerNodes = new Map<string, FileNode[]>();
+  private readonly definerNodes = new Map<string, Definers>();
   private readonly multipliers = new Map<string, number>();
   /**
    * The related graph's edge arrays, reused from one change to the next: a large repository has
@@ -193,6 +204,7 @@ export class ReferenceGraph {
     const sorted = this.sorted!;
     for (let i = from; i < sorted.length; i++) sorted[i].dense = i;
     this.sortedPaths = undefined;
+    this.numbering++;
   }
 
   /** Replaces a file's definitions and references (and so its edges). */
@@ -225,7 +237,7 @@ export class ReferenceGraph {
     }
     this.link(node);
     if (!this.relatedAllStale) this.staleRelated.add(node);
-    this.definersChanged(changed);
+    this.definersChanged(changed, node);
   }
 
   removeFile(path: string): void {
@@ -238,7 +250,7 @@ export class ReferenceGraph {
       this.sorted.splice(node.dense, 1);
       this.renumber(node.dense);
     }
-    this.definersChanged(node.defined);
+    this.definersChanged(node.defined, node);
   }
 
   private link(node: FileNode): void {
@@ -267,13 +279,25 @@ export class ReferenceGraph {
     this.renumber(low);
   }
 
-  private definersChanged(idents: Iterable<string>): void {
+  /**
+   * The file `changed` started or stopped defining `idents`: the edges of their referencers may
+   * move. For a name with many definers, only the referencers in the file's own folder: elsewhere
+   * a reference resolves to its own folder's definers (unchanged) or, with none there, to too many
+   * definers to link either way, and the multiplier (over five definers) is the same.
+   */
+  private definersChanged(idents: Iterable<string>, changed: FileNode): void {
     this.base = this.relatedBase = undefined;
     for (const ident of idents) {
       this.definerNodes.delete(ident);
       this.multipliers.delete(ident);
       if (this.relatedAllStale) continue;
-      for (const path of this.referencers.get(ident)?.keys() ?? []) this.staleRelated.add(this.files.get(path)!);
+      const after = this.definers.get(ident)?.size ?? 0;
+      const before = this.definers.get(ident)?.has(changed.path) ? after - 1 : after + 1;
+      const folderOnly = Math.min(before, after) >= LOCAL_CHANGES_FROM;
+      for (const path of this.referencers.get(ident)?.keys() ?? []) {
+        const node = this.files.get(path)!;
+        if (!folderOnly || node.folder === changed.folder) this.staleRelated.add(node);
+      }
     }
     // A burst that touches most files (a checkout) derives them all again rather than tracking each.
     if (this.staleRelated.size > this.files.size / 2) {
@@ -345,7 +369,7 @@ export class ReferenceGraph {
     for (let i = 0; i < idents.length; i++) {
       // Identifiers only on self edges need no definer list: their edges are the self edges.
       if (this.referencers.has(idents[i])) {
-        for (const node of this.definersOf(idents[i])!) defNode.push(index.get(node.path)!);
+        for (const node of this.definersOf(idents[i])!.all) defNode.push(index.get(node.path)!);
       }
       defOffsets[i + 1] = defNode.length;
     }
@@ -368,16 +392,19 @@ export class ReferenceGraph {
     return { compiled, nodeIndex: index, identIndex };
   }
 
-  /** The files defining `ident`, sorted by path; undefined when none does. */
-  private definersOf(ident: string): FileNode[] | undefined {
-    let nodes = this.definerNodes.get(ident);
-    if (!nodes) {
+  /** The files defining `ident`, sorted by path, and grouped by folder; undefined when none does. */
+  private definersOf(ident: string): Definers | undefined {
+    let definers = this.definerNodes.get(ident);
+    if (!definers) {
       const paths = this.definers.get(ident);
       if (!paths) return undefined;
-      nodes = [...paths].sort(comparePaths).map((path) => this.files.get(path)!);
-      this.definerNodes.set(ident, nodes);
+      const all = [...paths].sort(comparePaths).map((path) => this.files.get(path)!);
+      const byFolder = new Map<number, FileNode[]>();
+      for (const node of all) getOrCreate(byFolder, node.folder, () => []).push(node);
+      definers = { all, byFolder };
+      this.definerNodes.set(ident, definers);
     }
-    return nodes;
+    return definers;
   }
 
   /** Aider's multiplier of `ident` without request mentions. */
@@ -447,19 +474,18 @@ export class ReferenceGraph {
 
   /** A file's forward edges, from its references and the current definers. */
   private deriveRelated(u: FileNode): RelatedEdges {
-    const edges: RelatedEdges = { to: [], ident: [], weight: [] };
+    const to: FileNode[] = [];
+    const idents: number[] = [];
+    const weights: number[] = [];
     for (let k = 0; k < u.refNames.length; k++) {
       const ident = u.refNames[k];
       const count = u.refCounts[k];
-      const nodes = this.definersOf(ident);
-      if (!nodes) continue;
-      let near = 0;
-      let others = 0;
-      for (const v of nodes) {
-        if (v === u) continue;
-        if (v.folder === u.folder) near++;
-        else others++;
-      }
+      const definers = this.definersOf(ident);
+      if (!definers) continue;
+      // Counted from the folder index, not by walking every definer: a name like __init__ has thousands.
+      const sameFolder = definers.byFolder.get(u.folder) ?? [];
+      const near = sameFolder.length - (this.definers.get(ident)!.has(u.path) ? 1 : 0);
+      const others = definers.all.length - sameFolder.length;
       if (near + others === 0) continue;
       const onlyNear = near > 0;
       const targets = onlyNear ? near : others;
@@ -468,14 +494,14 @@ export class ReferenceGraph {
       if (targets > RELATED_WEIGHTS.maxDefiners) continue;
       const id = this.relatedIdents.id(ident);
       const weight = (this.multiplierOf(ident) * Math.sqrt(count)) / targets;
-      for (const v of nodes) {
-        if (v === u || (onlyNear && v.folder !== u.folder)) continue;
-        edges.to.push(v);
-        edges.ident.push(id);
-        edges.weight.push(weight);
+      for (const v of onlyNear ? sameFolder : definers.all) {
+        if (v === u) continue;
+        to.push(v);
+        idents.push(id);
+        weights.push(weight);
       }
     }
-    return edges;
+    return { to, ident: Uint32Array.from(idents), weight: Float64Array.from(weights), toDense: new Uint32Array(to.length), numbering: -1 };
   }
 
   /**
@@ -492,9 +518,15 @@ export class ReferenceGraph {
     const reverse = RELATED_WEIGHTS.reverse > 0;
     const offsets = new Uint32Array(n + 1);
     for (let u = 0; u < n; u++) {
-      const { to } = nodes[u].related!;
-      offsets[u + 1] += to.length;
-      if (reverse) for (const v of to) offsets[v.dense + 1]++;
+      const related = nodes[u].related!;
+      // Target numbers are read from typed arrays, refreshed only when files were added or removed.
+      if (related.numbering !== this.numbering) {
+        for (let k = 0; k < related.to.length; k++) related.toDense[k] = related.to[k].dense;
+        related.numbering = this.numbering;
+      }
+      const { toDense } = related;
+      offsets[u + 1] += toDense.length;
+      if (reverse) for (let k = 0; k < toDense.length; k++) offsets[toDense[k] + 1]++;
     }
     for (let u = 0; u < n; u++) offsets[u + 1] += offsets[u];
     const edgeCount = offsets[n];
@@ -505,9 +537,9 @@ export class ReferenceGraph {
     const forward = buffers.take('forward', Uint8Array, edgeCount);
     const fill = offsets.slice(0, n);
     for (let u = 0; u < n; u++) {
-      const { to, ident, weight } = nodes[u].related!;
-      for (let k = 0; k < to.length; k++) {
-        const v = to[k].dense;
+      const { toDense, ident, weight } = nodes[u].related!;
+      for (let k = 0; k < toDense.length; k++) {
+        const v = toDense[k];
         let slot = fill[u]++;
         targets[slot] = v;
         weights[slot] = weight[k];
@@ -556,6 +588,13 @@ export const RELATED_WEIGHTS = {
   /** A reference resolving to more definers than this links none of them. */
   maxDefiners: 10,
 } as const;
+
+/**
+ * From this many definers (before and after a change) a change of definer moves only the edges of
+ * the referencers in its folder (see definersChanged): past the cap of linked definers, with one
+ * more for the referencing file itself, and past Aider's widely-defined threshold.
+ */
+const LOCAL_CHANGES_FROM = Math.max(RELATED_WEIGHTS.maxDefiners + 2, EDGE_WEIGHTS.widelyDefinedOver + 1);
 
 /** The graph of the 'repomap' ranking: forward (reference -> definition) and reverse edges. */
 export interface RelatedGraph extends CompiledGraph {
