@@ -109,15 +109,17 @@ async function main(): Promise<void> {
   client.close();
 
   // Save to map: save a file with a new definition and ask until the map shows it, named in the
-  // request so that the definition ranks first whatever the budget. Two kinds of save: an edit of
-  // an existing Python file (rewritten, then put back), and a new file (then removed).
+  // request so that the definition ranks first whatever the budget, with a chat file as an agent
+  // has one. Two kinds of save: an edit of an existing Python file (rewritten, then put back),
+  // and a new file (then removed).
+  const chatFile = files[0];
   const measureSave = async (path: string, write: (name: string) => void, undo: () => void, i: number): Promise<number> => {
     const name = `repomap_bench_saved_${i}_${process.pid}`;
     const t0 = performance.now();
     write(name);
     try {
       for (;;) {
-        const map = await call<RepoMapJson>('map', { mentionedFiles: [path], tokens: 256, maxTokens: 256 });
+        const map = await call<RepoMapJson>('map', { chatFiles: [chatFile], mentionedFiles: [path], tokens: 256 });
         if (map.text.includes(name)) return performance.now() - t0;
         if (performance.now() - t0 > 10_000) throw new Error(`save of ${path} not reflected in 10 s`);
       }

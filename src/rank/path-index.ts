@@ -27,7 +27,33 @@ export function pathIndex(paths: readonly string[]): PathIndex {
   return index;
 }
 
+/** What a path contributes to an index, computed once per path (an index is rebuilt when a file is added or removed). */
+interface PathFacts {
+  keys: string[];
+  subject: string;
+  folder: string;
+  depth: number;
+}
+
+const factsOf = new Map<string, PathFacts>();
+
+function pathFacts(path: string): PathFacts {
+  let facts = factsOf.get(path);
+  if (!facts) {
+    const parts = path.split('/');
+    const basename = parts[parts.length - 1];
+    const dot = basename.lastIndexOf('.');
+    const keys = new Set(parts);
+    if (dot > 0) keys.add(basename.slice(0, dot));
+    facts = { keys: [...keys], subject: subjectName(path), folder: path.slice(0, path.length - basename.length), depth: parts.length };
+    factsOf.set(path, facts);
+  }
+  return facts;
+}
+
 function buildPathIndex(paths: readonly string[]): PathIndex {
+  // Facts of paths long gone are dropped now and then.
+  if (factsOf.size > 2 * paths.length + 1024) factsOf.clear();
   const byPath = new Map<string, number>();
   const byPart = new Map<string, number[]>();
   const bySubject = new Map<string, number[]>();
@@ -37,22 +63,17 @@ function buildPathIndex(paths: readonly string[]): PathIndex {
   const depth = new Uint16Array(paths.length);
   for (let i = 0; i < paths.length; i++) {
     const path = paths[i];
+    const facts = pathFacts(path);
     byPath.set(path, i);
-    const parts = path.split('/');
-    const basename = parts[parts.length - 1];
-    const dot = basename.lastIndexOf('.');
-    const keys = new Set(parts);
-    if (dot > 0) keys.add(basename.slice(0, dot));
-    for (const key of keys) push(byPart, key, i);
-    push(bySubject, subjectName(path), i);
-    const folder = path.slice(0, path.length - basename.length);
-    let id = folderIds.get(folder);
+    for (const key of facts.keys) push(byPart, key, i);
+    push(bySubject, facts.subject, i);
+    let id = folderIds.get(facts.folder);
     if (id === undefined) {
-      folderIds.set(folder, (id = folders.length));
-      folders.push(parts.slice(0, -1));
+      folderIds.set(facts.folder, (id = folders.length));
+      folders.push(facts.folder === '' ? [] : facts.folder.slice(0, -1).split('/'));
     }
     folderOf[i] = id;
-    depth[i] = Math.min(parts.length, 0xffff);
+    depth[i] = Math.min(facts.depth, 0xffff);
   }
   return { byPath, byPart, bySubject, folderOf, folders, depth };
 }
