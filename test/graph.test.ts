@@ -200,6 +200,9 @@ test('the related graph after edits equals the one built from scratch, edge for 
     assert.deepEqual(lines(a), lines(b), `step ${step}`);
     assert.deepEqual([...a.walk.weights], [...b.walk.weights], `step ${step}: merged weights`);
     assert.deepEqual([...a.forwardTotal], [...b.forwardTotal], `step ${step}: forward totals`);
+    assert.deepEqual([...a.walk.offsets], [...b.walk.offsets], `step ${step}: merged offsets`);
+    assert.deepEqual([...a.walk.targets], [...b.walk.targets], `step ${step}: merged targets`);
+    assert.deepEqual([...a.walkSlot], [...b.walkSlot], `step ${step}: merged slots`);
     if (step === 299) assert.ok(lines(a).length > 100);
   }
 });

@@ -152,7 +152,10 @@ export class ReferenceGraph {
    * millions of edges, and fresh arrays after every save cost full garbage collections of the
    * whole heap. A related graph is valid until the next change.
    */
-  private readonly buffers = new EdgeBuffers();
+  private buffers = new EdgeBuffers();
+  private spareBuffers = new EdgeBuffers();
+  /** The last related graph built, and the numbering it was built under (what a patch starts from). */
+  private previousRelated: { base: RelatedBase; numbering: number } | undefined;
   /** Identifiers of related edges, numbered for the life of the graph. */
   private readonly relatedIdents = interner();
 
@@ -511,20 +514,46 @@ export class ReferenceGraph {
    */
   private buildRelated(): RelatedBase {
     const nodes = this.sortedNodes();
-    for (const node of this.relatedAllStale ? nodes : this.staleRelated) node.related = this.deriveRelated(node);
+    const previous = this.previousRelated;
+    // After an edit (no file added or removed), only the rows of the stale files and of their old
+    // and new targets change: the rest is copied from the previous graph, row runs at a time.
+    const patch =
+      previous !== undefined &&
+      previous.numbering === this.numbering &&
+      !this.relatedAllStale &&
+      this.staleRelated.size <= nodes.length / 8 &&
+      RELATED_WEIGHTS.reverse > 0 &&
+      [...this.staleRelated].every((node) => node.related !== undefined);
+    const stale = this.relatedAllStale ? nodes : [...this.staleRelated];
+    const before = new Map<number, RelatedEdges>();
+    if (patch) for (const node of stale) before.set(node.dense, node.related!);
+    for (const node of stale) node.related = this.deriveRelated(node);
     this.staleRelated.clear();
     this.relatedAllStale = false;
+    // Two sets of arrays in turn: the new graph is written while the previous one is read.
+    [this.buffers, this.spareBuffers] = [this.spareBuffers, this.buffers];
+    if (previous) unpatch(previous.base);
+    const base = patch ? this.patchRelated(previous.base, before) : this.flattenRelated(nodes);
+    this.previousRelated = { base, numbering: this.numbering };
+    return base;
+  }
+
+  /** Refreshes a file's target numbers if files were added or removed since they were taken. */
+  private numbered(related: RelatedEdges): RelatedEdges {
+    if (related.numbering !== this.numbering) {
+      for (let k = 0; k < related.to.length; k++) related.toDense[k] = related.to[k].dense;
+      related.numbering = this.numbering;
+    }
+    return related;
+  }
+
+  /** The related graph in CSR form, written from every file's forward edges. */
+  private flattenRelated(nodes: readonly FileNode[]): RelatedBase {
     const n = nodes.length;
     const reverse = RELATED_WEIGHTS.reverse > 0;
     const offsets = new Uint32Array(n + 1);
     for (let u = 0; u < n; u++) {
-      const related = nodes[u].related!;
-      // Target numbers are read from typed arrays, refreshed only when files were added or removed.
-      if (related.numbering !== this.numbering) {
-        for (let k = 0; k < related.to.length; k++) related.toDense[k] = related.to[k].dense;
-        related.numbering = this.numbering;
-      }
-      const { toDense } = related;
+      const { toDense } = this.numbered(nodes[u].related!);
       offsets[u + 1] += toDense.length;
       if (reverse) for (let k = 0; k < toDense.length; k++) offsets[toDense[k] + 1]++;
     }
@@ -557,6 +586,146 @@ export class ReferenceGraph {
     const { walk, walkSlot } = mergeParallelEdges(csr, buffers);
     const forwardTotal = new Float64Array(n);
     for (let u = 0; u < n; u++) for (let e = offsets[u]; e < offsets[u + 1]; e++) if (forward[e]) forwardTotal[u] += weights[e];
+    const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
+    return { graph, identIndex: this.relatedIdents.index };
+  }
+
+  /**
+   * The related graph after the files `before` names (by node: their previous forward edges) took
+   * new forward edges, written from the previous graph: a row keeps its entries in the order a
+   * full flatten gives (by source: the reverse entries of lower sources, its own forward entries,
+   * those of higher sources), so the result is the same, entry for entry.
+   */
+  private patchRelated(old: RelatedBase, before: ReadonlyMap<number, RelatedEdges>): RelatedBase {
+    const nodes = this.sorted!;
+    const n = nodes.length;
+    const { offsets: oldOffsets, targets: oldTargets, weights: oldWeights } = old.graph.csr;
+    const { edgeIdent: oldIdent, forward: oldForward, walk: oldWalk, walkSlot: oldSlot } = old.graph;
+    const isStale = new Uint8Array(n);
+    const affected = new Uint8Array(n);
+    // Per target, the new reverse entries as (source, k) pairs, sources ascending.
+    const incoming = new Map<number, number[]>();
+    const staleNodes = [...before.keys()].sort((a, b) => a - b);
+    for (const s of staleNodes) isStale[s] = affected[s] = 1;
+    for (const s of staleNodes) {
+      for (const v of before.get(s)!.toDense) affected[v] = 1;
+      const { toDense } = this.numbered(nodes[s].related!);
+      for (let k = 0; k < toDense.length; k++) {
+        affected[toDense[k]] = 1;
+        getOrCreate(incoming, toDense[k], () => []).push(s, k);
+      }
+    }
+    const keeps = (v: number, e: number) => (oldForward[e] ? !isStale[v] : !isStale[oldTargets[e]]);
+    const offsets = new Uint32Array(n + 1);
+    for (let v = 0; v < n; v++) {
+      let size = oldOffsets[v + 1] - oldOffsets[v];
+      if (affected[v]) {
+        size = (incoming.get(v)?.length ?? 0) / 2 + (isStale[v] ? nodes[v].related!.toDense.length : 0);
+        for (let e = oldOffsets[v]; e < oldOffsets[v + 1]; e++) if (keeps(v, e)) size++;
+      }
+      offsets[v + 1] = offsets[v] + size;
+    }
+    const edgeCount = offsets[n];
+    const buffers = this.buffers;
+    const targets = buffers.take('targets', Uint32Array, edgeCount);
+    const weights = buffers.take('weights', Float64Array, edgeCount);
+    const edgeIdent = buffers.take('edgeIdent', Uint32Array, edgeCount);
+    const forward = buffers.take('forward', Uint8Array, edgeCount);
+    for (let v = 0; v < n; ) {
+      if (!affected[v]) {
+        // A run of unchanged rows moves as one block.
+        let end = v;
+        while (end < n && !affected[end]) end++;
+        const from = oldOffsets[v];
+        const to = oldOffsets[end];
+        targets.set(oldTargets.subarray(from, to), offsets[v]);
+        weights.set(oldWeights.subarray(from, to), offsets[v]);
+        edgeIdent.set(oldIdent.subarray(from, to), offsets[v]);
+        forward.set(oldForward.subarray(from, to), offsets[v]);
+        v = end;
+        continue;
+      }
+      let slot = offsets[v];
+      const write = (target: number, weight: number, ident: number, isForward: number) => {
+        targets[slot] = target;
+        weights[slot] = weight;
+        edgeIdent[slot] = ident;
+        forward[slot++] = isForward;
+      };
+      const pairs = incoming.get(v) ?? [];
+      let next = 0;
+      let ownPending = isStale[v] === 1;
+      // Writes the new entries whose source comes before `limit`, in source order.
+      const writeNewBefore = (limit: number) => {
+        for (;;) {
+          const source = next < pairs.length ? pairs[next] : Infinity;
+          if (ownPending && v < limit && v < source) {
+            const own = nodes[v].related!;
+            for (let k = 0; k < own.toDense.length; k++) write(own.toDense[k], own.weight[k], own.ident[k], 1);
+            ownPending = false;
+            continue;
+          }
+          if (source >= limit) return;
+          const k = pairs[next + 1];
+          const from = nodes[source].related!;
+          write(source, from.weight[k] * RELATED_WEIGHTS.reverse, from.ident[k], 0);
+          next += 2;
+        }
+      };
+      for (let e = oldOffsets[v]; e < oldOffsets[v + 1]; e++) {
+        if (!keeps(v, e)) continue;
+        writeNewBefore(oldForward[e] ? v : oldTargets[e]);
+        write(oldTargets[e], oldWeights[e], oldIdent[e], oldForward[e]);
+      }
+      writeNewBefore(Infinity);
+      v++;
+    }
+    const csr = { nodeCount: n, offsets, targets, weights };
+
+    // The merged walk: unchanged rows copied (their slots shifted), changed rows merged anew.
+    const walkOffsets = new Uint32Array(n + 1);
+    const seen = new Int32Array(n).fill(-1);
+    for (let v = 0; v < n; v++) {
+      let size = oldWalk.offsets[v + 1] - oldWalk.offsets[v];
+      if (affected[v]) {
+        size = 0;
+        for (let e = offsets[v]; e < offsets[v + 1]; e++) if (seen[targets[e]] !== v) (seen[targets[e]] = v), size++;
+      }
+      walkOffsets[v + 1] = walkOffsets[v] + size;
+    }
+    const walkTargets = buffers.take('walkTargets', Uint32Array, walkOffsets[n]);
+    const walkWeights = buffers.take('walkWeights', Float64Array, walkOffsets[n]);
+    const walkSlot = buffers.take('walkSlot', Uint32Array, edgeCount);
+    seen.fill(-1);
+    const slotOf = new Uint32Array(n);
+    for (let v = 0; v < n; v++) {
+      if (!affected[v]) {
+        const shift = walkOffsets[v] - oldWalk.offsets[v];
+        walkTargets.set(oldWalk.targets.subarray(oldWalk.offsets[v], oldWalk.offsets[v + 1]), walkOffsets[v]);
+        walkWeights.set(oldWalk.weights.subarray(oldWalk.offsets[v], oldWalk.offsets[v + 1]), walkOffsets[v]);
+        const oldStart = oldOffsets[v];
+        for (let e = offsets[v]; e < offsets[v + 1]; e++) walkSlot[e] = oldSlot[oldStart + (e - offsets[v])] + shift;
+        continue;
+      }
+      let nextSlot = walkOffsets[v];
+      for (let e = offsets[v]; e < offsets[v + 1]; e++) {
+        const u = targets[e];
+        if (seen[u] !== v) {
+          seen[u] = v;
+          slotOf[u] = nextSlot;
+          walkTargets[nextSlot] = u;
+          walkWeights[nextSlot++] = 0;
+        }
+        walkWeights[slotOf[u]] += weights[e];
+        walkSlot[e] = slotOf[u];
+      }
+    }
+    const walk = { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights };
+    const forwardTotal = old.graph.forwardTotal.slice();
+    for (const s of staleNodes) {
+      forwardTotal[s] = 0;
+      for (let e = offsets[s]; e < offsets[s + 1]; e++) if (forward[e]) forwardTotal[s] += weights[e];
+    }
     const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
     return { graph, identIndex: this.relatedIdents.index };
   }
