@@ -5,7 +5,7 @@ import { get_encoding } from 'tiktoken';
 import { EDGE_WEIGHTS, ReferenceGraph } from '../src/graph/graph.js';
 import { buildMap } from '../src/map.js';
 import { layoutEntries, namingTokens } from '../src/rank/layout.js';
-import { nearestFirst, rankRelated, subjectName, testPartners } from '../src/rank/rank.js';
+import { nearestFirst, personalizationVector, rankRelated, subjectName, testPartners } from '../src/rank/rank.js';
 import type { FileTags } from '../src/types.js';
 import { copyFixture, tempDir } from './helpers.js';
 
@@ -123,7 +123,7 @@ test('layout: files are named first, then definitions round by round, then more 
   assert.ok(named > 0 && named < files.length);
   const namedTokens = files.slice(0, named).reduce((sum, path) => sum + countTokens(path + '\n'), 0);
   assert.ok(namedTokens <= namingTokens(200) + countTokens(files[named - 1] + '\n'));
-  assert.equal(namingTokens(1024), 512);
+  assert.equal(namingTokens(1024), 768);
   assert.equal(namingTokens(4096), 4096 - 768);
   assert.deepEqual(entries.slice(0, named).map((entry) => entry.path), files.slice(0, named));
   // Round one shows each named file's first definition, in file order; then round two.
@@ -173,4 +173,13 @@ test('folder order: the counting sort equals sorting by (distance, depth, path)'
     );
     assert.deepEqual(nearestFirst(from, paths), want, `from ${from.join(', ')}`);
   }
+});
+
+test("personalization: with maxMatches, a mentioned name matching many paths (one per package) adds no share", () => {
+  const paths = ['a/state.go', 'b/state.go', 'c/state.go', 'c/mirror.go', 'd/main.go'];
+  const request = { chatFiles: new Set(['d/main.go']), mentionedFiles: new Set<string>(), mentionedIdents: new Set(['state', 'mirror']) };
+  // Aider's rule (no limit): every state.go gets a share.
+  assert.deepEqual([...personalizationVector(paths, request)!], [1, 1, 1, 1, 1]);
+  // The 'repomap' ranking's rule: 'state' matches 3 paths, over a limit of 2, so only mirror.go and the chat file count.
+  assert.deepEqual([...personalizationVector(paths, request, 2)!], [0, 0, 0, 1, 1]);
 });

@@ -1,7 +1,7 @@
 // How the 'repomap' ranking spends a budget: breadth first, then depth. A bare path costs a few
 // tokens and a signature line many more, and a change usually needs files more than it needs
 // every signature of one file: so the map first names the best-ranked files (with all of the
-// budget but what the definitions get: half of it, at most 768 tokens), then shows their best
+// budget but what the definitions get: a quarter of it, at most 768 tokens), then shows their best
 // definitions round by round (each file's first, then each file's second, ...), then names
 // further files while tokens remain.
 import { FILL_SCAN, type PackEntry } from '../pack/pack.js';
@@ -10,7 +10,7 @@ import type { DefTag, FileTags } from '../types.js';
 import type { RelatedRanking } from './rank.js';
 
 /** Definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS; the rest names files first. */
-export const DEFINITIONS_SHARE = 0.5;
+export const DEFINITIONS_SHARE = 0.25;
 export const DEFINITIONS_MAX_TOKENS = 768;
 
 /** Tokens of a budget spent naming files before any definition is shown. */

@@ -100,11 +100,7 @@ export function folderOrder(from: readonly string[], paths: readonly string[], i
   for (let f = 0; f < folders.length; f++) {
     const dirs = folders[f];
     let best = far;
-    for (const chat of chatFolders) {
-      let common = 0;
-      while (common < dirs.length && common < chat.length && dirs[common] === chat[common]) common++;
-      best = Math.min(best, chat.length - common);
-    }
+    for (const chat of chatFolders) best = Math.min(best, chat.length - sharedDepth(dirs, chat));
     distance[f] = best;
   }
   let maxDepth = 0;
@@ -121,6 +117,13 @@ export function folderOrder(from: readonly string[], paths: readonly string[], i
   const order = new Uint32Array(count);
   for (let i = 0; i < paths.length; i++) if (!include || include(i)) order[starts[bucketOf(i)]++] = i;
   return order;
+}
+
+/** How many leading folder names two folder paths share. */
+export function sharedDepth(a: readonly string[], b: readonly string[]): number {
+  let common = 0;
+  while (common < a.length && common < b.length && a[common] === b[common]) common++;
+  return common;
 }
 
 function push(map: Map<string, number[]>, key: string, value: number): void {

@@ -1,7 +1,7 @@
 import { comparePaths } from '../discover/discover.js';
 import { type AiderGraph, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
-import { folderOrder, pathIndex, subjectName } from './path-index.js';
+import { folderOrder, pathIndex, sharedDepth, subjectName } from './path-index.js';
 
 export { subjectName } from './path-index.js';
 
@@ -124,9 +124,11 @@ function topIndices(values: ArrayLike<number>, limit: number): number[] {
 /**
  * Aider's personalization: chat files and mentioned files get one share, and a file whose path
  * components or basename (with or without extension) match a mentioned identifier one more.
- * Undefined when nothing is personalized (PageRank then teleports uniformly).
+ * With `maxMatches`, an identifier matching more paths than that (`state`, `utils`: one per
+ * package in a large repository) matches none. Undefined when nothing is personalized (PageRank
+ * then teleports uniformly).
  */
-export function personalizationVector(paths: readonly string[], request: RankRequest): Float64Array | undefined {
+export function personalizationVector(paths: readonly string[], request: RankRequest, maxMatches = Infinity): Float64Array | undefined {
   const { byPath, byPart } = pathIndex(paths);
   const vector = new Float64Array(paths.length);
   let any = false;
@@ -136,7 +138,10 @@ export function personalizationVector(paths: readonly string[], request: RankReq
     any ||= i !== undefined;
   }
   const matched = new Set<number>();
-  for (const ident of request.mentionedIdents) for (const i of byPart.get(ident) ?? []) matched.add(i);
+  for (const ident of request.mentionedIdents) {
+    const nodes = byPart.get(ident) ?? [];
+    if (nodes.length <= maxMatches) for (const i of nodes) matched.add(i);
+  }
   for (const i of matched) vector[i] += 1;
   return any || matched.size > 0 ? vector : undefined;
 }
@@ -149,11 +154,16 @@ export const RELATED_MODEL = {
   graphWeight: 1,
   lexicalWeight: 1,
   /** Files by folder distance from the chat files. */
-  folderWeight: 0.5,
+  folderWeight: 1,
   /** A chat file's test or subject (same name but for test_/_test/.test/.spec), when the name is rare. */
   partnerWeight: 1,
-  /** A name shared by more files than this (index, __init__, mod) pairs nothing. */
+  /**
+   * A name shared by more files than this (index, __init__, mod) pairs only the ones nearest the
+   * chat file by folder (fewest folders up and down), and nothing when those are still more.
+   */
   partnerMaxFiles: 3,
+  /** The personalization's path match (Aider's) skips an identifier that matches more paths than this. */
+  pathMatchMaxFiles: 5,
   /** Files whose name (as for partners) is a mentioned identifier. */
   namedWeight: 1,
   /** Residual left per edge by the forward push of personalized requests (see pagerankPush). */
@@ -215,8 +225,7 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     for (const subject of subjects) for (const i of bySubject.get(subject) ?? []) if (!isChat[i]) found.add(i);
     return [...found].sort((a, b) => a - b);
   };
-  const partners = nodesNamed([...request.chatFiles].map(subjectName));
-  fuse(partners.length <= RELATED_MODEL.partnerMaxFiles ? partners : [], partnerWeight);
+  fuse(nearestPartners(nodesNamed([...request.chatFiles].map(subjectName)), [...request.chatFiles], paths), partnerWeight);
   // Files whose name is a mentioned identifier (mailer for mailer.ts) ...
   fuse(nodesNamed(request.mentionedIdents), namedWeight);
   // ... and, before anything, the files the request names.
@@ -257,7 +266,7 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
  * else the unpersonalized ranks, computed once per graph.
  */
 function relatedPageRank(graph: RelatedGraph, request: RankRequest): Float64Array {
-  const personalization = personalizationVector(graph.paths, request);
+  const personalization = personalizationVector(graph.paths, request, RELATED_MODEL.pathMatchMaxFiles);
   const { damping, pushEpsilon } = RELATED_MODEL;
   if (personalization) return pagerankPush(graph.walk, personalization, { damping, epsilon: pushEpsilon });
   // Mentions with no file to start from: the patched weights hold for this request only.
@@ -268,6 +277,27 @@ function relatedPageRank(graph: RelatedGraph, request: RankRequest): Float64Arra
     globalRanks.set(graph.walk, ranks);
   }
   return ranks;
+}
+
+/**
+ * A chat file's partners (`nodes`, the files sharing its subject name) when there are at most
+ * partnerMaxFiles of them; when there are more (one `state_migrate.go` per package), the ones
+ * nearest a chat file by folder distance (folders up plus folders down), if at most that many.
+ */
+function nearestPartners(nodes: number[], chatFiles: readonly string[], paths: readonly string[]): number[] {
+  const max = RELATED_MODEL.partnerMaxFiles;
+  if (nodes.length <= max) return nodes;
+  const { folderOf, folders } = pathIndex(paths);
+  const chatFolders = chatFiles.map((path) => path.split('/').slice(0, -1));
+  const distance = nodes.map((i) => {
+    const dirs = folders[folderOf[i]];
+    let best = Infinity;
+    for (const chat of chatFolders) best = Math.min(best, chat.length + dirs.length - 2 * sharedDepth(dirs, chat));
+    return best;
+  });
+  const nearest = Math.min(...distance);
+  const near = nodes.filter((_, k) => distance[k] === nearest);
+  return near.length <= max ? near : [];
 }
 
 /**
