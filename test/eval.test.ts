@@ -239,6 +239,8 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
     [['eval', bare, '--budgets', '1024,,2048'], /comma-separated list/],
     [['eval', bare, '--budgets', 'lots'], /--budgets takes a positive whole number/],
     [['eval', bare, '--rev', 'no-such-branch'], /--rev no-such-branch is not a commit/],
+    // The root commit alone: no commit to mine, an error rather than a table of zeros.
+    [['eval', bare, '--rev', git(bare, 'rev-list', '--max-parents=0', 'HEAD').trim()], /^repomap: no tasks in .*: none of the last 1 first-parent commits/],
   ] as const) {
     const result = runCli([...args]);
     assert.equal(result.code, 2, result.stderr);

@@ -2,6 +2,7 @@
 // task the parent commit is checked out in a scratch folder, the map is built from the chat file
 // (the changed file with the most changed lines) and the commit message's identifiers, and the
 // other changed files are the targets: how many of them does the map show, at each budget?
+import { UserError } from '../errors.js';
 import { performance } from 'node:perf_hooks';
 import { languageForPath } from '../extract/languages.js';
 import { ReferenceGraph } from '../graph/graph.js';
@@ -159,6 +160,14 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   // which must not be timed as part of the first map.
   tokenCounter(encoding)('repomap eval: warming the token counter up before the first map is timed\n'.repeat(64));
   const mined = await mineTasks(repo, options);
+  if (mined.tasks.length === 0) {
+    // A table of zeros would read as a score. (A history of merges only has no first-parent
+    // commits of its own to mine: rust-analyzer's, for one.)
+    throw new UserError(
+      `no tasks in ${root}: none of the last ${mined.window} first-parent commits is a non-merge commit changing 2 to 8 source files` +
+        ` (${mined.candidates} candidates); try a larger --commits window or another --rev`,
+    );
+  }
   // Oldest first: consecutive parents are close, so few files change between tasks.
   const tasks = [...mined.tasks].sort((a, b) => a.time - b.time);
 
