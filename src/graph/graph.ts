@@ -32,6 +32,9 @@ export interface CompiledGraph {
 
 const NO_MENTIONS: ReadonlySet<string> = new Set();
 
+/** Renumberings remembered for moving stored target numbers by arithmetic. */
+const MAX_SHIFTS = 64;
+
 /** A file in the graph. The same object while its path stays, so other files' edges can point at it. */
 interface FileNode {
   path: string;
@@ -133,6 +136,9 @@ export class ReferenceGraph {
   private links = 0;
   /** Bumped whenever `dense` numbers change. */
   private numbering = 0;
+  /** How each recent numbering became the next (shifts[k] took shiftsFrom + k to the one after); undefined: a full renumbering. */
+  private shifts: Array<{ at: number; by: 1 | -1 } | undefined> = [];
+  private shiftsFrom = 0;
   /** The files sorted by path; `dense` is each one's position. */
   private sorted: FileNode[] | undefined;
   private sortedPaths: string[] | undefined;
@@ -203,10 +209,16 @@ export class ReferenceGraph {
     return this.sorted;
   }
 
-  private renumber(from: number): void {
+  /** Renumbers from `from` on; `shift` says how (a file inserted there: +1; removed: -1), if it is one. */
+  private renumber(from: number, shift?: 1 | -1): void {
     const sorted = this.sorted!;
     for (let i = from; i < sorted.length; i++) sorted[i].dense = i;
     this.sortedPaths = undefined;
+    if (this.shifts.length >= MAX_SHIFTS) {
+      this.shifts.splice(0, MAX_SHIFTS / 2);
+      this.shiftsFrom += MAX_SHIFTS / 2;
+    }
+    this.shifts.push(shift === undefined ? undefined : { at: from, by: shift });
     this.numbering++;
   }
 
@@ -251,7 +263,7 @@ export class ReferenceGraph {
     this.staleRelated.delete(node);
     if (this.sorted) {
       this.sorted.splice(node.dense, 1);
-      this.renumber(node.dense);
+      this.renumber(node.dense, -1);
     }
     this.definersChanged(node.defined, node);
   }
@@ -279,7 +291,7 @@ export class ReferenceGraph {
       else high = mid;
     }
     this.sorted.splice(low, 0, node);
-    this.renumber(low);
+    this.renumber(low, 1);
   }
 
   /**
@@ -540,10 +552,19 @@ export class ReferenceGraph {
 
   /** Refreshes a file's target numbers if files were added or removed since they were taken. */
   private numbered(related: RelatedEdges): RelatedEdges {
-    if (related.numbering !== this.numbering) {
-      for (let k = 0; k < related.to.length; k++) related.toDense[k] = related.to[k].dense;
-      related.numbering = this.numbering;
+    if (related.numbering === this.numbering) return related;
+    const { toDense } = related;
+    const ops = related.numbering >= this.shiftsFrom ? this.shifts.slice(related.numbering - this.shiftsFrom) : [undefined];
+    if (ops.every((op) => op !== undefined)) {
+      // Files added or removed since: the numbers move by arithmetic, without visiting the targets
+      // (reading each target's number costs a cache miss per edge on a large repository).
+      for (const { at, by } of ops as Array<{ at: number; by: 1 | -1 }>) {
+        for (let k = 0; k < toDense.length; k++) if (toDense[k] >= at + (by < 0 ? 1 : 0)) toDense[k] += by;
+      }
+    } else {
+      for (let k = 0; k < related.to.length; k++) toDense[k] = related.to[k].dense;
     }
+    related.numbering = this.numbering;
     return related;
   }
 
