@@ -34,6 +34,19 @@ const NO_MENTIONS: ReadonlySet<string> = new Set();
 
 /** Renumberings remembered for moving stored target numbers by arithmetic. */
 const MAX_SHIFTS = 64;
+/** Past this many files added or removed since the last related graph, it is written anew. */
+const MAX_PATCH_SHIFTS = 16;
+
+/** Where node `i` of one numbering is after `shifts` (-1: removed). */
+function shifted(i: number, shifts: ReadonlyArray<{ at: number; by: 1 | -1 }>): number {
+  for (const { at, by } of shifts) {
+    if (by > 0) {
+      if (i >= at) i++;
+    } else if (i === at) return -1;
+    else if (i > at) i--;
+  }
+  return i;
+}
 
 /** A file in the graph. The same object while its path stays, so other files' edges can point at it. */
 interface FileNode {
@@ -527,40 +540,45 @@ export class ReferenceGraph {
   private buildRelated(): RelatedBase {
     const nodes = this.sortedNodes();
     const previous = this.previousRelated;
-    // After an edit (no file added or removed), only the rows of the stale files and of their old
-    // and new targets change: the rest is copied from the previous graph, row runs at a time.
+    // After a few changes, only the rows of the stale files and of their old and new targets
+    // change: the rest is copied from the previous graph (its numbers moved past files added or
+    // removed since), rather than written again edge by edge.
+    const shifts = previous ? this.shiftsSince(previous.numbering) : undefined;
     const patch =
       previous !== undefined &&
-      previous.numbering === this.numbering &&
+      shifts !== undefined &&
+      shifts.length <= MAX_PATCH_SHIFTS &&
       !this.relatedAllStale &&
       this.staleRelated.size <= nodes.length / 8 &&
-      RELATED_WEIGHTS.reverse > 0 &&
-      [...this.staleRelated].every((node) => node.related !== undefined);
+      RELATED_WEIGHTS.reverse > 0;
     const stale = this.relatedAllStale ? nodes : [...this.staleRelated];
-    const before = new Map<number, RelatedEdges>();
-    if (patch) for (const node of stale) before.set(node.dense, node.related!);
     for (const node of stale) node.related = this.deriveRelated(node);
-    this.staleRelated.clear();
-    this.relatedAllStale = false;
     // Two sets of arrays in turn: the new graph is written while the previous one is read.
     [this.buffers, this.spareBuffers] = [this.spareBuffers, this.buffers];
     if (previous) unpatch(previous.base);
-    const base = patch ? this.patchRelated(previous.base, before) : this.flattenRelated(nodes);
+    const base = patch ? this.patchRelated(previous.base, shifts!, stale) : this.flattenRelated(nodes);
+    this.staleRelated.clear();
+    this.relatedAllStale = false;
     this.previousRelated = { base, numbering: this.numbering };
     return base;
+  }
+
+  /** The shifts from numbering `from` to the current one; undefined if one was a full renumbering or is forgotten. */
+  private shiftsSince(from: number): Array<{ at: number; by: 1 | -1 }> | undefined {
+    if (from < this.shiftsFrom) return undefined;
+    const ops = this.shifts.slice(from - this.shiftsFrom);
+    return ops.every((op) => op !== undefined) ? (ops as Array<{ at: number; by: 1 | -1 }>) : undefined;
   }
 
   /** Refreshes a file's target numbers if files were added or removed since they were taken. */
   private numbered(related: RelatedEdges): RelatedEdges {
     if (related.numbering === this.numbering) return related;
     const { toDense } = related;
-    const ops = related.numbering >= this.shiftsFrom ? this.shifts.slice(related.numbering - this.shiftsFrom) : [undefined];
-    if (ops.every((op) => op !== undefined)) {
+    const ops = related.numbering >= 0 ? this.shiftsSince(related.numbering) : undefined;
+    if (ops) {
       // Files added or removed since: the numbers move by arithmetic, without visiting the targets
       // (reading each target's number costs a cache miss per edge on a large repository).
-      for (const { at, by } of ops as Array<{ at: number; by: 1 | -1 }>) {
-        for (let k = 0; k < toDense.length; k++) if (toDense[k] >= at + (by < 0 ? 1 : 0)) toDense[k] += by;
-      }
+      for (let k = 0; k < toDense.length; k++) toDense[k] = shifted(toDense[k], ops);
     } else {
       for (let k = 0; k < related.to.length; k++) toDense[k] = related.to[k].dense;
     }
@@ -612,37 +630,56 @@ export class ReferenceGraph {
   }
 
   /**
-   * The related graph after the files `before` names (by node: their previous forward edges) took
-   * new forward edges, written from the previous graph: a row keeps its entries in the order a
-   * full flatten gives (by source: the reverse entries of lower sources, its own forward entries,
-   * those of higher sources), so the result is the same, entry for entry.
+   * The related graph after the `stale` files took new forward edges (and files were added or
+   * removed: `shifts` moves the previous graph's numbers to the current ones), written from the
+   * previous graph: a row keeps its entries in the order a full flatten gives (by source: the
+   * reverse entries of lower sources, its own forward entries, those of higher sources), so the
+   * result is the same, entry for entry.
    */
-  private patchRelated(old: RelatedBase, before: ReadonlyMap<number, RelatedEdges>): RelatedBase {
+  private patchRelated(old: RelatedBase, shifts: ReadonlyArray<{ at: number; by: 1 | -1 }>, stale: readonly FileNode[]): RelatedBase {
     const nodes = this.sorted!;
     const n = nodes.length;
     const { offsets: oldOffsets, targets: oldTargets, weights: oldWeights } = old.graph.csr;
-    const { edgeIdent: oldIdent, forward: oldForward, walk: oldWalk, walkSlot: oldSlot } = old.graph;
+    const { edgeIdent: oldIdent, forward: oldForward, walk: oldWalk, walkSlot: oldSlot, forwardTotal: oldTotal } = old.graph;
+    // Old node -> new node (-1: removed), and new -> old (-1: added).
+    const oldN = oldOffsets.length - 1;
+    const newOf = new Int32Array(oldN);
+    const oldOf = new Int32Array(n).fill(-1);
+    for (let i = 0; i < oldN; i++) {
+      newOf[i] = shifted(i, shifts);
+      if (newOf[i] >= 0) oldOf[newOf[i]] = i;
+    }
     const isStale = new Uint8Array(n);
     const affected = new Uint8Array(n);
+    for (const node of stale) isStale[node.dense] = affected[node.dense] = 1;
+    // A removed file's old targets lose its reverse entries; a stale file's old targets too.
+    for (let i = 0; i < oldN; i++) {
+      if (newOf[i] >= 0 && !isStale[newOf[i]]) continue;
+      for (let e = oldOffsets[i]; e < oldOffsets[i + 1]; e++) if (oldForward[e] && newOf[oldTargets[e]] >= 0) affected[newOf[oldTargets[e]]] = 1;
+    }
     // Per target, the new reverse entries as (source, k) pairs, sources ascending.
     const incoming = new Map<number, number[]>();
-    const staleNodes = [...before.keys()].sort((a, b) => a - b);
-    for (const s of staleNodes) isStale[s] = affected[s] = 1;
+    const staleNodes = stale.map((node) => node.dense).sort((a, b) => a - b);
     for (const s of staleNodes) {
-      for (const v of before.get(s)!.toDense) affected[v] = 1;
       const { toDense } = this.numbered(nodes[s].related!);
       for (let k = 0; k < toDense.length; k++) {
         affected[toDense[k]] = 1;
         getOrCreate(incoming, toDense[k], () => []).push(s, k);
       }
     }
-    const keeps = (v: number, e: number) => (oldForward[e] ? !isStale[v] : !isStale[oldTargets[e]]);
+    // An old entry of row v stays unless its source is stale or gone.
+    const keeps = (v: number, e: number) => {
+      if (oldForward[e]) return !isStale[v];
+      const source = newOf[oldTargets[e]];
+      return source >= 0 && !isStale[source];
+    };
     const offsets = new Uint32Array(n + 1);
     for (let v = 0; v < n; v++) {
-      let size = oldOffsets[v + 1] - oldOffsets[v];
+      const o = oldOf[v];
+      let size = o >= 0 ? oldOffsets[o + 1] - oldOffsets[o] : 0;
       if (affected[v]) {
         size = (incoming.get(v)?.length ?? 0) / 2 + (isStale[v] ? nodes[v].related!.toDense.length : 0);
-        for (let e = oldOffsets[v]; e < oldOffsets[v + 1]; e++) if (keeps(v, e)) size++;
+        if (o >= 0) for (let e = oldOffsets[o]; e < oldOffsets[o + 1]; e++) if (keeps(v, e)) size++;
       }
       offsets[v + 1] = offsets[v] + size;
     }
@@ -652,17 +689,20 @@ export class ReferenceGraph {
     const weights = buffers.take('weights', Float64Array, edgeCount);
     const edgeIdent = buffers.take('edgeIdent', Uint32Array, edgeCount);
     const forward = buffers.take('forward', Uint8Array, edgeCount);
+    const renumbered = shifts.length > 0;
     for (let v = 0; v < n; ) {
       if (!affected[v]) {
-        // A run of unchanged rows moves as one block.
+        // A run of unchanged rows moves as one block (its target numbers moved if files came or went).
         let end = v;
-        while (end < n && !affected[end]) end++;
-        const from = oldOffsets[v];
-        const to = oldOffsets[end];
-        targets.set(oldTargets.subarray(from, to), offsets[v]);
-        weights.set(oldWeights.subarray(from, to), offsets[v]);
-        edgeIdent.set(oldIdent.subarray(from, to), offsets[v]);
-        forward.set(oldForward.subarray(from, to), offsets[v]);
+        while (end < n && !affected[end] && oldOf[end] === oldOf[v] + (end - v)) end++;
+        const from = oldOffsets[oldOf[v]];
+        const to = oldOffsets[oldOf[end - 1] + 1];
+        const at = offsets[v];
+        if (renumbered) for (let e = from; e < to; e++) targets[at + e - from] = newOf[oldTargets[e]];
+        else targets.set(oldTargets.subarray(from, to), at);
+        weights.set(oldWeights.subarray(from, to), at);
+        edgeIdent.set(oldIdent.subarray(from, to), at);
+        forward.set(oldForward.subarray(from, to), at);
         v = end;
         continue;
       }
@@ -693,10 +733,14 @@ export class ReferenceGraph {
           next += 2;
         }
       };
-      for (let e = oldOffsets[v]; e < oldOffsets[v + 1]; e++) {
-        if (!keeps(v, e)) continue;
-        writeNewBefore(oldForward[e] ? v : oldTargets[e]);
-        write(oldTargets[e], oldWeights[e], oldIdent[e], oldForward[e]);
+      const o = oldOf[v];
+      if (o >= 0) {
+        for (let e = oldOffsets[o]; e < oldOffsets[o + 1]; e++) {
+          if (!keeps(v, e)) continue;
+          const target = newOf[oldTargets[e]];
+          writeNewBefore(oldForward[e] ? v : target);
+          write(target, oldWeights[e], oldIdent[e], oldForward[e]);
+        }
       }
       writeNewBefore(Infinity);
       v++;
@@ -707,11 +751,10 @@ export class ReferenceGraph {
     const walkOffsets = new Uint32Array(n + 1);
     const seen = new Int32Array(n).fill(-1);
     for (let v = 0; v < n; v++) {
-      let size = oldWalk.offsets[v + 1] - oldWalk.offsets[v];
-      if (affected[v]) {
-        size = 0;
-        for (let e = offsets[v]; e < offsets[v + 1]; e++) if (seen[targets[e]] !== v) (seen[targets[e]] = v), size++;
-      }
+      const o = oldOf[v];
+      let size = 0;
+      if (!affected[v]) size = oldWalk.offsets[o + 1] - oldWalk.offsets[o];
+      else for (let e = offsets[v]; e < offsets[v + 1]; e++) if (seen[targets[e]] !== v) (seen[targets[e]] = v), size++;
       walkOffsets[v + 1] = walkOffsets[v] + size;
     }
     const walkTargets = buffers.take('walkTargets', Uint32Array, walkOffsets[n]);
@@ -721,10 +764,15 @@ export class ReferenceGraph {
     const slotOf = new Uint32Array(n);
     for (let v = 0; v < n; v++) {
       if (!affected[v]) {
-        const shift = walkOffsets[v] - oldWalk.offsets[v];
-        walkTargets.set(oldWalk.targets.subarray(oldWalk.offsets[v], oldWalk.offsets[v + 1]), walkOffsets[v]);
-        walkWeights.set(oldWalk.weights.subarray(oldWalk.offsets[v], oldWalk.offsets[v + 1]), walkOffsets[v]);
-        const oldStart = oldOffsets[v];
+        const o = oldOf[v];
+        const from = oldWalk.offsets[o];
+        const to = oldWalk.offsets[o + 1];
+        const at = walkOffsets[v];
+        if (renumbered) for (let w = from; w < to; w++) walkTargets[at + w - from] = newOf[oldWalk.targets[w]];
+        else walkTargets.set(oldWalk.targets.subarray(from, to), at);
+        walkWeights.set(oldWalk.weights.subarray(from, to), at);
+        const shift = at - from;
+        const oldStart = oldOffsets[o];
         for (let e = offsets[v]; e < offsets[v + 1]; e++) walkSlot[e] = oldSlot[oldStart + (e - offsets[v])] + shift;
         continue;
       }
@@ -742,10 +790,13 @@ export class ReferenceGraph {
       }
     }
     const walk = { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights };
-    const forwardTotal = old.graph.forwardTotal.slice();
-    for (const s of staleNodes) {
-      forwardTotal[s] = 0;
-      for (let e = offsets[s]; e < offsets[s + 1]; e++) if (forward[e]) forwardTotal[s] += weights[e];
+    const forwardTotal = new Float64Array(n);
+    for (let v = 0; v < n; v++) {
+      if (!isStale[v]) {
+        forwardTotal[v] = oldTotal[oldOf[v]];
+        continue;
+      }
+      for (let e = offsets[v]; e < offsets[v + 1]; e++) if (forward[e]) forwardTotal[v] += weights[e];
     }
     const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
     return { graph, identIndex: this.relatedIdents.index };
