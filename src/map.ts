@@ -27,7 +27,8 @@ export interface RepoMap {
   /** Skipped files counted by reason, in a fixed order. */
   skipped: Partial<Record<SkipReason, number>>;
   skippedFiles: SkippedFile[];
-  stats: IndexStats;
+  /** The index pass's work counts, and the graph's size: files in it (`nodes`) and file-name links (`edges`: one per name a file defines or references). */
+  stats: IndexStats & { nodes: number; edges: number };
   request: { chatFiles: string[]; mentionedFiles: string[]; mentionedIdents: string[] };
 }
 
@@ -153,7 +154,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     files: packed.blocks,
     skipped,
     skippedFiles,
-    stats: index.stats,
+    stats: { ...index.stats, nodes: graph.fileCount, edges: graph.linkCount },
     request: {
       chatFiles: [...chatFiles].sort(comparePaths),
       mentionedFiles: [...mentioned].sort(comparePaths),
