@@ -17,6 +17,12 @@ const collect: (() => void) | undefined = (() => {
 
 let sinceCollect = 0;
 
+/** A full collection now, when the runtime allows it (see above); returns whether it ran. */
+export function collectGarbage(): boolean {
+  collect?.();
+  return collect !== undefined;
+}
+
 /** Counts parsed source; collects garbage (and with it released trees) every few MB. */
 export function noteParsedSource(bytes: number): void {
   sinceCollect += bytes;
