@@ -599,10 +599,7 @@ export class ReferenceGraph {
     for (let u = 0; u < n; u++) offsets[u + 1] += offsets[u];
     const edgeCount = offsets[n];
     const buffers = this.buffers;
-    const targets = buffers.take('targets', Uint32Array, edgeCount);
-    const weights = buffers.take('weights', Float64Array, edgeCount);
-    const edgeIdent = buffers.take('edgeIdent', Uint32Array, edgeCount);
-    const forward = buffers.take('forward', Uint8Array, edgeCount);
+    const { targets, weights, edgeIdent, forward } = buffers.edgeArrays(edgeCount);
     const fill = offsets.slice(0, n);
     for (let u = 0; u < n; u++) {
       const { toDense, ident, weight } = nodes[u].related!;
@@ -624,7 +621,7 @@ export class ReferenceGraph {
     const csr = { nodeCount: n, offsets, targets, weights };
     const { walk, walkSlot } = mergeParallelEdges(csr, buffers);
     const forwardTotal = new Float64Array(n);
-    for (let u = 0; u < n; u++) for (let e = offsets[u]; e < offsets[u + 1]; e++) if (forward[e]) forwardTotal[u] += weights[e];
+    for (let u = 0; u < n; u++) forwardTotal[u] = rowForwardTotal(csr, forward, u);
     const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
     return { graph, identIndex: this.relatedIdents.index };
   }
@@ -685,10 +682,7 @@ export class ReferenceGraph {
     }
     const edgeCount = offsets[n];
     const buffers = this.buffers;
-    const targets = buffers.take('targets', Uint32Array, edgeCount);
-    const weights = buffers.take('weights', Float64Array, edgeCount);
-    const edgeIdent = buffers.take('edgeIdent', Uint32Array, edgeCount);
-    const forward = buffers.take('forward', Uint8Array, edgeCount);
+    const { targets, weights, edgeIdent, forward } = buffers.edgeArrays(edgeCount);
     const renumbered = shifts.length > 0;
     for (let v = 0; v < n; ) {
       if (!affected[v]) {
@@ -752,14 +746,10 @@ export class ReferenceGraph {
     const seen = new Int32Array(n).fill(-1);
     for (let v = 0; v < n; v++) {
       const o = oldOf[v];
-      let size = 0;
-      if (!affected[v]) size = oldWalk.offsets[o + 1] - oldWalk.offsets[o];
-      else for (let e = offsets[v]; e < offsets[v + 1]; e++) if (seen[targets[e]] !== v) (seen[targets[e]] = v), size++;
+      const size = affected[v] ? distinctTargets(csr, v, seen) : oldWalk.offsets[o + 1] - oldWalk.offsets[o];
       walkOffsets[v + 1] = walkOffsets[v] + size;
     }
-    const walkTargets = buffers.take('walkTargets', Uint32Array, walkOffsets[n]);
-    const walkWeights = buffers.take('walkWeights', Float64Array, walkOffsets[n]);
-    const walkSlot = buffers.take('walkSlot', Uint32Array, edgeCount);
+    const { walkTargets, walkWeights, walkSlot } = buffers.walkArrays(walkOffsets[n], edgeCount);
     seen.fill(-1);
     const slotOf = new Uint32Array(n);
     for (let v = 0; v < n; v++) {
@@ -776,28 +766,11 @@ export class ReferenceGraph {
         for (let e = offsets[v]; e < offsets[v + 1]; e++) walkSlot[e] = oldSlot[oldStart + (e - offsets[v])] + shift;
         continue;
       }
-      let nextSlot = walkOffsets[v];
-      for (let e = offsets[v]; e < offsets[v + 1]; e++) {
-        const u = targets[e];
-        if (seen[u] !== v) {
-          seen[u] = v;
-          slotOf[u] = nextSlot;
-          walkTargets[nextSlot] = u;
-          walkWeights[nextSlot++] = 0;
-        }
-        walkWeights[slotOf[u]] += weights[e];
-        walkSlot[e] = slotOf[u];
-      }
+      mergeRow(csr, v, walkOffsets[v], seen, slotOf, walkTargets, walkWeights, walkSlot);
     }
     const walk = { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights };
     const forwardTotal = new Float64Array(n);
-    for (let v = 0; v < n; v++) {
-      if (!isStale[v]) {
-        forwardTotal[v] = oldTotal[oldOf[v]];
-        continue;
-      }
-      for (let e = offsets[v]; e < offsets[v + 1]; e++) if (forward[e]) forwardTotal[v] += weights[e];
-    }
+    for (let v = 0; v < n; v++) forwardTotal[v] = isStale[v] ? rowForwardTotal(csr, forward, v) : oldTotal[oldOf[v]];
     const graph = { paths: this.filePaths(), csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
     return { graph, identIndex: this.relatedIdents.index };
   }
@@ -868,6 +841,25 @@ class EdgeBuffers {
     }
     return array.subarray(0, length) as TypedArrayOf<C>;
   }
+
+  /** The merged walk's arrays: its entries, and each edge's entry. */
+  walkArrays(entries: number, edges: number): { walkTargets: Uint32Array; walkWeights: Float64Array; walkSlot: Uint32Array } {
+    return {
+      walkTargets: this.take('walkTargets', Uint32Array, entries),
+      walkWeights: this.take('walkWeights', Float64Array, entries),
+      walkSlot: this.take('walkSlot', Uint32Array, edges),
+    };
+  }
+
+  /** The four per-edge arrays of a related graph's CSR. */
+  edgeArrays(count: number): { targets: Uint32Array; weights: Float64Array; edgeIdent: Uint32Array; forward: Uint8Array } {
+    return {
+      targets: this.take('targets', Uint32Array, count),
+      weights: this.take('weights', Float64Array, count),
+      edgeIdent: this.take('edgeIdent', Uint32Array, count),
+      forward: this.take('forward', Uint8Array, count),
+    };
+  }
 }
 
 /** The edges of `graph` grouped by identifier (a counting sort; edges in order within each), with the node each leaves. */
@@ -895,38 +887,60 @@ function edgesByIdent(graph: RelatedGraph, buffers: EdgeBuffers): { identOffsets
  * about a third of the entries.
  */
 function mergeParallelEdges(csr: CsrGraph, buffers: EdgeBuffers): { walk: CsrGraph; walkSlot: Uint32Array } {
-  const { nodeCount: n, offsets, targets, weights } = csr;
-  const rowOf = new Int32Array(n).fill(-1);
+  const n = csr.nodeCount;
+  const seen = new Int32Array(n).fill(-1);
   const walkOffsets = new Uint32Array(n + 1);
-  for (let u = 0; u < n; u++) {
-    let unique = 0;
-    for (let e = offsets[u]; e < offsets[u + 1]; e++) {
-      if (rowOf[targets[e]] !== u) {
-        rowOf[targets[e]] = u;
-        unique++;
-      }
-    }
-    walkOffsets[u + 1] = walkOffsets[u] + unique;
-  }
-  rowOf.fill(-1);
+  for (let u = 0; u < n; u++) walkOffsets[u + 1] = walkOffsets[u] + distinctTargets(csr, u, seen);
+  seen.fill(-1);
   const slotOf = new Uint32Array(n);
-  const walkTargets = buffers.take('walkTargets', Uint32Array, walkOffsets[n]);
-  const walkWeights = buffers.take('walkWeights', Float64Array, walkOffsets[n]).fill(0);
-  const walkSlot = buffers.take('walkSlot', Uint32Array, targets.length);
-  for (let u = 0; u < n; u++) {
-    let next = walkOffsets[u];
-    for (let e = offsets[u]; e < offsets[u + 1]; e++) {
-      const v = targets[e];
-      if (rowOf[v] !== u) {
-        rowOf[v] = u;
-        slotOf[v] = next;
-        walkTargets[next++] = v;
-      }
-      walkWeights[slotOf[v]] += weights[e];
-      walkSlot[e] = slotOf[v];
+  const { walkTargets, walkWeights, walkSlot } = buffers.walkArrays(walkOffsets[n], csr.targets.length);
+  for (let u = 0; u < n; u++) mergeRow(csr, u, walkOffsets[u], seen, slotOf, walkTargets, walkWeights, walkSlot);
+  return { walk: { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights }, walkSlot };
+}
+
+/** How many distinct targets row u has (`seen` holds, per node, the last row that counted it). */
+function distinctTargets(csr: CsrGraph, u: number, seen: Int32Array): number {
+  let count = 0;
+  for (let e = csr.offsets[u]; e < csr.offsets[u + 1]; e++) {
+    if (seen[csr.targets[e]] !== u) {
+      seen[csr.targets[e]] = u;
+      count++;
     }
   }
-  return { walk: { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights }, walkSlot };
+  return count;
+}
+
+/** Writes row u merged (one entry per target, weights summed) from walk entry `at` on, and each edge's merged entry. */
+function mergeRow(
+  csr: CsrGraph,
+  u: number,
+  at: number,
+  seen: Int32Array,
+  slotOf: Uint32Array,
+  walkTargets: Uint32Array,
+  walkWeights: Float64Array,
+  walkSlot: Uint32Array,
+): void {
+  const { offsets, targets, weights } = csr;
+  let next = at;
+  for (let e = offsets[u]; e < offsets[u + 1]; e++) {
+    const v = targets[e];
+    if (seen[v] !== u) {
+      seen[v] = u;
+      slotOf[v] = next;
+      walkTargets[next] = v;
+      walkWeights[next++] = 0;
+    }
+    walkWeights[slotOf[v]] += weights[e];
+    walkSlot[e] = slotOf[v];
+  }
+}
+
+/** The summed weight of row u's forward edges. */
+function rowForwardTotal(csr: CsrGraph, forward: Uint8Array, u: number): number {
+  let total = 0;
+  for (let e = csr.offsets[u]; e < csr.offsets[u + 1]; e++) if (forward[e]) total += csr.weights[e];
+  return total;
 }
 
 /** Aider's per-identifier multiplier: mentions and long compound names up, private and ubiquitous names down. */

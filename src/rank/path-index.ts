@@ -12,8 +12,9 @@ export interface PathIndex {
   /** Each node's folder, numbered, and each folder's names. */
   folderOf: Uint32Array;
   folders: string[][];
-  /** Each node's path length in names (folders and the file). */
+  /** Each node's path length in names (folders and the file), and the longest. */
   depth: Uint16Array;
+  maxDepth: number;
 }
 
 const indexes = new WeakMap<readonly string[], PathIndex>();
@@ -61,6 +62,7 @@ function buildPathIndex(paths: readonly string[]): PathIndex {
   const folders: string[][] = [];
   const folderOf = new Uint32Array(paths.length);
   const depth = new Uint16Array(paths.length);
+  let maxDepth = 0;
   for (let i = 0; i < paths.length; i++) {
     const path = paths[i];
     const facts = pathFacts(path);
@@ -74,8 +76,9 @@ function buildPathIndex(paths: readonly string[]): PathIndex {
     }
     folderOf[i] = id;
     depth[i] = Math.min(facts.depth, 0xffff);
+    maxDepth = Math.max(maxDepth, depth[i]);
   }
-  return { byPath, byPart, bySubject, folderOf, folders, depth };
+  return { byPath, byPart, bySubject, folderOf, folders, depth, maxDepth };
 }
 
 /** A file's name without folders, extension(s) and test markers: test_app.py, app_test.go, app.spec.ts -> app. */
@@ -92,7 +95,7 @@ export function subjectName(path: string): string {
  * parent's, ... `include` picks the nodes to order (all when omitted). A counting sort: linear.
  */
 export function folderOrder(from: readonly string[], paths: readonly string[], include?: (node: number) => boolean): Uint32Array {
-  const { folderOf, folders, depth } = pathIndex(paths);
+  const { folderOf, folders, depth, maxDepth } = pathIndex(paths);
   const chatFolders = from.map((path) => path.split('/').slice(0, -1));
   // With no chat file every distance is the same; else it is at most the deepest chat folder's depth.
   const far = Math.max(0, ...chatFolders.map((chat) => chat.length)) + 1;
@@ -103,8 +106,6 @@ export function folderOrder(from: readonly string[], paths: readonly string[], i
     for (const chat of chatFolders) best = Math.min(best, chat.length - sharedDepth(dirs, chat));
     distance[f] = best;
   }
-  let maxDepth = 0;
-  for (let i = 0; i < paths.length; i++) maxDepth = Math.max(maxDepth, depth[i]);
   const bucketOf = (i: number) => distance[folderOf[i]] * (maxDepth + 1) + depth[i];
   const starts = new Uint32Array((far + 1) * (maxDepth + 1) + 1);
   let count = 0;
