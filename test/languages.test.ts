@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { LANGUAGES, languageForPath } from '../src/extract/languages.js';
-import { createRunner } from '../src/index/pool.js';
+import { createRunner, parseAll } from '../src/index/pool.js';
 import { packageRoot } from '../src/paths.js';
 import {
   type Fixture,
@@ -969,7 +969,7 @@ describe('worker threads', () => {
     );
     const runner = createRunner(2);
     try {
-      const results = await runner.run(LANG_FIXTURES, jobs, { maxFileBytes: MAX_FILE_BYTES });
+      const results = await parseAll(runner, LANG_FIXTURES, jobs, { maxFileBytes: MAX_FILE_BYTES });
       for (const [i, result] of results.entries()) {
         if (result.outcome !== 'parsed') assert.fail(`${paths[i]}: ${result.outcome}`);
         assert.equal(result.record.skip, null, `${paths[i]}: ${result.record.skip} ${result.record.detail ?? ''}`);
@@ -992,7 +992,7 @@ describe('lazy grammar loading', () => {
     import { join } from 'node:path';
     const languages = await import(process.argv[1]);
     const { indexFile } = await import(process.argv[2]);
-    const { createRunner } = await import(process.argv[3]);
+    const { createRunner, parseAll } = await import(process.argv[3]);
     const root = await mkdtemp(join(tmpdir(), 'repomap-lazy-'));
     const files = {
       'src/a.ts': 'export function a(): number { return b(); }\\n',
@@ -1011,7 +1011,7 @@ describe('lazy grammar loading', () => {
     const inThread = await indexFile(root, jobs[0], options);
     const mainThread = languages.loadedLanguages();
     const runner = createRunner(2);
-    const pooled = await runner.run(root, jobs, options);
+    const pooled = await parseAll(runner, root, jobs, options);
     let maps = null;
     try { maps = await readFile('/proc/self/maps', 'utf8'); } catch {}
     await runner.close();

@@ -1,6 +1,6 @@
 // The Piscina worker: turns a batch of files into results with the same extraction code the
 // engine runs in-process. Grammars and queries load lazily, once per thread.
-import { type FileJob, type FileResult, type IndexFileOptions, indexFileSafely } from '../src/extract/file.js';
+import { type FileJob, type FileResult, type IndexFileOptions, indexFiles } from '../src/extract/file.js';
 
 export interface BatchTask {
   root: string;
@@ -14,9 +14,7 @@ const exitOn = process.env.REPOMAP_TEST_WORKER_EXIT_ON;
 
 export default async function extractBatch(task: BatchTask): Promise<FileResult[]> {
   const results: FileResult[] = [];
-  for (const job of task.jobs) {
-    if (exitOn && job.path.includes(exitOn)) process.exit(70);
-    results.push(await indexFileSafely(task.root, job, task.options));
-  }
+  if (exitOn && task.jobs.some((job) => job.path.includes(exitOn))) process.exit(70);
+  await indexFiles(task.root, task.jobs, task.options, (_, result) => results.push(result));
   return results;
 }

@@ -13,8 +13,6 @@ import type { ReferenceGraph } from '../graph/graph.js';
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files stat'ed at once; bounded so a huge tree does not open thousands of handles. */
 const STAT_CONCURRENCY = 64;
-/** Parsed records are committed to the store this many at a time, so a crash loses little work. */
-const COMMIT_EVERY = 2000;
 /** A full garbage collection after this many records are taken into the graph. */
 const COLLECT_EVERY_RECORDS = 8000;
 /** Stored records reused as they are are handed on this many at a time. */
@@ -164,13 +162,10 @@ export class Reconciler {
 
     let done = 0;
     onProgress?.(0, jobs.length);
-    for (let start = 0; start < jobs.length; start += COMMIT_EVERY) {
-      const chunk = jobs.slice(start, start + COMMIT_EVERY);
-      const results = await this.runner.run(this.root, chunk, this.extract, (files) => onProgress?.((done += files), jobs.length));
-      const changed: FileRecord[] = [];
-      for (let i = 0; i < chunk.length; i++) {
+    await this.runner.stream(this.root, jobs, this.extract, (start, results) => {
+      for (let i = 0; i < results.length; i++) {
         const result = results[i];
-        const { path, stat: info } = chunk[i];
+        const { path, stat: info } = jobs[start + i];
         let record: FileRecord;
         if (result.outcome === 'reused') {
           stats.reusedByHash++;
@@ -179,12 +174,15 @@ export class Reconciler {
           if (result.outcome === 'parsed') stats.parsed++;
           record = result.record;
         }
-        changed.push(record);
+        // Encoded now, before a caller's graph takes its references away.
+        this.store.write(record);
         settle(path, { record });
       }
-      this.store.commit(changed);
+      // Settled at once: references taken while they are young cost no major collection.
       flush();
-    }
+      onProgress?.((done += results.length), jobs.length);
+    });
+    await this.store.flushed();
     this.store.commit([], gone);
     stats.removed += gone.length;
     return states;

@@ -1,17 +1,33 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { type FileJob, type FileResult, type IndexFileOptions, failedResult, indexFileSafely } from '../extract/file.js';
+import { type FileJob, type FileResult, type IndexFileOptions, failedResult, indexFiles } from '../extract/file.js';
 import type { BatchTask } from '../../workers/extract-worker.js';
 
+/** Batches queued per thread beyond the one it parses: enough that no worker waits on the main thread. */
+const BATCHES_AHEAD_PER_THREAD = 4;
 /** Batches keep message passing small next to parsing: up to this many files ... */
 const BATCH_FILES = 64;
 /** ... or this many bytes of source. */
 const BATCH_BYTES = 1024 * 1024;
 
-/** Parses files, in this thread or on a pool; results come back in the order of the jobs. */
+/** Receives `results` of the jobs from index `start` on; calls come in job order, without gaps. */
+export type ResultSink = (start: number, results: readonly FileResult[]) => void;
+
+/** Parses files, in this thread or on a pool. */
 export interface ParseRunner {
-  run(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onDone?: (files: number) => void): Promise<FileResult[]>;
+  /**
+   * Parses the jobs and hands their results to `onResults` as they are ready, in job order, so
+   * the caller stores and takes them while the workers go on (nothing waits on a whole chunk).
+   */
+  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Every result at once, in job order (for small sets of jobs). */
+export async function parseAll(runner: ParseRunner, root: string, jobs: readonly FileJob[], options: IndexFileOptions): Promise<FileResult[]> {
+  const all: FileResult[] = [];
+  await runner.stream(root, jobs, options, (_, results) => all.push(...results));
+  return all;
 }
 
 export function defaultWorkerCount(): number {
@@ -24,13 +40,8 @@ export function createRunner(workers: number): ParseRunner {
 }
 
 class InProcessRunner implements ParseRunner {
-  async run(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onDone?: (files: number) => void) {
-    const results: FileResult[] = [];
-    for (const job of jobs) {
-      results.push(await indexFileSafely(root, job, options));
-      onDone?.(1);
-    }
-    return results;
+  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink) {
+    return indexFiles(root, jobs, options, (i, result) => onResults(i, [result]));
   }
 
   async close() {}
@@ -51,26 +62,47 @@ class PoolRunner implements ParseRunner {
       filename: new URL('../../workers/extract-worker.js', import.meta.url).href,
       minThreads: this.threads,
       maxThreads: this.threads,
+      // A second task waits in the worker itself, so it starts without a round trip through a busy main thread.
+      concurrentTasksPerWorker: 2,
       idleTimeout: 30_000,
     });
     return this.started;
   }
 
-  async run(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onDone?: (files: number) => void) {
-    if (jobs.length === 0) return [];
-    const results = new Array<FileResult>(jobs.length);
-    const pending: Promise<void>[] = [];
-    for (const [start, end] of batches(jobs)) {
-      const batch = jobs.slice(start, end);
-      pending.push(
-        this.runBatch(root, batch, options).then((batchResults) => {
-          for (let i = 0; i < batchResults.length; i++) results[start + i] = batchResults[i];
-          onDone?.(batch.length);
-        }),
-      );
-    }
-    await Promise.all(pending);
-    return results;
+  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink): Promise<void> {
+    const ranges = [...batches(jobs)];
+    // Results of batches that finished ahead of an earlier one wait here, so delivery keeps job
+    // order (and the graph its insertion order: maps stay byte-identical across worker counts).
+    const finished = new Array<FileResult[] | undefined>(ranges.length);
+    const window = this.threads * BATCHES_AHEAD_PER_THREAD;
+    let submitted = 0;
+    let delivered = 0;
+    return new Promise<void>((resolve, reject) => {
+      const pump = () => {
+        try {
+          while (delivered < ranges.length && finished[delivered]) {
+            const results = finished[delivered]!;
+            finished[delivered] = undefined;
+            onResults(ranges[delivered][0], results);
+            delivered++;
+          }
+        } catch (err) {
+          delivered = ranges.length; // stop submitting; batches in flight are dropped
+          reject(err);
+          return;
+        }
+        if (delivered === ranges.length) return resolve();
+        while (submitted < ranges.length && submitted - delivered < window) {
+          const i = submitted++;
+          const [start, end] = ranges[i];
+          this.runBatch(root, jobs.slice(start, end), options).then((results) => {
+            finished[i] = results;
+            pump();
+          }, reject);
+        }
+      };
+      pump();
+    });
   }
 
   private async runBatch(root: string, jobs: FileJob[], options: IndexFileOptions): Promise<FileResult[]> {

@@ -19,6 +19,8 @@ export interface StoreOptions {
  * format version. An old or corrupt store is rebuilt, never a crash.
  */
 export class TagStore {
+  private lastWrite: Promise<boolean> | undefined;
+
   private constructor(
     private readonly root: RootDatabase,
     private readonly files: Database<StoredRecord, string>,
@@ -81,8 +83,25 @@ export class TagStore {
     });
   }
 
-  close(): Promise<void> {
-    return this.root.close();
+  /**
+   * Queues a record's write. lmdb-js encodes it now and batches queued writes into transactions
+   * it commits off this thread, each all or nothing; `flushed` waits for them.
+   */
+  write(record: FileRecord): void {
+    const { path, ...stored } = record;
+    this.lastWrite = this.files.put(path, stored);
+  }
+
+  /** Resolves when every queued write is committed (reads see them); rejects if one failed. */
+  async flushed(): Promise<void> {
+    const last = this.lastWrite;
+    this.lastWrite = undefined;
+    await last;
+  }
+
+  async close(): Promise<void> {
+    await this.flushed().catch(() => {});
+    await this.root.close();
   }
 }
 
