@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
-import { type Discovery, discoverFiles, excludeMatcher, filterDiscoverable, ignoredFolders } from '../discover/discover.js';
+import { type DiscoverableFilter, discoverFiles, discoverableFilter, excludeMatcher, ignoredFolders } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
 import { type ExtractSettings, type PathState, Reconciler } from '../index/indexer.js';
 import { type ParseRunner, createRunner } from '../index/pool.js';
@@ -66,7 +66,8 @@ export class Daemon {
   private readonly server: Server;
   private readonly connections = new Set<Socket>();
   private watcher: RepoWatcher | undefined;
-  private discovery: Discovery['source'] = 'walk';
+  /** Which new paths discovery would list (replaced whenever discovery runs again). */
+  private discoverable: DiscoverableFilter = async () => new Set();
   private ignored = new Set<string>();
   private readonly isExcluded: ((path: string) => boolean) | null;
   private phase: DaemonStatus['state'] = 'indexing';
@@ -142,7 +143,7 @@ export class Daemon {
     const { root, exclude, log } = this.options;
     const started = Date.now();
     const discovery = await discoverFiles(root, { exclude });
-    this.discovery = discovery.source;
+    this.discoverable = await discoverableFilter(root, discovery.source, { exclude });
     this.ignored = await ignoredFolders(root, discovery.source);
     // Watch from the start, so that changes made during the cold index are not missed.
     this.watcher = new RepoWatcher(root, {
@@ -186,7 +187,6 @@ export class Daemon {
 
   /** Brings changed paths up to date; a .gitignore change re-runs discovery over the tree. */
   private async applyChanges(changed: Set<string>): Promise<void> {
-    const { root, exclude } = this.options;
     if ([...changed].some((path) => path === '.gitignore' || path.endsWith('/.gitignore'))) {
       await this.rediscover();
       return;
@@ -201,7 +201,7 @@ export class Daemon {
     // A path already indexed was discoverable and stays so (ignore rules change only with a
     // .gitignore, which re-runs discovery): only new paths are asked of git or the ignore files.
     const unknown = candidates.filter((path) => !this.state.has(path));
-    const listed = await filterDiscoverable(root, this.discovery, unknown, { exclude });
+    const listed = await this.discoverable(unknown);
     for (const path of candidates) if (this.state.has(path)) listed.add(path);
     const filtered = performance.now();
     const updates: Map<string, PathState> = await this.reconciler.update(
@@ -223,7 +223,7 @@ export class Daemon {
     const { root, exclude } = this.options;
     const before = this.state.stats.parsed;
     const discovery = await discoverFiles(root, { exclude });
-    this.discovery = discovery.source;
+    this.discoverable = await discoverableFilter(root, discovery.source, { exclude });
     this.ignored = await ignoredFolders(root, discovery.source);
     const present = new Set(discovery.paths);
     const updates = await this.reconciler.update(discovery.paths, this.state.stats);

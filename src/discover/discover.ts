@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, readFile, readdir } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
 import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
@@ -60,47 +60,111 @@ export function comparePaths(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Which of some paths (relative to the root, maybe just changed or deleted) discovery would list. */
+export type DiscoverableFilter = (paths: readonly string[]) => Promise<Set<string>>;
+
 /**
- * Which of `paths` (relative, maybe just changed or deleted) the discovery of `source` would list,
- * by the same rules: for git, asking git about just these paths; for a walk, the .gitignore
- * files above each path. Used on the paths a watcher reports, so a burst costs one git call.
+ * A filter telling which paths the discovery of `source` would list, by the same rules, for the
+ * paths a watcher reports. The ignore files are read in this process (and kept until the filter
+ * is replaced, as after a .gitignore change): a daemon holding a large heap must not fork a git
+ * for every new file, since the fork alone makes every page of its heap copy-on-write and the
+ * next writes to its graph fault page by page. For git, the paths these rules call ignored (and
+ * those inside nested repositories) are still asked of git: a tracked file is listed even when a
+ * rule matches it.
  */
-export async function filterDiscoverable(
-  root: string,
-  source: Discovery['source'],
-  paths: readonly string[],
-  options: DiscoverOptions = {},
-): Promise<Set<string>> {
+export async function discoverableFilter(root: string, source: Discovery['source'], options: DiscoverOptions = {}): Promise<DiscoverableFilter> {
   const excluded = excludeMatcher(options.exclude ?? []);
-  const candidates = excluded ? paths.filter((path) => !excluded(path)) : [...paths];
-  if (candidates.length === 0) return new Set();
-  // If git cannot answer, keep the candidates: the stat that follows tells what exists.
-  if (source === 'git') return new Set((await gitFiles(root, candidates)) ?? candidates);
-  const levelsOf = new Map<string, Promise<IgnoreLevel[]>>();
-  const levelsFor = (dir: string): Promise<IgnoreLevel[]> => {
-    let levels = levelsOf.get(dir);
+  const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', []);
+  return async (paths) => {
+    const kept = new Set<string>();
+    const doubtful: string[] = [];
+    for (const path of paths) {
+      if (excluded?.(path) || path.split('/').includes('.git')) continue;
+      if (rules && !(await rules.ignores(path))) kept.add(path);
+      else if (source === 'git') doubtful.push(path);
+    }
+    // If git cannot answer, keep them: the stat that follows tells what exists.
+    if (doubtful.length > 0) for (const path of (await gitFiles(root, doubtful)) ?? doubtful) kept.add(path);
+    return kept;
+  };
+}
+
+/**
+ * The ignore rules that apply below a root: the ones given (lowest precedence first), then the
+ * .gitignore of each folder from `top` down, each read once. A folder holding its own .git (a
+ * nested repository, whose files git does not list) makes its paths undecidable here.
+ */
+class IgnoreRules {
+  private readonly levelsOf = new Map<string, Promise<IgnoreLevel[] | null>>();
+
+  /** `prefix`: the root's folder below `top` ('' or ending in '/'). */
+  constructor(
+    private readonly top: string,
+    private readonly prefix: string,
+    private readonly outer: IgnoreLevel[],
+  ) {}
+
+  /** Whether a path (relative to the root) is ignored; a path these rules cannot decide counts as ignored. */
+  async ignores(path: string): Promise<boolean> {
+    const parts = (this.prefix + path).split('/');
+    for (let depth = 1; depth <= parts.length; depth++) {
+      const levels = await this.levelsFor(parts.slice(0, depth - 1).join('/'));
+      if (!levels || isIgnored(levels, parts.slice(0, depth).join('/'), depth < parts.length)) return true;
+    }
+    return false;
+  }
+
+  private levelsFor(dir: string): Promise<IgnoreLevel[] | null> {
+    let levels = this.levelsOf.get(dir);
     if (!levels) {
-      const parent = dir === '' ? Promise.resolve([]) : levelsFor(dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '');
+      const parent = dir === '' ? Promise.resolve(this.outer) : this.levelsFor(dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '');
       levels = parent.then(async (above) => {
-        const text = await readFile(join(root, dir, '.gitignore'), 'utf8').catch(() => '');
+        if (!above) return null;
+        const abs = join(this.top, dir);
+        if (dir !== '' && (await exists(join(abs, '.git')))) return null;
+        const text = await readFile(join(abs, '.gitignore'), 'utf8').catch(() => '');
         return text ? [...above, { base: dir, rules: ignore().add(text) }] : above;
       });
-      levelsOf.set(dir, levels);
+      this.levelsOf.set(dir, levels);
     }
     return levels;
-  };
-  const kept = new Set<string>();
-  for (const path of candidates) {
-    const parts = path.split('/');
-    if (parts.includes('.git')) continue;
-    let ignored = false;
-    for (let depth = 1; depth <= parts.length && !ignored; depth++) {
-      const levels = await levelsFor(parts.slice(0, depth - 1).join('/'));
-      ignored = isIgnored(levels, parts.slice(0, depth).join('/'), depth < parts.length);
-    }
-    if (!ignored) kept.add(path);
   }
-  return kept;
+}
+
+/**
+ * git's rules for the repository holding `root`: core.excludesFile, then .git/info/exclude, then
+ * the .gitignore files from the top level down. Null when git cannot tell (no git any more).
+ */
+async function gitIgnoreRules(root: string): Promise<IgnoreRules | null> {
+  const git = (args: string[]) => execFileAsync('git', args, { cwd: root, encoding: 'utf8' }).then((out) => out.stdout);
+  try {
+    const [top, prefix, exclude] = (await git(['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'info/exclude'])).split('\n');
+    const excludesFile = await git(['config', '--path', '--get', 'core.excludesFile']).then(
+      (out) => out.trim(),
+      () => defaultExcludesFile(),
+    );
+    const outer: IgnoreLevel[] = [];
+    for (const file of [excludesFile, isAbsolute(exclude) ? exclude : join(root, exclude)]) {
+      const text = file ? await readFile(file, 'utf8').catch(() => '') : '';
+      if (text) outer.push({ base: '', rules: ignore().add(text) });
+    }
+    return new IgnoreRules(top, prefix, outer);
+  } catch {
+    return null;
+  }
+}
+
+/** Where git looks for a user's ignore file when core.excludesFile is not set. */
+function defaultExcludesFile(): string {
+  const config = process.env.XDG_CONFIG_HOME || (process.env.HOME ? join(process.env.HOME, '.config') : '');
+  return config ? join(config, 'git', 'ignore') : '';
+}
+
+function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Paths per `git ls-files` call when asking about given paths, to stay far below argument limits. */
@@ -122,9 +186,12 @@ async function gitFiles(root: string, only?: readonly string[]): Promise<string[
   }
 }
 
-/** NUL-separated paths; --cached lists a path once per merge stage during a conflict, so keep one. */
+/**
+ * NUL-separated paths; --cached lists a path once per merge stage during a conflict, so keep one.
+ * A nested repository comes as its folder ('vendor/lib/'): not a file, and none of its files are listed.
+ */
 function splitNul(stdout: string): string[] {
-  return [...new Set(stdout.split('\0').filter((path) => path.length > 0))];
+  return [...new Set(stdout.split('\0').filter((path) => path.length > 0 && !path.endsWith('/')))];
 }
 
 interface IgnoreLevel {

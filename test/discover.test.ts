@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { discoverFiles, discoverableFilter } from '../src/discover/discover.js';
+import { git, tempDir } from './helpers.js';
+
+/** Every file below `root` (relative paths), .git included: what a watcher may report. */
+function allFiles(root: string, dir = ''): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = dir ? `${dir}/${entry.name}` : entry.name;
+    return entry.isDirectory() ? allFiles(root, path) : [path];
+  });
+}
+
+function write(root: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
+/** A tree that exercises each rule: nested .gitignore files, negation, info/exclude, a tracked ignored file, a nested repository. */
+function buildTree(root: string, withGit: boolean): void {
+  write(root, {
+    '.gitignore': '*.log\nbuild/\n/top-only.py\n',
+    'src/app.py': 'x = 1\n',
+    'src/debug.log': 'noise\n',
+    'src/top-only.py': 'kept: the rule is anchored at the root\n',
+    'top-only.py': 'ignored\n',
+    'build/out.js': 'ignored folder\n',
+    'lib/.gitignore': '*.gen.ts\n!keep.gen.ts\n',
+    'lib/a.gen.ts': 'ignored by the nested rule\n',
+    'lib/keep.gen.ts': 're-included\n',
+    'lib/deep/b.gen.ts': 'ignored from above\n',
+    'lib/deep/c.ts': 'kept\n',
+    'secret/local.py': 'ignored by info/exclude (git only)\n',
+  });
+  if (!withGit) return;
+  git(root, 'init', '-q');
+  write(root, { '.git/info/exclude': 'secret/\n', 'tracked.log': 'tracked although *.log is ignored\n' });
+  git(root, 'add', '.gitignore', 'src/app.py', 'lib');
+  git(root, 'add', '-f', 'tracked.log');
+  git(root, 'commit', '-qm', 'init');
+  // A nested repository: git lists none of its files.
+  write(root, { 'vendor/inner/mod.py': 'y = 2\n' });
+  git(join(root, 'vendor', 'inner'), 'init', '-q');
+}
+
+for (const withGit of [true, false]) {
+  test(`the filter for watched paths agrees with a full discovery on every file (${withGit ? 'git' : 'walk'})`, async () => {
+    const root = tempDir();
+    buildTree(root, withGit);
+    const exclude = ['lib/deep/c.ts'];
+    const discovery = await discoverFiles(root, { exclude });
+    assert.equal(discovery.source, withGit ? 'git' : 'walk');
+    const filter = await discoverableFilter(root, discovery.source, { exclude });
+    const everything = allFiles(root);
+    const listed = await filter(everything);
+    assert.deepEqual([...listed].sort(), [...discovery.paths].sort());
+    // The cases that matter, named, so a failure says which rule broke.
+    for (const path of ['src/app.py', 'src/top-only.py', 'lib/keep.gen.ts']) assert.ok(listed.has(path), path);
+    for (const path of ['src/debug.log', 'top-only.py', 'build/out.js', 'lib/a.gen.ts', 'lib/deep/b.gen.ts', 'lib/deep/c.ts']) {
+      assert.ok(!listed.has(path), path);
+    }
+    if (withGit) {
+      assert.ok(listed.has('tracked.log'), 'a tracked file is listed although a rule ignores it');
+      assert.ok(!listed.has('secret/local.py'), 'info/exclude applies');
+      assert.ok(!listed.has('vendor/inner/mod.py'), 'nothing inside a nested repository');
+    }
+    // Paths that are not there (deleted ones) are judged by the rules alone.
+    const gone = await filter(['src/deleted.py', 'src/deleted.log']);
+    assert.deepEqual([...gone], ['src/deleted.py']);
+  });
+}
+
+test('the filter of a root below the git top level reads the rules from the top level down', async () => {
+  const top = tempDir();
+  buildTree(top, true);
+  const root = join(top, 'lib');
+  const discovery = await discoverFiles(root);
+  const filter = await discoverableFilter(root, discovery.source);
+  const listed = await filter(allFiles(root));
+  assert.deepEqual([...listed].sort(), [...discovery.paths].sort());
+  assert.ok(listed.has('keep.gen.ts') && !listed.has('a.gen.ts') && !listed.has('deep/b.gen.ts'));
+});
