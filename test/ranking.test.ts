@@ -6,6 +6,8 @@ import { EDGE_WEIGHTS, ReferenceGraph } from '../src/graph/graph.js';
 import { buildMap } from '../src/map.js';
 import { layoutEntries, namingTokens } from '../src/rank/layout.js';
 import { nearestFirst, personalizationVector, rankRelated, subjectName, testPartners } from '../src/rank/rank.js';
+import { buildPathIndex, pathIndex } from '../src/rank/path-index.js';
+import { seededRandom } from '../src/random.js';
 import type { FileTags } from '../src/types.js';
 import { copyFixture, tempDir } from './helpers.js';
 
@@ -182,4 +184,34 @@ test("personalization: with maxMatches, a mentioned name matching many paths (on
   assert.deepEqual([...personalizationVector(paths, request)!], [1, 1, 1, 1, 1]);
   // The 'repomap' ranking's rule: 'state' matches 3 paths, over a limit of 2, so only mirror.go and the chat file count.
   assert.deepEqual([...personalizationVector(paths, request, 2)!], [0, 0, 0, 1, 1]);
+});
+
+test('path lookups patched after files come and go equal lookups built anew', () => {
+  const random = seededRandom(7);
+  const folders = ['', 'src/', 'src/app/', 'lib/', 'lib/util/', 'tests/'];
+  const names = ['app.py', 'test_app.py', 'index.ts', 'util.go', 'mod.rs', 'state.ts', 'app_test.go'];
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+  let paths = [...new Set(Array.from({ length: 200 }, () => pick(folders) + pick(names)))].sort();
+  pathIndex(paths);
+  for (let round = 0; round < 60; round++) {
+    const next = new Set(paths);
+    // Mostly one file at a time, as a save; now and then a burst (over the patch limit: a fresh build).
+    const changes = round % 15 === 14 ? 100 : 1 + Math.floor(random() * 3);
+    for (let k = 0; k < changes; k++) {
+      if (random() < 0.5 && next.size > 1) next.delete(pick([...next]));
+      else next.add(`${pick(folders)}new${round}_${k}/${pick(names)}`);
+    }
+    paths = [...next].sort();
+    const patched = pathIndex(paths);
+    const fresh = buildPathIndex(paths);
+    // Folder ids may be numbered differently; what they name may not.
+    const folderNames = (index: typeof patched) => Array.from(index.folderOf, (id) => index.folders[id].join('/'));
+    assert.deepEqual(folderNames(patched), folderNames(fresh), `round ${round}`);
+    assert.deepEqual(patched.byPath, fresh.byPath, `round ${round}`);
+    assert.deepEqual(patched.byPart, fresh.byPart, `round ${round}`);
+    assert.deepEqual(patched.bySubject, fresh.bySubject, `round ${round}`);
+    assert.deepEqual(patched.depth, fresh.depth, `round ${round}`);
+    assert.ok(patched.maxDepth >= fresh.maxDepth);
+    pathIndex(paths); // the graph's list again: the patched index, kept
+  }
 });

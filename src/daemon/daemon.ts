@@ -163,6 +163,9 @@ export class Daemon {
     this.reconciler.prune(new Set(discovery.paths), this.state.stats);
     this.state.apply(states);
     await this.watcher.ready;
+    const prepared = Date.now();
+    this.state.graph.prepareRelated();
+    log(`related graph built in ${Date.now() - prepared} ms`);
     this.phase = 'ready';
     this.lastUpdate = new Date();
     const { parsed, reusedByStat, reusedByHash } = this.state.stats;

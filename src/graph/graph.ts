@@ -452,6 +452,16 @@ export class ReferenceGraph {
    * of the count) split evenly among them rather than copied to each. Each link runs both ways:
    * a file is related to what it uses and to what uses it.
    */
+  /**
+   * Builds the related graph now, and reserves (and touches) the arrays the next one is written
+   * into: a daemon does this once its index is ready, so neither its first request nor its first
+   * change pays for them.
+   */
+  prepareRelated(): void {
+    this.relatedBase ??= this.buildRelated();
+    this.spareBuffers.reserveLike(this.buffers);
+  }
+
   compileRelated(request: EdgeRequest): RelatedGraph {
     const base = (this.relatedBase ??= this.buildRelated());
     // The previous request's patch is taken back first: the base holds at most one at a time.
@@ -840,6 +850,17 @@ class EdgeBuffers {
       this.arrays.set(name, array);
     }
     return array.subarray(0, length) as TypedArrayOf<C>;
+  }
+
+  /** Arrays as large as `other`'s, written once so that their pages are there when needed. */
+  reserveLike(other: EdgeBuffers): void {
+    for (const [name, array] of other.arrays) {
+      const own = this.arrays.get(name);
+      if (own && own.length >= array.length) continue;
+      const reserved = new (array.constructor as new (length: number) => typeof array)(array.length);
+      reserved.fill(0);
+      this.arrays.set(name, reserved);
+    }
   }
 
   /** The merged walk's arrays: its entries, and each edge's entry. */

@@ -12,18 +12,31 @@ export interface PathIndex {
   /** Each node's folder, numbered, and each folder's names. */
   folderOf: Uint32Array;
   folders: string[][];
+  folderIds: Map<string, number>;
   /** Each node's path length in names (folders and the file), and the longest. */
   depth: Uint16Array;
   maxDepth: number;
 }
 
 const indexes = new WeakMap<readonly string[], PathIndex>();
+/** The last index built, and its paths: the next list usually differs from it by a file or two. */
+let last: { paths: readonly string[]; index: PathIndex } | undefined;
+/** More files added or removed than this since the last index: build anew. */
+const MAX_PATCHED_CHANGES = 64;
 
 export function pathIndex(paths: readonly string[]): PathIndex {
   let index = indexes.get(paths);
   if (!index) {
-    index = buildPathIndex(paths);
+    const moves = last && numberMoves(last.paths, paths);
+    if (last && moves) {
+      // Patched in place: the previous list is out of date (a graph's list changes when it does).
+      index = patchPathIndex(last.index, paths, moves);
+      indexes.delete(last.paths);
+    } else {
+      index = buildPathIndex(paths);
+    }
     indexes.set(paths, index);
+    last = { paths, index };
   }
   return index;
 }
@@ -52,33 +65,91 @@ function pathFacts(path: string): PathFacts {
   return facts;
 }
 
-function buildPathIndex(paths: readonly string[]): PathIndex {
+/** Lookups built from nothing (pathIndex patches the last ones when it can); exported for the tests. */
+export function buildPathIndex(paths: readonly string[]): PathIndex {
   // Facts of paths long gone are dropped now and then.
   if (factsOf.size > 2 * paths.length + 1024) factsOf.clear();
-  const byPath = new Map<string, number>();
-  const byPart = new Map<string, number[]>();
-  const bySubject = new Map<string, number[]>();
-  const folderIds = new Map<string, number>();
-  const folders: string[][] = [];
-  const folderOf = new Uint32Array(paths.length);
-  const depth = new Uint16Array(paths.length);
-  let maxDepth = 0;
-  for (let i = 0; i < paths.length; i++) {
-    const path = paths[i];
-    const facts = pathFacts(path);
-    byPath.set(path, i);
-    for (const key of facts.keys) push(byPart, key, i);
-    push(bySubject, facts.subject, i);
-    let id = folderIds.get(facts.folder);
-    if (id === undefined) {
-      folderIds.set(facts.folder, (id = folders.length));
-      folders.push(facts.folder === '' ? [] : facts.folder.slice(0, -1).split('/'));
-    }
-    folderOf[i] = id;
-    depth[i] = Math.min(facts.depth, 0xffff);
-    maxDepth = Math.max(maxDepth, depth[i]);
+  const index: PathIndex = {
+    byPath: new Map(),
+    byPart: new Map(),
+    bySubject: new Map(),
+    folderOf: new Uint32Array(paths.length),
+    folders: [],
+    folderIds: new Map(),
+    depth: new Uint16Array(paths.length),
+    maxDepth: 0,
+  };
+  for (let i = 0; i < paths.length; i++) addPath(index, paths[i], i);
+  return index;
+}
+
+/** Puts node `i` (at `path`) into each lookup; lists get it at their end. */
+function addPath(index: PathIndex, path: string, i: number): void {
+  const facts = pathFacts(path);
+  index.byPath.set(path, i);
+  for (const key of facts.keys) push(index.byPart, key, i);
+  push(index.bySubject, facts.subject, i);
+  let id = index.folderIds.get(facts.folder);
+  if (id === undefined) {
+    index.folderIds.set(facts.folder, (id = index.folders.length));
+    index.folders.push(facts.folder === '' ? [] : facts.folder.slice(0, -1).split('/'));
   }
-  return { byPath, byPart, bySubject, folderOf, folders, depth, maxDepth };
+  index.folderOf[i] = id;
+  index.depth[i] = Math.min(facts.depth, 0xffff);
+  index.maxDepth = Math.max(index.maxDepth, index.depth[i]);
+}
+
+/** How node numbers move from one sorted list to the next: the new number of each old node (-1: gone), and the new nodes. */
+interface NumberMoves {
+  newOf: Int32Array;
+  added: number[];
+}
+
+/** The moves between two sorted lists, when few files came or went (undefined otherwise). */
+function numberMoves(before: readonly string[], after: readonly string[]): NumberMoves | undefined {
+  if (Math.abs(before.length - after.length) > MAX_PATCHED_CHANGES) return undefined;
+  const newOf = new Int32Array(before.length).fill(-1);
+  const added: number[] = [];
+  let changes = 0;
+  let i = 0;
+  let j = 0;
+  while (i < before.length || j < after.length) {
+    if (i < before.length && j < after.length && before[i] === after[j]) newOf[i++] = j++;
+    else if (j >= after.length || (i < before.length && before[i] < after[j])) (i++, changes++);
+    else (added.push(j++), changes++);
+    if (changes > MAX_PATCHED_CHANGES) return undefined;
+  }
+  return { newOf, added };
+}
+
+/** `index` (of the previous list) brought to `paths` by the moves: each lookup renumbered, the new paths put in. */
+function patchPathIndex(index: PathIndex, paths: readonly string[], { newOf, added }: NumberMoves): PathIndex {
+  for (const [path, node] of index.byPath) {
+    if (newOf[node] >= 0) index.byPath.set(path, newOf[node]);
+    else index.byPath.delete(path);
+  }
+  for (const lists of [index.byPart, index.bySubject]) {
+    for (const [key, nodes] of lists) {
+      let kept = 0;
+      for (const node of nodes) if (newOf[node] >= 0) nodes[kept++] = newOf[node];
+      nodes.length = kept;
+      if (kept === 0) lists.delete(key);
+    }
+  }
+  const patched = { ...index, folderOf: new Uint32Array(paths.length), depth: new Uint16Array(paths.length) };
+  for (let old = 0; old < newOf.length; old++) {
+    if (newOf[old] < 0) continue;
+    patched.folderOf[newOf[old]] = index.folderOf[old];
+    patched.depth[newOf[old]] = index.depth[old];
+  }
+  for (const node of added) addPath(patched, paths[node], node);
+  // Lists in node order, as a fresh build makes them.
+  for (const node of added) {
+    const facts = pathFacts(paths[node]);
+    for (const key of facts.keys) patched.byPart.get(key)!.sort((a, b) => a - b);
+    patched.bySubject.get(facts.subject)!.sort((a, b) => a - b);
+  }
+  return patched;
 }
 
 /** A file's name without folders, extension(s) and test markers: test_app.py, app_test.go, app.spec.ts -> app. */
