@@ -14,7 +14,7 @@ export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files stat'ed at once; bounded so a huge tree does not open thousands of handles. */
 const STAT_CONCURRENCY = 64;
 /** A full garbage collection after this many records are taken into the graph. */
-const COLLECT_EVERY_RECORDS = Number(process.env.RM_GC ?? 8000);
+const COLLECT_EVERY_RECORDS = 8000;
 /** Stored records reused as they are are handed on this many at a time. */
 const SETTLE_EVERY = 256;
 
