@@ -214,6 +214,8 @@ export class Daemon {
     for (const path of candidates) if (!listed.has(path)) updates.set(path, { gone: true });
     const reconciled = performance.now();
     this.state.apply(updates);
+    // The related graph follows now, while no request waits, unless more changes are on the way.
+    if (this.pendingBatches <= 1 && (this.watcher?.pendingCount ?? 0) === 0) this.state.graph.prepareRelated();
     this.lastUpdate = new Date();
     const ms = (from: number, to: number) => (to - from).toFixed(0);
     const applied = performance.now();

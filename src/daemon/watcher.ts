@@ -2,7 +2,7 @@ import { relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 
 /** Events are coalesced until this long passes without one ... */
-const QUIET_MS = 40;
+const QUIET_MS = 15;
 /** ... or this long after the first, whichever comes first: a long burst still flushes. */
 const MAX_WAIT_MS = 400;
 

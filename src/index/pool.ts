@@ -49,7 +49,7 @@ class InProcessRunner implements ParseRunner {
 
 /**
  * A Piscina pool of extraction workers, fed batches. A batch whose worker dies is retried file
- * by file on a fresh worker; a file that kills a worker twice is recorded as failed.
+ * by file; a file that kills a worker on both of its own tries is recorded as failed.
  */
 class PoolRunner implements ParseRunner {
   private started: Piscina<BatchTask, FileResult[]> | undefined;
@@ -109,16 +109,22 @@ class PoolRunner implements ParseRunner {
     try {
       return await this.pool.run({ root, jobs, options });
     } catch {
-      if (jobs.length === 1) return [failedResult(jobs[0], 'a worker died parsing it')];
-      // Retry alone each file of the batch, so one poisonous file cannot sink the others.
-      return Promise.all(
-        jobs.map((job) =>
-          this.pool.run({ root, jobs: [job], options }).then(
+      // Retry alone each file of the batch, so one poisonous file cannot sink the others. A task
+      // queued on a worker that dies fails with it, so a file gets a second try before it is
+      // recorded as the one that killed its worker.
+      const results: FileResult[] = [];
+      for (const job of jobs) {
+        let result: FileResult | undefined;
+        let reason = '';
+        for (let attempt = 0; attempt < 2 && !result; attempt++) {
+          result = await this.pool.run({ root, jobs: [job], options }).then(
             (single) => single[0],
-            (err: unknown) => failedResult(job, `a worker died parsing it (${err instanceof Error ? err.message : String(err)})`),
-          ),
-        ),
-      );
+            (err: unknown) => ((reason = err instanceof Error ? err.message : String(err)), undefined),
+          );
+        }
+        results.push(result ?? failedResult(job, `a worker died parsing it (${reason})`));
+      }
+      return results;
     }
   }
 
