@@ -31,8 +31,12 @@ interface RunningDaemon {
   exited: Promise<number | null>;
 }
 
+/** One cache folder per root, kept across restarts of its daemon and removed with the other temporary folders. */
+const cacheDirs = new Map<string, string>();
+const cacheFor = (root: string) => cacheDirs.get(root) ?? (cacheDirs.set(root, tempDir('repomap-cache-')), cacheDirs.get(root)!);
+
 async function startDaemon(root: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunningDaemon> {
-  const child = spawn(process.execPath, [DAEMON, root, '--foreground', '--workers', '2', '--cache-dir', join(root, '..', `${root.split('/').pop()}-cache`), ...args], {
+  const child = spawn(process.execPath, [DAEMON, root, '--foreground', '--workers', '2', '--cache-dir', cacheFor(root), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
