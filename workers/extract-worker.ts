@@ -1,11 +1,15 @@
 // The Piscina worker: turns a batch of files into results with the same extraction code the
 // engine runs in-process. Grammars and queries load lazily, once per thread.
+import { preloadLanguages } from '../src/extract/extract.js';
 import { type FileJob, type FileResult, type IndexFileOptions, indexFiles } from '../src/extract/file.js';
+import { languageById } from '../src/extract/languages.js';
 
 export interface BatchTask {
   root: string;
   jobs: FileJob[];
   options: IndexFileOptions;
+  /** Language ids whose grammars and queries to load before the jobs (a pool warming up). */
+  preload?: string[];
 }
 
 // Fault injection for the tests: a worker that meets a path containing this text dies, as a
@@ -13,6 +17,7 @@ export interface BatchTask {
 const exitOn = process.env.REPOMAP_TEST_WORKER_EXIT_ON;
 
 export default async function extractBatch(task: BatchTask): Promise<FileResult[]> {
+  if (task.preload) preloadLanguages(task.preload.flatMap((id) => languageById(id) ?? []));
   const results: FileResult[] = [];
   if (exitOn && task.jobs.some((job) => job.path.includes(exitOn))) process.exit(70);
   await indexFiles(task.root, task.jobs, task.options, (_, result) => results.push(result));

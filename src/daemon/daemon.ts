@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { type DiscoverableFilter, discoverFiles, discoverableFilter, excludeMatcher, ignoredFolders } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
 import { type ExtractSettings, type PathState, Reconciler } from '../index/indexer.js';
+import { languageForPath } from '../extract/languages.js';
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
@@ -168,6 +169,9 @@ export class Daemon {
     log(`related graph built in ${Date.now() - prepared} ms`);
     this.phase = 'ready';
     this.lastUpdate = new Date();
+    // The first save then parses at once: the threads and this repository's grammars are ready.
+    const languages = [...new Set(discovery.paths.flatMap((path) => languageForPath(path)?.id ?? []))];
+    this.runner.warmUp(languages).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
     const { parsed, reusedByStat, reusedByHash } = this.state.stats;
     log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
   }

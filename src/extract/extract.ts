@@ -31,6 +31,11 @@ function load(lang: LanguageSpec): LoadedLanguage {
   return entry;
 }
 
+/** Loads the grammars and compiles the queries of these languages in this thread now, not on first use. */
+export function preloadLanguages(langs: readonly LanguageSpec[]): void {
+  for (const lang of langs) load(lang);
+}
+
 export type ExtractResult =
   | { ok: true; tags: FileTags }
   | { ok: false; skip: SkipReason; detail: string };

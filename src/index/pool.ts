@@ -20,6 +20,8 @@ export interface ParseRunner {
    * the caller stores and takes them while the workers go on (nothing waits on a whole chunk).
    */
   stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink): Promise<void>;
+  /** Starts the threads and loads these languages in each (ids), so that a first parse does not wait for them. */
+  warmUp(languages: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,10 @@ export function createRunner(workers: number): ParseRunner {
 class InProcessRunner implements ParseRunner {
   stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink) {
     return indexFiles(root, jobs, options, (i, result) => onResults(i, [result]));
+  }
+
+  async warmUp() {
+    // Grammars load on first use in this thread: nothing to start.
   }
 
   async close() {}
@@ -103,6 +109,12 @@ class PoolRunner implements ParseRunner {
       };
       pump();
     });
+  }
+
+  /** One empty task per thread carrying the languages (an idle thread takes a task first, so each gets one). */
+  async warmUp(languages: readonly string[]): Promise<void> {
+    const options = { maxFileBytes: 0 };
+    await Promise.all(Array.from({ length: this.threads }, () => this.pool.run({ root: '', jobs: [], options, preload: [...languages] })));
   }
 
   private async runBatch(root: string, jobs: FileJob[], options: IndexFileOptions): Promise<FileResult[]> {
