@@ -36,14 +36,14 @@ function buildTree(root: string, withGit: boolean): void {
     'lib/deep/c.ts': 'kept\n',
     'secret/local.py': 'ignored by info/exclude (git only)\n',
   });
+  // A nested repository: git lists none of its files; a walk (outside git) lists them.
+  write(root, { 'vendor/inner/mod.py': 'y = 2\n', 'vendor/inner/.git/HEAD': 'ref: refs/heads/main\n' });
   if (!withGit) return;
   git(root, 'init', '-q');
   write(root, { '.git/info/exclude': 'secret/\n', 'tracked.log': 'tracked although *.log is ignored\n' });
   git(root, 'add', '.gitignore', 'src/app.py', 'lib');
   git(root, 'add', '-f', 'tracked.log');
   git(root, 'commit', '-qm', 'init');
-  // A nested repository: git lists none of its files.
-  write(root, { 'vendor/inner/mod.py': 'y = 2\n' });
   git(join(root, 'vendor', 'inner'), 'init', '-q');
 }
 
@@ -67,6 +67,8 @@ for (const withGit of [true, false]) {
       assert.ok(listed.has('tracked.log'), 'a tracked file is listed although a rule ignores it');
       assert.ok(!listed.has('secret/local.py'), 'info/exclude applies');
       assert.ok(!listed.has('vendor/inner/mod.py'), 'nothing inside a nested repository');
+    } else {
+      assert.ok(listed.has('vendor/inner/mod.py'), 'a walk lists a nested repository\'s files');
     }
     // Paths that are not there (deleted ones) are judged by the rules alone.
     const gone = await filter(['src/deleted.py', 'src/deleted.log']);

@@ -74,7 +74,7 @@ export type DiscoverableFilter = (paths: readonly string[]) => Promise<Set<strin
  */
 export async function discoverableFilter(root: string, source: Discovery['source'], options: DiscoverOptions = {}): Promise<DiscoverableFilter> {
   const excluded = excludeMatcher(options.exclude ?? []);
-  const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', []);
+  const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', [], false);
   return async (paths) => {
     const kept = new Set<string>();
     const doubtful: string[] = [];
@@ -97,11 +97,15 @@ export async function discoverableFilter(root: string, source: Discovery['source
 class IgnoreRules {
   private readonly levelsOf = new Map<string, Promise<IgnoreLevel[] | null>>();
 
-  /** `prefix`: the root's folder below `top` ('' or ending in '/'). */
+  /**
+   * `prefix`: the root's folder below `top` ('' or ending in '/'); `nestedRepos`: whether a
+   * folder with its own .git is undecidable (for git, which lists none of its files; a walk does).
+   */
   constructor(
     private readonly top: string,
     private readonly prefix: string,
     private readonly outer: IgnoreLevel[],
+    private readonly nestedRepos: boolean,
   ) {}
 
   /** Whether a path (relative to the root) is ignored; a path these rules cannot decide counts as ignored. */
@@ -121,7 +125,7 @@ class IgnoreRules {
       levels = parent.then(async (above) => {
         if (!above) return null;
         const abs = join(this.top, dir);
-        if (dir !== '' && (await exists(join(abs, '.git')))) return null;
+        if (this.nestedRepos && dir !== '' && (await exists(join(abs, '.git')))) return null;
         const text = await readFile(join(abs, '.gitignore'), 'utf8').catch(() => '');
         return text ? [...above, { base: dir, rules: ignore().add(text) }] : above;
       });
@@ -148,7 +152,7 @@ async function gitIgnoreRules(root: string): Promise<IgnoreRules | null> {
       const text = file ? await readFile(file, 'utf8').catch(() => '') : '';
       if (text) outer.push({ base: '', rules: ignore().add(text) });
     }
-    return new IgnoreRules(top, prefix, outer);
+    return new IgnoreRules(top, prefix, outer, true);
   } catch {
     return null;
   }
