@@ -98,3 +98,22 @@ test('progress is drawn on a terminal only', () => {
   const quiet = spawnSync('script', ['-qec', command('--quiet'), '/dev/null'], { encoding: 'utf8' });
   assert.doesNotMatch(quiet.stdout, /indexing/);
 });
+
+test('a pool closed while its threads load grammars closes cleanly (a thread stopped in a native load would abort the process)', () => {
+  const dist = join(packageRoot, 'dist', 'src');
+  const script = `
+    const { createRunner } = await import(${JSON.stringify(join(dist, 'index', 'pool.js'))});
+    const { LANGUAGES } = await import(${JSON.stringify(join(dist, 'extract', 'languages.js'))});
+    for (const delay of [0, 300, 500]) {
+      const runner = createRunner(2);
+      const warming = runner.warmUp(LANGUAGES.map((lang) => lang.id));
+      await new Promise((resume) => setTimeout(resume, delay));
+      await runner.close();
+      await warming;
+    }
+    process.stdout.write('closed');
+  `;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(result.status, 0, `exit ${result.status} ${result.signal ?? ''}: ${result.stderr}`);
+  assert.equal(result.stdout, 'closed');
+});

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { type DiscoverableFilter, discoverFiles, discoverableFilter, excludeMatcher, ignoredFolders } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
 import { type ExtractSettings, type PathState, Reconciler } from '../index/indexer.js';
-import { languageForPath } from '../extract/languages.js';
+import { languagesOf } from '../extract/languages.js';
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
@@ -146,6 +146,11 @@ export class Daemon {
     const discovery = await discoverFiles(root, { exclude });
     this.discoverable = await discoverableFilter(root, discovery.source, { exclude });
     this.ignored = await ignoredFolders(root, discovery.source);
+    // The pool's threads load this repository's grammars beside the main thread: at once for a
+    // first index (which parses everything), else once ready (so the first save parses at once).
+    const warmUp = () => this.runner.warmUp(languagesOf(discovery.paths)).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
+    const firstIndex = this.store.isEmpty();
+    if (firstIndex) void warmUp();
     // Watch from the start, so that changes made during the cold index are not missed.
     this.watcher = new RepoWatcher(root, {
       isIgnored: (path) => this.isWatchIgnored(path),
@@ -169,9 +174,7 @@ export class Daemon {
     log(`related graph built in ${Date.now() - prepared} ms`);
     this.phase = 'ready';
     this.lastUpdate = new Date();
-    // The first save then parses at once: the threads and this repository's grammars are ready.
-    const languages = [...new Set(discovery.paths.flatMap((path) => languageForPath(path)?.id ?? []))];
-    this.runner.warmUp(languages).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
+    if (!firstIndex) void warmUp();
     const { parsed, reusedByStat, reusedByHash } = this.state.stats;
     log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
   }

@@ -205,6 +205,11 @@ export function languageForPath(path: string): LanguageSpec | undefined {
   return byExtension.get(extname(path).toLowerCase());
 }
 
+/** The ids of the languages these paths are in, each once. */
+export function languagesOf(paths: readonly string[]): string[] {
+  return [...new Set(paths.flatMap((path) => languageForPath(path)?.id ?? []))];
+}
+
 export function languageById(id: string): LanguageSpec | undefined {
   return byId.get(id);
 }

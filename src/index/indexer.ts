@@ -3,7 +3,7 @@ import { join, sep } from 'node:path';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import { DEFAULT_PARSE_TIMEOUT_MS } from '../extract/extract.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
-import { languageForPath } from '../extract/languages.js';
+import { languageForPath, languagesOf } from '../extract/languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import { TagStore } from '../store/store.js';
 import type { FileRecord, FileTags, SkippedFile } from '../types.js';
@@ -205,6 +205,8 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
   const discovery = await discoverFiles(root, options);
   const store = TagStore.open(options.cacheDir, { onNotice: options.onNotice });
   const runner = options.runner ?? createRunner(options.workers ?? 1);
+  // A first index parses everything: the workers load their grammars while the files are stat'ed.
+  if (store.isEmpty()) runner.warmUp(languagesOf(discovery.paths)).catch(() => {});
   try {
     const reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();

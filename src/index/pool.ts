@@ -59,6 +59,7 @@ class InProcessRunner implements ParseRunner {
  */
 class PoolRunner implements ParseRunner {
   private started: Piscina<BatchTask, FileResult[]> | undefined;
+  private readonly warming = new Set<Promise<void>>();
 
   constructor(private readonly threads: number) {}
 
@@ -112,9 +113,14 @@ class PoolRunner implements ParseRunner {
   }
 
   /** One empty task per thread carrying the languages (an idle thread takes a task first, so each gets one). */
-  async warmUp(languages: readonly string[]): Promise<void> {
+  warmUp(languages: readonly string[]): Promise<void> {
     const options = { maxFileBytes: 0 };
-    await Promise.all(Array.from({ length: this.threads }, () => this.pool.run({ root: '', jobs: [], options, preload: [...languages] })));
+    const tasks = Array.from({ length: this.threads }, () => this.pool.run({ root: '', jobs: [], options, preload: [...languages] }));
+    const warming = Promise.all(tasks).then(() => {});
+    this.warming.add(warming);
+    const settled = () => this.warming.delete(warming);
+    warming.then(settled, settled);
+    return warming;
   }
 
   private async runBatch(root: string, jobs: FileJob[], options: IndexFileOptions): Promise<FileResult[]> {
@@ -141,6 +147,8 @@ class PoolRunner implements ParseRunner {
   }
 
   async close() {
+    // A thread stopped inside a native grammar load aborts the whole process: let warm-ups end first.
+    await Promise.allSettled([...this.warming]);
     await this.started?.destroy();
   }
 }

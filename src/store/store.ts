@@ -69,6 +69,12 @@ export class TagStore {
     return stored ? { path, ...stored } : undefined;
   }
 
+  /** Whether nothing is stored yet (a first index). */
+  isEmpty(): boolean {
+    for (const _ of this.files.getKeys({ limit: 1 })) return false;
+    return true;
+  }
+
   /** Every stored path, in key order. */
   paths(): string[] {
     return [...this.files.getKeys()] as string[];
