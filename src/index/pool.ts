@@ -59,7 +59,8 @@ class InProcessRunner implements ParseRunner {
  */
 class PoolRunner implements ParseRunner {
   private started: Piscina<BatchTask, FileResult[]> | undefined;
-  private readonly warming = new Set<Promise<void>>();
+  /** Tasks not yet settled: closing waits for them (a thread stopped inside native tree-sitter code aborts the whole process). */
+  private readonly inFlight = new Set<Promise<FileResult[]>>();
 
   constructor(private readonly threads: number) {}
 
@@ -113,19 +114,22 @@ class PoolRunner implements ParseRunner {
   }
 
   /** One empty task per thread carrying the languages (an idle thread takes a task first, so each gets one). */
-  warmUp(languages: readonly string[]): Promise<void> {
+  async warmUp(languages: readonly string[]): Promise<void> {
     const options = { maxFileBytes: 0 };
-    const tasks = Array.from({ length: this.threads }, () => this.pool.run({ root: '', jobs: [], options, preload: [...languages] }));
-    const warming = Promise.all(tasks).then(() => {});
-    this.warming.add(warming);
-    const settled = () => this.warming.delete(warming);
-    warming.then(settled, settled);
-    return warming;
+    await Promise.all(Array.from({ length: this.threads }, () => this.run({ root: '', jobs: [], options, preload: [...languages] })));
+  }
+
+  private run(task: BatchTask): Promise<FileResult[]> {
+    const running = this.pool.run(task);
+    this.inFlight.add(running);
+    const settled = () => this.inFlight.delete(running);
+    running.then(settled, settled);
+    return running;
   }
 
   private async runBatch(root: string, jobs: FileJob[], options: IndexFileOptions): Promise<FileResult[]> {
     try {
-      return await this.pool.run({ root, jobs, options });
+      return await this.run({ root, jobs, options });
     } catch {
       // Retry alone each file of the batch, so one poisonous file cannot sink the others. A task
       // queued on a worker that dies fails with it, so a file gets a second try before it is
@@ -135,7 +139,7 @@ class PoolRunner implements ParseRunner {
         let result: FileResult | undefined;
         let reason = '';
         for (let attempt = 0; attempt < 2 && !result; attempt++) {
-          result = await this.pool.run({ root, jobs: [job], options }).then(
+          result = await this.run({ root, jobs: [job], options }).then(
             (single) => single[0],
             (err: unknown) => ((reason = err instanceof Error ? err.message : String(err)), undefined),
           );
@@ -147,8 +151,7 @@ class PoolRunner implements ParseRunner {
   }
 
   async close() {
-    // A thread stopped inside a native grammar load aborts the whole process: let warm-ups end first.
-    await Promise.allSettled([...this.warming]);
+    await Promise.allSettled([...this.inFlight]);
     await this.started?.destroy();
   }
 }
