@@ -208,6 +208,27 @@ test('kill -9 during the cold index leaves a store the next start repairs', asyn
   await second.exited;
 });
 
+test('SIGTERM during the cold index stops it at its next batch; what was stored is kept', async () => {
+  const root = gitRepo();
+  for (let i = 0; i < 3000; i++) writeFileSync(join(root, 'api', `gen${i}.py`), `def generated_${i}():\n    return ${i}\n`);
+  const env = runtimeEnv();
+  const first = await startDaemon(root, env, '--workers', '1');
+  let status = await call<DaemonStatus>(first.socket, 'status');
+  while (status.progress.done === 0) status = await call<DaemonStatus>(first.socket, 'status');
+  assert.equal(status.state, 'indexing');
+  first.child.kill('SIGTERM');
+  assert.equal(await first.exited, 0);
+  assert.match(first.stderr(), /shutting down/);
+  assert.doesNotMatch(first.stderr(), /indexed \d+ files/, 'the index was stopped, not run to its end');
+  const second = await startDaemon(root, env);
+  status = await call<DaemonStatus>(second.socket, 'status');
+  while (status.state !== 'ready') status = await call<DaemonStatus>(second.socket, 'status');
+  assert.equal(status.indexed, 3009);
+  assert.ok(status.parsed < 3009, `the first daemon's records were kept (${status.parsed} parsed again)`);
+  await call(second.socket, 'shutdown');
+  await second.exited;
+});
+
 test('two starts for one root give one daemon', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

@@ -81,6 +81,8 @@ export class Daemon {
   private idleTimer: NodeJS.Timeout | undefined;
   private socketCheck: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
+  /** Aborted by shutdown: a long index pass stops at its next batch instead of running to its end. */
+  private readonly stop = new AbortController();
   readonly ready: Promise<void>;
   /** Resolves when the daemon has shut down. */
   readonly closed: Promise<void>;
@@ -165,6 +167,7 @@ export class Daemon {
         this.progress = { done, total };
       },
       (batch) => this.state.apply(batch),
+      this.stop.signal,
     );
     this.reconciler.prune(new Set(discovery.paths), this.state.stats);
     this.state.apply(states);
@@ -238,7 +241,7 @@ export class Daemon {
     this.discoverable = await discoverableFilter(root, discovery.source, { exclude });
     this.ignored = await ignoredFolders(root, discovery.source);
     const present = new Set(discovery.paths);
-    const updates = await this.reconciler.update(discovery.paths, this.state.stats);
+    const updates = await this.reconciler.update(discovery.paths, this.state.stats, undefined, undefined, this.stop.signal);
     for (const path of this.state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
     this.reconciler.prune(present, this.state.stats);
     this.state.apply(updates);
@@ -377,10 +380,16 @@ export class Daemon {
     this.idleTimer = setTimeout(() => void this.shutdown(`idle for ${this.options.idleTimeoutMs} ms`), this.options.idleTimeoutMs);
   }
 
+  /** Whether shutdown has begun (an index pass it stopped then ends with an AbortError, not a failure). */
+  get isStopping(): boolean {
+    return this.stopping !== undefined;
+  }
+
   /** Stops serving, waits for the update under way, closes the store cleanly and removes the socket. */
   shutdown(reason: string): Promise<void> {
     this.stopping ??= (async () => {
       this.options.log(`shutting down: ${reason}`);
+      this.stop.abort();
       clearTimeout(this.idleTimer);
       clearInterval(this.socketCheck);
       this.server.close();

@@ -66,6 +66,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
       void daemon.shutdown('uncaught exception').finally(() => process.exit(1));
     });
     daemon.ready.catch((err: unknown) => {
+      if (daemon.isStopping) return; // stopped on purpose
       log(`cold index failed: ${err instanceof Error ? err.stack : String(err)}`);
       void daemon.shutdown('cold index failed').finally(() => process.exit(1));
     });

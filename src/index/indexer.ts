@@ -107,13 +107,15 @@ export class Reconciler {
   /**
    * The new state of each of `paths` (candidate files; those that no longer exist come back gone).
    * `onSettled` gets the states as they settle, in batches, each record after it is stored: a
-   * caller can take them into its graph as they come instead of holding every one first.
+   * caller can take them into its graph as they come instead of holding every one first. An
+   * aborted `signal` stops the pass (it rejects); what was stored stays stored.
    */
   async update(
     paths: readonly string[],
     stats: IndexStats,
     onProgress?: (done: number, total: number) => void,
     onSettled?: (batch: ReadonlyMap<string, PathState>) => void,
+    signal?: AbortSignal,
   ): Promise<Map<string, PathState>> {
     const states = new Map<string, PathState>();
     let batch = new Map<string, PathState>();
@@ -137,7 +139,12 @@ export class Reconciler {
     const gone: string[] = [];
     for (let i = 0; i < sources.length; i++) {
       // Small batches: a record read whole is slimmed while it is young, before it costs a major GC.
-      if (batch.size >= SETTLE_EVERY) flush();
+      if (batch.size >= SETTLE_EVERY) {
+        flush();
+        // A turn of the event loop now and then: a daemon answers `status`, and a stop is heard.
+        await new Promise((resume) => setImmediate(resume));
+        signal?.throwIfAborted();
+      }
       const path = sources[i];
       const info = found[i];
       if (info === 'missing') {
@@ -163,6 +170,7 @@ export class Reconciler {
     let done = 0;
     onProgress?.(0, jobs.length);
     await this.runner.stream(this.root, jobs, this.extract, (start, results) => {
+      signal?.throwIfAborted();
       for (let i = 0; i < results.length; i++) {
         const result = results[i];
         const { path, stat: info } = jobs[start + i];
