@@ -1,5 +1,4 @@
 import { comparePaths } from './discover/discover.js';
-import { UserError } from './errors.js';
 import { ReferenceGraph } from './graph/graph.js';
 import { importantFiles } from './important.js';
 import { type IndexLookups, type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';

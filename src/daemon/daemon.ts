@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
-import { type DiscoverableFilter, discoverFiles, discoverableFilter, excludeMatcher, ignoredFolders } from '../discover/discover.js';
+import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, ignoredFolders } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
 import { type ExtractSettings, type PathState, Reconciler } from '../index/indexer.js';
 import { languagesOf } from '../extract/languages.js';
@@ -143,16 +143,9 @@ export class Daemon {
   }
 
   private async coldIndex(): Promise<void> {
-    const { root, exclude, log } = this.options;
+    const { root, log } = this.options;
     const started = Date.now();
-    const discovery = await discoverFiles(root, { exclude });
-    this.discoverable = await discoverableFilter(root, discovery.source, { exclude });
-    this.ignored = await ignoredFolders(root, discovery.source);
-    // The pool's threads load this repository's grammars beside the main thread: at once for a
-    // first index (which parses everything), else once ready (so the first save parses at once).
-    const warmUp = () => this.runner.warmUp(languagesOf(discovery.paths)).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
-    const firstIndex = this.store.isEmpty();
-    if (firstIndex) void warmUp();
+    const discovery = await this.discover();
     // Watch from the start, so that changes made during the cold index are not missed.
     this.watcher = new RepoWatcher(root, {
       isIgnored: (path) => this.isWatchIgnored(path),
@@ -177,9 +170,19 @@ export class Daemon {
     log(`related graph built in ${Date.now() - prepared} ms`);
     this.phase = 'ready';
     this.lastUpdate = new Date();
-    if (!firstIndex) void warmUp();
+    // The pool's threads load this repository's grammars now (a first index did at its start), so the first save parses at once.
+    this.runner.warmUp(languagesOf(discovery.paths)).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
     const { parsed, reusedByStat, reusedByHash } = this.state.stats;
     log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
+  }
+
+  /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */
+  private async discover(): Promise<Discovery> {
+    const { root, exclude } = this.options;
+    const discovery = await discoverFiles(root, { exclude });
+    this.discoverable = await discoverableFilter(root, discovery.source, { exclude });
+    this.ignored = await ignoredFolders(root, discovery.source);
+    return discovery;
   }
 
   private isWatchIgnored(path: string): boolean {
@@ -235,11 +238,8 @@ export class Daemon {
   }
 
   private async rediscover(): Promise<{ files: number; parsed: number }> {
-    const { root, exclude } = this.options;
     const before = this.state.stats.parsed;
-    const discovery = await discoverFiles(root, { exclude });
-    this.discoverable = await discoverableFilter(root, discovery.source, { exclude });
-    this.ignored = await ignoredFolders(root, discovery.source);
+    const discovery = await this.discover();
     const present = new Set(discovery.paths);
     const updates = await this.reconciler.update(discovery.paths, this.state.stats, undefined, undefined, this.stop.signal);
     for (const path of this.state.paths()) if (!present.has(path)) updates.set(path, { gone: true });

@@ -132,6 +132,8 @@ export class Reconciler {
       if (languageForPath(path)) sources.push(path);
       else settle(path, { skip: { path, reason: 'no grammar' } });
     }
+    // A first index parses everything: the workers load their grammars while the files are stat'ed.
+    if (this.store.isEmpty()) this.runner.warmUp(languagesOf(sources)).catch(() => {});
     const found = await mapConcurrent(sources, STAT_CONCURRENCY, (path) => statInsideRoot(this.root, path));
 
     const jobs: FileJob[] = [];
@@ -213,8 +215,6 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
   const discovery = await discoverFiles(root, options);
   const store = TagStore.open(options.cacheDir, { onNotice: options.onNotice });
   const runner = options.runner ?? createRunner(options.workers ?? 1);
-  // A first index parses everything: the workers load their grammars while the files are stat'ed.
-  if (store.isEmpty()) runner.warmUp(languagesOf(discovery.paths)).catch(() => {});
   try {
     const reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();

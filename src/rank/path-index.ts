@@ -13,7 +13,7 @@ export interface PathIndex {
   folderOf: Uint32Array;
   folders: string[][];
   folderIds: Map<string, number>;
-  /** Each node's path length in names (folders and the file), and the longest. */
+  /** Each node's path length in names (folders and the file), and the longest (at least: a patch keeps it when that path leaves). */
   depth: Uint16Array;
   maxDepth: number;
 }

@@ -20,6 +20,7 @@ export interface StoreOptions {
  */
 export class TagStore {
   private lastWrite: Promise<boolean> | undefined;
+  private writeError: unknown;
 
   private constructor(
     private readonly root: RootDatabase,
@@ -95,14 +96,20 @@ export class TagStore {
    */
   write(record: FileRecord): void {
     const { path, ...stored } = record;
-    this.lastWrite = this.files.put(path, stored);
+    // Transactions commit in order, so the last write settles last; an earlier failure is kept for `flushed`.
+    this.lastWrite = this.files.put(path, stored).catch((err: unknown) => {
+      this.writeError ??= err;
+      return false;
+    });
   }
 
   /** Resolves when every queued write is committed (reads see them); rejects if one failed. */
   async flushed(): Promise<void> {
-    const last = this.lastWrite;
+    await this.lastWrite;
     this.lastWrite = undefined;
-    await last;
+    const error = this.writeError;
+    this.writeError = undefined;
+    if (error !== undefined) throw error;
   }
 
   async close(): Promise<void> {
