@@ -104,7 +104,7 @@ async function floorMain(kind: FloorKind, listFile: string, root: string, gcMb: 
     work = (lang, text) => {
       const result = extractTags(lang, text);
       return result.ok
-        ? { ok: true, defs: result.tags.defs.length, refs: result.tags.refs.length }
+        ? { ok: true, defs: result.tags.defs.length, refs: result.tags.refs.sites.length / 3 }
         : { ok: false, why: result.skip };
     };
     const warmed = new Set<string>();

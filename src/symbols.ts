@@ -4,6 +4,7 @@ import { comparePaths } from './discover/discover.js';
 import type { RepoIndex } from './index/indexer.js';
 import type { ReferenceGraph } from './graph/graph.js';
 import type { TagStore } from './store/store.js';
+import { unpackRefs } from './extract/refs.js';
 import type { RefTag } from './types.js';
 
 export const DEFAULT_SYMBOL_LIMIT = 20;
@@ -59,7 +60,10 @@ export function referencesIn(graph: ReferenceGraph, store: Pick<TagStore, 'get'>
   return {
     referencedNames: () => graph.referencedNames(),
     namesOf: (ident) => graph.namesOf(ident),
-    refsOf: (path) => store.get(path)?.tags?.refs ?? [],
+    refsOf: (path) => {
+      const refs = store.get(path)?.tags?.refs;
+      return refs ? unpackRefs(refs) : [];
+    },
   };
 }
 

@@ -21,6 +21,24 @@ export interface RefTag {
   line: number;
 }
 
+/**
+ * A file's references, by column: each distinct name once, and each reference as three numbers.
+ * A large repository has millions of references; as objects, moving them from a worker, storing
+ * and loading them cost more than parsing did (see packRefs and unpackRefs).
+ */
+export interface FileRefs {
+  /** The distinct names referenced, sorted. */
+  names: string[];
+  /** How many times each name is referenced (parallel to names). */
+  counts: number[];
+  /** The names referenced by an import, sorted. */
+  imports: string[];
+  /** The reference kinds used, each once, in order of first use. */
+  subkinds: string[];
+  /** The references in file order, three numbers each: index in names, index in subkinds, line. */
+  sites: number[];
+}
+
 /** Why a file was not indexed. Every skip is counted and can be listed. */
 export type SkipReason =
   | 'no grammar'
@@ -39,7 +57,7 @@ export interface FileTags {
   /** Number of lines in the file, so rendering knows whether lines follow the last shown one. */
   lineCount: number;
   defs: DefTag[];
-  refs: RefTag[];
+  refs: FileRefs;
   /** Text of every line a definition or scope names: [line, text] sorted by line. */
   lines: Array<[number, string]>;
 }

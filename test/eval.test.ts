@@ -6,6 +6,7 @@ import { directoryOrder, lexicalOrder, packFileList } from '../src/eval/baseline
 import { rankerByName, runEval, score } from '../src/eval/eval.js';
 import { isChore, isTestPath, isVendoredOrGenerated, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
 import { tokenCounter } from '../src/pack/tokens.js';
+import { packRefs } from '../src/extract/refs.js';
 import type { FileTags } from '../src/types.js';
 import { git, runCli, tempDir } from './helpers.js';
 
@@ -139,7 +140,7 @@ test('baselines: folder distance, shared names, packed within the budget', () =>
     lang: 'python',
     lineCount: defs.length + 1,
     defs: defs.map((name, line) => ({ name, subkind: 'function', line, scopes: [] })),
-    refs: refs.map(([name, subkind], line) => ({ name, subkind, line })),
+    refs: packRefs(refs.map(([name, subkind], line) => ({ name, subkind, line }))),
     lines: defs.map((name, line): [number, string] => [line, `def ${name}():`]),
   });
   const byPath = new Map<string, FileTags>([

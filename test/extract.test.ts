@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileRecord } from '../src/types.js';
 import {
   type Fixture,
@@ -552,4 +553,23 @@ describe('files that are not indexed', () => {
     assert.equal(record.tags, null);
     assert.equal(record.hash, '');
   });
+});
+
+test('references by column: names once each, sorted, with counts and imports; unpacked in file order', () => {
+  const refs = [
+    { name: 'zeta', subkind: 'call', line: 1 },
+    { name: 'Alpha', subkind: 'import', line: 0 },
+    { name: 'zeta', subkind: 'type', line: 3 },
+    { name: 'beta', subkind: 'call', line: 2 },
+    { name: 'zeta', subkind: 'call', line: 2 },
+  ];
+  const packed = packRefs(refs);
+  assert.deepEqual(packed.names, ['Alpha', 'beta', 'zeta']);
+  assert.deepEqual(packed.counts, [1, 1, 3]);
+  assert.deepEqual(packed.imports, ['Alpha']);
+  assert.deepEqual(packed.subkinds, ['call', 'import', 'type']);
+  assert.deepEqual(unpackRefs(packed), refs);
+  // Equal lists in another order of first use give the same names (the graph's input).
+  assert.deepEqual(packRefs([...refs].reverse()).names, packed.names);
+  assert.deepEqual(unpackRefs(packRefs([])), []);
 });

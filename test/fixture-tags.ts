@@ -5,13 +5,16 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { indexFile } from '../src/extract/file.js';
 import { packageRoot } from '../src/paths.js';
-import type { FileRecord, FileTags } from '../src/types.js';
+import { unpackRefs } from '../src/extract/refs.js';
+import type { FileRecord, FileTags, RefTag } from '../src/types.js';
 
 export const MAX_FILE_BYTES = 1 << 20;
 export const LANG_FIXTURES = join(packageRoot, 'fixtures', 'lang');
 
 export interface Fixture {
   tags: FileTags;
+  /** The tags' references one by one, in file order. */
+  refs: RefTag[];
   /** The fixture's lines, to find expected rows by their text. */
   source: string[];
   /** Row of the one line containing `needle`; fails when none or several lines contain it. */
@@ -34,6 +37,7 @@ export async function loadFixture(relPath: string): Promise<Fixture> {
   const source = (await readFile(join(LANG_FIXTURES, relPath), 'utf8')).split('\n');
   return {
     tags: record.tags,
+    refs: unpackRefs(record.tags.refs),
     source,
     row(needle: string): number {
       const rows = source.flatMap((text, row) => (text.includes(needle) ? [row] : []));
@@ -59,7 +63,7 @@ export function assertDefs(fx: Fixture, expected: Expected): void {
 export function assertRefs(fx: Fixture, expected: Expected): void {
   for (const [name, subkind, needle] of expected) {
     const line = fx.row(needle);
-    const found = fx.tags.refs.filter((r) => r.name === name && r.line === line).map((r) => r.subkind);
+    const found = fx.refs.filter((r) => r.name === name && r.line === line).map((r) => r.subkind);
     assert.ok(
       found.includes(subkind),
       `reference ${name} (${subkind}) on line ${line} ${JSON.stringify(fx.source[line])}; found ${JSON.stringify(found)}`,
@@ -70,12 +74,12 @@ export function assertRefs(fx: Fixture, expected: Expected): void {
 /** The only references to `name` on the needle's line have these subkinds (one per occurrence). */
 export function assertRefsOnLine(fx: Fixture, name: string, needle: string, subkinds: string[]): void {
   const line = fx.row(needle);
-  const found = fx.tags.refs.filter((r) => r.name === name && r.line === line).map((r) => r.subkind);
+  const found = fx.refs.filter((r) => r.name === name && r.line === line).map((r) => r.subkind);
   assert.deepEqual(found.sort(), [...subkinds].sort(), `references to ${name} on line ${line}`);
 }
 
 export function assertNoRef(fx: Fixture, name: string, why: string, subkind?: string): void {
-  const found = fx.tags.refs.filter((r) => r.name === name && (subkind === undefined || r.subkind === subkind));
+  const found = fx.refs.filter((r) => r.name === name && (subkind === undefined || r.subkind === subkind));
   assert.deepEqual(found, [], `no reference to ${name} expected (${why})`);
 }
 
@@ -99,7 +103,7 @@ export function assertScopes(fx: Fixture, name: string, subkind: string, scopeNe
  * approximated by (line, name); `sameLineUses` lists names that a line really both defines and uses.
  */
 export function assertDefsAreNotRefs(fx: Fixture, sameLineUses: string[] = []): void {
-  const refKeys = new Set(fx.tags.refs.map((r) => `${r.line}:${r.name}`));
+  const refKeys = new Set(fx.refs.map((r) => `${r.line}:${r.name}`));
   const both = fx.tags.defs.filter((d) => refKeys.has(`${d.line}:${d.name}`) && !sameLineUses.includes(d.name));
   assert.deepEqual(both, []);
 }

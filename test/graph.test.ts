@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AiderGraph, EDGE_WEIGHTS, ReferenceGraph, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
+import { packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileTags } from '../src/types.js';
 import { seededRandom } from '../src/random.js';
 
@@ -9,7 +10,7 @@ function tags(defs: string[], refs: string[]): FileTags {
     lang: 'typescript',
     lineCount: 10,
     defs: defs.map((name, line) => ({ name, subkind: 'function', line, scopes: [] })),
-    refs: refs.map((name, line) => ({ name, subkind: 'call', line })),
+    refs: packRefs(refs.map((name, line) => ({ name, subkind: 'call', line }))),
     lines: [],
   };
 }
@@ -132,7 +133,7 @@ test('the compiled edges are the paths file -> name -> file of an ngraph.graph o
   for (const [path, fileTags] of Object.entries(files)) {
     graph.setFile(path, fileTags);
     for (const def of fileTags.defs) oracle.addLink(`name:${def.name}`, path);
-    for (const ref of fileTags.refs) if (!oracle.hasLink(path, `name:${ref.name}`)) oracle.addLink(path, `name:${ref.name}`);
+    for (const ref of unpackRefs(fileTags.refs)) if (!oracle.hasLink(path, `name:${ref.name}`)) oracle.addLink(path, `name:${ref.name}`);
   }
   const want = new Set<string>();
   oracle.forEachNode((node) => {

@@ -53,7 +53,7 @@ async function loadLanguage(language: string): Promise<Fixture> {
 /** Every reference has one of the capture convention's kinds. */
 function assertRefKinds(fx: Fixture): void {
   const kinds = new Set(['call', 'new', 'type', 'import', 'decorator', 'inheritance']);
-  for (const ref of fx.tags.refs) assert.ok(kinds.has(ref.subkind), `unknown reference kind ${ref.subkind} (${ref.name})`);
+  for (const ref of fx.refs) assert.ok(kinds.has(ref.subkind), `unknown reference kind ${ref.subkind} (${ref.name})`);
 }
 
 describe('java', () => {

@@ -8,6 +8,7 @@ import { layoutEntries, namingTokens } from '../src/rank/layout.js';
 import { nearestFirst, personalizationVector, rankRelated, subjectName, testPartners } from '../src/rank/rank.js';
 import { buildPathIndex, pathIndex } from '../src/rank/path-index.js';
 import { seededRandom } from '../src/random.js';
+import { packRefs } from '../src/extract/refs.js';
 import type { FileTags } from '../src/types.js';
 import { copyFixture, tempDir } from './helpers.js';
 
@@ -19,7 +20,7 @@ function tags(defs: string[], refs: Array<string | [string, string]>): FileTags 
     lang: 'python',
     lineCount: defs.length + 1,
     defs: defs.map((name, line) => ({ name, subkind: 'function', line, scopes: [] })),
-    refs: refs.map((ref, line) => (typeof ref === 'string' ? { name: ref, subkind: 'call', line } : { name: ref[0], subkind: ref[1], line })),
+    refs: packRefs(refs.map((ref, line) => (typeof ref === 'string' ? { name: ref, subkind: 'call', line } : { name: ref[0], subkind: ref[1], line }))),
     lines: defs.map((name, line): [number, string] => [line, `def ${name}():`]),
   };
 }

@@ -24,12 +24,16 @@ export function lexicalOrder(chatFile: string, mentions: readonly string[], tags
   const query = new Set(mentions);
   const chat = tagsByPath.get(chatFile);
   for (const def of chat?.defs ?? []) query.add(def.name);
-  for (const ref of chat?.refs ?? []) if (ref.subkind === 'import') query.add(ref.name);
+  for (const name of chat?.refs.imports ?? []) query.add(name);
   const scored: Array<{ path: string; distinct: number; occurrences: number }> = [];
   for (const [path, tags] of tagsByPath) {
     if (path === chatFile) continue;
     const found = new Map<string, number>();
-    for (const tag of [...tags.defs, ...tags.refs]) if (query.has(tag.name)) found.set(tag.name, (found.get(tag.name) ?? 0) + 1);
+    const count = (name: string, n: number) => {
+      if (query.has(name)) found.set(name, (found.get(name) ?? 0) + n);
+    };
+    for (const def of tags.defs) count(def.name, 1);
+    tags.refs.names.forEach((name, i) => count(name, tags.refs.counts[i]));
     let occurrences = 0;
     for (const n of found.values()) occurrences += n;
     scored.push({ path, distinct: found.size, occurrences });

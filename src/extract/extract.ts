@@ -2,6 +2,7 @@ import Parser from 'tree-sitter';
 import type { DefTag, FileTags, RefTag, SkipReason } from '../types.js';
 import { type LanguageSpec, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
+import { packRefs } from './refs.js';
 
 /** Stored line text is cut here; rendering cuts further. Keeps records small on long lines. */
 const MAX_STORED_LINE = 200;
@@ -146,5 +147,5 @@ function collectTags(langId: string, source: string, captures: Parser.QueryCaptu
     .sort((a, b) => a - b)
     .map((row) => [row, (lineTexts[row] ?? '').trimEnd().slice(0, MAX_STORED_LINE)]);
   const lineCount = source.endsWith('\n') ? lineTexts.length - 1 : lineTexts.length;
-  return { lang: langId, lineCount, defs, refs, lines };
+  return { lang: langId, lineCount, defs, refs: packRefs(refs), lines };
 }

@@ -1,4 +1,5 @@
 import { comparePaths } from '../discover/discover.js';
+import { NO_REFS } from '../extract/refs.js';
 import type { FileRecord, FileTags } from '../types.js';
 import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
 
@@ -189,7 +190,7 @@ export class ReferenceGraph {
       return;
     }
     this.setFile(record.path, record.tags);
-    if (record.tags.refs.length > 0) record.tags = { ...record.tags, refs: [] };
+    if (record.tags.refs.sites.length > 0) record.tags = { ...record.tags, refs: NO_REFS };
   }
 
   static fromRecords(records: Iterable<FileRecord>): ReferenceGraph {
@@ -238,15 +239,12 @@ export class ReferenceGraph {
   /** Replaces a file's definitions and references (and so its edges). */
   setFile(path: string, tags: FileTags): void {
     const defined = [...new Set(tags.defs.map((def) => def.name))].sort(comparePaths);
-    const counts = new Map<string, number>();
-    for (const ref of tags.refs) counts.set(ref.name, (counts.get(ref.name) ?? 0) + 1);
-    if (defined.length === 0 && counts.size === 0) {
+    const { names: refNames, imports } = tags.refs;
+    if (defined.length === 0 && refNames.length === 0) {
       this.removeFile(path);
       return;
     }
-    const refNames = [...counts.keys()].sort(comparePaths);
-    const refCounts = Uint32Array.from(refNames, (name) => counts.get(name)!);
-    const imports = [...new Set(tags.refs.filter((ref) => ref.subkind === 'import').map((ref) => ref.name))].sort(comparePaths);
+    const refCounts = Uint32Array.from(tags.refs.counts);
     let node = this.files.get(path);
     // The names whose definers change: the edges of their referencers move.
     const changed = new Set(defined);

@@ -4,7 +4,7 @@ import { type Database, type RootDatabase, open } from 'lmdb';
 import type { FileRecord } from '../types.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 1;
+export const STORE_FORMAT = 2;
 const META_KEY = 'format';
 
 type StoredRecord = Omit<FileRecord, 'path'>;

@@ -1,0 +1,45 @@
+import { comparePaths } from '../discover/discover.js';
+import type { FileRefs, RefTag } from '../types.js';
+
+/** A file without references. Shared: never mutated. */
+export const NO_REFS: FileRefs = Object.freeze({ names: [], counts: [], imports: [], subkinds: [], sites: [] }) as FileRefs;
+
+/** References (in file order) by column; names sorted, so equal lists give equal columns. */
+export function packRefs(refs: readonly RefTag[]): FileRefs {
+  if (refs.length === 0) return { names: [], counts: [], imports: [], subkinds: [], sites: [] };
+  const counts = new Map<string, number>();
+  const subkindIds = new Map<string, number>();
+  const imports = new Set<string>();
+  for (const { name, subkind } of refs) {
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+    if (!subkindIds.has(subkind)) subkindIds.set(subkind, subkindIds.size);
+    if (subkind === 'import') imports.add(name);
+  }
+  const names = [...counts.keys()].sort(comparePaths);
+  const nameIds = new Map<string, number>();
+  names.forEach((name, i) => nameIds.set(name, i));
+  const sites = new Array<number>(refs.length * 3);
+  for (let i = 0; i < refs.length; i++) {
+    const { name, subkind, line } = refs[i];
+    sites[3 * i] = nameIds.get(name)!;
+    sites[3 * i + 1] = subkindIds.get(subkind)!;
+    sites[3 * i + 2] = line;
+  }
+  return {
+    names,
+    counts: names.map((name) => counts.get(name)!),
+    imports: [...imports].sort(comparePaths),
+    subkinds: [...subkindIds.keys()],
+    sites,
+  };
+}
+
+/** The references as tags again, in file order (for the few readers that want each one). */
+export function unpackRefs(refs: FileRefs): RefTag[] {
+  const { names, subkinds, sites } = refs;
+  const tags = new Array<RefTag>(sites.length / 3);
+  for (let i = 0; i < tags.length; i++) {
+    tags[i] = { name: names[sites[3 * i]], subkind: subkinds[sites[3 * i + 1]], line: sites[3 * i + 2] };
+  }
+  return tags;
+}
