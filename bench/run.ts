@@ -507,10 +507,17 @@ async function benchMain(argv: string[]): Promise<number> {
     let ctagsTags: number | undefined;
     let floorTags: { defs: number; refs: number; failed: number; failures: Record<string, number> } | undefined;
 
-    const floor = async (kind: FloorKind): Promise<FloorResult> => {
+    // The parallel floor's shares: every Nth file, so each share has the same mix of languages.
+    const shareFiles = Array.from({ length: workersN }, (_, k) => {
+      const file = join(scratch, `eligible-${k}.list`);
+      writeFileSync(file, eligible.filter((_, i) => i % workersN === k).join('\0'));
+      return file;
+    });
+
+    const floor = async (kind: FloorKind, list = listFile): Promise<FloorResult> => {
       const child = await runChild(
         process.execPath,
-        ['--expose-gc', SELF, '--floor', kind, '--list', listFile, '--root', corpus, '--gc-mb', String(gcMb)],
+        ['--expose-gc', SELF, '--floor', kind, '--list', list, '--root', corpus, '--gc-mb', String(gcMb)],
         { node: true },
       );
       if (child.code !== 0) throw new Error(`floor ${kind} failed (${child.code ?? child.signal}): ${child.stderr.trim().slice(-2000)}`);
@@ -573,6 +580,15 @@ async function benchMain(argv: string[]): Promise<number> {
         figures.add(`floor.${kind}.rss`, `${label}: peak RSS`, 'MiB', result.maxRssKiB / 1024);
         if (kind === 'tags') floorTags = { defs: result.defs, refs: result.refs, failed: result.failed, failures: result.failures };
         if (kind === 'parse' && result.failed > 0) check(false, `floor parse: ${result.failed} files failed (${JSON.stringify(result.failures)})`);
+      }
+      if (parallel) {
+        // The same work split over N processes at once: what N cores give on this machine (they
+        // share caches, memory bandwidth and, on a VM, the host), with no pool, messages or store.
+        log(`run ${r}/${runs}: floor parse+tags, ${workersN} processes at once`);
+        const shares = await Promise.all(shareFiles.map((list) => floor('tags', list)));
+        const slowest = Math.max(...shares.map((share) => share.workMs));
+        detail['floor.tagsParallel'] = shares;
+        figures.add('floor.tagsParallel.time', `floor: parse+tags, ${workersN} processes at once`, 's', slowest);
       }
       if (ctagsAvailable) {
         log(`run ${r}/${runs}: floor ctags`);
@@ -675,6 +691,12 @@ async function benchMain(argv: string[]): Promise<number> {
       const cN = figures.median('cold.wN.time');
       if (cN) (ratios.headline = cN / (tagsFloor / workersN)), (ratioOf['cold.wN.time'] = `${ratios.headline.toFixed(2)} x floor/${workersN}  << headline`);
       else if (c1) (ratios.headline = c1 / tagsFloor), (ratioOf['cold.w1.time'] += '  << headline (1 worker only)');
+      const tagsParallel = figures.median('floor.tagsParallel.time');
+      if (tagsParallel) {
+        ratios.parallelFloor = tagsParallel / (tagsFloor / workersN);
+        ratioOf['floor.tagsParallel.time'] = `${ratios.parallelFloor.toFixed(2)} x floor/${workersN} (the slowest share)`;
+        if (cN) (ratios.headlineParallel = cN / tagsParallel), (ratioOf['cold.wN.time'] += `; ${ratios.headlineParallel.toFixed(2)} x the parallel floor`);
+      }
       const parse = figures.median('floor.parse.time');
       if (parse) ratioOf['floor.parse.time'] = `${(parse / tagsFloor).toFixed(2)} of parse+tags`;
       const ct = figures.median('floor.ctags.time');
