@@ -153,6 +153,23 @@ test('a file edit is applied without parsing anything else', async () => {
   await daemon.exited;
 });
 
+test('a foreground daemon whose stderr closes goes on answering', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  await call(daemon.socket, 'map', {});
+  daemon.child.stderr!.destroy();
+  // An update is logged: the write fails (EPIPE) and must not take the daemon down or spin.
+  writeFileSync(join(root, 'api', 'inventory.py'), 'def restock_after_close():\n    pass\n');
+  const map = await mapUntil(daemon.socket, (m) => m.text.includes('restock_after_close'));
+  assert.match(map.text, /restock_after_close/);
+  writeFileSync(join(root, 'api', 'inventory.py'), 'def restock_twice():\n    pass\n');
+  assert.match((await mapUntil(daemon.socket, (m) => m.text.includes('restock_twice'))).text, /restock_twice/);
+  assert.equal(daemon.child.exitCode, null);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test('query starts a daemon when none runs, and answers like map does', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

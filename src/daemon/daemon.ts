@@ -44,6 +44,9 @@ class RpcFailure extends Error {
 /** A log function writing timestamped lines to a file (created with its folder), or to stderr. */
 export function createLog(file: string | undefined): (line: string) => void {
   if (file) mkdirSync(dirname(file), { recursive: true });
+  // A foreground daemon whose terminal or pipe went away goes on serving; its log lines are lost.
+  // (Unhandled, the write error would be logged, to stderr again: an endless loop.)
+  else process.stderr.on('error', () => {});
   return (line) => {
     const stamped = `${new Date().toISOString()} ${line}\n`;
     if (file) appendFileSync(file, stamped);

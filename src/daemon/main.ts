@@ -61,7 +61,10 @@ export async function daemonMain(argv: string[]): Promise<number> {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       process.on(signal, () => void daemon.shutdown(`received ${signal}`));
     }
+    let crashed = false;
     process.on('uncaughtException', (err) => {
+      if (crashed) return; // already shutting down: an error of the shutdown itself must not start another
+      crashed = true;
       log(`uncaught exception: ${err.stack ?? err.message}`);
       void daemon.shutdown('uncaught exception').finally(() => process.exit(1));
     });
