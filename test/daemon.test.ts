@@ -139,6 +139,31 @@ test('start, map, edit, delete, rename, .gitignore, stop: every change shows in 
   assert.ok(!existsSync(daemon.socket), 'socket removed on shutdown');
 });
 
+test('changes made before the watcher starts are caught up once it has', async () => {
+  const root = gitRepo();
+  // The watcher starts 2 s after the cold index: the changes below all fall in that gap.
+  const env = { ...runtimeEnv(), REPOMAP_TEST_WATCH_DELAY_MS: '2000' };
+  const daemon = await startDaemon(root, env);
+  const first = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+  assert.match(first.text, /mailer\.ts/);
+  writeFileSync(join(root, 'src', 'cart.ts'), 'export class Basket {}\n');
+  rmSync(join(root, 'src', 'mailer.ts'));
+  mkdirSync(join(root, 'extra'));
+  writeFileSync(join(root, 'extra', 'fresh.py'), 'def brand_new_function():\n    return 1\n');
+  const caught = await mapUntil(
+    daemon.socket,
+    (map) => map.text.includes('class Basket') && !map.text.includes('mailer.ts') && map.text.includes('brand_new_function'),
+  );
+  assert.match(caught.text, /│export class Basket \{\}/);
+  assert.match(caught.text, /brand_new_function/);
+  assert.doesNotMatch(caught.text, /mailer\.ts|class Cart/);
+  // And the watcher follows changes from then on.
+  writeFileSync(join(root, 'extra', 'fresh.py'), 'def renamed_function():\n    return 1\n');
+  assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('renamed_function'))).text, /renamed_function/);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test('a file edit is applied without parsing anything else', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

@@ -3,7 +3,7 @@ import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, ignoredFolders } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
-import { type ExtractSettings, type PathState, Reconciler } from '../index/indexer.js';
+import { type ExtractSettings, type PathState, Reconciler, outOfDate } from '../index/indexer.js';
 import { languagesOf } from '../extract/languages.js';
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
@@ -69,6 +69,7 @@ export class Daemon {
   private readonly reconciler: Reconciler;
   private readonly server: Server;
   private readonly connections = new Set<Socket>();
+  /** Started once the cold index is done (see watch). */
   private watcher: RepoWatcher | undefined;
   /** Which new paths discovery would list (replaced whenever discovery runs again). */
   private discoverable: DiscoverableFilter = async () => new Set();
@@ -149,12 +150,6 @@ export class Daemon {
     const { root, log } = this.options;
     const started = Date.now();
     const discovery = await this.discover();
-    // Watch from the start, so that changes made during the cold index are not missed.
-    this.watcher = new RepoWatcher(root, {
-      isIgnored: (path) => this.isWatchIgnored(path),
-      onChanges: (paths) => this.enqueue(paths),
-      onError: (err) => log(`watcher error: ${errorMessage(err)}`),
-    });
     // States are applied as they settle, so the graph takes each record's references as it comes.
     const states = await this.reconciler.update(
       discovery.paths,
@@ -167,7 +162,6 @@ export class Daemon {
     );
     this.reconciler.prune(new Set(discovery.paths), this.state.stats);
     this.state.apply(states);
-    await this.watcher.ready;
     const prepared = Date.now();
     this.state.graph.prepareRelated();
     log(`related graph built in ${Date.now() - prepared} ms`);
@@ -177,6 +171,33 @@ export class Daemon {
     this.runner.warmUp(languagesOf(discovery.paths)).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
     const { parsed, reusedByStat, reusedByHash } = this.state.stats;
     log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
+    this.watch().catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
+  }
+
+  /**
+   * Starts the watcher once maps are served: its first crawl (an lstat and a watch per file) costs
+   * as much as loading the index, and would delay the first map by as much. Then catches up with
+   * what changed before each file was watched: new files the crawl found, and indexed files whose
+   * stat differs from their record or that are gone.
+   */
+  private async watch(): Promise<void> {
+    const { root, log } = this.options;
+    const delay = Number(process.env.REPOMAP_TEST_WATCH_DELAY_MS ?? 0); // lets a test change files in that gap
+    if (delay > 0) await new Promise((resume) => setTimeout(resume, delay));
+    if (this.isStopping) return;
+    const started = Date.now();
+    const watcher = new RepoWatcher(root, {
+      isIgnored: (path) => this.isWatchIgnored(path),
+      onChanges: (paths) => this.enqueue(paths),
+      onError: (err) => log(`watcher error: ${errorMessage(err)}`),
+    });
+    this.watcher = watcher;
+    await watcher.ready;
+    if (this.isStopping) return;
+    const changed = new Set(watcher.watchedFiles().filter((path) => !this.state.has(path)));
+    for (const path of await outOfDate(root, this.state.paths(), (path) => this.state.recordOf(path))) changed.add(path);
+    if (changed.size > 0) this.enqueue(changed);
+    log(`watching after ${Date.now() - started} ms; ${changed.size} paths changed meanwhile`);
   }
 
   /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */

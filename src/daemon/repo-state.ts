@@ -48,6 +48,12 @@ export class RepoState {
     return [...this.states.keys()];
   }
 
+  /** The record of a path, if it has one (a file without a grammar has none). */
+  recordOf(path: string): FileRecord | undefined {
+    const state = this.states.get(path);
+    return state && 'record' in state ? state.record : undefined;
+  }
+
   /**
    * Applies new path states: the graph moves only the edges of the paths that changed, and takes
    * the records' references (see ReferenceGraph.takeRecord).

@@ -1,4 +1,4 @@
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 
 /** Events are coalesced until this long passes without one ... */
@@ -43,6 +43,19 @@ export class RepoWatcher {
     this.watcher.on('unlinkDir', (path: string) => this.add(`${this.relative(path)}/`));
     this.watcher.on('error', (err: unknown) => options.onError?.(err));
     this.ready = new Promise((resolve) => this.watcher.once('ready', () => resolve()));
+  }
+
+  /** The files the watcher found (relative paths; folders left out). */
+  watchedFiles(): string[] {
+    const watched = this.watcher.getWatched();
+    const files: string[] = [];
+    for (const [folder, names] of Object.entries(watched)) {
+      for (const name of names) {
+        const path = join(folder, name);
+        if (!(path in watched)) files.push(this.relative(path));
+      }
+    }
+    return files;
   }
 
   /** Paths seen but not yet handed over. */

@@ -159,7 +159,7 @@ export class Reconciler {
         continue;
       }
       const previous = this.store.get(path);
-      if (previous && previous.mtimeMs === info.mtimeMs && previous.size === info.size) {
+      if (previous && statMatches(previous, info)) {
         stats.reusedByStat++;
         settle(path, { record: previous });
         continue;
@@ -255,6 +255,24 @@ export function splitStates(states: Iterable<[string, PathState]>): { records: F
   records.sort((a, b) => comparePaths(a.path, b.path));
   skipped.sort((a, b) => comparePaths(a.path, b.path));
   return { records, skipped };
+}
+
+function statMatches(record: FileRecord, info: FileStat): boolean {
+  return record.mtimeMs === info.mtimeMs && record.size === info.size;
+}
+
+/**
+ * Of `paths`, those whose file is gone, or whose stat no longer matches its record (`recordOf`;
+ * a path without a record is checked for existence only): what an update would not reuse.
+ */
+export async function outOfDate(root: string, paths: readonly string[], recordOf: (path: string) => FileRecord | undefined): Promise<string[]> {
+  const found = await mapConcurrent(paths, STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
+  return paths.filter((path, i) => {
+    const info = found[i];
+    if (info === 'missing') return true;
+    const record = recordOf(path);
+    return record !== undefined && (info === 'outside' || !statMatches(record, info));
+  });
 }
 
 /** The stat of a file, following a symlink only when its target stays inside the root. */
