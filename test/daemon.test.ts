@@ -146,6 +146,7 @@ test('changes made before the watcher starts are caught up once it has', async (
   const daemon = await startDaemon(root, env);
   const first = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
   assert.match(first.text, /mailer\.ts/);
+  assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).watching, false);
   writeFileSync(join(root, 'src', 'cart.ts'), 'export class Basket {}\n');
   rmSync(join(root, 'src', 'mailer.ts'));
   mkdirSync(join(root, 'extra'));
@@ -157,6 +158,7 @@ test('changes made before the watcher starts are caught up once it has', async (
   assert.match(caught.text, /│export class Basket \{\}/);
   assert.match(caught.text, /brand_new_function/);
   assert.doesNotMatch(caught.text, /mailer\.ts|class Cart/);
+  assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).watching, true);
   // And the watcher follows changes from then on.
   writeFileSync(join(root, 'extra', 'fresh.py'), 'def renamed_function():\n    return 1\n');
   assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('renamed_function'))).text, /renamed_function/);

@@ -202,6 +202,7 @@ function statusReport(status: DaemonStatus): string {
     `files:           ${status.files} (${status.indexed} indexed, ${status.parsed} parsed since start)`,
     `skipped:         ${skipped}`,
     `pending changes: ${status.pendingChanges}`,
+    `watching:        ${status.watching ? 'yes' : status.state === 'ready' ? 'starting (changes meanwhile are caught up)' : 'after the index'}`,
     `last update:     ${status.lastUpdate ?? 'never'}`,
     `memory:          ${mib(status.memory.rssBytes)} RSS, ${mib(status.memory.heapUsedBytes)} heap`,
     `uptime:          ${status.uptimeSeconds} s`,

@@ -71,6 +71,8 @@ export class Daemon {
   private readonly connections = new Set<Socket>();
   /** Started once the cold index is done (see watch). */
   private watcher: RepoWatcher | undefined;
+  /** Set when the watcher's crawl is done and what changed before it is queued. */
+  private watching = false;
   /** Which new paths discovery would list (replaced whenever discovery runs again). */
   private discoverable: DiscoverableFilter = async () => new Set();
   private ignored = new Set<string>();
@@ -197,6 +199,7 @@ export class Daemon {
     const changed = new Set(watcher.watchedFiles().filter((path) => !this.state.has(path)));
     for (const path of await outOfDate(root, this.state.paths(), (path) => this.state.recordOf(path))) changed.add(path);
     if (changed.size > 0) this.enqueue(changed);
+    this.watching = true;
     log(`watching after ${Date.now() - started} ms; ${changed.size} paths changed meanwhile`);
   }
 
@@ -389,6 +392,7 @@ export class Daemon {
       parsed: this.state.stats.parsed,
       skipped,
       pendingChanges: (this.watcher?.pendingCount ?? 0) + this.pendingBatches,
+      watching: this.watching,
       lastUpdate: this.lastUpdate?.toISOString() ?? null,
       memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),

@@ -51,6 +51,8 @@ export interface DaemonStatus {
   parsed: number;
   skipped: Record<string, number>;
   pendingChanges: number;
+  /** Whether the watcher follows the tree (it starts once the index is complete, and catches up). */
+  watching: boolean;
   lastUpdate: string | null;
   memory: { rssBytes: number; heapUsedBytes: number };
   uptimeSeconds: number;
