@@ -165,8 +165,10 @@ export class Daemon {
     this.reconciler.prune(new Set(discovery.paths), this.state.stats);
     this.state.apply(states);
     const prepared = Date.now();
-    this.state.graph.prepareRelated();
+    // The arrays of the next related graph (for the first change) are reserved once the first maps are answered.
+    this.state.graph.prepareRelated({ spare: false });
     log(`related graph built in ${Date.now() - prepared} ms`);
+    setImmediate(() => this.state.graph.prepareRelated());
     this.phase = 'ready';
     this.lastUpdate = new Date();
     // The pool's threads load this repository's grammars now (a first index did at its start), so the first save parses at once.

@@ -451,13 +451,13 @@ export class ReferenceGraph {
    * a file is related to what it uses and to what uses it.
    */
   /**
-   * Builds the related graph now, and reserves (and touches) the arrays the next one is written
-   * into: a daemon does this once its index is ready, so neither its first request nor its first
-   * change pays for them.
+   * Builds the related graph now, and (unless `spare` is false) reserves and touches the arrays
+   * the next one is written into: a daemon does this before requests ask, so neither a request nor
+   * the next change pays for them.
    */
-  prepareRelated(): void {
+  prepareRelated({ spare = true }: { spare?: boolean } = {}): void {
     this.relatedBase ??= this.buildRelated();
-    this.spareBuffers.reserveLike(this.buffers);
+    if (spare) this.spareBuffers.reserveLike(this.buffers);
   }
 
   compileRelated(request: EdgeRequest): RelatedGraph {
