@@ -141,23 +141,29 @@ test('start, map, edit, delete, rename, .gitignore, stop: every change shows in 
 
 test('changes made before the watcher starts are caught up once it has', async () => {
   const root = gitRepo();
+  mkdirSync(join(root, 'scratch'));
+  writeFileSync(join(root, 'scratch', 'notes.py'), 'def scratch_function():\n    pass\n');
+  writeFileSync(join(root, '.gitignore'), '*.log\n'); // indexed without a record: only its mtime tells it changed
   // The watcher starts 2 s after the cold index: the changes below all fall in that gap.
   const env = { ...runtimeEnv(), REPOMAP_TEST_WATCH_DELAY_MS: '2000' };
   const daemon = await startDaemon(root, env);
   const first = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
   assert.match(first.text, /mailer\.ts/);
+  assert.match(first.text, /scratch_function/);
   assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).watching, false);
   writeFileSync(join(root, 'src', 'cart.ts'), 'export class Basket {}\n');
   rmSync(join(root, 'src', 'mailer.ts'));
   mkdirSync(join(root, 'extra'));
   writeFileSync(join(root, 'extra', 'fresh.py'), 'def brand_new_function():\n    return 1\n');
+  writeFileSync(join(root, '.gitignore'), 'scratch/\n'); // an untracked folder becomes ignored
   const caught = await mapUntil(
     daemon.socket,
-    (map) => map.text.includes('class Basket') && !map.text.includes('mailer.ts') && map.text.includes('brand_new_function'),
+    (map) =>
+      map.text.includes('class Basket') && !map.text.includes('mailer.ts') && map.text.includes('brand_new_function') && !map.text.includes('scratch'),
   );
   assert.match(caught.text, /│export class Basket \{\}/);
   assert.match(caught.text, /brand_new_function/);
-  assert.doesNotMatch(caught.text, /mailer\.ts|class Cart/);
+  assert.doesNotMatch(caught.text, /mailer\.ts|class Cart|scratch_function/);
   assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).watching, true);
   // And the watcher follows changes from then on.
   writeFileSync(join(root, 'extra', 'fresh.py'), 'def renamed_function():\n    return 1\n');

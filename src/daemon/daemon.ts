@@ -175,16 +175,18 @@ export class Daemon {
     this.runner.warmUp(languagesOf(discovery.paths)).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
     const { parsed, reusedByStat, reusedByHash } = this.state.stats;
     log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
-    this.watch().catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
+    // Files modified since a second before discovery (file times can lag the clock) are checked again.
+    this.watch(started - 1000).catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
   }
 
   /**
    * Starts the watcher once maps are served: its first crawl (an lstat and a watch per file) costs
    * as much as loading the index, and would delay the first map by as much. Then catches up with
-   * what changed before each file was watched: new files the crawl found, and indexed files whose
-   * stat differs from their record or that are gone.
+   * what changed before each file was watched: new files the crawl found, indexed files whose stat
+   * differs from their record or that are gone, and files without a record (a `.gitignore`)
+   * modified since `sinceMs`.
    */
-  private async watch(): Promise<void> {
+  private async watch(sinceMs: number): Promise<void> {
     const { root, log } = this.options;
     const delay = Number(process.env.REPOMAP_TEST_WATCH_DELAY_MS ?? 0); // lets a test change files in that gap
     if (delay > 0) await new Promise((resume) => setTimeout(resume, delay));
@@ -199,7 +201,7 @@ export class Daemon {
     await watcher.ready;
     if (this.isStopping) return;
     const changed = new Set(watcher.watchedFiles().filter((path) => !this.state.has(path)));
-    for (const path of await outOfDate(root, this.state.paths(), (path) => this.state.recordOf(path))) changed.add(path);
+    for (const path of await outOfDate(root, this.state.paths(), (path) => this.state.recordOf(path), sinceMs)) changed.add(path);
     if (changed.size > 0) this.enqueue(changed);
     this.watching = true;
     log(`watching after ${Date.now() - started} ms; ${changed.size} paths changed meanwhile`);

@@ -262,16 +262,23 @@ function statMatches(record: FileRecord, info: FileStat): boolean {
 }
 
 /**
- * Of `paths`, those whose file is gone, or whose stat no longer matches its record (`recordOf`;
- * a path without a record is checked for existence only): what an update would not reuse.
+ * Of `paths`, those whose file is gone, or whose stat no longer matches its record (`recordOf`),
+ * or, for a path without a record (a file without a grammar, a `.gitignore`), that was modified
+ * at `sinceMs` or later: what an update would not reuse.
  */
-export async function outOfDate(root: string, paths: readonly string[], recordOf: (path: string) => FileRecord | undefined): Promise<string[]> {
+export async function outOfDate(
+  root: string,
+  paths: readonly string[],
+  recordOf: (path: string) => FileRecord | undefined,
+  sinceMs: number,
+): Promise<string[]> {
   const found = await mapConcurrent(paths, STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
   return paths.filter((path, i) => {
     const info = found[i];
     if (info === 'missing') return true;
+    if (info === 'outside') return recordOf(path) !== undefined;
     const record = recordOf(path);
-    return record !== undefined && (info === 'outside' || !statMatches(record, info));
+    return record ? !statMatches(record, info) : info.mtimeMs >= sinceMs;
   });
 }
 
