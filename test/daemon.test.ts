@@ -172,6 +172,25 @@ test('changes made before the watcher starts are caught up once it has', async (
   assert.equal(await daemon.exited, 0);
 });
 
+test('files over the system\'s limit of watches are stat\'ed periodically instead: their edits still show', async () => {
+  const root = gitRepo();
+  // api/inventory.py cannot be watched (as with ENOSPC); the sweep runs every 300 ms.
+  const env = { ...runtimeEnv(), REPOMAP_TEST_UNWATCHABLE: 'inventory', REPOMAP_TEST_SWEEP_MS: '300' };
+  const daemon = await startDaemon(root, env);
+  await call(daemon.socket, 'map', {});
+  let status = await call<DaemonStatus>(daemon.socket, 'status');
+  while (!status.watching) status = await call<DaemonStatus>(daemon.socket, 'status');
+  assert.equal(status.unwatchedPaths, 1);
+  writeFileSync(join(root, 'api', 'inventory.py'), 'def restock_unwatched():\n    pass\n');
+  assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('restock_unwatched'))).text, /restock_unwatched/);
+  rmSync(join(root, 'api', 'inventory.py'));
+  assert.doesNotMatch((await mapUntil(daemon.socket, (map) => !map.text.includes('inventory.py'))).text, /inventory\.py/);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+  assert.equal(daemon.stderr().match(/System limit/g)?.length, 1, 'the limit is logged once, with the remedy');
+  assert.match(daemon.stderr(), /fs\.inotify\.max_user_watches/);
+});
+
 test('a file edit is applied without parsing anything else', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

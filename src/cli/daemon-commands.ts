@@ -202,7 +202,8 @@ function statusReport(status: DaemonStatus): string {
     `files:           ${status.files} (${status.indexed} indexed, ${status.parsed} parsed since start)`,
     `skipped:         ${skipped}`,
     `pending changes: ${status.pendingChanges}`,
-    `watching:        ${status.watching ? 'yes' : status.state === 'ready' ? 'starting (changes meanwhile are caught up)' : 'after the index'}`,
+    `watching:        ${status.watching ? 'yes' : status.state === 'ready' ? 'starting (changes meanwhile are caught up)' : 'after the index'}` +
+      (status.unwatchedPaths > 0 ? `; ${status.unwatchedPaths} paths over the system's limit of watches, stat'ed every 30 s instead` : ''),
     `last update:     ${status.lastUpdate ?? 'never'}`,
     `memory:          ${mib(status.memory.rssBytes)} RSS, ${mib(status.memory.heapUsedBytes)} heap`,
     `uptime:          ${status.uptimeSeconds} s`,

@@ -12,11 +12,13 @@ import { type SymbolQuery, findSymbols, referencesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
 import { type DaemonStatus, ERROR_CODES, MAX_REQUEST_BYTES, type RpcRequest, type RpcResponse } from './protocol.js';
-import { RepoWatcher } from './watcher.js';
+import { RepoWatcher, isWatchLimit } from './watcher.js';
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 /** How often the daemon checks that its socket is still there. */
 const SOCKET_CHECK_MS = 2000;
+/** While some paths cannot be watched, the indexed files are stat'ed this often instead. */
+const SWEEP_MS = Number(process.env.REPOMAP_TEST_SWEEP_MS ?? 30_000);
 
 export interface DaemonOptions extends ExtractSettings {
   /** Real path of the repository root. */
@@ -73,6 +75,9 @@ export class Daemon {
   private watcher: RepoWatcher | undefined;
   /** Set when the watcher's crawl is done and what changed before it is queued. */
   private watching = false;
+  /** Paths the watcher could not watch (the system's limit of watches): they are swept instead. */
+  private unwatched = 0;
+  private sweepTimer: NodeJS.Timeout | undefined;
   /** Which new paths discovery would list (replaced whenever discovery runs again). */
   private discoverable: DiscoverableFilter = async () => new Set();
   private ignored = new Set<string>();
@@ -195,7 +200,7 @@ export class Daemon {
     const watcher = new RepoWatcher(root, {
       isIgnored: (path) => this.isWatchIgnored(path),
       onChanges: (paths) => this.enqueue(paths),
-      onError: (err) => log(`watcher error: ${errorMessage(err)}`),
+      onError: (err) => this.watchFailed(err),
     });
     this.watcher = watcher;
     await watcher.ready;
@@ -205,6 +210,35 @@ export class Daemon {
     if (changed.size > 0) this.enqueue(changed);
     this.watching = true;
     log(`watching after ${Date.now() - started} ms; ${changed.size} paths changed meanwhile`);
+  }
+
+  /**
+   * A path the watcher could not watch for want of system watches (ENOSPC: fs.inotify.max_user_watches)
+   * or handles is not followed: the first is logged with the remedy, and from then on the indexed
+   * files are stat'ed every SWEEP_MS instead, so an edit or a deletion still shows, later.
+   */
+  private watchFailed(err: unknown): void {
+    if (!isWatchLimit(err)) {
+      this.options.log(`watcher error: ${errorMessage(err)}`);
+      return;
+    }
+    if (this.unwatched++ > 0) return;
+    this.options.log(
+      `watcher error: ${errorMessage(err)}; files past the system's limit are not watched: their edits show within ` +
+        `${SWEEP_MS / 1000} s, and new files in unwatched folders at the next reindex (raise the limit: sysctl fs.inotify.max_user_watches=524288)`,
+    );
+    let since = Date.now();
+    this.sweepTimer = setInterval(() => {
+      const started = Date.now();
+      if (this.pendingBatches > 0) return;
+      outOfDate(this.options.root, this.state.paths(), (path) => this.state.recordOf(path), since - 1000)
+        .then((changed) => {
+          since = started;
+          if (changed.length > 0) this.enqueue(new Set(changed));
+        })
+        .catch((failure: unknown) => this.options.log(`sweep failed: ${errorMessage(failure)}`));
+    }, SWEEP_MS);
+    this.sweepTimer.unref();
   }
 
   /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */
@@ -397,6 +431,7 @@ export class Daemon {
       skipped,
       pendingChanges: (this.watcher?.pendingCount ?? 0) + this.pendingBatches,
       watching: this.watching,
+      unwatchedPaths: this.unwatched,
       lastUpdate: this.lastUpdate?.toISOString() ?? null,
       memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
@@ -424,6 +459,7 @@ export class Daemon {
       this.stop.abort();
       clearTimeout(this.idleTimer);
       clearInterval(this.socketCheck);
+      clearInterval(this.sweepTimer);
       this.server.close();
       for (const socket of this.connections) socket.end();
       await this.watcher?.close();

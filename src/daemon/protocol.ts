@@ -53,6 +53,8 @@ export interface DaemonStatus {
   pendingChanges: number;
   /** Whether the watcher follows the tree (it starts once the index is complete, and catches up). */
   watching: boolean;
+  /** Paths the watcher could not watch (the system's limit of watches reached); their files are stat'ed periodically instead. */
+  unwatchedPaths: number;
   lastUpdate: string | null;
   memory: { rssBytes: number; heapUsedBytes: number };
   uptimeSeconds: number;

@@ -14,6 +14,16 @@ export interface RepoWatcherOptions {
   onError?: (err: unknown) => void;
 }
 
+// Fault injection for the tests: paths containing this text cannot be watched, as when the
+// system's limit of watches is reached (ENOSPC).
+const unwatchable = process.env.REPOMAP_TEST_UNWATCHABLE;
+
+/** Whether a watcher error means a path is not watched for want of system watches or handles. */
+export function isWatchLimit(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EMFILE';
+}
+
 /**
  * Watches a repository with chokidar and hands over changed paths in batches, so a burst (a git
  * checkout, a formatter over the tree) becomes one update.
@@ -23,6 +33,8 @@ export class RepoWatcher {
   private pending = new Set<string>();
   private quietTimer: NodeJS.Timeout | undefined;
   private maxTimer: NodeJS.Timeout | undefined;
+  /** Paths refused by the test's fault injection (see unwatchable). */
+  private readonly refused = new Set<string>();
   readonly ready: Promise<void>;
 
   constructor(
@@ -34,7 +46,11 @@ export class RepoWatcher {
       followSymlinks: false,
       ignored: (path: string) => {
         const rel = this.relative(path);
-        return rel !== '' && options.isIgnored(rel);
+        if (unwatchable && rel.includes(unwatchable) && !this.refused.has(rel)) {
+          this.refused.add(rel);
+          options.onError?.(Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${path}'`), { code: 'ENOSPC' }));
+        }
+        return rel !== '' && (options.isIgnored(rel) || this.refused.has(rel));
       },
     });
     const onFile = (path: string) => this.add(this.relative(path));
