@@ -259,6 +259,7 @@ export class Daemon {
   }
 
   private enqueue(paths: Set<string>): void {
+    if (this.isStopping) return; // a catch-up or a sweep that ends after a stop has nothing to update
     this.pendingBatches++;
     this.work = this.work
       .then(() => this.applyChanges(paths))
