@@ -206,7 +206,7 @@ export class Daemon {
     await watcher.ready;
     if (this.isStopping) return;
     const changed = new Set(watcher.watchedFiles().filter((path) => !this.state.has(path)));
-    for (const path of await outOfDate(root, this.state.paths(), (path) => this.state.recordOf(path), sinceMs)) changed.add(path);
+    for (const path of await this.changedSince(sinceMs)) changed.add(path);
     if (changed.size > 0) this.enqueue(changed);
     this.watching = true;
     log(`watching after ${Date.now() - started} ms; ${changed.size} paths changed meanwhile`);
@@ -231,7 +231,7 @@ export class Daemon {
     this.sweepTimer = setInterval(() => {
       const started = Date.now();
       if (this.pendingBatches > 0) return;
-      outOfDate(this.options.root, this.state.paths(), (path) => this.state.recordOf(path), since - 1000)
+      this.changedSince(since - 1000)
         .then((changed) => {
           since = started;
           if (changed.length > 0) this.enqueue(new Set(changed));
@@ -239,6 +239,11 @@ export class Daemon {
         .catch((failure: unknown) => this.options.log(`sweep failed: ${errorMessage(failure)}`));
     }, SWEEP_MS);
     this.sweepTimer.unref();
+  }
+
+  /** The known paths an update would not reuse (see outOfDate): what changed without an event. */
+  private changedSince(sinceMs: number): Promise<string[]> {
+    return outOfDate(this.options.root, this.state.paths(), (path) => this.state.recordOf(path), sinceMs);
   }
 
   /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */

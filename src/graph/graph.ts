@@ -444,13 +444,6 @@ export class ReferenceGraph {
   }
 
   /**
-   * The graph of the 'repomap' ranking. Every file with tags is a node, linked or not. A reference
-   * resolves to the definers in the referencing file's own folder when there are any (a Go package,
-   * a sibling module), else to every definer, its weight (Aider's multipliers times the square root
-   * of the count) split evenly among them rather than copied to each. Each link runs both ways:
-   * a file is related to what it uses and to what uses it.
-   */
-  /**
    * Builds the related graph now, and (unless `spare` is false) reserves and touches the arrays
    * the next one is written into: a daemon does this before requests ask, so neither a request nor
    * the next change pays for them.
@@ -460,6 +453,13 @@ export class ReferenceGraph {
     if (spare) this.spareBuffers.reserveLike(this.buffers);
   }
 
+  /**
+   * The graph of the 'repomap' ranking. Every file with tags is a node, linked or not. A reference
+   * resolves to the definers in the referencing file's own folder when there are any (a Go package,
+   * a sibling module), else to every definer, its weight (Aider's multipliers times the square root
+   * of the count) split evenly among them rather than copied to each. Each link runs both ways:
+   * a file is related to what it uses and to what uses it.
+   */
   compileRelated(request: EdgeRequest): RelatedGraph {
     const base = (this.relatedBase ??= this.buildRelated());
     // The previous request's patch is taken back first: the base holds at most one at a time.

@@ -277,8 +277,8 @@ export async function outOfDate(
   return paths.filter((path, i) => {
     const info = found[i];
     if (info === 'missing') return true;
-    if (info === 'outside') return recordOf(path) !== undefined;
     const record = recordOf(path);
+    if (info === 'outside') return record !== undefined;
     return record ? !statMatches(record, info) : info.mtimeMs >= sinceMs;
   });
 }
