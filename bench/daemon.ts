@@ -21,18 +21,35 @@ import { seededRandom } from '../src/random.js';
 const BIN = join(packageRoot, 'bin', 'repomap.js');
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
 
-const { values } = parseArgs({
-  options: {
-    repo: { type: 'string' },
-    requests: { type: 'string', default: '200' },
-    saves: { type: 'string', default: '20' },
-    workers: { type: 'string', default: String(os.availableParallelism()) },
-    'cache-dir': { type: 'string' },
-    json: { type: 'string' },
-  },
-});
+const USAGE = 'usage: npm run bench:daemon -- --repo DIR [--requests 200] [--saves 20] [--workers N] [--cache-dir DIR] [--json FILE]\n';
+let values: ReturnType<typeof parseOptions>;
+try {
+  values = parseOptions();
+} catch (err) {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+  process.exit(2);
+}
+
+function parseOptions() {
+  return parseArgs({
+    options: {
+      repo: { type: 'string' },
+      requests: { type: 'string', default: '200' },
+      saves: { type: 'string', default: '20' },
+      workers: { type: 'string', default: String(os.availableParallelism()) },
+      'cache-dir': { type: 'string' },
+      json: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values;
+}
+
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 if (!values.repo) {
-  process.stderr.write('usage: npm run bench:daemon -- --repo DIR [--requests 200] [--saves 20] [--workers N] [--cache-dir DIR] [--json FILE]\n');
+  process.stderr.write(USAGE);
   process.exit(2);
 }
 const root = resolve(values.repo);

@@ -27,14 +27,11 @@ export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
 /** Where a name is defined and referenced, in this process (references ranked by PageRank). */
 export async function findSymbolsIn(options: Omit<BuildMapOptions, keyof MapRequest> & SymbolQuery): Promise<SymbolAnswer> {
   const { openRepository, centrality } = await import('./map.js');
-  const { findSymbols, referencesIn } = await import('./symbols.js');
-  const { TagStore } = await import('./store/store.js');
-  const { index, graph, cacheDir } = await openRepository(options);
-  // The graph took the references out of the records; their lines are read back from the store.
-  const store = TagStore.open(cacheDir);
+  const { findSymbols, namesIn } = await import('./symbols.js');
+  const { index, graph, store } = await openRepository(options);
   try {
     const query = { name: options.name, prefix: options.prefix, limit: options.limit };
-    return findSymbols(index, centrality(graph), query, referencesIn(graph, store));
+    return findSymbols(index, centrality(graph), query, namesIn(graph, store));
   } finally {
     await store.close();
   }

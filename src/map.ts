@@ -1,7 +1,6 @@
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
-import { importantFiles } from './important.js';
-import { type IndexLookups, type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
+import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
 import { tokenCounter } from './pack/tokens.js';
@@ -10,7 +9,8 @@ import { DEFAULT_RANKING, rankDefinitions, rankRelated } from './rank/rank.js';
 import { fileLimit, relatedEntries } from './rank/layout.js';
 import type { MapBlock } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
-import type { DefTag, FileTags, SkipReason, SkippedFile } from './types.js';
+import { TagStore } from './store/store.js';
+import type { DefTag, SkipReason, SkippedFile } from './types.js';
 import { resolveRoot, toRootRelative } from './paths.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor } from './request.js';
@@ -31,7 +31,7 @@ export interface RepoMap {
   request: { chatFiles: string[]; mentionedFiles: string[]; mentionedIdents: string[] };
 }
 
-export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' | 'cacheDir'> {
+export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' | 'store'> {
   root: string;
   /** Where the tag store lives (default: $XDG_CACHE_HOME/repomap/<hash of the root>). */
   cacheDir?: string;
@@ -39,19 +39,35 @@ export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' |
 
 export { resolveRoot } from './paths.js';
 
+/** An indexed repository, its graph and its open tag store (close it after the last map). */
+export interface OpenRepository {
+  index: RepoIndex;
+  graph: ReferenceGraph;
+  store: TagStore;
+}
+
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
-export async function openRepository(options: BuildMapOptions): Promise<{ index: RepoIndex; graph: ReferenceGraph; cacheDir: string }> {
+export async function openRepository(options: BuildMapOptions): Promise<OpenRepository> {
   const root = await resolveRoot(options.root);
-  const cacheDir = options.cacheDir ?? defaultCacheDir(root);
-  const graph = new ReferenceGraph();
-  const index = await indexRepository({ ...options, root, cacheDir, graph });
-  return { index, graph, cacheDir };
+  const store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice });
+  try {
+    const graph = new ReferenceGraph();
+    const index = await indexRepository({ ...options, root, store, graph });
+    return { index, graph, store };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 }
 
 /** Index (with the persistent cache) and map a repository in-process. */
 export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
-  const { index, graph } = await openRepository(options);
-  return mapFromIndex(index, graph, options);
+  const { index, graph, store } = await openRepository(options);
+  try {
+    return mapFromIndex(index, graph, options);
+  } finally {
+    await store.close();
+  }
 }
 
 /** Each file's PageRank with no personalization: how central it is to the whole repository. */
@@ -71,27 +87,10 @@ export function centrality(graph: ReferenceGraph): Map<string, number> {
  */
 const DEFINITIONS_PER_TOKEN = 4;
 
-const lookupsOf = new WeakMap<RepoIndex, IndexLookups>();
-
-/** The index's own lookups, or lookups derived from it once (an index does not change). */
-function indexLookups(index: RepoIndex): IndexLookups {
-  if (index.lookups) return index.lookups;
-  let lookups = lookupsOf.get(index);
-  if (!lookups) {
-    const tagsByPath = new Map<string, FileTags>();
-    for (const record of index.records) if (record.tags) tagsByPath.set(record.path, record.tags);
-    const known = new Set(index.paths);
-    const important = importantFiles(index.paths);
-    lookups = { isKnown: (path) => known.has(path), tagsOf: (path) => tagsByPath.get(path), important: () => important };
-    lookupsOf.set(index, lookups);
-  }
-  return lookups;
-}
-
 export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest): RepoMap {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
-  const { isKnown, tagsOf, important: importantPaths } = indexLookups(index);
+  const { isKnown, outlineOf, important: importantPaths } = index.lookups;
   const chatFiles = new Set((request.chatFiles ?? []).map((path) => toRootRelative(index.root, path)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
   const mentioned = new Set(
@@ -115,14 +114,14 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
       let byName = defsByName.get(path);
       if (!byName) {
         byName = new Map();
-        for (const def of tagsOf(path)?.defs ?? []) getOrPush(byName, def.name, def);
+        for (const def of outlineOf(path)?.defs ?? []) getOrPush(byName, def.name, def);
         defsByName.set(path, byName);
       }
       for (const def of byName.get(ident) ?? []) entries.push({ path, rank: rankOf(path), def });
     }
     // Then every other file by rank.
     const byRank = index.records
-      .filter((record) => record.tags && !chatFiles.has(record.path))
+      .filter((record) => !chatFiles.has(record.path))
       .map((record) => record.path)
       .sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
     for (const path of byRank) entries.push({ path, rank: rankOf(path) });
@@ -132,11 +131,11 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     const ranking = rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, graph, limit);
     for (const path of important) entries.push({ path, rank: ranking.rankOf(path) });
     const others = (function* () {
-      for (const record of index.records) if (record.tags && !chatFiles.has(record.path)) yield record.path;
+      for (const record of index.records) if (!chatFiles.has(record.path)) yield record.path;
     })();
     const layoutBudget = budget - countTokens(important.join('\n'));
     // A loop, not push(...spread): a large repository has more entries than a call has room for arguments.
-    for (const entry of relatedEntries(ranking, others, tagsOf, layoutBudget, countTokens, limit)) entries.push(entry);
+    for (const entry of relatedEntries(ranking, others, outlineOf, layoutBudget, countTokens, limit)) entries.push(entry);
   }
 
   // Important files are named in the map even without a grammar: they are not skipped.
@@ -144,7 +143,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
   const skipped = countSkips(skippedFiles);
   const style = { preamble: request.preamble, markdown: request.markdown };
-  const packed = packMap(entries, tagsOf, budget, countTokens, skipFooter(skipped), style);
+  const packed = packMap(entries, outlineOf, budget, countTokens, skipFooter(skipped), style);
   return {
     root: index.root,
     text: packed.text,

@@ -48,20 +48,22 @@ export interface SymbolAnswer {
   totalReferences: number;
 }
 
-/** Where the references are: the files referencing each name (the graph), and a file's reference tags (the store). */
-export interface ReferenceSource {
+/** Which files define and reference each name (the graph), and a file's references (the store). */
+export interface NameSource {
+  definedNames: () => Iterable<string>;
   referencedNames: () => Iterable<string>;
-  namesOf: (ident: string) => { referencers: ReadonlyMap<string, number> | undefined };
+  namesOf: (ident: string) => { definers: ReadonlySet<string> | undefined; referencers: ReadonlyMap<string, number> | undefined };
   refsOf: (path: string) => readonly RefTag[];
 }
 
-/** The references of a graph (which took them out of the records) and of the store that keeps their lines. */
-export function referencesIn(graph: ReferenceGraph, store: Pick<TagStore, 'get'>): ReferenceSource {
+/** The names of a graph, and the references the store keeps for each file. */
+export function namesIn(graph: ReferenceGraph, store: Pick<TagStore, 'refs'>): NameSource {
   return {
+    definedNames: () => graph.definedNames(),
     referencedNames: () => graph.referencedNames(),
     namesOf: (ident) => graph.namesOf(ident),
     refsOf: (path) => {
-      const refs = store.get(path)?.tags?.refs;
+      const refs = store.refs(path);
       return refs ? unpackRefs(refs) : [];
     },
   };
@@ -70,29 +72,33 @@ export function referencesIn(graph: ReferenceGraph, store: Pick<TagStore, 'get'>
 /**
  * Where a name is defined and where it is referenced, from the indexed tags: definitions first
  * (by path and line), references by the PageRank of the referencing file. The files come from
- * the graph's name index; only the files whose references are returned are read from the store,
- * and their lines from the files (inside the root).
+ * the graph's name index; only their outlines (definitions) and the references returned are
+ * read from the store, and the references' lines from the files (inside the root).
  */
 export function findSymbols(
   index: RepoIndex,
   fileRank: ReadonlyMap<string, number>,
   query: SymbolQuery,
-  references: ReferenceSource,
+  names: NameSource,
 ): SymbolAnswer {
   const limit = query.limit ?? DEFAULT_SYMBOL_LIMIT;
   const wanted = query.prefix ? query.name.toLowerCase() : query.name;
   const matches = query.prefix ? (name: string) => name.toLowerCase().startsWith(wanted) : (name: string) => name === wanted;
 
+  const definers = new Set<string>();
+  for (const name of query.prefix ? [...names.definedNames()].filter(matches) : [query.name]) {
+    for (const path of names.namesOf(name).definers ?? []) definers.add(path);
+  }
   const definitions: SymbolDefinition[] = [];
-  for (const record of index.records) {
-    const tags = record.tags!;
-    if (!tags.defs.some((def) => matches(def.name))) continue;
-    const lineText = new Map(tags.lines);
-    for (const def of tags.defs) {
+  for (const path of definers) {
+    const outline = index.lookups.outlineOf(path);
+    if (!outline) continue;
+    const lineText = new Map(outline.lines);
+    for (const def of outline.defs) {
       if (!matches(def.name)) continue;
       definitions.push({
         name: def.name,
-        path: record.path,
+        path,
         line: def.line + 1,
         kind: def.subkind,
         signature: lineText.get(def.line) ?? '',
@@ -104,17 +110,17 @@ export function findSymbols(
 
   // The referencing files and their counts, from the graph; then, most central file first, each
   // file's matching references (by line) until the limit.
-  const names = query.prefix ? [...references.referencedNames()].filter(matches) : [query.name];
+  const referenced = query.prefix ? [...names.referencedNames()].filter(matches) : [query.name];
   const counts = new Map<string, number>();
-  for (const name of names) {
-    for (const [path, count] of references.namesOf(name).referencers ?? []) counts.set(path, (counts.get(path) ?? 0) + count);
+  for (const name of referenced) {
+    for (const [path, count] of names.namesOf(name).referencers ?? []) counts.set(path, (counts.get(path) ?? 0) + count);
   }
   const rankOf = (path: string) => fileRank.get(path) ?? 0;
   const files = [...counts.keys()].sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
   const shown: SymbolReference[] = [];
   for (const path of files) {
     if (shown.length >= limit) break;
-    const refs = references.refsOf(path).filter((ref) => matches(ref.name)).sort((a, b) => a.line - b.line);
+    const refs = names.refsOf(path).filter((ref) => matches(ref.name)).sort((a, b) => a.line - b.line);
     for (const ref of refs.slice(0, limit - shown.length)) {
       shown.push({ name: ref.name, path, line: ref.line + 1, kind: ref.subkind, text: '', rank: rankOf(path) });
     }

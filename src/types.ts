@@ -51,15 +51,33 @@ export type SkipReason =
   | 'unreadable'
   | 'symlink outside root';
 
-/** The extraction result for one file: everything later stages need, so nothing re-reads the file. */
-export interface FileTags {
+/** What rendering reads of a file: its definitions and the lines they name, so nothing re-reads the file. */
+export interface FileOutline {
   lang: string;
   /** Number of lines in the file, so rendering knows whether lines follow the last shown one. */
   lineCount: number;
   defs: DefTag[];
-  refs: FileRefs;
   /** Text of every line a definition or scope names: [line, text] sorted by line. */
   lines: Array<[number, string]>;
+}
+
+/** The extraction result for one file: its outline and its references. */
+export interface FileTags extends FileOutline {
+  refs: FileRefs;
+}
+
+/**
+ * What the reference graph reads of a file: the names it defines and references. Small next to
+ * the tags, so it is what a warm start decodes for every file (outlines are read when shown).
+ */
+export interface FileNames {
+  /** The distinct names defined, sorted. */
+  defined: string[];
+  /** The distinct names referenced, sorted (FileRefs.names), with their counts alongside. */
+  referenced: string[];
+  counts: number[];
+  /** The names referenced by an import, sorted. */
+  imports: string[];
 }
 
 /** What the store keeps per path. */
@@ -69,8 +87,13 @@ export interface FileRecord {
   size: number;
   /** Hex digest of the content; empty when the content was never read (too large). */
   hash: string;
-  /** Tags when the file was indexed, null when it was skipped. */
-  tags: FileTags | null;
+  /**
+   * The file's tags, on a record just extracted (null when it was skipped). The store keeps them
+   * and a record read back from it has none: read them with TagStore.outline and TagStore.refs.
+   */
+  tags?: FileTags | null;
+  /** The names for the graph, on a record just extracted or read from the store, until a graph takes them. */
+  names?: FileNames;
   skip: SkipReason | null;
   /** Detail for a skip, such as the parser's error message. */
   detail?: string;

@@ -3,8 +3,10 @@ import { appendFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from '
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
-import { buildMap } from '../src/map.js';
-import { STORE_FORMAT } from '../src/store/store.js';
+import { ReferenceGraph } from '../src/graph/graph.js';
+import { indexRepository } from '../src/index/indexer.js';
+import { buildMap, mapFromIndex } from '../src/map.js';
+import { STORE_FORMAT, TagStore } from '../src/store/store.js';
 import { copyFixture, tempDir } from './helpers.js';
 
 const SOURCES = 9; // source files in fixtures/repos/shop
@@ -86,4 +88,48 @@ test('a corrupt cache is rebuilt with a one-line notice, never a crash', async (
   assert.match(notices[0], /unreadable.*rebuilding/);
   assert.equal(run.stats.parsed, SOURCES);
   assert.equal(run.text, first.text);
+});
+
+test('tags live in the store: the workers write them, records carry none, a map reads the outlines it needs', async () => {
+  const root = copyFixture('shop');
+  const GENERATED = 700; // more files than a small map considers (budget + 256)
+  for (let i = 0; i < GENERATED; i++) writeFileSync(join(root, `src/gen${i}.ts`), `export function generated${i}(): number {\n  return ${i};\n}\n`);
+  const store = TagStore.open(tempDir());
+  try {
+    const graph = new ReferenceGraph();
+    const index = await indexRepository({ root, store, graph, workers: 2 });
+    assert.equal(index.stats.parsed, SOURCES + GENERATED);
+    assert.ok(index.records.every((record) => record.tags === undefined && record.names === undefined), 'the graph took the names, the store has the tags');
+    for (const record of index.records) assert.ok(store.outline(record.path)?.defs.length, `${record.path}: its outline is stored`);
+    assert.ok(store.refs('src/checkout.ts')?.sites.length, 'and its references');
+
+    const read = new Set<string>();
+    const lookups = { ...index.lookups, outlineOf: (path: string) => (read.add(path), index.lookups.outlineOf(path)) };
+    const map = mapFromIndex({ ...index, lookups }, graph, { tokens: 128 });
+    assert.match(map.text, /│export (function|class) /, 'definitions come back from the store');
+    assert.ok(read.size < (index.records.length * 3) / 4, `outlines read: ${read.size} of ${index.records.length}`);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a file deleted or no longer parseable takes its stored tags with it', async () => {
+  const root = copyFixture('shop');
+  const cacheDir = tempDir();
+  await mapOf(root, cacheDir);
+  rmSync(join(root, 'src/mailer.ts'));
+  writeFileSync(join(root, 'src/cart.ts'), Buffer.from([0x63, 0x6f, 0x6e, 0x73, 0x74, 0x00, 0x01]));
+  const run = await mapOf(root, cacheDir);
+  assert.equal(run.stats.removed, 1);
+  assert.deepEqual(run.skippedFiles.filter((file) => file.reason === 'binary').map((file) => file.path), ['src/cart.ts']);
+  const store = TagStore.open(cacheDir);
+  try {
+    for (const path of ['src/mailer.ts', 'src/cart.ts']) {
+      assert.equal(store.outline(path), undefined, `${path}: no outline left`);
+      assert.equal(store.refs(path), undefined, `${path}: no references left`);
+    }
+    assert.ok(store.outline('src/pricing.ts'), 'the others stay');
+  } finally {
+    await store.close();
+  }
 });

@@ -6,8 +6,8 @@ import { directoryOrder, lexicalOrder, packFileList } from '../src/eval/baseline
 import { rankerByName, runEval, score } from '../src/eval/eval.js';
 import { isChore, isTestPath, isVendoredOrGenerated, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
 import { tokenCounter } from '../src/pack/tokens.js';
-import { packRefs } from '../src/extract/refs.js';
-import type { FileTags } from '../src/types.js';
+import { fileNames, packRefs } from '../src/extract/refs.js';
+import type { FileNames, FileTags } from '../src/types.js';
 import { git, runCli, tempDir } from './helpers.js';
 
 function write(root: string, path: string, text: string): void {
@@ -143,13 +143,14 @@ test('baselines: folder distance, shared names, packed within the budget', () =>
     refs: packRefs(refs.map(([name, subkind], line) => ({ name, subkind, line }))),
     lines: defs.map((name, line): [number, string] => [line, `def ${name}():`]),
   });
-  const byPath = new Map<string, FileTags>([
+  const tagsByPath = new Map<string, FileTags>([
     ['chat.py', tags(['handle'], [['Router', 'import'], ['helper', 'call']])],
     ['router.py', tags(['Router'], [])],
     ['both.py', tags([], [['Router', 'call'], ['handle', 'call'], ['retry', 'call']])],
     ['helper.py', tags(['helper'], [])],
     ['none.py', tags(['other'], [])],
   ]);
+  const byPath = new Map([...tagsByPath].map(([path, fileTags]): [string, FileNames] => [path, fileNames(fileTags)]));
   // helper is called, not imported: it is not a query name.
   assert.deepEqual(lexicalOrder('chat.py', ['retry'], byPath), ['both.py', 'router.py', 'helper.py', 'none.py']);
 
@@ -158,7 +159,7 @@ test('baselines: folder distance, shared names, packed within the budget', () =>
   const bare = packFileList(many, () => undefined, 200, countTokens, true);
   assert.ok(bare.tokens <= 200 && bare.tokens > 150);
   assert.ok(bare.blocks.every((block, i) => block.path === many[i] && block.lines.length === 0));
-  const withDefs = packFileList(['none.py', 'router.py'], (path) => byPath.get(path), 1000, countTokens);
+  const withDefs = packFileList(['none.py', 'router.py'], (path) => tagsByPath.get(path), 1000, countTokens);
   assert.match(withDefs.text, /^none\.py:\n│def other\(\):/);
 });
 

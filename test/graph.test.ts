@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AiderGraph, EDGE_WEIGHTS, ReferenceGraph, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
-import { packRefs, unpackRefs } from '../src/extract/refs.js';
+import { fileNames, packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileTags } from '../src/types.js';
 import { seededRandom } from '../src/random.js';
 
@@ -34,8 +34,8 @@ const none = { chatFiles: new Set<string>(), mentionedIdents: new Set<string>() 
 
 test("edge weights follow Aider's model: sqrt of the reference count times the multipliers", () => {
   const graph = new ReferenceGraph();
-  graph.setFile('a.ts', tags(['local'], ['parseConfig', 'parseConfig', 'parseConfig', 'parseConfig', 'run', '_hidden']));
-  graph.setFile('b.ts', tags(['parseConfig', 'run', '_hidden'], []));
+  graph.setFile('a.ts', fileNames(tags(['local'], ['parseConfig', 'parseConfig', 'parseConfig', 'parseConfig', 'run', '_hidden'])));
+  graph.setFile('b.ts', fileNames(tags(['parseConfig', 'run', '_hidden'], [])));
   assert.deepEqual(edges(graph.compile(none)), [
     'a.ts -> b.ts _hidden 0.1', // private: x0.1
     'a.ts -> b.ts parseConfig 20', // compound of 8+ chars: x10, times sqrt(4)
@@ -57,17 +57,17 @@ test('an identifier defined in more than five files is damped', () => {
 
 test('updating files in place gives the same graph as building it from scratch', () => {
   const incremental = new ReferenceGraph();
-  incremental.setFile('c.ts', tags(['helperFunction'], ['mainEntry']));
-  incremental.setFile('a.ts', tags(['mainEntry'], ['helperFunction', 'gone']));
-  incremental.setFile('b.ts', tags(['gone', 'helperFunction'], []));
-  incremental.setFile('b.ts', tags(['helperFunction'], ['mainEntry'])); // b changed
-  incremental.setFile('d.ts', tags(['temporary'], ['helperFunction']));
+  incremental.setFile('c.ts', fileNames(tags(['helperFunction'], ['mainEntry'])));
+  incremental.setFile('a.ts', fileNames(tags(['mainEntry'], ['helperFunction', 'gone'])));
+  incremental.setFile('b.ts', fileNames(tags(['gone', 'helperFunction'], [])));
+  incremental.setFile('b.ts', fileNames(tags(['helperFunction'], ['mainEntry']))); // b changed
+  incremental.setFile('d.ts', fileNames(tags(['temporary'], ['helperFunction'])));
   incremental.removeFile('d.ts'); // d deleted
 
   const scratch = new ReferenceGraph();
-  scratch.setFile('a.ts', tags(['mainEntry'], ['helperFunction', 'gone']));
-  scratch.setFile('b.ts', tags(['helperFunction'], ['mainEntry']));
-  scratch.setFile('c.ts', tags(['helperFunction'], ['mainEntry']));
+  scratch.setFile('a.ts', fileNames(tags(['mainEntry'], ['helperFunction', 'gone'])));
+  scratch.setFile('b.ts', fileNames(tags(['helperFunction'], ['mainEntry'])));
+  scratch.setFile('c.ts', fileNames(tags(['helperFunction'], ['mainEntry'])));
   const request = { chatFiles: new Set(['a.ts']), mentionedIdents: new Set(['gone']) };
   assert.deepEqual(edges(incremental.compile(request)), edges(scratch.compile(request)));
   assert.equal(incremental.fileCount, 3);
@@ -75,19 +75,18 @@ test('updating files in place gives the same graph as building it from scratch',
 
 test('files with no edge are not nodes', () => {
   const graph = new ReferenceGraph();
-  graph.setFile('lonely.ts', tags([], ['nothingDefinesThis']));
-  graph.setFile('empty.ts', tags([], []));
-  graph.setFile('def.ts', tags(['used'], []));
-  graph.setFile('user.ts', tags([], ['used']));
+  graph.setFile('lonely.ts', fileNames(tags([], ['nothingDefinesThis'])));
+  graph.setFile('empty.ts', fileNames(tags([], [])));
+  graph.setFile('def.ts', fileNames(tags(['used'], [])));
+  graph.setFile('user.ts', fileNames(tags([], ['used'])));
   assert.deepEqual(graph.compile(none).paths, ['def.ts', 'user.ts']);
 });
 
 test('definition ranks through identifiers equal the edge-by-edge sharing of the expanded graph', async () => {
-  const { indexRepository } = await import('../src/index/indexer.js');
   const { rankDefinitions } = await import('../src/rank/rank.js');
   const { expandFactored, pagerank } = await import('../src/rank/pagerank.js');
-  const { copyFixture, tempDir } = await import('./helpers.js');
-  const index = await indexRepository({ root: copyFixture('shop'), cacheDir: tempDir() });
+  const { copyFixture, indexOnce, tempDir } = await import('./helpers.js');
+  const index = await indexOnce({ root: copyFixture('shop'), cacheDir: tempDir() });
   const graph = ReferenceGraph.fromRecords(index.records);
   const request = { chatFiles: new Set(['src/checkout.ts']), mentionedFiles: new Set<string>(), mentionedIdents: new Set(['priceOf']) };
   const compiled = graph.compile(request);
@@ -131,7 +130,7 @@ test('the compiled edges are the paths file -> name -> file of an ngraph.graph o
   const oracle = createGraph<unknown, number>();
   const graph = new ReferenceGraph();
   for (const [path, fileTags] of Object.entries(files)) {
-    graph.setFile(path, fileTags);
+    graph.setFile(path, fileNames(fileTags));
     for (const def of fileTags.defs) oracle.addLink(`name:${def.name}`, path);
     for (const ref of unpackRefs(fileTags.refs)) if (!oracle.hasLink(path, `name:${ref.name}`)) oracle.addLink(path, `name:${ref.name}`);
   }
@@ -179,13 +178,13 @@ test('the related graph after edits equals the one built from scratch, edge for 
       current.delete(path);
     } else {
       const fileTags = randomTags();
-      incremental.setFile(path, fileTags);
+      incremental.setFile(path, fileNames(fileTags));
       current.set(path, fileTags);
     }
     // Compile now and then, so later edits meet derived edges that must move.
     // (every step: a stale edge left behind by one change could be hidden by the next)
     const scratch = new ReferenceGraph();
-    for (const path of [...current.keys()].sort()) scratch.setFile(path, current.get(path)!);
+    for (const path of [...current.keys()].sort()) scratch.setFile(path, fileNames(current.get(path)!));
     const a = incremental.compileRelated(request);
     const b = scratch.compileRelated(request);
     assert.deepEqual(a.paths, b.paths, `step ${step}`);

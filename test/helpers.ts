@@ -4,7 +4,9 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { type IndexOptions, type RepoIndex, indexRepository } from '../src/index/indexer.js';
 import { packageRoot } from '../src/paths.js';
+import { TagStore } from '../src/store/store.js';
 
 const made: string[] = [];
 after(() => {
@@ -49,4 +51,14 @@ export function git(cwd: string, ...args: string[]): string {
   });
   if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${result.stderr}`);
   return result.stdout;
+}
+
+/** indexRepository over the tag store in `cacheDir` (a new one by default), closed again when the pass is done. */
+export async function indexOnce(options: Omit<IndexOptions, 'store'> & { cacheDir?: string }): Promise<RepoIndex> {
+  const store = TagStore.open(options.cacheDir ?? tempDir());
+  try {
+    return await indexRepository({ ...options, store });
+  } finally {
+    await store.close();
+  }
 }

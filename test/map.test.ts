@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
 import { ReferenceGraph } from '../src/graph/graph.js';
-import { indexRepository } from '../src/index/indexer.js';
 import { buildMap } from '../src/map.js';
 import { rankDefinitions } from '../src/rank/rank.js';
 import { MAX_LINE_CHARS } from '../src/render/render.js';
-import { copyFixture, git, tempDir } from './helpers.js';
+import { copyFixture, git, indexOnce, tempDir } from './helpers.js';
 
 const encoder = get_encoding('cl100k_base');
 const countTokens = (text: string) => encoder.encode(text, [], []).length;
@@ -73,7 +72,7 @@ test('the same tree and request give byte-identical maps, with a fresh or a warm
 
 async function shopRanking(chat: string[], mentions: string[] = []) {
   const root = copyFixture('shop');
-  const index = await indexRepository({ root, cacheDir: tempDir() });
+  const index = await indexOnce({ root, cacheDir: tempDir() });
   const graph = ReferenceGraph.fromRecords(index.records);
   const chatFiles = new Set(chat);
   const mentionedIdents = new Set(mentions);

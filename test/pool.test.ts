@@ -3,11 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { indexRepository } from '../src/index/indexer.js';
 import { createRunner } from '../src/index/pool.js';
 import { buildMap } from '../src/map.js';
 import { packageRoot } from '../src/paths.js';
-import { copyFixture, runCli, tempDir } from './helpers.js';
+import { copyFixture, indexOnce, runCli, tempDir } from './helpers.js';
 
 /** The shop fixture plus every language fixture: all six grammars, and enough files for several batches. */
 function multiLanguageRepo(): string {
@@ -21,8 +20,8 @@ function multiLanguageRepo(): string {
 
 test('the pool and in-process extraction give identical records', async () => {
   const root = multiLanguageRepo();
-  const inProcess = await indexRepository({ root, cacheDir: tempDir(), workers: 1 });
-  const pooled = await indexRepository({ root, cacheDir: tempDir(), workers: 2 });
+  const inProcess = await indexOnce({ root, cacheDir: tempDir(), workers: 1 });
+  const pooled = await indexOnce({ root, cacheDir: tempDir(), workers: 2 });
   assert.equal(pooled.stats.parsed, inProcess.stats.parsed);
   assert.ok(inProcess.stats.parsed > 80);
   assert.deepEqual(pooled.records, inProcess.records);
@@ -61,7 +60,7 @@ test('a parse that runs over its time bound is reported as a timeout, in-process
   writeFileSync(join(root, 'slow.py'), body);
   writeFileSync(join(root, 'fine.py'), 'def fine():\n    pass\n');
   for (const workers of [1, 2]) {
-    const index = await indexRepository({ root, cacheDir: tempDir(), workers, parseTimeoutMs: 1, maxFileBytes: 1 << 24 });
+    const index = await indexOnce({ root, cacheDir: tempDir(), workers, parseTimeoutMs: 1, maxFileBytes: 1 << 24 });
     assert.deepEqual(index.skipped.map((file) => [file.path, file.reason]), [['slow.py', 'parse timeout']]);
     assert.deepEqual(index.records.map((record) => record.path), ['fine.py']);
   }
@@ -72,8 +71,8 @@ test('a runner kept by the caller is reused across passes', async () => {
   const runner = createRunner(2);
   try {
     const cacheDir = tempDir();
-    const first = await indexRepository({ root, cacheDir, runner });
-    const second = await indexRepository({ root, cacheDir, runner });
+    const first = await indexOnce({ root, cacheDir, runner });
+    const second = await indexOnce({ root, cacheDir, runner });
     assert.ok(first.stats.parsed > 0);
     assert.equal(second.stats.parsed, 0);
     const map = await buildMap({ root, cacheDir, runner, tokens: 512 });

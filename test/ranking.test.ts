@@ -8,7 +8,7 @@ import { layoutEntries, namingTokens } from '../src/rank/layout.js';
 import { nearestFirst, personalizationVector, rankRelated, subjectName, testPartners } from '../src/rank/rank.js';
 import { buildPathIndex, pathIndex } from '../src/rank/path-index.js';
 import { seededRandom } from '../src/random.js';
-import { packRefs } from '../src/extract/refs.js';
+import { fileNames, packRefs } from '../src/extract/refs.js';
 import type { FileTags } from '../src/types.js';
 import { copyFixture, tempDir } from './helpers.js';
 
@@ -41,11 +41,11 @@ function edges(graph: ReferenceGraph, mentionedIdents: string[] = []): string[] 
 
 test('related graph: links run both ways; a reference resolves to its own folder, else splits over the definers', () => {
   const graph = new ReferenceGraph();
-  graph.setFile('a/user.py', tags([], ['helper', 'helper', 'helper', 'helper', 'render']));
-  graph.setFile('a/helper.py', tags(['helper'], []));
-  graph.setFile('b/helper.py', tags(['helper'], []));
-  graph.setFile('b/one.py', tags(['render'], []));
-  graph.setFile('c/two.py', tags(['render'], []));
+  graph.setFile('a/user.py', fileNames(tags([], ['helper', 'helper', 'helper', 'helper', 'render'])));
+  graph.setFile('a/helper.py', fileNames(tags(['helper'], [])));
+  graph.setFile('b/helper.py', fileNames(tags(['helper'], [])));
+  graph.setFile('b/one.py', fileNames(tags(['render'], [])));
+  graph.setFile('c/two.py', fileNames(tags(['render'], [])));
   assert.deepEqual(edges(graph), [
     'a/helper.py -> a/user.py helper 2 reverse',
     'a/user.py -> a/helper.py helper 2 forward', // sqrt(4); b/helper.py is in another folder: not linked
@@ -58,7 +58,7 @@ test('related graph: links run both ways; a reference resolves to its own folder
   assert.ok(edges(graph, ['render']).includes(`a/user.py -> b/one.py render ${0.5 * EDGE_WEIGHTS.mentionedIdent} forward`));
   assert.ok(edges(graph).includes('a/user.py -> b/one.py render 0.5 forward'));
   // The graph follows changes (the laid-out graph is rebuilt after a change).
-  graph.setFile('a/helper.py', tags(['somethingElse'], []));
+  graph.setFile('a/helper.py', fileNames(tags(['somethingElse'], [])));
   assert.ok(edges(graph).includes('a/user.py -> b/helper.py helper 2 forward'));
   graph.removeFile('c/two.py');
   assert.ok(edges(graph).includes('a/user.py -> b/one.py render 1 forward'));
@@ -92,7 +92,7 @@ test('the fused order: what the chat file uses and what uses it, its test, then 
     'lib/noise2.py': tags(['noise2'], []),
     'docs/refund.py': tags(['refund_order'], ['Order']),
   };
-  for (const [path, fileTags] of Object.entries(files)) graph.setFile(path, fileTags);
+  for (const [path, fileTags] of Object.entries(files)) graph.setFile(path, fileNames(fileTags));
   const request = { chatFiles: new Set(['src/orders.py']), mentionedFiles: new Set<string>(), mentionedIdents: new Set<string>() };
   const ranking = rankRelated(graph.compileRelated(request), request, graph);
   assert.ok(!ranking.files.includes('src/orders.py'), 'the chat file is not ranked');
@@ -108,7 +108,7 @@ test('the fused order: what the chat file uses and what uses it, its test, then 
   assert.equal(rankRelated(graph.compileRelated(named), named, graph).files[0], 'lib/noise2.py');
   // The same graph, built in another order, gives the same ranking.
   const again = new ReferenceGraph();
-  for (const path of Object.keys(files).reverse()) again.setFile(path, files[path]);
+  for (const path of Object.keys(files).reverse()) again.setFile(path, fileNames(files[path]));
   const rebuilt = rankRelated(again.compileRelated(request), request, again);
   assert.deepEqual(rebuilt.files, ranking.files);
   assert.deepEqual(rebuilt.definitionRanks(ranking.files), ranking.definitionRanks(ranking.files));

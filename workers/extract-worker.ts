@@ -3,6 +3,7 @@
 import { preloadLanguages } from '../src/extract/extract.js';
 import { type FileJob, type FileResult, type IndexFileOptions, indexFiles } from '../src/extract/file.js';
 import { languageById } from '../src/extract/languages.js';
+import { attachedStore, storeTags } from '../src/index/tag-writer.js';
 
 export interface BatchTask {
   root: string;
@@ -10,6 +11,8 @@ export interface BatchTask {
   options: IndexFileOptions;
   /** Language ids whose grammars and queries to load before the jobs (a pool warming up). */
   preload?: string[];
+  /** The cache directory whose tag store takes the tags: the results come back without them. */
+  tagsTo?: string;
 }
 
 // Fault injection for the tests: a worker that meets a path containing this text dies, as a
@@ -21,5 +24,11 @@ export default async function extractBatch(task: BatchTask): Promise<FileResult[
   const results: FileResult[] = [];
   if (exitOn && task.jobs.some((job) => job.path.includes(exitOn))) process.exit(70);
   await indexFiles(task.root, task.jobs, task.options, (_, result) => results.push(result));
+  if (task.tagsTo) {
+    const store = attachedStore(task.tagsTo);
+    storeTags(results, store);
+    // Committed before the records go back: the caller writes a record only after its tags.
+    await store.flushed();
+  }
   return results;
 }

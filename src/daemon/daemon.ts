@@ -8,7 +8,7 @@ import { languagesOf } from '../extract/languages.js';
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
-import { type SymbolQuery, findSymbols, referencesIn } from '../symbols.js';
+import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
 import { type DaemonStatus, ERROR_CODES, MAX_REQUEST_BYTES, type RpcRequest, type RpcResponse } from './protocol.js';
@@ -100,8 +100,8 @@ export class Daemon {
   private resolveClosed!: () => void;
 
   private constructor(private readonly options: DaemonOptions) {
-    this.state = new RepoState(options.root);
     this.store = TagStore.open(options.cacheDir, { onNotice: options.log });
+    this.state = new RepoState(options.root, (path) => this.store.outline(path));
     this.runner = createRunner(options.workers);
     this.reconciler = new Reconciler(options.root, this.store, this.runner, options);
     this.isExcluded = excludeMatcher(options.exclude);
@@ -390,7 +390,7 @@ export class Daemon {
       case 'symbols': {
         const query = parseSymbolParams(request.params);
         await this.settled();
-        return findSymbols(this.state.index(), this.state.centrality(), query, referencesIn(this.state.graph, this.store));
+        return findSymbols(this.state.index(), this.state.centrality(), query, namesIn(this.state.graph, this.store));
       }
       case 'reindex':
         await this.settled();

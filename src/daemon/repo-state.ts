@@ -3,10 +3,12 @@ import { ReferenceGraph } from '../graph/graph.js';
 import { importantFiles } from '../important.js';
 import { type IndexLookups, type IndexStats, type PathState, type RepoIndex, emptyStats, splitStates } from '../index/indexer.js';
 import { centrality } from '../map.js';
-import type { FileRecord, SkippedFile } from '../types.js';
+import type { FileOutline, FileRecord, SkippedFile } from '../types.js';
 
 /** Updates larger than this rebuild the sorted views by sorting, rather than patching them path by path. */
 const PATCH_LIMIT = 1000;
+/** Outlines read from the store kept for the next maps (a map reads a few hundred; a change drops its file's). */
+const OUTLINES_KEPT = 20_000;
 
 /**
  * The daemon's hot view of a repository: the state of every discovered path and the reference
@@ -25,16 +27,26 @@ export class RepoState {
   private viewsStale = false;
   private snapshot: RepoIndex | undefined;
   private fileRank: Map<string, number> | undefined;
+  private readonly outlines = new Map<string, FileOutline | undefined>();
   private readonly lookups: IndexLookups = {
     isKnown: (path) => this.states.has(path),
-    tagsOf: (path) => {
+    outlineOf: (path) => {
       const state = this.states.get(path);
-      return state && 'record' in state && !state.record.skip ? (state.record.tags ?? undefined) : undefined;
+      if (!state || !('record' in state) || state.record.skip) return undefined;
+      if (this.outlines.has(path)) return this.outlines.get(path);
+      if (this.outlines.size >= OUTLINES_KEPT) this.outlines.clear();
+      const outline = this.readOutline(path);
+      this.outlines.set(path, outline);
+      return outline;
     },
     important: () => (this.important ??= importantFiles(this.sortedPaths)),
   };
 
-  constructor(readonly root: string) {}
+  /** `readOutline` reads a file's outline from the store (which has it by the time its record is applied). */
+  constructor(
+    readonly root: string,
+    private readonly readOutline: (path: string) => FileOutline | undefined,
+  ) {}
 
   get fileCount(): number {
     return this.states.size;
@@ -62,6 +74,7 @@ export class RepoState {
     if (updates.size > PATCH_LIMIT) this.viewsStale = true;
     const patch = !this.viewsStale;
     for (const [path, state] of updates) {
+      this.outlines.delete(path);
       const before = this.states.get(path);
       if (patch) this.unview(path, before);
       if ('gone' in state) {

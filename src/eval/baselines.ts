@@ -5,7 +5,7 @@ import { comparePaths } from '../discover/discover.js';
 import { type PackEntry, type PackResult, packMap } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
 import { nearestFirst } from '../rank/rank.js';
-import type { FileTags } from '../types.js';
+import type { FileNames, FileOutline } from '../types.js';
 
 /**
  * Files of the chat file's folder first, then those of its parent folder, and so on up to the
@@ -20,20 +20,20 @@ export function directoryOrder(chatFile: string, paths: readonly string[]): stri
  * mentioned identifiers, and the names the chat file imports or defines. Ties: more occurrences
  * first, then by path. Files containing none come last, by path.
  */
-export function lexicalOrder(chatFile: string, mentions: readonly string[], tagsByPath: ReadonlyMap<string, FileTags>): string[] {
+export function lexicalOrder(chatFile: string, mentions: readonly string[], namesByPath: ReadonlyMap<string, FileNames>): string[] {
   const query = new Set(mentions);
-  const chat = tagsByPath.get(chatFile);
-  for (const def of chat?.defs ?? []) query.add(def.name);
-  for (const name of chat?.refs.imports ?? []) query.add(name);
+  const chat = namesByPath.get(chatFile);
+  for (const name of chat?.defined ?? []) query.add(name);
+  for (const name of chat?.imports ?? []) query.add(name);
   const scored: Array<{ path: string; distinct: number; occurrences: number }> = [];
-  for (const [path, tags] of tagsByPath) {
+  for (const [path, names] of namesByPath) {
     if (path === chatFile) continue;
     const found = new Map<string, number>();
     const count = (name: string, n: number) => {
       if (query.has(name)) found.set(name, (found.get(name) ?? 0) + n);
     };
-    for (const def of tags.defs) count(def.name, 1);
-    tags.refs.names.forEach((name, i) => count(name, tags.refs.counts[i]));
+    for (const name of names.defined) count(name, 1);
+    names.referenced.forEach((name, i) => count(name, names.counts[i]));
     let occurrences = 0;
     for (const n of found.values()) occurrences += n;
     scored.push({ path, distinct: found.size, occurrences });
@@ -49,7 +49,7 @@ export function lexicalOrder(chatFile: string, mentions: readonly string[], tags
  */
 export function packFileList(
   order: readonly string[],
-  tagsOf: (path: string) => FileTags | undefined,
+  outlineOf: (path: string) => FileOutline | undefined,
   budget: number,
   countTokens: TokenCounter,
   bare = false,
@@ -57,9 +57,9 @@ export function packFileList(
   const entries: PackEntry[] = [];
   for (const [i, path] of order.entries()) {
     const rank = order.length - i;
-    const defs = bare ? [] : [...(tagsOf(path)?.defs ?? [])].sort((a, b) => a.line - b.line);
+    const defs = bare ? [] : [...(outlineOf(path)?.defs ?? [])].sort((a, b) => a.line - b.line);
     if (defs.length === 0) entries.push({ path, rank });
     for (const def of defs) entries.push({ path, rank, def });
   }
-  return packMap(entries, tagsOf, budget, countTokens, '');
+  return packMap(entries, outlineOf, budget, countTokens, '');
 }

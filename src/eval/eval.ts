@@ -11,10 +11,11 @@ import { createRunner, type ParseRunner } from '../index/pool.js';
 import { mapFromIndex, resolveRoot } from '../map.js';
 import { DEFAULT_ENCODING, tokenCounter } from '../pack/tokens.js';
 import { DEFAULT_RANKING, RANKINGS, type RankingName } from '../rank/rank.js';
-import type { FileTags } from '../types.js';
+import type { FileNames } from '../types.js';
 import { directoryOrder, lexicalOrder, packFileList } from './baselines.js';
 import { type EvalTask, type TaskOptions, mineTasks, openRepo } from './git.js';
 import { ScratchCheckout } from './scratch.js';
+import { TagStore } from '../store/store.js';
 
 export const DEFAULT_BUDGETS: readonly number[] = [1024, 2048, 4096];
 /** Baselines: files by folder distance or by shared names, shown with their definitions, or as bare paths (-paths). */
@@ -25,7 +26,8 @@ export type BaselineName = (typeof BASELINES)[number];
 export interface TaskContext {
   index: RepoIndex;
   graph: ReferenceGraph;
-  tagsByPath: ReadonlyMap<string, FileTags>;
+  /** The names of each indexed file (outlines: index.lookups.outlineOf). */
+  namesByPath: ReadonlyMap<string, FileNames>;
   task: EvalTask;
   budget: number;
   encoding: string;
@@ -57,11 +59,11 @@ export function rankingRanker(ranking: RankingName): Ranker {
 export function baselineRanker(name: BaselineName): Ranker {
   return {
     name,
-    run({ tagsByPath, task, budget, encoding }) {
+    run({ index, namesByPath, task, budget, encoding }) {
       const order = name.startsWith('directory')
-        ? directoryOrder(task.chatFile, [...tagsByPath.keys()])
-        : lexicalOrder(task.chatFile, task.mentions, tagsByPath);
-      const packed = packFileList(order, (path) => tagsByPath.get(path), budget, tokenCounter(encoding), name.endsWith('-paths'));
+        ? directoryOrder(task.chatFile, [...namesByPath.keys()])
+        : lexicalOrder(task.chatFile, task.mentions, namesByPath);
+      const packed = packFileList(order, index.lookups.outlineOf, budget, tokenCounter(encoding), name.endsWith('-paths'));
       return { files: packed.blocks.map((block) => block.path), tokens: packed.tokens };
     },
   };
@@ -179,9 +181,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let runner: ParseRunner | undefined;
+  let store: TagStore | undefined;
   try {
     runner = createRunner(options.workers ?? 1);
-    const cacheDir = options.cacheDir ?? `${scratch.dir}/cache`;
+    store = TagStore.open(options.cacheDir ?? `${scratch.dir}/cache`, { onNotice: options.onNotice });
     const graph = new ReferenceGraph();
     const graphed = new Map<string, string>(); // path -> content hash of the tags in the graph
     const results: TaskResult[] = [];
@@ -191,23 +194,23 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       await scratch.checkout(task.parent);
       const index = await indexRepository({
         root: scratch.tree,
-        cacheDir,
+        store,
         runner,
         exclude: options.exclude,
         maxFileBytes: options.maxFileBytes,
         onNotice: options.onNotice,
       });
       // The graph follows the tree file by file: only changed files move their edges.
-      const tagsByPath = new Map<string, FileTags>();
+      const namesByPath = new Map<string, FileNames>();
       for (const record of index.records) {
-        tagsByPath.set(record.path, record.tags!);
+        namesByPath.set(record.path, record.names!);
         if (graphed.get(record.path) !== record.hash) {
-          graph.setFile(record.path, record.tags!);
+          graph.setFile(record.path, record.names!);
           graphed.set(record.path, record.hash);
         }
       }
       for (const path of [...graphed.keys()]) {
-        if (!tagsByPath.has(path)) {
+        if (!namesByPath.has(path)) {
           graph.removeFile(path);
           graphed.delete(path);
         }
@@ -219,7 +222,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         scores[budget] = {};
         for (const ranker of rankers) {
           const t0 = performance.now();
-          const shown = ranker.run({ index, graph, tagsByPath, task, budget, encoding });
+          const shown = ranker.run({ index, graph, namesByPath, task, budget, encoding });
           const ms = performance.now() - t0;
           scores[budget][ranker.name] = score(task.targets, shown.files, shown.tokens, ms);
         }
@@ -243,6 +246,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     await runner?.close();
+    await store?.close();
     scratch.remove();
   }
 }

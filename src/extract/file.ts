@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FileRecord, SkipReason } from '../types.js';
 import { type ExtractOptions, extractTags } from './extract.js';
 import { languageForPath } from './languages.js';
+import { fileNames } from './refs.js';
 
 /** A line longer than this marks a minified or generated file. */
 export const MINIFIED_LINE_LENGTH = 2000;
@@ -71,7 +72,7 @@ export function indexFile(root: string, job: FileJob, options: IndexFileOptions)
 
   const result = extractTags(lang, source, options);
   const record: FileRecord = result.ok
-    ? { ...base, hash, tags: result.tags, skip: null }
+    ? { ...base, hash, tags: result.tags, names: fileNames(result.tags), skip: null }
     : { ...base, hash, tags: null, skip: result.skip, detail: result.detail };
   return { outcome: 'parsed', record };
 }

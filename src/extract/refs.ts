@@ -1,5 +1,5 @@
 import { comparePaths } from '../discover/discover.js';
-import type { FileRefs, RefTag } from '../types.js';
+import type { FileNames, FileRefs, FileTags, RefTag } from '../types.js';
 
 /** A file without references. Shared: never mutated. */
 export const NO_REFS: FileRefs = Object.freeze({ names: [], counts: [], imports: [], subkinds: [], sites: [] }) as FileRefs;
@@ -42,4 +42,10 @@ export function unpackRefs(refs: FileRefs): RefTag[] {
     tags[i] = { name: names[sites[3 * i]], subkind: subkinds[sites[3 * i + 1]], line: sites[3 * i + 2] };
   }
   return tags;
+}
+
+/** What the graph reads of a file's tags (see FileNames); the arrays are the tags' own where they can be. */
+export function fileNames(tags: FileTags): FileNames {
+  const defined = [...new Set(tags.defs.map((def) => def.name))].sort(comparePaths);
+  return { defined, referenced: tags.refs.names, counts: tags.refs.counts, imports: tags.refs.imports };
 }

@@ -1,6 +1,5 @@
 import { comparePaths } from '../discover/discover.js';
-import { NO_REFS } from '../extract/refs.js';
-import type { FileRecord, FileTags } from '../types.js';
+import type { FileNames, FileRecord } from '../types.js';
 import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
 
 /** Aider's edge model (aider/repomap.py): the multipliers applied to an identifier's edges. */
@@ -180,22 +179,25 @@ export class ReferenceGraph {
   private readonly relatedIdents = interner();
 
   /**
-   * Takes a record's file into the graph, and its references out of the record: the graph keeps
-   * the names and counts a ranking reads, the store keeps the lines (symbol lookups read them
-   * there). A large repository has millions of references; they are not held twice.
+   * Takes a record's file into the graph, and its names and tags out of the record: the graph
+   * keeps the names a ranking reads, the store keeps the rest (outlines are read back when a file
+   * is shown). A large repository's tags are never all held in memory.
    */
   takeRecord(record: FileRecord): void {
-    if (!record.tags) {
+    if (record.skip) {
       this.removeFile(record.path);
       return;
     }
-    this.setFile(record.path, record.tags);
-    if (record.tags.refs.sites.length > 0) record.tags = { ...record.tags, refs: NO_REFS };
+    if (!record.names) throw new Error(`the record of ${record.path} was taken by a graph already`);
+    this.setFile(record.path, record.names);
+    delete record.names;
+    delete record.tags;
   }
 
+  /** A graph of records (which keep their names). */
   static fromRecords(records: Iterable<FileRecord>): ReferenceGraph {
     const graph = new ReferenceGraph();
-    for (const record of records) if (record.tags) graph.setFile(record.path, record.tags);
+    for (const record of records) if (record.names) graph.setFile(record.path, record.names);
     return graph;
   }
 
@@ -237,14 +239,13 @@ export class ReferenceGraph {
   }
 
   /** Replaces a file's definitions and references (and so its edges). */
-  setFile(path: string, tags: FileTags): void {
-    const defined = [...new Set(tags.defs.map((def) => def.name))].sort(comparePaths);
-    const { names: refNames, imports } = tags.refs;
+  setFile(path: string, names: FileNames): void {
+    const { defined, referenced: refNames, imports } = names;
     if (defined.length === 0 && refNames.length === 0) {
       this.removeFile(path);
       return;
     }
-    const refCounts = Uint32Array.from(tags.refs.counts);
+    const refCounts = Uint32Array.from(names.counts);
     let node = this.files.get(path);
     // The names whose definers change: the edges of their referencers move.
     const changed = new Set(defined);
@@ -787,6 +788,11 @@ export class ReferenceGraph {
   fileNames(path: string): { defined: readonly string[]; imports: readonly string[] } {
     const node = this.files.get(path);
     return { defined: node?.defined ?? [], imports: node?.imports ?? [] };
+  }
+
+  /** Every name some file defines. */
+  definedNames(): IterableIterator<string> {
+    return this.definers.keys();
   }
 
   /** Every name some file references. */

@@ -5,8 +5,9 @@ import { DEFAULT_PARSE_TIMEOUT_MS } from '../extract/extract.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
 import { languageForPath, languagesOf } from '../extract/languages.js';
 import { collectGarbage } from '../extract/memory.js';
-import { TagStore } from '../store/store.js';
-import type { FileRecord, FileTags, SkippedFile } from '../types.js';
+import type { TagStore } from '../store/store.js';
+import type { FileOutline, FileRecord, SkippedFile } from '../types.js';
+import { importantFiles } from '../important.js';
 import { type ParseRunner, createRunner } from './pool.js';
 import type { ReferenceGraph } from '../graph/graph.js';
 
@@ -26,7 +27,8 @@ export interface ExtractSettings {
 export interface IndexOptions extends DiscoverOptions, ExtractSettings {
   /** Real path of the repository root. */
   root: string;
-  cacheDir: string;
+  /** The repository's tag store (its owner closes it, after the last map: outlines are read from it). */
+  store: TagStore;
   /** Parse threads: 1 parses in this thread; more use a worker pool (default 1 here; the CLI defaults to the cores). */
   workers?: number;
   /** A runner to reuse (the daemon keeps one); when given, `workers` is ignored and the runner is not closed. */
@@ -35,8 +37,8 @@ export interface IndexOptions extends DiscoverOptions, ExtractSettings {
   /** Called as files needing work are done: done of total. */
   onProgress?: (done: number, total: number) => void;
   /**
-   * A graph to build as records come: each record's references go into it and leave the record
-   * (the store keeps them), so a large repository's references are never all held twice.
+   * A graph to build as records come: each record's names go into it and its tags leave it (the
+   * store keeps them), so a large repository's tags are never all held in memory.
    */
   graph?: ReferenceGraph;
 }
@@ -59,20 +61,20 @@ export interface RepoIndex {
   root: string;
   /** Every discovered path, sorted (source files and others alike). */
   paths: string[];
-  /** Records of the files with tags, sorted by path (without their references when a graph took them). */
+  /** Records of the indexed files, sorted by path (without their names and tags when a graph took them). */
   records: FileRecord[];
   skipped: SkippedFile[];
   stats: IndexStats;
-  /** Lookups kept up to date by whoever holds the index (the daemon); derived from it when absent. */
-  lookups?: IndexLookups;
+  /** Lookups by path, kept up to date by whoever holds the index (the daemon). */
+  lookups: IndexLookups;
 }
 
 /** What a map asks of an index by path. */
 export interface IndexLookups {
   /** Whether the path was discovered. */
   isKnown: (path: string) => boolean;
-  /** The tags of a file with a record. */
-  tagsOf: (path: string) => FileTags | undefined;
+  /** The outline of an indexed file. */
+  outlineOf: (path: string) => FileOutline | undefined;
   /** The important files among the paths (see importantFiles). */
   important: () => readonly string[];
 }
@@ -184,14 +186,14 @@ export class Reconciler {
           if (result.outcome === 'parsed') stats.parsed++;
           record = result.record;
         }
-        // Encoded now, before a caller's graph takes its references away.
+        // Encoded now, before a caller's graph takes its names away; its tags were written where it was parsed.
         this.store.write(record);
         settle(path, { record });
       }
-      // Settled at once: references taken while they are young cost no major collection.
+      // Settled at once: names taken while they are young cost no major collection.
       flush();
       onProgress?.((done += results.length), jobs.length);
-    });
+    }, this.store);
     await this.store.flushed();
     this.store.commit([], gone);
     stats.removed += gone.length;
@@ -211,9 +213,8 @@ export class Reconciler {
  * the pool), drop what is gone. Returns the records the graph is built from.
  */
 export async function indexRepository(options: IndexOptions): Promise<RepoIndex> {
-  const { root } = options;
+  const { root, store } = options;
   const discovery = await discoverFiles(root, options);
-  const store = TagStore.open(options.cacheDir, { onNotice: options.onNotice });
   const runner = options.runner ?? createRunner(options.workers ?? 1);
   try {
     const reconciler = new Reconciler(root, store, runner, options);
@@ -233,12 +234,29 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
       }
     });
     reconciler.prune(new Set(discovery.paths), stats);
-    const present = discovery.paths.filter((path) => !('gone' in states.get(path)!));
-    return { root, paths: present, ...splitStates(states), stats };
+    const paths = discovery.paths.filter((path) => !('gone' in states.get(path)!));
+    const { records, skipped } = splitStates(states);
+    return { root, paths, records, skipped, stats, lookups: storeLookups(store, paths, records) };
   } finally {
     if (!options.runner) await runner.close();
-    await store.close();
   }
+}
+
+/** Lookups over a finished index, with outlines read from the store (each once). */
+function storeLookups(store: TagStore, paths: readonly string[], records: readonly FileRecord[]): IndexLookups {
+  const known = new Set(paths);
+  const indexed = new Set(records.map((record) => record.path));
+  const outlines = new Map<string, FileOutline | undefined>();
+  let important: string[] | undefined;
+  return {
+    isKnown: (path) => known.has(path),
+    outlineOf: (path) => {
+      if (!indexed.has(path)) return undefined;
+      if (!outlines.has(path)) outlines.set(path, store.outline(path));
+      return outlines.get(path);
+    },
+    important: () => (important ??= importantFiles(paths)),
+  };
 }
 
 /** Records with tags, and skips (a record's skip or a skip before any record), both sorted by path. */

@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { type FileJob, type FileResult, type IndexFileOptions, failedResult, indexFiles } from '../extract/file.js';
 import type { BatchTask } from '../../workers/extract-worker.js';
+import type { TagStore } from '../store/store.js';
+import { storeTags } from './tag-writer.js';
 
 /** Batches queued per thread beyond the one it parses: enough that no worker waits on the main thread. */
 const BATCHES_AHEAD_PER_THREAD = 4;
@@ -18,8 +20,10 @@ export interface ParseRunner {
   /**
    * Parses the jobs and hands their results to `onResults` as they are ready, in job order, so
    * the caller stores and takes them while the workers go on (nothing waits on a whole chunk).
+   * With `tagsTo`, the parsed files' tags are written to that store where they are parsed, and
+   * the results come without them.
    */
-  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink): Promise<void>;
+  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void>;
   /** Starts the threads and loads these languages in each (ids), so that a first parse does not wait for them. */
   warmUp(languages: readonly string[]): Promise<void>;
   close(): Promise<void>;
@@ -42,8 +46,11 @@ export function createRunner(workers: number): ParseRunner {
 }
 
 class InProcessRunner implements ParseRunner {
-  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink) {
-    return indexFiles(root, jobs, options, (i, result) => onResults(i, [result]));
+  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore) {
+    return indexFiles(root, jobs, options, (i, result) => {
+      if (tagsTo) storeTags([result], tagsTo);
+      onResults(i, [result]);
+    });
   }
 
   async warmUp() {
@@ -77,7 +84,7 @@ class PoolRunner implements ParseRunner {
     return this.started;
   }
 
-  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink): Promise<void> {
+  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void> {
     const ranges = [...batches(jobs)];
     // Results of batches that finished ahead of an earlier one wait here, so delivery keeps job
     // order (and the graph its insertion order: maps stay byte-identical across worker counts).
@@ -103,7 +110,7 @@ class PoolRunner implements ParseRunner {
         while (submitted < ranges.length && submitted - delivered < window) {
           const i = submitted++;
           const [start, end] = ranges[i];
-          this.runBatch(root, jobs.slice(start, end), options).then((results) => {
+          this.runBatch(root, jobs.slice(start, end), options, tagsTo?.dir).then((results) => {
             finished[i] = results;
             pump();
           }, reject);
@@ -127,9 +134,9 @@ class PoolRunner implements ParseRunner {
     return running;
   }
 
-  private async runBatch(root: string, jobs: FileJob[], options: IndexFileOptions): Promise<FileResult[]> {
+  private async runBatch(root: string, jobs: FileJob[], options: IndexFileOptions, tagsTo: string | undefined): Promise<FileResult[]> {
     try {
-      return await this.run({ root, jobs, options });
+      return await this.run({ root, jobs, options, tagsTo });
     } catch {
       // Retry alone each file of the batch, so one poisonous file cannot sink the others. A task
       // queued on a worker that dies fails with it, so a file gets a second try before it is
@@ -139,7 +146,7 @@ class PoolRunner implements ParseRunner {
         let result: FileResult | undefined;
         let reason = '';
         for (let attempt = 0; attempt < 2 && !result; attempt++) {
-          result = await this.run({ root, jobs: [job], options }).then(
+          result = await this.run({ root, jobs: [job], options, tagsTo }).then(
             (single) => single[0],
             (err: unknown) => ((reason = err instanceof Error ? err.message : String(err)), undefined),
           );

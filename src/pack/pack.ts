@@ -1,5 +1,5 @@
 import { type MapBlock, type RenderStyle, renderText } from '../render/render.js';
-import type { DefTag, FileTags } from '../types.js';
+import type { DefTag, FileOutline } from '../types.js';
 import type { TokenCounter } from './tokens.js';
 
 /** One candidate for the map, in rank order: a definition to show, or a file to name. */
@@ -27,14 +27,14 @@ export const FILL_SCAN = 256;
  */
 export function packMap(
   entries: readonly PackEntry[],
-  tagsOf: (path: string) => FileTags | undefined,
+  outlineOf: (path: string) => FileOutline | undefined,
   budget: number,
   countTokens: TokenCounter,
   footer: string,
   style: RenderStyle = {},
 ): PackResult {
   const render = (chosen: readonly number[]): PackResult => {
-    const blocks = buildBlocks(entries, chosen, tagsOf);
+    const blocks = buildBlocks(entries, chosen, outlineOf);
     const text = renderText(blocks, footer, style);
     return { blocks, text, tokens: countTokens(text) };
   };
@@ -76,7 +76,7 @@ export function packMap(
   const scanEnd = Math.min(entries.length, bestCount + 1 + FILL_SCAN);
   for (let i = bestCount + 1, tries = 0; i < scanEnd && tries < FILL_ATTEMPTS && best.tokens < budget; i++) {
     const { path, def } = entries[i];
-    const own = def ? lineText(tagsOf(path)?.lines ?? [], def.line) : path;
+    const own = def ? lineText(outlineOf(path)?.lines ?? [], def.line) : path;
     if (countTokens(own) > budget - best.tokens) continue;
     tries++;
     const attempt = render([...chosen, i]);
@@ -92,7 +92,7 @@ export function packMap(
 export function buildBlocks(
   entries: readonly PackEntry[],
   chosen: readonly number[],
-  tagsOf: (path: string) => FileTags | undefined,
+  outlineOf: (path: string) => FileOutline | undefined,
 ): MapBlock[] {
   const rowsByPath = new Map<string, { rank: number; rows: Set<number> }>();
   for (const i of chosen) {
@@ -109,7 +109,7 @@ export function buildBlocks(
   }
   const blocks: MapBlock[] = [];
   for (const [path, { rank, rows }] of rowsByPath) {
-    const tags = tagsOf(path);
+    const tags = outlineOf(path);
     const lines = [...rows].sort((a, b) => a - b).map((line) => ({ line, text: lineText(tags?.lines ?? [], line) }));
     blocks.push({ path, rank, lines, lineCount: tags?.lineCount ?? 0 });
   }

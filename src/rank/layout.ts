@@ -6,7 +6,7 @@
 // further files while tokens remain.
 import { FILL_SCAN, type PackEntry } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
-import type { DefTag, FileTags } from '../types.js';
+import type { DefTag, FileOutline } from '../types.js';
 import type { RelatedRanking } from './rank.js';
 
 /** Definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS; the rest names files first. */
@@ -52,7 +52,7 @@ export function layoutEntries({ files, rankOf, definitionsOf, budget, countToken
 }
 
 /** A file's definitions, best first: by rank (highest first), then outermost, then by line. */
-export function definitionsByRank(tags: FileTags | undefined, rankOfIdent: (ident: string) => number): DefTag[] {
+export function definitionsByRank(tags: FileOutline | undefined, rankOfIdent: (ident: string) => number): DefTag[] {
   return [...(tags?.defs ?? [])].sort(
     (a, b) => rankOfIdent(b.name) - rankOfIdent(a.name) || a.scopes.length - b.scopes.length || a.line - b.line,
   );
@@ -66,7 +66,7 @@ export function definitionsByRank(tags: FileTags | undefined, rankOfIdent: (iden
 export function relatedEntries(
   ranking: RelatedRanking,
   others: Iterable<string>,
-  tagsOf: (path: string) => FileTags | undefined,
+  outlineOf: (path: string) => FileOutline | undefined,
   budget: number,
   countTokens: TokenCounter,
   limit: number,
@@ -84,7 +84,7 @@ export function relatedEntries(
     rankOf: ranking.rankOf,
     definitionsOf: (named) => {
       const ranks = ranking.definitionRanks(named);
-      return named.map((path) => definitionsByRank(tagsOf(path), (ident) => ranks.get(path)?.get(ident) ?? 0));
+      return named.map((path) => definitionsByRank(outlineOf(path), (ident) => ranks.get(path)?.get(ident) ?? 0));
     },
     budget,
     countTokens,

@@ -1,13 +1,16 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
-import type { FileRecord } from '../types.js';
+import type { FileOutline, FileRecord, FileRefs, FileTags } from '../types.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 2;
+export const STORE_FORMAT = 3;
 const META_KEY = 'format';
 
-type StoredRecord = Omit<FileRecord, 'path'>;
+/** A path's record: stat, hash, skip and the names the graph reads (what a warm start decodes). */
+type StoredRecord = Omit<FileRecord, 'path' | 'tags'>;
+/** The reference sites of a file (FileRefs without the names, which the record holds). */
+type StoredSites = Pick<FileRefs, 'subkinds' | 'sites'>;
 
 export interface StoreOptions {
   /** Receives one-line notices (a store rebuilt, and why). */
@@ -15,29 +18,36 @@ export interface StoreOptions {
 }
 
 /**
- * The persistent tag store: one LMDB record per path (mtime, size, content hash, tags), plus a
- * format version. An old or corrupt store is rebuilt, never a crash.
+ * The persistent tag store, in three LMDB databases keyed by path: the records (mtime, size,
+ * content hash, skip, the names the graph reads), the outlines (definitions and their lines,
+ * read when a file is shown) and the reference sites (read by symbol lookups); plus a format
+ * version. A write of a path's record and tags is one transaction. An old or corrupt store is
+ * rebuilt, never a crash.
  */
 export class TagStore {
   private lastWrite: Promise<boolean> | undefined;
   private writeError: unknown;
 
   private constructor(
+    /** The cache directory the store lives in. */
+    readonly dir: string,
     private readonly root: RootDatabase,
     private readonly files: Database<StoredRecord, string>,
+    private readonly outlines: Database<FileOutline, string>,
+    private readonly sites: Database<StoredSites, string>,
   ) {}
 
   static open(cacheDir: string, options: StoreOptions = {}): TagStore {
     const path = join(cacheDir, 'tags.lmdb');
     mkdirSync(cacheDir, { recursive: true });
     try {
-      const store = TagStore.openAt(path);
+      const store = TagStore.openAt(cacheDir);
       const format = store.root.get(META_KEY) as unknown;
       if (format === STORE_FORMAT) return store;
       if (format !== undefined) {
         options.onNotice?.(`repomap: tag cache format ${String(format)} is older than ${STORE_FORMAT}; rebuilding it`);
       }
-      store.files.clearSync();
+      for (const db of [store.files, store.outlines, store.sites]) db.clearSync();
       store.root.putSync(META_KEY, STORE_FORMAT);
       return store;
     } catch (err) {
@@ -45,29 +55,49 @@ export class TagStore {
       options.onNotice?.(`repomap: tag cache at ${path} is unreadable (${reason}); rebuilding it`);
       rmSync(path, { force: true, recursive: true });
       rmSync(`${path}-lock`, { force: true });
-      const store = TagStore.openAt(path);
+      const store = TagStore.openAt(cacheDir);
       store.root.putSync(META_KEY, STORE_FORMAT);
       return store;
     }
   }
 
-  private static openAt(path: string): TagStore {
+  /**
+   * The store a worker thread writes tags into, once TagStore.open has checked it (in the
+   * thread that owns it): no format check, no rebuild.
+   */
+  static attach(cacheDir: string): TagStore {
+    return TagStore.openAt(cacheDir);
+  }
+
+  private static openAt(cacheDir: string): TagStore {
+    const path = join(cacheDir, 'tags.lmdb');
     checkDataFile(join(path, 'data.mdb'));
     const root = open({ path, noSubdir: false, compression: true });
     const files = root.openDB<StoredRecord, string>({ name: 'files' });
+    const outlines = root.openDB<FileOutline, string>({ name: 'outlines' });
+    const sites = root.openDB<StoredSites, string>({ name: 'sites' });
     // Touch the database so that a corrupt file fails here, inside open()'s recovery.
     for (const _ of files.getKeys({ limit: 1 })) break;
-    return new TagStore(root, files);
+    return new TagStore(cacheDir, root, files, outlines, sites);
   }
 
+  /** A path's record, with its names and without its tags (see outline and refs). */
   get(path: string): FileRecord | undefined {
-    let stored: StoredRecord | undefined;
-    try {
-      stored = this.files.get(path);
-    } catch {
-      return undefined; // an undecodable record is as good as none: the file is parsed again
-    }
+    const stored = readSafely(this.files, path);
     return stored ? { path, ...stored } : undefined;
+  }
+
+  /** The outline of an indexed file. */
+  outline(path: string): FileOutline | undefined {
+    return readSafely(this.outlines, path);
+  }
+
+  /** The references of an indexed file. */
+  refs(path: string): FileRefs | undefined {
+    const names = readSafely(this.files, path)?.names;
+    if (!names) return undefined;
+    const { subkinds, sites } = readSafely(this.sites, path) ?? { subkinds: [], sites: [] };
+    return { names: names.referenced, counts: names.counts, imports: names.imports, subkinds, sites };
   }
 
   /** Whether nothing is stored yet (a first index). */
@@ -85,8 +115,8 @@ export class TagStore {
   commit(records: readonly FileRecord[], removed: readonly string[] = []): void {
     if (records.length === 0 && removed.length === 0) return;
     this.files.transactionSync(() => {
-      for (const { path, ...stored } of records) this.files.putSync(path, stored);
-      for (const path of removed) this.files.removeSync(path);
+      for (const record of records) this.writeRecord(record, true);
+      for (const path of removed) for (const db of [this.outlines, this.sites, this.files]) db.removeSync(path);
     });
   }
 
@@ -95,12 +125,45 @@ export class TagStore {
    * it commits off this thread, each all or nothing; `flushed` waits for them.
    */
   write(record: FileRecord): void {
-    const { path, ...stored } = record;
+    this.queued(this.writeRecord(record, false));
+  }
+
+  /**
+   * Queues the write of a file's tags, which its record (written after them) then vouches for.
+   * Extraction workers write the tags they take, so that only the record travels back.
+   */
+  writeTags(path: string, tags: FileTags): void {
+    this.queued(this.putTags(path, tags, false));
+  }
+
+  private queued(write: Promise<boolean>): void {
     // Transactions commit in order, so the last write settles last; an earlier failure is kept for `flushed`.
-    this.lastWrite = this.files.put(path, stored).catch((err: unknown) => {
+    this.lastWrite = write.catch((err: unknown) => {
       this.writeError ??= err;
       return false;
     });
+  }
+
+  /**
+   * The record, and its tags when it has them (a record whose tags were written already, or
+   * reused by its hash, keeps the stored ones; a skipped file has none). The record goes last:
+   * should its puts ever be split between transactions, a crash leaves tags without a record
+   * (parsed again), never the reverse.
+   */
+  private writeRecord(record: FileRecord, sync: boolean): Promise<boolean> {
+    const { path, tags, ...stored } = record;
+    if (tags) this.putTags(path, tags, sync);
+    else if (record.skip) {
+      remove(this.outlines, path, sync);
+      remove(this.sites, path, sync);
+    }
+    return put(this.files, path, stored, sync);
+  }
+
+  private putTags(path: string, tags: FileTags, sync: boolean): Promise<boolean> {
+    const { refs, ...outline } = tags;
+    put(this.outlines, path, outline, sync);
+    return refs.sites.length > 0 ? put(this.sites, path, { subkinds: refs.subkinds, sites: refs.sites }, sync) : remove(this.sites, path, sync);
   }
 
   /** Resolves when every queued write is committed (reads see them); rejects if one failed. */
@@ -116,6 +179,30 @@ export class TagStore {
     await this.flushed().catch(() => {});
     await this.root.close();
   }
+}
+
+/** A stored value, or none when it cannot be decoded (the file is then parsed again, or shown without tags). */
+function readSafely<V>(db: Database<V, string>, path: string): V | undefined {
+  try {
+    return db.get(path);
+  } catch {
+    return undefined;
+  }
+}
+
+const DONE = Promise.resolve(true);
+
+/** A put inside a synchronous transaction (sync) or queued for the next batch. */
+function put<V>(db: Database<V, string>, path: string, value: V, sync: boolean): Promise<boolean> {
+  if (!sync) return db.put(path, value);
+  db.putSync(path, value);
+  return DONE;
+}
+
+function remove<V>(db: Database<V, string>, path: string, sync: boolean): Promise<boolean> {
+  if (!sync) return db.remove(path);
+  db.removeSync(path);
+  return DONE;
 }
 
 const LMDB_MAGIC = 0xbeefc0de;
