@@ -52,7 +52,7 @@ export interface SymbolAnswer {
 export interface NameSource {
   definedNames: () => Iterable<string>;
   referencedNames: () => Iterable<string>;
-  namesOf: (ident: string) => { definers: ReadonlySet<string> | undefined; referencers: ReadonlyMap<string, number> | undefined };
+  namesOf: (ident: string) => { definers: ReadonlySet<string> | undefined; referencers: Iterable<readonly [string, number]> | undefined };
   refsOf: (path: string) => readonly RefTag[];
 }
 

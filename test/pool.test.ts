@@ -103,9 +103,11 @@ test('a pool closed while its threads load grammars closes cleanly (a thread sto
   const script = `
     const { createRunner } = await import(${JSON.stringify(join(dist, 'index', 'pool.js'))});
     const { LANGUAGES } = await import(${JSON.stringify(join(dist, 'extract', 'languages.js'))});
+    // A batch's worth of files of every language: each is loaded in each thread.
+    const paths = LANGUAGES.flatMap((lang) => Array.from({ length: 64 }, (_, i) => 'file' + i + lang.extensions[0]));
     for (const delay of [0, 300, 500]) {
       const runner = createRunner(2);
-      const warming = runner.warmUp(LANGUAGES.map((lang) => lang.id));
+      const warming = runner.warmUp(paths);
       await new Promise((resume) => setTimeout(resume, delay));
       await runner.close();
       await warming;

@@ -4,7 +4,6 @@ import { dirname } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, ignoredFolders } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
 import { type ExtractSettings, type PathState, Reconciler, outOfDate } from '../index/indexer.js';
-import { languagesOf } from '../extract/languages.js';
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
@@ -177,7 +176,7 @@ export class Daemon {
     this.phase = 'ready';
     this.lastUpdate = new Date();
     // The pool's threads load this repository's grammars now (a first index did at its start), so the first save parses at once.
-    this.runner.warmUp(languagesOf(discovery.paths)).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
+    this.runner.warmUp(discovery.paths).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
     const { parsed, reusedByStat, reusedByHash } = this.state.stats;
     log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
     // Files modified since a second before discovery (file times can lag the clock) are checked again.

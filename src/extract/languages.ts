@@ -205,9 +205,14 @@ export function languageForPath(path: string): LanguageSpec | undefined {
   return byExtension.get(extname(path).toLowerCase());
 }
 
-/** The ids of the languages these paths are in, each once. */
-export function languagesOf(paths: readonly string[]): string[] {
-  return [...new Set(paths.flatMap((path) => languageForPath(path)?.id ?? []))];
+/** The ids of the languages these paths are in, each once, in order of first use; with `minFiles`, only those with that many files. */
+export function languagesOf(paths: readonly string[], minFiles = 1): string[] {
+  const counts = new Map<string, number>();
+  for (const path of paths) {
+    const id = languageForPath(path)?.id;
+    if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return [...counts].filter(([, count]) => count >= minFiles).map(([id]) => id);
 }
 
 export function languageById(id: string): LanguageSpec | undefined {

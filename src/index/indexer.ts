@@ -3,7 +3,7 @@ import { join, sep } from 'node:path';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import { DEFAULT_PARSE_TIMEOUT_MS } from '../extract/extract.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
-import { languageForPath, languagesOf } from '../extract/languages.js';
+import { languageForPath } from '../extract/languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { TagStore } from '../store/store.js';
 import type { FileOutline, FileRecord, SkippedFile } from '../types.js';
@@ -135,7 +135,7 @@ export class Reconciler {
       else settle(path, { skip: { path, reason: 'no grammar' } });
     }
     // A first index parses everything: the workers load their grammars while the files are stat'ed.
-    if (this.store.isEmpty()) this.runner.warmUp(languagesOf(sources)).catch(() => {});
+    if (this.store.isEmpty()) this.runner.warmUp(sources).catch(() => {});
     const found = await mapConcurrent(sources, STAT_CONCURRENCY, (path) => statInsideRoot(this.root, path));
 
     const jobs: FileJob[] = [];

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { type FileJob, type FileResult, type IndexFileOptions, failedResult, indexFiles } from '../extract/file.js';
+import { languagesOf } from '../extract/languages.js';
 import type { BatchTask } from '../../workers/extract-worker.js';
 import type { TagStore } from '../store/store.js';
 import { storeTags } from './tag-writer.js';
@@ -24,8 +25,8 @@ export interface ParseRunner {
    * the results come without them.
    */
   stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void>;
-  /** Starts the threads and loads these languages in each (ids), so that a first parse does not wait for them. */
-  warmUp(languages: readonly string[]): Promise<void>;
+  /** Starts the threads and loads the languages of these paths in each, so that a first parse does not wait for them. */
+  warmUp(paths: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -120,10 +121,16 @@ class PoolRunner implements ParseRunner {
     });
   }
 
-  /** One empty task per thread carrying the languages (an idle thread takes a task first, so each gets one). */
-  async warmUp(languages: readonly string[]): Promise<void> {
+  /**
+   * One empty task per thread carrying the languages (an idle thread takes a task first, so each
+   * gets one). Only the languages with a batch of files or more: a rarer one may reach one thread
+   * only, which loads it then (compiling a tag query takes up to 350 ms, and the large corpus has
+   * ten languages of one or two files each).
+   */
+  async warmUp(paths: readonly string[]): Promise<void> {
+    const preload = languagesOf(paths, BATCH_FILES);
     const options = { maxFileBytes: 0 };
-    await Promise.all(Array.from({ length: this.threads }, () => this.run({ root: '', jobs: [], options, preload: [...languages] })));
+    await Promise.all(Array.from({ length: this.threads }, () => this.run({ root: '', jobs: [], options, preload })));
   }
 
   private run(task: BatchTask): Promise<FileResult[]> {
