@@ -3,7 +3,7 @@ import { ReferenceGraph } from './graph/graph.js';
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
-import { tokenCounter } from './pack/tokens.js';
+import { isEncoding, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
 import { DEFAULT_RANKING, rankDefinitions, rankRelated } from './rank/rank.js';
 import { fileLimit, relatedEntries } from './rank/layout.js';
@@ -52,8 +52,10 @@ export async function openRepository(options: BuildMapOptions): Promise<OpenRepo
   const store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice });
   try {
     const graph = new ReferenceGraph();
-    const index = await indexRepository({ ...options, root, store, graph });
-    return { index, graph, store };
+    const indexing = indexRepository({ ...options, root, store, graph });
+    // The map needs the tokenizer (a fraction of a second to load): it loads while git lists the files.
+    if (isEncoding(options.encoding ?? DEFAULT_ENCODING)) tokenCounter(options.encoding);
+    return { index: await indexing, graph, store };
   } catch (err) {
     await store.close();
     throw err;

@@ -7,6 +7,7 @@ import { type ExtractSettings, type PathState, Reconciler, outOfDate } from '../
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
+import { tokenCounter } from '../pack/tokens.js';
 import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
@@ -248,9 +249,14 @@ export class Daemon {
   /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */
   private async discover(): Promise<Discovery> {
     const { root, exclude } = this.options;
-    const discovery = await discoverFiles(root, { exclude });
-    this.discoverable = await discoverableFilter(root, discovery.source, { exclude });
-    this.ignored = await ignoredFolders(root, discovery.source);
+    const listing = discoverFiles(root, { exclude });
+    // The first map needs the tokenizer (a fraction of a second to load): it loads while git lists the files.
+    tokenCounter();
+    const discovery = await listing;
+    [this.discoverable, this.ignored] = await Promise.all([
+      discoverableFilter(root, discovery.source, { exclude }),
+      ignoredFolders(root, discovery.source),
+    ]);
     return discovery;
   }
 

@@ -6,6 +6,11 @@ export { DEFAULT_ENCODING };
 
 export const ENCODINGS: readonly TiktokenEncoding[] = ['cl100k_base', 'o200k_base', 'p50k_base', 'p50k_edit', 'r50k_base', 'gpt2'];
 
+/** Whether tokenCounter knows `encoding`. */
+export function isEncoding(encoding: string): boolean {
+  return (ENCODINGS as readonly string[]).includes(encoding);
+}
+
 /** Counts tokens exactly. */
 export type TokenCounter = (text: string) => number;
 
@@ -26,7 +31,7 @@ const MEMO_LIMIT = 100_000;
 export function tokenCounter(encoding: string = DEFAULT_ENCODING): TokenCounter {
   let counter = counters.get(encoding);
   if (!counter) {
-    if (!(ENCODINGS as readonly string[]).includes(encoding)) {
+    if (!isEncoding(encoding)) {
       throw new UserError(`unknown token encoding '${encoding}' (known: ${ENCODINGS.join(', ')})`);
     }
     const encode = wholeTextCounter(get_encoding(encoding as TiktokenEncoding));
