@@ -220,6 +220,9 @@ async function main(): Promise<void> {
     mapLatencyMs: summary(latencies),
     editToMapMs: summary(editLatencies),
     saveToMapMs: summary(saveLatencies),
+    // Each save in order: a slow first save is told apart from a slow tail.
+    editSamplesMs: editLatencies.map(Math.round),
+    saveSamplesMs: saveLatencies.map(Math.round),
     clientStatusMs: summary(clientRuns),
     nodeStartupMs: summary(nodeRuns),
     queryCommandMs: summary(queryRuns),
