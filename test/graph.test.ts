@@ -203,6 +203,10 @@ test('the related graph after edits equals the one built from scratch, edge for 
     assert.deepEqual([...a.walk.offsets], [...b.walk.offsets], `step ${step}: merged offsets`);
     assert.deepEqual([...a.walk.targets], [...b.walk.targets], `step ${step}: merged targets`);
     assert.deepEqual([...a.walkSlot], [...b.walkSlot], `step ${step}: merged slots`);
+    // The name indexes, patched file by file, hold what a graph built anew holds.
+    const referencers = (g: ReferenceGraph) =>
+      [...g.referencedNames()].sort().map((name) => `${name}: ${[...(g.namesOf(name).referencers ?? [])].map(([p, n]) => `${p}x${n}`).sort().join(' ')}`);
+    assert.deepEqual(referencers(incremental), referencers(scratch), `step ${step}: referencers`);
     if (step === 299) assert.ok(lines(a).length > 100);
   }
 });

@@ -2,6 +2,8 @@ import { comparePaths } from '../discover/discover.js';
 import type { FileNames, FileRecord } from '../types.js';
 import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
 
+const NO_SLOTS = new Uint32Array(0);
+
 /** Aider's edge model (aider/repomap.py): the multipliers applied to an identifier's edges. */
 export const EDGE_WEIGHTS = {
   mentionedIdent: 10,
@@ -60,6 +62,8 @@ interface FileNode {
   /** Referenced names, sorted, with their counts alongside (two flat arrays: a pair per name would cost an object each). */
   refNames: string[];
   refCounts: Uint32Array;
+  /** Its position in each referenced name's list of referencers (parallel to refNames): a removal is a swap, not a search. */
+  refSlots: Uint32Array;
   /** The names it imports (references of subkind 'import'), sorted. */
   imports: string[];
   /** Its forward edges in the related graph; undefined until derived, and again after a change they depend on. */
@@ -259,7 +263,7 @@ export class ReferenceGraph {
       node.imports = imports;
     } else {
       const folder = this.folders.id(path.slice(0, path.lastIndexOf('/') + 1));
-      node = { path, folder, dense: -1, defined, refNames, refCounts, imports, related: undefined };
+      node = { path, folder, dense: -1, defined, refNames, refCounts, refSlots: NO_SLOTS, imports, related: undefined };
       this.files.set(path, node);
       this.insertSorted(node);
     }
@@ -283,26 +287,31 @@ export class ReferenceGraph {
 
   private link(node: FileNode): void {
     for (const ident of node.defined) getOrCreate(this.definers, ident, () => new Set()).add(node.path);
-    for (const ident of node.refNames) {
-      const list = this.referencers.get(ident);
-      if (list) list.push(node);
-      else this.referencers.set(ident, [node]);
+    const { refNames } = node;
+    node.refSlots = new Uint32Array(refNames.length);
+    for (let k = 0; k < refNames.length; k++) {
+      const list = this.referencers.get(refNames[k]);
+      if (list) {
+        node.refSlots[k] = list.length;
+        list.push(node);
+      } else this.referencers.set(refNames[k], [node]);
     }
     this.links += node.defined.length + node.refNames.length;
   }
 
   private unlink(node: FileNode): void {
     for (const ident of node.defined) deleteFromIndex(this.definers, ident, node.path);
-    for (const ident of node.refNames) {
+    const { refNames, refSlots } = node;
+    for (let k = 0; k < refNames.length; k++) {
+      const ident = refNames[k];
       const list = this.referencers.get(ident)!;
-      if (list.length === 1) {
-        this.referencers.delete(ident);
-        continue;
+      // Order does not matter to the readers (sums and sets): the last one takes the freed place.
+      const last = list.pop()!;
+      if (last !== node) {
+        list[refSlots[k]] = last;
+        last.refSlots[sortedIndexOf(last.refNames, ident)] = refSlots[k];
       }
-      // Order does not matter to the readers (sums and sets): swap the last one in.
-      const at = list.indexOf(node);
-      list[at] = list[list.length - 1];
-      list.pop();
+      if (list.length === 0) this.referencers.delete(ident);
     }
     this.links -= node.defined.length + node.refNames.length;
   }
