@@ -224,12 +224,22 @@ test('a foreground daemon whose stderr closes goes on answering', async () => {
 
 test('query starts a daemon when none runs, and answers like map does', async () => {
   const root = gitRepo();
+  writeFileSync(join(root, 'src', 'blob.py'), Buffer.from([0x78, 0x00, 0x01, 0x02])); // skipped: binary
   const env = runtimeEnv();
   const cache = tempDir();
   const queried = runCli(['query', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', cache, '--idle-timeout', '60'], { cwd: root, env });
   assert.equal(queried.code, 0, queried.stderr);
-  const mapped = runCli(['map', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', tempDir()], { cwd: root });
+  const mapped = runCli(['map', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', tempDir(), '--verbose'], { cwd: root });
   assert.equal(queried.stdout, mapped.stdout);
+  // --verbose: the same map on stdout, and on stderr the counts and the same skipped files as map --verbose.
+  const verbose = runCli(['query', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--verbose'], { cwd: root, env });
+  assert.equal(verbose.code, 0, verbose.stderr);
+  assert.equal(verbose.stdout, queried.stdout);
+  assert.match(verbose.stderr, /^repomap: the daemon \(since it started\): \d+ files discovered/m);
+  assert.match(verbose.stderr, /^repomap: map of \d+ tokens \(budget 512\)/m);
+  const skippedLines = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('skipped '));
+  assert.ok(skippedLines(mapped.stderr).length > 0, 'the fixture has skipped files');
+  assert.deepEqual(skippedLines(verbose.stderr), skippedLines(mapped.stderr));
   const status = runCli(['status', root, '--format', 'json'], { env });
   assert.equal(status.code, 0, status.stderr);
   const info = JSON.parse(status.stdout) as DaemonStatus;

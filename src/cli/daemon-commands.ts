@@ -8,6 +8,7 @@ import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon
 import { UserError } from '../errors.js';
 import { connect } from '../index.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
+import { printDetails } from './details.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 
 const START_OPTIONS = {
@@ -30,7 +31,8 @@ daemon, starting the daemon in the background when none runs. The root is the gi
 ROOT itself outside git. The answer is the same map as 'repomap map' prints.
 
 Map options:
-${REQUEST_HELP}
+${REQUEST_HELP}  --verbose            on stderr: the daemon's work counts, the map's size and every skipped file
+
 Options used when this command starts the daemon (a running daemon keeps its own):
 ${START_HELP}  -h, --help           show this help
 `;
@@ -80,6 +82,7 @@ export async function queryCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('query', args, {
     ...REQUEST_OPTIONS,
     ...START_OPTIONS,
+    verbose: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -89,7 +92,8 @@ export async function queryCommand(args: string[]): Promise<number> {
   const root = await rootOf(positionals, 'query');
   const { request, format } = requestFromOptions(values, root);
   const repo = await connect(root, startOptions(values));
-  const map = await answer(() => repo.map(request), () => repo.close());
+  const map = await answer(() => repo.map({ ...request, listSkipped: values.verbose === true }), () => repo.close());
+  if (values.verbose) printDetails(map, { daemon: true });
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : map.text);
   return 0;
 }

@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../index/indexer.js';
 import { defaultWorkerCount } from '../index/pool.js';
-import { type RepoMap, buildMap, mapToJson, resolveRoot } from '../map.js';
+import { buildMap, mapToJson, resolveRoot } from '../map.js';
+import { printDetails } from './details.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
@@ -54,19 +55,7 @@ export async function mapCommand(args: string[]): Promise<number> {
     onProgress: progress.update,
   });
   progress.finish();
-  if (values.verbose) printDetails(map);
+  if (values.verbose) printDetails(map, { daemon: false });
   process.stdout.write(format === 'json' ? JSON.stringify(mapToJson(map), null, 2) + '\n' : map.text);
   return 0;
-}
-
-function printDetails(map: RepoMap): void {
-  const { discovered, parsed, reusedByStat, reusedByHash, removed } = map.stats;
-  const lines = [
-    `repomap: ${discovered} files discovered; ${parsed} parsed, ${reusedByStat} unchanged, ` +
-      `${reusedByHash} touched but unchanged, ${removed} removed from the cache`,
-    `repomap: map of ${map.tokens} tokens (budget ${map.budget}), ${map.files.length} files shown`,
-    `repomap: peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
-    ...map.skippedFiles.map((file) => `skipped ${file.path}: ${file.reason}${file.detail ? ` (${file.detail})` : ''}`),
-  ];
-  process.stderr.write(lines.join('\n') + '\n');
 }

@@ -1,0 +1,28 @@
+import type { IndexStats } from '../index/indexer.js';
+import type { SkippedFile } from '../types.js';
+
+/** What --verbose reads of a map, in-process or from a daemon. */
+export interface MapDetails {
+  stats: IndexStats;
+  tokens: number;
+  budget: number;
+  files: readonly unknown[];
+  skippedFiles: readonly SkippedFile[];
+}
+
+/**
+ * The --verbose lines, on stderr: the work counts (of this run, or of the daemon since it
+ * started), the map's size, this process's peak memory when it did the work, and every skipped
+ * file with its reason.
+ */
+export function printDetails(map: MapDetails, { daemon }: { daemon: boolean }): void {
+  const { discovered, parsed, reusedByStat, reusedByHash, removed } = map.stats;
+  const lines = [
+    `repomap: ${daemon ? 'the daemon (since it started): ' : ''}${discovered} files discovered; ${parsed} parsed, ` +
+      `${reusedByStat} unchanged, ${reusedByHash} touched but unchanged, ${removed} removed from the cache`,
+    `repomap: map of ${map.tokens} tokens (budget ${map.budget}), ${map.files.length} files shown`,
+    ...(daemon ? [] : [`repomap: peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`]),
+    ...map.skippedFiles.map((file) => `skipped ${file.path}: ${file.reason}${file.detail ? ` (${file.detail})` : ''}`),
+  ];
+  process.stderr.write(lines.join('\n') + '\n');
+}
