@@ -185,6 +185,9 @@ test('files over the system\'s limit of watches are stat\'ed periodically instea
   assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('restock_unwatched'))).text, /restock_unwatched/);
   rmSync(join(root, 'api', 'inventory.py'));
   assert.doesNotMatch((await mapUntil(daemon.socket, (map) => !map.text.includes('inventory.py'))).text, /inventory\.py/);
+  // A new file no watch sees (as in a folder past the limit) is found by the sweep's listing.
+  writeFileSync(join(root, 'api', 'inventory_restock.py'), 'def restock_unseen():\n    pass\n');
+  assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('restock_unseen'))).text, /restock_unseen/);
   await call(daemon.socket, 'shutdown');
   assert.equal(await daemon.exited, 0);
   assert.equal(daemon.stderr().match(/System limit/g)?.length, 1, 'the limit is logged once, with the remedy');

@@ -224,21 +224,28 @@ export class Daemon {
     }
     if (this.unwatched++ > 0) return;
     this.options.log(
-      `watcher error: ${errorMessage(err)}; files past the system's limit are not watched: their edits show within ` +
-        `${SWEEP_MS / 1000} s, and new files in unwatched folders at the next reindex (raise the limit: sysctl fs.inotify.max_user_watches=524288)`,
+      `watcher error: ${errorMessage(err)}; files past the system's limit are not watched: their edits, and new ` +
+        `files, show within ${SWEEP_MS / 1000} s (raise the limit: sysctl fs.inotify.max_user_watches=524288)`,
     );
     let since = Date.now();
     this.sweepTimer = setInterval(() => {
       const started = Date.now();
       if (this.pendingBatches > 0) return;
-      this.changedSince(since - 1000)
-        .then((changed) => {
+      Promise.all([this.changedSince(since - 1000), this.newPaths()])
+        .then(([changed, added]) => {
           since = started;
-          if (changed.length > 0) this.enqueue(new Set(changed));
+          const paths = new Set([...changed, ...added]);
+          if (paths.size > 0) this.enqueue(paths);
         })
         .catch((failure: unknown) => this.options.log(`sweep failed: ${errorMessage(failure)}`));
     }, SWEEP_MS);
     this.sweepTimer.unref();
+  }
+
+  /** Paths discovery lists that the daemon does not know: files created where no watch sees them. */
+  private async newPaths(): Promise<string[]> {
+    const { paths } = await discoverFiles(this.options.root, { exclude: this.options.exclude });
+    return paths.filter((path) => !this.state.has(path));
   }
 
   /** The known paths an update would not reuse (see outOfDate): what changed without an event. */
