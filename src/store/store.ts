@@ -21,8 +21,9 @@ export interface StoreOptions {
  * The persistent tag store, in three LMDB databases keyed by path: the records (mtime, size,
  * content hash, skip, the names the graph reads), the outlines (definitions and their lines,
  * read when a file is shown) and the reference sites (read by symbol lookups); plus a format
- * version. A write of a path's record and tags is one transaction. An old or corrupt store is
- * rebuilt, never a crash.
+ * version. A path's tags are written before its record (by a worker, or in the same batch), so a
+ * record never vouches for tags that are not there. An old or corrupt store is rebuilt, never a
+ * crash.
  */
 export class TagStore {
   private lastWrite: Promise<boolean> | undefined;
