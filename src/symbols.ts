@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import type { RepoIndex } from './index/indexer.js';
-import type { ReferenceGraph } from './graph/graph.js';
+import type { NameFiles, ReferenceGraph } from './graph/graph.js';
 import type { TagStore } from './store/store.js';
 import { unpackRefs } from './extract/refs.js';
 import type { RefTag } from './types.js';
@@ -52,7 +52,7 @@ export interface SymbolAnswer {
 export interface NameSource {
   definedNames: () => Iterable<string>;
   referencedNames: () => Iterable<string>;
-  namesOf: (ident: string) => { definers: ReadonlySet<string> | undefined; referencers: Iterable<readonly [string, number]> | undefined };
+  namesOf: (ident: string) => NameFiles;
   refsOf: (path: string) => readonly RefTag[];
 }
 

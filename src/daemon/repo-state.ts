@@ -1,7 +1,7 @@
 import { comparePaths } from '../discover/discover.js';
 import { ReferenceGraph } from '../graph/graph.js';
 import { importantFiles } from '../important.js';
-import { type IndexLookups, type IndexStats, type PathState, type RepoIndex, emptyStats, splitStates } from '../index/indexer.js';
+import { type IndexLookups, type IndexStats, OutlineCache, type PathState, type RepoIndex, emptyStats, splitStates } from '../index/indexer.js';
 import { centrality } from '../map.js';
 import type { FileOutline, FileRecord, SkippedFile } from '../types.js';
 
@@ -27,17 +27,12 @@ export class RepoState {
   private viewsStale = false;
   private snapshot: RepoIndex | undefined;
   private fileRank: Map<string, number> | undefined;
-  private readonly outlines = new Map<string, FileOutline | undefined>();
+  private readonly outlines: OutlineCache;
   private readonly lookups: IndexLookups = {
     isKnown: (path) => this.states.has(path),
     outlineOf: (path) => {
       const state = this.states.get(path);
-      if (!state || !('record' in state) || state.record.skip) return undefined;
-      if (this.outlines.has(path)) return this.outlines.get(path);
-      if (this.outlines.size >= OUTLINES_KEPT) this.outlines.clear();
-      const outline = this.readOutline(path);
-      this.outlines.set(path, outline);
-      return outline;
+      return state && 'record' in state && !state.record.skip ? this.outlines.get(path) : undefined;
     },
     important: () => (this.important ??= importantFiles(this.sortedPaths)),
   };
@@ -45,8 +40,10 @@ export class RepoState {
   /** `readOutline` reads a file's outline from the store (which has it by the time its record is applied). */
   constructor(
     readonly root: string,
-    private readonly readOutline: (path: string) => FileOutline | undefined,
-  ) {}
+    readOutline: (path: string) => FileOutline | undefined,
+  ) {
+    this.outlines = new OutlineCache(readOutline, OUTLINES_KEPT);
+  }
 
   get fileCount(): number {
     return this.states.size;
@@ -74,7 +71,7 @@ export class RepoState {
     if (updates.size > PATCH_LIMIT) this.viewsStale = true;
     const patch = !this.viewsStale;
     for (const [path, state] of updates) {
-      this.outlines.delete(path);
+      this.outlines.forget(path);
       const before = this.states.get(path);
       if (patch) this.unview(path, before);
       if ('gone' in state) {

@@ -1,9 +1,6 @@
 import { comparePaths } from '../discover/discover.js';
 import type { FileNames, FileRefs, FileTags, RefTag } from '../types.js';
 
-/** A file without references. Shared: never mutated. */
-export const NO_REFS: FileRefs = Object.freeze({ names: [], counts: [], imports: [], subkinds: [], sites: [] }) as FileRefs;
-
 /** References (in file order) by column; names sorted, so equal lists give equal columns. */
 export function packRefs(refs: readonly RefTag[]): FileRefs {
   if (refs.length === 0) return { names: [], counts: [], imports: [], subkinds: [], sites: [] };

@@ -134,6 +134,12 @@ interface BaseGraph {
   identIndex: Map<string, number>;
 }
 
+/** The files that define a name, and those that reference it with their counts (see ReferenceGraph.namesOf). */
+export interface NameFiles {
+  definers: ReadonlySet<string> | undefined;
+  referencers: Iterable<readonly [string, number]> | undefined;
+}
+
 /** Aider's graph of one request, factored through identifiers (see FactoredGraph). */
 export interface AiderGraph {
   /** Node index -> path, sorted. */
@@ -833,7 +839,7 @@ export class ReferenceGraph {
   }
 
   /** The files that define `ident`, and those that reference it (with their counts, in no particular order). */
-  namesOf(ident: string): { definers: ReadonlySet<string> | undefined; referencers: Iterable<readonly [string, number]> | undefined } {
+  namesOf(ident: string): NameFiles {
     const nodes = this.referencers.get(ident);
     return { definers: this.definers.get(ident), referencers: nodes && referenceCounts(nodes, ident) };
   }

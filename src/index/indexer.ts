@@ -195,7 +195,7 @@ export class Reconciler {
       onProgress?.((done += results.length), jobs.length);
     }, this.store);
     await this.store.flushed();
-    this.store.commit([], gone);
+    this.store.remove(gone);
     stats.removed += gone.length;
     return states;
   }
@@ -203,7 +203,7 @@ export class Reconciler {
   /** Drops stored records of paths not in `present` (files deleted while nobody watched). */
   prune(present: ReadonlySet<string>, stats: IndexStats): void {
     const removed = this.store.paths().filter((path) => !present.has(path));
-    this.store.commit([], removed);
+    this.store.remove(removed);
     stats.removed += removed.length;
   }
 }
@@ -246,17 +246,36 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
 function storeLookups(store: TagStore, paths: readonly string[], records: readonly FileRecord[]): IndexLookups {
   const known = new Set(paths);
   const indexed = new Set(records.map((record) => record.path));
-  const outlines = new Map<string, FileOutline | undefined>();
+  const outlines = new OutlineCache((path) => store.outline(path));
   let important: string[] | undefined;
   return {
     isKnown: (path) => known.has(path),
-    outlineOf: (path) => {
-      if (!indexed.has(path)) return undefined;
-      if (!outlines.has(path)) outlines.set(path, store.outline(path));
-      return outlines.get(path);
-    },
+    outlineOf: (path) => (indexed.has(path) ? outlines.get(path) : undefined),
     important: () => (important ??= importantFiles(paths)),
   };
+}
+
+/** Outlines read from the store, each once until forgotten; past `limit` kept, it starts over. */
+export class OutlineCache {
+  private readonly kept = new Map<string, FileOutline | undefined>();
+
+  constructor(
+    private readonly read: (path: string) => FileOutline | undefined,
+    private readonly limit = Infinity,
+  ) {}
+
+  get(path: string): FileOutline | undefined {
+    if (this.kept.has(path)) return this.kept.get(path);
+    if (this.kept.size >= this.limit) this.kept.clear();
+    const outline = this.read(path);
+    this.kept.set(path, outline);
+    return outline;
+  }
+
+  /** Drops a path's outline (its file changed). */
+  forget(path: string): void {
+    this.kept.delete(path);
+  }
 }
 
 /** Records with tags, and skips (a record's skip or a skip before any record), both sorted by path. */

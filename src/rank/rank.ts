@@ -1,5 +1,5 @@
 import { comparePaths } from '../discover/discover.js';
-import { type AiderGraph, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
+import { type AiderGraph, type NameFiles, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
 import { folderOrder, pathIndex, sharedDepth, subjectName } from './path-index.js';
 
@@ -336,7 +336,7 @@ function lexicalScores(index: ReadonlyMap<string, number>, n: number, request: R
 /** What the lexical order reads: the names the chat files define and import, and which files define or reference a name. */
 export interface RelatedNames {
   fileNames: (path: string) => { defined: readonly string[]; imports: readonly string[] };
-  namesOf: (ident: string) => { definers: ReadonlySet<string> | undefined; referencers: Iterable<readonly [string, number]> | undefined };
+  namesOf: (ident: string) => NameFiles;
 }
 
 /** `paths` in folder order from the nearest of `from` (see folderOrder). */

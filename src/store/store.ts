@@ -112,21 +112,29 @@ export class TagStore {
     return [...this.files.getKeys()] as string[];
   }
 
-  /** Writes records and removes paths in one transaction: a crash leaves all or none of it. */
-  commit(records: readonly FileRecord[], removed: readonly string[] = []): void {
-    if (records.length === 0 && removed.length === 0) return;
+  /** Removes paths (records and tags) in one transaction: a crash leaves all or none of it. */
+  remove(paths: readonly string[]): void {
+    if (paths.length === 0) return;
     this.files.transactionSync(() => {
-      for (const record of records) this.writeRecord(record, true);
-      for (const path of removed) for (const db of [this.outlines, this.sites, this.files]) db.removeSync(path);
+      for (const path of paths) for (const db of [this.outlines, this.sites, this.files]) db.removeSync(path);
     });
   }
 
   /**
-   * Queues a record's write. lmdb-js encodes it now and batches queued writes into transactions
-   * it commits off this thread, each all or nothing; `flushed` waits for them.
+   * Queues a record's write, and its tags when it has them (a record whose tags were written
+   * already, or reused by its hash, keeps the stored ones; a skipped file has none). The record
+   * goes last: should its puts ever be split between transactions, a crash leaves tags without a
+   * record (parsed again), never the reverse. lmdb-js encodes it now and batches queued writes
+   * into transactions it commits off this thread, each all or nothing; `flushed` waits for them.
    */
   write(record: FileRecord): void {
-    this.queued(this.writeRecord(record, false));
+    const { path, tags, ...stored } = record;
+    if (tags) this.writeTags(path, tags);
+    else if (record.skip) {
+      this.outlines.remove(path);
+      this.sites.remove(path);
+    }
+    this.queued(this.files.put(path, stored));
   }
 
   /**
@@ -134,7 +142,9 @@ export class TagStore {
    * Extraction workers write the tags they take, so that only the record travels back.
    */
   writeTags(path: string, tags: FileTags): void {
-    this.queued(this.putTags(path, tags, false));
+    const { refs, ...outline } = tags;
+    this.outlines.put(path, outline);
+    this.queued(refs.sites.length > 0 ? this.sites.put(path, { subkinds: refs.subkinds, sites: refs.sites }) : this.sites.remove(path));
   }
 
   private queued(write: Promise<boolean>): void {
@@ -143,28 +153,6 @@ export class TagStore {
       this.writeError ??= err;
       return false;
     });
-  }
-
-  /**
-   * The record, and its tags when it has them (a record whose tags were written already, or
-   * reused by its hash, keeps the stored ones; a skipped file has none). The record goes last:
-   * should its puts ever be split between transactions, a crash leaves tags without a record
-   * (parsed again), never the reverse.
-   */
-  private writeRecord(record: FileRecord, sync: boolean): Promise<boolean> {
-    const { path, tags, ...stored } = record;
-    if (tags) this.putTags(path, tags, sync);
-    else if (record.skip) {
-      remove(this.outlines, path, sync);
-      remove(this.sites, path, sync);
-    }
-    return put(this.files, path, stored, sync);
-  }
-
-  private putTags(path: string, tags: FileTags, sync: boolean): Promise<boolean> {
-    const { refs, ...outline } = tags;
-    put(this.outlines, path, outline, sync);
-    return refs.sites.length > 0 ? put(this.sites, path, { subkinds: refs.subkinds, sites: refs.sites }, sync) : remove(this.sites, path, sync);
   }
 
   /** Resolves when every queued write is committed (reads see them); rejects if one failed. */
@@ -189,21 +177,6 @@ function readSafely<V>(db: Database<V, string>, path: string): V | undefined {
   } catch {
     return undefined;
   }
-}
-
-const DONE = Promise.resolve(true);
-
-/** A put inside a synchronous transaction (sync) or queued for the next batch. */
-function put<V>(db: Database<V, string>, path: string, value: V, sync: boolean): Promise<boolean> {
-  if (!sync) return db.put(path, value);
-  db.putSync(path, value);
-  return DONE;
-}
-
-function remove<V>(db: Database<V, string>, path: string, sync: boolean): Promise<boolean> {
-  if (!sync) return db.remove(path);
-  db.removeSync(path);
-  return DONE;
 }
 
 const LMDB_MAGIC = 0xbeefc0de;
