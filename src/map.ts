@@ -1,5 +1,6 @@
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
+import { restoreRelatedGraph, saveGraphOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
@@ -66,7 +67,14 @@ export async function openRepository(options: BuildMapOptions): Promise<OpenRepo
 export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
   const { index, graph, store } = await openRepository(options);
   try {
-    return mapFromIndex(index, graph, options);
+    // The 'repomap' ranking's graph is read from the cache when no file in it changed, and saved for next time when one did.
+    if ((options.ranking ?? DEFAULT_RANKING) === 'aider') return mapFromIndex(index, graph, options);
+    const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
+    const hashOf = (path: string) => hashes.get(path);
+    if (restoreRelatedGraph(graph, store.dir, hashOf) === 'restored') index.stats.restoredGraphs++;
+    const map = mapFromIndex(index, graph, options);
+    if (index.stats.restoredGraphs === 0) saveGraphOrSay(graph, store.dir, hashOf, options.onNotice);
+    return map;
   } finally {
     await store.close();
   }

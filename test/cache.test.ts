@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
@@ -132,4 +132,39 @@ test('a file deleted or no longer parseable takes its stored tags with it', asyn
   } finally {
     await store.close();
   }
+});
+
+test('the related graph is saved for the next run: read back while no file changes, built anew when one does or when the saved one is torn', async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const saved = join(cache, 'related-graph.bin');
+  const requests = [{}, { chatFiles: ['src/checkout.ts'] }, { mentionedIdents: ['mailer', 'Cart'] }, { message: 'the cart total is off by one' }];
+  const cached = (request: object) => buildMap({ root, cacheDir: cache, tokens: 1024, ...request });
+  const fresh = async (request: object) => (await buildMap({ root, cacheDir: tempDir(), tokens: 1024, ...request })).text;
+
+  assert.equal((await cached({})).stats.restoredGraphs, 0);
+  assert.ok(existsSync(saved));
+  for (const request of requests) {
+    const map = await cached(request);
+    assert.equal(map.stats.restoredGraphs, 1, JSON.stringify(request));
+    assert.equal(map.text, await fresh(request), JSON.stringify(request));
+  }
+
+  appendFileSync(join(root, 'src/pricing.ts'), '\nexport function cartRounding(total: number): number {\n  return Math.round(total);\n}\n');
+  const edited = await cached(requests[1]);
+  assert.equal(edited.stats.restoredGraphs, 0, 'a changed file makes the saved graph out of date');
+  assert.equal(edited.text, await fresh(requests[1]));
+  assert.equal((await cached(requests[1])).stats.restoredGraphs, 1, 'and the graph built then is saved');
+
+  truncateSync(saved, statSync(saved).size - 9);
+  const torn = await cached(requests[2]);
+  assert.equal(torn.stats.restoredGraphs, 0, 'a torn file is not read');
+  assert.equal(torn.text, await fresh(requests[2]));
+  assert.equal((await cached(requests[2])).stats.restoredGraphs, 1);
+
+  // Aider's ranking has no related graph: it neither reads nor writes one.
+  rmSync(saved);
+  const aider = await cached({ ranking: 'aider' });
+  assert.equal(aider.stats.restoredGraphs, 0);
+  assert.ok(!existsSync(saved));
 });

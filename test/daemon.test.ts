@@ -208,6 +208,39 @@ test('a file edit is applied without parsing anything else', async () => {
   await daemon.exited;
 });
 
+test('a restart reads the related graph saved at the last stop or after a quiet spell; changes apply on top of it', async () => {
+  const root = gitRepo();
+  const env = { ...runtimeEnv(), REPOMAP_TEST_GRAPH_SAVE_MS: '100' };
+  const request = { tokens: 4096, chatFiles: ['api/inventory.py'], mentionedIdents: ['Cart'] };
+  const first = await startDaemon(root, env);
+  const cold = await call<RepoMapJson>(first.socket, 'map', request);
+  assert.equal(cold.stats.restoredGraphs, 0);
+  await call(first.socket, 'shutdown');
+  await first.exited;
+
+  const second = await startDaemon(root, env);
+  const warm = await call<RepoMapJson>(second.socket, 'map', request);
+  assert.equal(warm.stats.restoredGraphs, 1, second.stderr());
+  assert.equal(warm.text, cold.text);
+  const saves = () => second.stderr().split('related graph saved').length - 1;
+  writeFileSync(join(root, 'api', 'inventory.py'), 'def restock_everything():\n    pass\n');
+  const edited = await mapUntil(second.socket, (map) => map.text.includes('restock_everything'), request);
+  assert.equal(edited.text, (await buildMap({ root, cacheDir: tempDir(), ...request })).text);
+  const deadline = Date.now() + 15_000;
+  while (saves() === 0 && Date.now() < deadline) await sleep(50);
+  assert.equal(saves(), 1, second.stderr());
+
+  // Killed without a chance to save: the graph saved after the edit is the one read.
+  second.child.kill('SIGKILL');
+  await second.exited;
+  const third = await startDaemon(root, env);
+  const again = await call<RepoMapJson>(third.socket, 'map', request);
+  assert.equal(again.stats.restoredGraphs, 1, third.stderr());
+  assert.equal(again.text, edited.text);
+  await call(third.socket, 'shutdown');
+  await third.exited;
+});
+
 test('a foreground daemon whose stderr closes goes on answering', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type AiderGraph, EDGE_WEIGHTS, ReferenceGraph, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
+import { type AiderGraph, EDGE_WEIGHTS, type EdgeRequest, ReferenceGraph, type SavedRelated, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
 import { fileNames, packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileTags } from '../src/types.js';
 import { seededRandom } from '../src/random.js';
@@ -159,54 +159,116 @@ test('the compiled edges are the paths file -> name -> file of an ngraph.graph o
   assert.ok(want.size > 20);
 });
 
-test('the related graph after edits equals the one built from scratch, edge for edge', () => {
-  const random = seededRandom(11);
+/** Files of random names, a few of them defined by most files (past the cap of linked definers). */
+function randomFiles(random: () => number) {
   const names = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? `shared_name${i}` : `n${i}`));
-  // Two names defined by most files, so that changes meet names past the cap of linked definers.
   const widely = (p: number) => ['everywhere', 'common_init'].filter(() => random() < p);
   const randomTags = () => {
     const pick = (k: number) => Array.from({ length: k }, () => names[Math.floor(random() * names.length)]);
     return tags([...pick(Math.floor(random() * 4)), ...widely(0.6)], [...pick(Math.floor(random() * 8)), ...widely(0.5)]);
   };
+  const randomPath = () => `d${Math.floor(random() * 5)}/f${Math.floor(random() * 30)}.ts`;
+  return { randomTags, randomPath };
+}
+
+/** Asserts that two related graphs are the same, edge for edge, merged walk and name indexes included. */
+function assertSameRelated(incremental: ReferenceGraph, scratch: ReferenceGraph, request: EdgeRequest, label: string): number {
+  const a = incremental.compileRelated(request);
+  const b = scratch.compileRelated(request);
+  assert.deepEqual(a.paths, b.paths, label);
+  const lines = (g: typeof a) => {
+    const out: string[] = [];
+    for (let u = 0; u < g.csr.nodeCount; u++) {
+      for (let e = g.csr.offsets[u]; e < g.csr.offsets[u + 1]; e++) {
+        out.push(`${g.paths[u]} ${g.paths[g.csr.targets[e]]} ${g.idents[g.edgeIdent[e]]} ${g.csr.weights[e]} ${g.forward[e]}`);
+      }
+    }
+    return out;
+  };
+  assert.deepEqual(lines(a), lines(b), label);
+  assert.deepEqual([...a.walk.weights], [...b.walk.weights], `${label}: merged weights`);
+  assert.deepEqual([...a.forwardTotal], [...b.forwardTotal], `${label}: forward totals`);
+  assert.deepEqual([...a.walk.offsets], [...b.walk.offsets], `${label}: merged offsets`);
+  assert.deepEqual([...a.walk.targets], [...b.walk.targets], `${label}: merged targets`);
+  assert.deepEqual([...a.walkSlot], [...b.walkSlot], `${label}: merged slots`);
+  // The name indexes, patched file by file, hold what a graph built anew holds.
+  const referencers = (g: ReferenceGraph) =>
+    [...g.referencedNames()].sort().map((name) => `${name}: ${[...(g.namesOf(name).referencers ?? [])].map(([p, n]) => `${p}x${n}`).sort().join(' ')}`);
+  assert.deepEqual(referencers(incremental), referencers(scratch), `${label}: referencers`);
+  return lines(a).length;
+}
+
+/** A graph built anew from the current files. */
+function graphOf(current: ReadonlyMap<string, FileTags>): ReferenceGraph {
+  const graph = new ReferenceGraph();
+  for (const path of [...current.keys()].sort()) graph.setFile(path, fileNames(current.get(path)!));
+  return graph;
+}
+
+/** One random edit (a new or changed file, or a removal), to `graph` and to `current` alike. */
+function editOnce(graph: ReferenceGraph, current: Map<string, FileTags>, random: () => number, files: ReturnType<typeof randomFiles>): void {
+  const path = files.randomPath();
+  if (random() < 0.2) {
+    graph.removeFile(path);
+    current.delete(path);
+  } else {
+    const fileTags = files.randomTags();
+    graph.setFile(path, fileNames(fileTags));
+    current.set(path, fileTags);
+  }
+}
+
+const mentioning = { chatFiles: new Set<string>(), mentionedIdents: new Set(['n1', 'shared_name3']) };
+
+test('the related graph after edits equals the one built from scratch, edge for edge', () => {
+  const random = seededRandom(11);
+  const files = randomFiles(random);
   const current = new Map<string, FileTags>();
   const incremental = new ReferenceGraph();
-  const request = { chatFiles: new Set<string>(), mentionedIdents: new Set(['n1', 'shared_name3']) };
   for (let step = 0; step < 300; step++) {
-    const path = `d${Math.floor(random() * 5)}/f${Math.floor(random() * 30)}.ts`;
-    if (random() < 0.2) {
-      incremental.removeFile(path);
-      current.delete(path);
-    } else {
-      const fileTags = randomTags();
-      incremental.setFile(path, fileNames(fileTags));
-      current.set(path, fileTags);
-    }
-    // Compile now and then, so later edits meet derived edges that must move.
-    // (every step: a stale edge left behind by one change could be hidden by the next)
-    const scratch = new ReferenceGraph();
-    for (const path of [...current.keys()].sort()) scratch.setFile(path, fileNames(current.get(path)!));
-    const a = incremental.compileRelated(request);
-    const b = scratch.compileRelated(request);
-    assert.deepEqual(a.paths, b.paths, `step ${step}`);
-    const lines = (g: typeof a) => {
-      const out: string[] = [];
-      for (let u = 0; u < g.csr.nodeCount; u++) {
-        for (let e = g.csr.offsets[u]; e < g.csr.offsets[u + 1]; e++) {
-          out.push(`${g.paths[u]} ${g.paths[g.csr.targets[e]]} ${g.idents[g.edgeIdent[e]]} ${g.csr.weights[e]} ${g.forward[e]}`);
-        }
-      }
-      return out;
-    };
-    assert.deepEqual(lines(a), lines(b), `step ${step}`);
-    assert.deepEqual([...a.walk.weights], [...b.walk.weights], `step ${step}: merged weights`);
-    assert.deepEqual([...a.forwardTotal], [...b.forwardTotal], `step ${step}: forward totals`);
-    assert.deepEqual([...a.walk.offsets], [...b.walk.offsets], `step ${step}: merged offsets`);
-    assert.deepEqual([...a.walk.targets], [...b.walk.targets], `step ${step}: merged targets`);
-    assert.deepEqual([...a.walkSlot], [...b.walkSlot], `step ${step}: merged slots`);
-    // The name indexes, patched file by file, hold what a graph built anew holds.
-    const referencers = (g: ReferenceGraph) =>
-      [...g.referencedNames()].sort().map((name) => `${name}: ${[...(g.namesOf(name).referencers ?? [])].map(([p, n]) => `${p}x${n}`).sort().join(' ')}`);
-    assert.deepEqual(referencers(incremental), referencers(scratch), `step ${step}: referencers`);
-    if (step === 299) assert.ok(lines(a).length > 100);
+    editOnce(incremental, current, random, files);
+    // Compared at every step: a stale edge left behind by one change could be hidden by the next.
+    const edgeCount = assertSameRelated(incremental, graphOf(current), mentioning, `step ${step}`);
+    if (step === 299) assert.ok(edgeCount > 100);
   }
 });
+
+test('a related graph saved, read back into a graph of the same files and then edited equals the one built from scratch', () => {
+  const random = seededRandom(5);
+  const files = randomFiles(random);
+  const current = new Map<string, FileTags>();
+  for (let i = 0; i < 120; i++) current.set(files.randomPath(), files.randomTags());
+  const first = graphOf(current);
+  // A graph that lived through edits numbers its identifiers in another order than a fresh one.
+  for (let step = 0; step < 40; step++) {
+    editOnce(first, current, random, files);
+    first.compileRelated(mentioning);
+  }
+  const saved = first.savedRelated();
+  assert.ok(saved);
+  const copy = cloneSaved(saved);
+
+  const other = graphOf(current);
+  other.setFile('elsewhere.ts', fileNames(tags(['n1'], [])));
+  assert.equal(other.restoreRelated(copy), false, 'a graph of other files does not take it');
+
+  const restored = graphOf(current);
+  assert.equal(restored.restoreRelated(copy), true);
+  assert.equal(restored.restoreRelated(copy), false, 'only into a graph whose related graph was never built');
+  assertSameRelated(restored, graphOf(current), mentioning, 'as read back');
+  for (let step = 0; step < 150; step++) {
+    editOnce(restored, current, random, files);
+    assertSameRelated(restored, graphOf(current), step % 2 ? mentioning : none, `step ${step}`);
+  }
+
+  assert.equal(graphOf(current).savedRelated(), undefined, 'nothing to save before a related graph is built');
+  const built = graphOf(current);
+  built.compileRelated(none);
+  const outOfRange = cloneSaved(built.savedRelated()!);
+  outOfRange.targets[0] = outOfRange.paths.length;
+  assert.equal(graphOf(current).restoreRelated(outOfRange), false, 'a target out of range is refused');
+});
+
+function cloneSaved(saved: SavedRelated): SavedRelated {
+  return structuredClone({ ...saved, paths: [...saved.paths], idents: [...saved.idents] });
+}

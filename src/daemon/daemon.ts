@@ -7,6 +7,7 @@ import { type ExtractSettings, type PathState, Reconciler, outOfDate } from '../
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
+import { restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import { tokenCounter } from '../pack/tokens.js';
 import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
@@ -19,6 +20,8 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 const SOCKET_CHECK_MS = 2000;
 /** While some paths cannot be watched, the indexed files are stat'ed this often instead. */
 const SWEEP_MS = Number(process.env.REPOMAP_TEST_SWEEP_MS ?? 30_000);
+/** The related graph is saved (for the next start) once no change came for this long, and at shutdown. */
+const GRAPH_SAVE_DELAY_MS = Number(process.env.REPOMAP_TEST_GRAPH_SAVE_MS ?? 30_000);
 
 export interface DaemonOptions extends ExtractSettings {
   /** Real path of the repository root. */
@@ -92,6 +95,9 @@ export class Daemon {
   private idleTimer: NodeJS.Timeout | undefined;
   private socketCheck: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
+  /** Set while the saved related graph is older than the hot one. */
+  private graphUnsaved = false;
+  private graphSaveTimer: NodeJS.Timeout | undefined;
   /** Aborted by shutdown: a long index pass stops at its next batch instead of running to its end. */
   private readonly stop = new AbortController();
   readonly ready: Promise<void>;
@@ -170,9 +176,16 @@ export class Daemon {
     this.reconciler.prune(new Set(discovery.paths), this.state.stats);
     this.state.apply(states);
     const prepared = Date.now();
+    const saved = restoreRelatedGraph(this.state.graph, this.store.dir, this.hashOf);
+    if (saved === 'restored') {
+      this.state.stats.restoredGraphs++;
+      log(`related graph read from the cache in ${Date.now() - prepared} ms`);
+    } else {
+      this.state.graph.prepareRelated({ spare: false });
+      log(`related graph built in ${Date.now() - prepared} ms (saved graph: ${saved})`);
+      this.scheduleGraphSave();
+    }
     // The arrays of the next related graph (for the first change) are reserved once the first maps are answered.
-    this.state.graph.prepareRelated({ spare: false });
-    log(`related graph built in ${Date.now() - prepared} ms`);
     setImmediate(() => this.state.graph.prepareRelated());
     this.phase = 'ready';
     this.lastUpdate = new Date();
@@ -312,6 +325,7 @@ export class Daemon {
     this.state.apply(updates);
     // The related graph follows now, while no request waits, unless more changes are on the way.
     if (this.pendingBatches <= 1 && (this.watcher?.pendingCount ?? 0) === 0) this.state.graph.prepareRelated();
+    if (updates.size > 0) this.scheduleGraphSave();
     this.lastUpdate = new Date();
     const ms = (from: number, to: number) => (to - from).toFixed(0);
     const applied = performance.now();
@@ -328,6 +342,7 @@ export class Daemon {
     for (const path of this.state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
     this.reconciler.prune(present, this.state.stats);
     this.state.apply(updates);
+    this.scheduleGraphSave();
     this.lastUpdate = new Date();
     this.options.log(`rediscovered ${discovery.paths.length} files`);
     return { files: discovery.paths.length, parsed: this.state.stats.parsed - before };
@@ -459,6 +474,32 @@ export class Daemon {
     };
   }
 
+  private readonly hashOf = (path: string) => this.state.recordOf(path)?.hash;
+
+  /** Saves the related graph once changes have stopped for a while (see GRAPH_SAVE_DELAY_MS). */
+  private scheduleGraphSave(): void {
+    this.graphUnsaved = true;
+    clearTimeout(this.graphSaveTimer);
+    this.graphSaveTimer = setTimeout(() => this.saveGraph(), GRAPH_SAVE_DELAY_MS);
+    this.graphSaveTimer.unref();
+  }
+
+  /** Writes the related graph for the next start, unless changes are still coming in (then later). */
+  private saveGraph(): void {
+    if (!this.graphUnsaved || this.phase !== 'ready') return;
+    if (this.pendingBatches > 0 || (this.watcher?.pendingCount ?? 0) > 0) {
+      this.scheduleGraphSave();
+      return;
+    }
+    const started = Date.now();
+    // Built now if the last change is not in it yet (no request asked since).
+    this.state.graph.prepareRelated({ spare: false });
+    if (saveGraphOrSay(this.state.graph, this.store.dir, this.hashOf, this.options.log)) {
+      this.options.log(`related graph saved in ${Date.now() - started} ms`);
+    }
+    this.graphUnsaved = false;
+  }
+
   private touch(): void {
     if (this.options.idleTimeoutMs <= 0) return;
     clearTimeout(this.idleTimer);
@@ -482,6 +523,9 @@ export class Daemon {
       for (const socket of this.connections) socket.end();
       await this.watcher?.close();
       await this.work.catch(() => {});
+      clearTimeout(this.graphSaveTimer);
+      // The graph holds what it took, and each file is checked by its hash when read back: a stopped update does not matter.
+      this.saveGraph();
       await this.runner.close();
       await this.store.close();
       try {

@@ -55,6 +55,8 @@ export interface IndexStats {
   reusedByHash: number;
   /** Stored records dropped because their files are gone. */
   removed: number;
+  /** Related graphs read from the saved one instead of derived (see graph-file): a start with nothing changed. */
+  restoredGraphs: number;
 }
 
 export interface RepoIndex {
@@ -83,7 +85,7 @@ export interface IndexLookups {
 export type PathState = { record: FileRecord } | { skip: SkippedFile } | { gone: true };
 
 export function emptyStats(): IndexStats {
-  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, removed: 0 };
+  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, removed: 0, restoredGraphs: 0 };
 }
 
 /**

@@ -1,0 +1,140 @@
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { STORE_FORMAT } from '../store/store.js';
+import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated } from './graph.js';
+
+/**
+ * The related graph saved between runs, next to the tag store: a warm start reads it instead of
+ * deriving every file's edges. It is a cache: it holds the content hash of each file it was built
+ * from, and is used only when every one matches (and the weights and formats are this code's);
+ * anything else, a missing, torn or foreign file included, means building the graph as usual.
+ *
+ * Layout: a magic line, the header's length (u32), the header (JSON: key, paths, hashes, idents),
+ * zeros to a multiple of 8, then the arrays: weights (f64), offsets, targets, edge identifiers
+ * (u32), forward flags (u8).
+ */
+const MAGIC = Buffer.from('repomap related graph\n');
+const FILE_NAME = 'related-graph.bin';
+/** Bump when the layout or the meaning of the arrays changes. */
+const GRAPH_FILE_FORMAT = 1;
+const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edges: EDGE_WEIGHTS, related: RELATED_WEIGHTS });
+
+interface Header {
+  key: string;
+  paths: string[];
+  hashes: string[];
+  idents: string[];
+}
+
+/** Content hash of an indexed file, by path (undefined: not indexed). */
+export type HashOf = (path: string) => string | undefined;
+
+/**
+ * Writes the graph's related graph to `dir` (to a temporary file, flushed, then renamed: a crash
+ * leaves the old file or the new one). Returns false when there is nothing current to save.
+ */
+export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: HashOf): boolean {
+  const saved = graph.savedRelated();
+  if (!saved) return false;
+  const hashes: string[] = [];
+  for (const path of saved.paths) {
+    const hash = hashOf(path);
+    if (hash === undefined) return false; // not every node has a record: nothing to vouch for it with
+    hashes.push(hash);
+  }
+  const header: Header = { key: KEY, paths: [...saved.paths], hashes, idents: [...saved.idents] };
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(json.length);
+  const padding = Buffer.alloc(pad(MAGIC.length + 4 + json.length));
+  const target = join(dir, FILE_NAME);
+  const temporary = `${target}.${process.pid}.tmp`;
+  const fd = openSync(temporary, 'w', 0o600);
+  try {
+    for (const part of [MAGIC, length, json, padding, ...arraysOf(saved)]) writeSync(fd, part);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  renameSync(temporary, target);
+  return true;
+}
+
+/** saveRelatedGraph, with a failure (a full disk, a read-only cache) told to `say` rather than thrown: the graph is only a cache. */
+export function saveGraphOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, say?: (message: string) => void): boolean {
+  try {
+    return saveRelatedGraph(graph, dir, hashOf);
+  } catch (err) {
+    say?.(`repomap: could not save the related graph to ${dir} (${err instanceof Error ? err.message : String(err)})`);
+    return false;
+  }
+}
+
+/** Why a saved graph was not used, or 'restored'. */
+export type RestoreOutcome = 'restored' | 'none saved' | 'unreadable' | 'out of date';
+
+/**
+ * Gives the graph (all of whose files are in, and whose related graph was never built) the saved
+ * related graph of `dir` when it was built from the same files with the same contents.
+ */
+export function restoreRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: HashOf): RestoreOutcome {
+  let file: Buffer;
+  try {
+    file = readFileSync(join(dir, FILE_NAME));
+  } catch {
+    return 'none saved';
+  }
+  const parsed = parseGraphFile(file);
+  if (!parsed) return 'unreadable';
+  const { header, saved } = parsed;
+  if (header.key !== KEY) return 'out of date';
+  for (let i = 0; i < header.paths.length; i++) if (hashOf(header.paths[i]) !== header.hashes[i]) return 'out of date';
+  return graph.restoreRelated(saved) ? 'restored' : 'out of date';
+}
+
+function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } | undefined {
+  if (file.length < MAGIC.length + 4 || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const jsonLength = file.readUInt32LE(MAGIC.length);
+  const jsonStart = MAGIC.length + 4;
+  if (jsonStart + jsonLength > file.length) return undefined;
+  let header: Header;
+  try {
+    header = JSON.parse(file.toString('utf8', jsonStart, jsonStart + jsonLength)) as Header;
+  } catch {
+    return undefined;
+  }
+  const { paths, hashes, idents } = header;
+  if (!Array.isArray(paths) || !Array.isArray(hashes) || !Array.isArray(idents) || hashes.length !== paths.length) return undefined;
+  let at = jsonStart + jsonLength;
+  at += pad(at);
+  const n = paths.length;
+  // The edge count follows from the file's length: 8 + 4 + 4 + 1 bytes per edge after the offsets.
+  const edges = (file.length - at - 4 * (n + 1)) / 17;
+  if (!Number.isInteger(edges) || edges < 0) return undefined;
+  const take = <T>(make: (buffer: ArrayBuffer, offset: number, length: number) => T, bytesPer: number, count: number): T => {
+    const offset = file.byteOffset + at;
+    at += bytesPer * count;
+    // A view where the bytes are aligned for it (they are, unless the Buffer came from a pool), else a copy.
+    if (offset % bytesPer === 0) return make(file.buffer as ArrayBuffer, offset, count);
+    const copy = new Uint8Array(file.subarray(at - bytesPer * count, at)).buffer;
+    return make(copy, 0, count);
+  };
+  const weights = take((b, o, l) => new Float64Array(b, o, l), 8, edges);
+  const offsets = take((b, o, l) => new Uint32Array(b, o, l), 4, n + 1);
+  const targets = take((b, o, l) => new Uint32Array(b, o, l), 4, edges);
+  const edgeIdent = take((b, o, l) => new Uint32Array(b, o, l), 4, edges);
+  const forward = take((b, o, l) => new Uint8Array(b, o, l), 1, edges);
+  return { header, saved: { paths, idents, offsets, targets, weights, edgeIdent, forward } };
+}
+
+function arraysOf({ weights, offsets, targets, edgeIdent, forward }: SavedRelated): Uint8Array[] {
+  return [weights, offsets, targets, edgeIdent, forward].map((array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+}
+
+/** Zero bytes that bring `length` to a multiple of 8. */
+function pad(length: number): number {
+  return (8 - (length % 8)) % 8;
+}
