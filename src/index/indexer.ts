@@ -1,5 +1,3 @@
-import { lstat, realpath, stat } from 'node:fs/promises';
-import { join, sep } from 'node:path';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import { DEFAULT_PARSE_TIMEOUT_MS } from '../extract/extract.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
@@ -9,11 +7,10 @@ import type { TagStore } from '../store/store.js';
 import type { FileOutline, FileRecord, SkippedFile } from '../types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, createRunner } from './pool.js';
+import { statAll } from './stat.js';
 import type { ReferenceGraph } from '../graph/graph.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
-/** Files stat'ed at once; bounded so a huge tree does not open thousands of handles. */
-const STAT_CONCURRENCY = 64;
 /** A full garbage collection after this many files are parsed and taken into the graph. */
 const COLLECT_EVERY_PARSED = 8000;
 /** Stored records reused as they are are handed on this many at a time. */
@@ -138,7 +135,7 @@ export class Reconciler {
     }
     // A first index parses everything: the workers load their grammars while the files are stat'ed.
     if (this.store.isEmpty()) this.runner.warmUp(sources).catch(() => {});
-    const found = await mapConcurrent(sources, STAT_CONCURRENCY, (path) => statInsideRoot(this.root, path));
+    const found = await statAll(this.root, sources);
 
     const jobs: FileJob[] = [];
     const previousOf = new Map<string, FileRecord>();
@@ -312,7 +309,7 @@ export async function outOfDate(
   recordOf: (path: string) => FileRecord | undefined,
   sinceMs: number,
 ): Promise<string[]> {
-  const found = await mapConcurrent(paths, STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
+  const found = await statAll(root, paths);
   return paths.filter((path, i) => {
     const info = found[i];
     if (info === 'missing') return true;
@@ -320,34 +317,4 @@ export async function outOfDate(
     if (info === 'outside') return record !== undefined;
     return record ? !statMatches(record, info) : info.mtimeMs >= sinceMs;
   });
-}
-
-/** The stat of a file, following a symlink only when its target stays inside the root. */
-async function statInsideRoot(root: string, path: string): Promise<FileStat | 'missing' | 'outside'> {
-  const abs = join(root, path);
-  try {
-    let info = await lstat(abs);
-    if (info.isSymbolicLink()) {
-      const target = await realpath(abs);
-      if (target !== root && !target.startsWith(root + sep)) return 'outside';
-      info = await stat(target);
-    }
-    if (!info.isFile()) return 'missing';
-    return { mtimeMs: info.mtimeMs, size: info.size };
-  } catch {
-    return 'missing'; // deleted since discovery (or a dangling link): not part of the tree
-  }
-}
-
-async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

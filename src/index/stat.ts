@@ -1,0 +1,88 @@
+import { type Stats, lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import type { FileStat } from '../extract/file.js';
+
+/** What a path is: a file's stat, gone (or not a file), or a symlink leading outside the root. */
+export type StatResult = FileStat | 'missing' | 'outside';
+
+/** Files stat'ed between two turns of the event loop (a daemon answers `status` meanwhile). */
+const STAT_CHUNK = 1024;
+/** Files stat'ed at once when the disk is read; bounded so a huge tree does not queue thousands of requests. */
+const STAT_CONCURRENCY = 64;
+/**
+ * A chunk slower than this per file is reading inodes from disk (a cold cache, after a reboot):
+ * the rest are stat'ed concurrently, as the disk allows. Inodes in memory take 5-7 us each here.
+ */
+const SLOW_STAT_US = 40;
+
+export interface StatAllOptions {
+  /** Per-file time past which the rest go concurrently (tests set 0 to take that path). */
+  slowStatUs?: number;
+}
+
+/**
+ * The stat of each path. Synchronous calls in chunks, when the inodes are in memory (a warm
+ * start: a synchronous lstat costs a third of a promise's round trip through the thread pool, 0.35
+ * against 1.1 s for the 52,637 files of the large corpus); concurrent ones when they are not.
+ */
+export async function statAll(root: string, paths: readonly string[], { slowStatUs = SLOW_STAT_US }: StatAllOptions = {}): Promise<StatResult[]> {
+  const results = new Array<StatResult>(paths.length);
+  let i = 0;
+  while (i < paths.length) {
+    const start = i;
+    const end = Math.min(i + STAT_CHUNK, paths.length);
+    const started = performance.now();
+    for (; i < end; i++) results[i] = statInsideRootSync(root, paths[i]);
+    if (i === paths.length) break;
+    if (((performance.now() - started) * 1000) / (end - start) > slowStatUs) {
+      const rest = await mapConcurrent(paths.slice(i), STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
+      for (let k = 0; k < rest.length; k++) results[i + k] = rest[k];
+      break;
+    }
+    await new Promise((resume) => setImmediate(resume));
+  }
+  return results;
+}
+
+/** The stat of a file, following a symlink only when its target stays inside the root. */
+function statInsideRootSync(root: string, path: string): StatResult {
+  try {
+    return classify(root, join(root, path), lstatSync(join(root, path), { throwIfNoEntry: false }));
+  } catch {
+    return 'missing'; // unreadable (or a dangling link): not part of the tree
+  }
+}
+
+async function statInsideRoot(root: string, path: string): Promise<StatResult> {
+  try {
+    return classify(root, join(root, path), await lstat(join(root, path)));
+  } catch {
+    return 'missing'; // deleted since discovery (or a dangling link): not part of the tree
+  }
+}
+
+/** A path's result from its lstat (a symlink's target is looked up here: they are few). */
+function classify(root: string, abs: string, info: Stats | undefined): StatResult {
+  if (!info) return 'missing';
+  if (info.isSymbolicLink()) {
+    const target = realpathSync.native(abs);
+    if (target !== root && !target.startsWith(root + sep)) return 'outside';
+    info = statSync(target);
+  }
+  if (!info.isFile()) return 'missing';
+  return { mtimeMs: info.mtimeMs, size: info.size };
+}
+
+async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
