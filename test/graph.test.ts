@@ -195,6 +195,9 @@ function assertSameRelated(incremental: ReferenceGraph, scratch: ReferenceGraph,
   const referencers = (g: ReferenceGraph) =>
     [...g.referencedNames()].sort().map((name) => `${name}: ${[...(g.namesOf(name).referencers ?? [])].map(([p, n]) => `${p}x${n}`).sort().join(' ')}`);
   assert.deepEqual(referencers(incremental), referencers(scratch), `${label}: referencers`);
+  const definers = (g: ReferenceGraph) =>
+    [...g.definedNames()].sort().map((name) => `${name}: ${[...(g.namesOf(name).definers ?? [])].sort().join(' ')}`);
+  assert.deepEqual(definers(incremental), definers(scratch), `${label}: definers`);
   return lines(a).length;
 }
 

@@ -161,7 +161,8 @@ export interface AiderGraph {
  */
 export class ReferenceGraph {
   private readonly files = new Map<string, FileNode>();
-  private readonly definers = new Map<string, Set<string>>();
+  /** Per name, the files defining it: one path, or a set of two or more (most names have one definer: 351,138 of 429,669 on the large corpus). */
+  private readonly definers = new Map<string, DefinerPaths>();
   /** Per name, the files referencing it (an array, not a Map per name: 1.9 M links on the large corpus). */
   private readonly referencers = new Map<string, FileNode[]>();
   private readonly folders = interner();
@@ -300,7 +301,12 @@ export class ReferenceGraph {
   }
 
   private link(node: FileNode): void {
-    for (const ident of node.defined) getOrCreate(this.definers, ident, () => new Set()).add(node.path);
+    for (const ident of node.defined) {
+      const entry = this.definers.get(ident);
+      if (entry === undefined) this.definers.set(ident, node.path);
+      else if (typeof entry === 'string') this.definers.set(ident, new Set([entry, node.path]));
+      else entry.add(node.path);
+    }
     const { refNames } = node;
     node.refSlots = new Uint32Array(refNames.length);
     for (let k = 0; k < refNames.length; k++) {
@@ -314,7 +320,12 @@ export class ReferenceGraph {
   }
 
   private unlink(node: FileNode): void {
-    for (const ident of node.defined) deleteFromIndex(this.definers, ident, node.path);
+    for (const ident of node.defined) {
+      const entry = this.definers.get(ident);
+      if (typeof entry === 'string') {
+        if (entry === node.path) this.definers.delete(ident);
+      } else if (entry?.delete(node.path) && entry.size === 1) this.definers.set(ident, entry.values().next().value!);
+    }
     const { refNames, refSlots } = node;
     for (let k = 0; k < refNames.length; k++) {
       const ident = refNames[k];
@@ -356,8 +367,9 @@ export class ReferenceGraph {
       this.definerNodes.delete(ident);
       this.multipliers.delete(ident);
       if (this.relatedAllStale) continue;
-      const after = this.definers.get(ident)?.size ?? 0;
-      const before = this.definers.get(ident)?.has(changed.path) ? after - 1 : after + 1;
+      const entry = this.definers.get(ident);
+      const after = definerCount(entry);
+      const before = isDefiner(entry, changed.path) ? after - 1 : after + 1;
       const folderOnly = Math.min(before, after) >= LOCAL_CHANGES_FROM;
       for (const node of this.referencers.get(ident) ?? []) {
         if (!folderOnly || node.folder === changed.folder) this.staleRelated.add(node);
@@ -460,7 +472,7 @@ export class ReferenceGraph {
   private definersOf(ident: string): Definers | undefined {
     let definers = this.definerNodes.get(ident);
     if (!definers) {
-      const paths = this.definers.get(ident);
+      const paths = definerSet(this.definers.get(ident));
       if (!paths) return undefined;
       const all = [...paths].sort(comparePaths).map((path) => this.files.get(path)!);
       const byFolder = new Map<number, FileNode[]>();
@@ -475,7 +487,7 @@ export class ReferenceGraph {
   private multiplierOf(ident: string): number {
     let mul = this.multipliers.get(ident);
     if (mul === undefined) {
-      mul = identifierMultiplier(ident, this.definers.get(ident)?.size ?? 0, NO_MENTIONS);
+      mul = identifierMultiplier(ident, definerCount(this.definers.get(ident)), NO_MENTIONS);
       this.multipliers.set(ident, mul);
     }
     return mul;
@@ -888,7 +900,7 @@ export class ReferenceGraph {
   /** The files that define `ident`, and those that reference it (with their counts, in no particular order). */
   namesOf(ident: string): NameFiles {
     const nodes = this.referencers.get(ident);
-    return { definers: this.definers.get(ident), referencers: nodes && referenceCounts(nodes, ident) };
+    return { definers: definerSet(this.definers.get(ident)), referencers: nodes && referenceCounts(nodes, ident) };
   }
 }
 
@@ -1145,13 +1157,17 @@ function sortedIndexOf(sorted: readonly string[], value: string): number {
   return low;
 }
 
-function deleteFromIndex<V extends { delete(key: string): boolean; size: number }>(
-  index: Map<string, V>,
-  ident: string,
-  path: string,
-): void {
-  const entry = index.get(ident);
-  if (!entry) return;
-  entry.delete(path);
-  if (entry.size === 0) index.delete(ident);
+/** The files defining a name: its one definer's path, or a set of two or more. */
+type DefinerPaths = string | Set<string>;
+
+function definerCount(entry: DefinerPaths | undefined): number {
+  return entry === undefined ? 0 : typeof entry === 'string' ? 1 : entry.size;
+}
+
+function isDefiner(entry: DefinerPaths | undefined, path: string): boolean {
+  return typeof entry === 'string' ? entry === path : entry !== undefined && entry.has(path);
+}
+
+function definerSet(entry: DefinerPaths | undefined): ReadonlySet<string> | undefined {
+  return typeof entry === 'string' ? new Set([entry]) : entry;
 }
