@@ -53,9 +53,12 @@ export function layoutEntries({ files, rankOf, definitionsOf, budget, countToken
 
 /** A file's definitions, best first: by rank (highest first), then outermost, then by line. */
 export function definitionsByRank(tags: FileOutline | undefined, rankOfIdent: (ident: string) => number): DefTag[] {
-  return [...(tags?.defs ?? [])].sort(
-    (a, b) => rankOfIdent(b.name) - rankOfIdent(a.name) || a.scopes.length - b.scopes.length || a.line - b.line,
-  );
+  const defs = tags?.defs ?? [];
+  // Each rank looked up once, not twice per comparison.
+  const rank = defs.map((def) => rankOfIdent(def.name));
+  const order = defs.map((_, i) => i);
+  order.sort((a, b) => rank[b] - rank[a] || defs[a].scopes.length - defs[b].scopes.length || defs[a].line - defs[b].line);
+  return order.map((i) => defs[i]);
 }
 
 /**

@@ -243,21 +243,38 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
   const definitionRanks = (shown: readonly string[]) => {
     const { offsets, targets, weights } = csr;
     const byFile = new Map<string, Map<string, number>>();
+    // Sums by identifier number, not in a Map per edge: a much-used file's row has thousands of entries.
+    const sums = identSums(idents.length);
     for (const path of shown) {
       const v = byPath.get(path);
       if (v === undefined) continue;
-      const byIdent = new Map<string, number>();
+      const touched: number[] = [];
       for (let e = offsets[v]; e < offsets[v + 1]; e++) {
         const u = targets[e];
         if (forward[e] || ranks[u] === 0) continue;
-        const ident = idents[edgeIdent[e]];
-        byIdent.set(ident, (byIdent.get(ident) ?? 0) + (ranks[u] * (weights[e] / RELATED_WEIGHTS.reverse)) / forwardTotal[u]);
+        const i = edgeIdent[e];
+        // Every share is positive: a zero sum is one not yet touched.
+        if (sums[i] === 0) touched.push(i);
+        sums[i] += (ranks[u] * (weights[e] / RELATED_WEIGHTS.reverse)) / forwardTotal[u];
       }
-      if (byIdent.size > 0) byFile.set(path, byIdent);
+      if (touched.length === 0) continue;
+      const byIdent = new Map<string, number>();
+      for (const i of touched) {
+        byIdent.set(idents[i], sums[i]);
+        sums[i] = 0;
+      }
+      byFile.set(path, byIdent);
     }
     return byFile;
   };
   return { files, rankOf: (path) => ranks[byPath.get(path) ?? -1] ?? 0, definitionRanks };
+}
+
+/** A zeroed array of at least `length` sums, reused from request to request (left zeroed by its user). */
+let sumsScratch = new Float64Array(0);
+function identSums(length: number): Float64Array {
+  if (sumsScratch.length < length) sumsScratch = new Float64Array(Math.ceil(length * 1.25));
+  return sumsScratch;
 }
 
 /**
