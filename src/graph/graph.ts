@@ -75,7 +75,10 @@ interface FileNode {
  * an edge reads of the name (one lookup per reference, not one per fact: 1.9 M on the large corpus).
  */
 interface Definers {
-  all: FileNode[];
+  /** How many files define the name. */
+  count: number;
+  /** All of them sorted by path, built when first asked for (see allDefiners): edges never need them past a few. */
+  all: FileNode[] | undefined;
   byFolder: Map<number, FileNode[]>;
   paths: ReadonlySet<string>;
   /** Aider's multiplier of the name without request mentions. */
@@ -454,7 +457,7 @@ export class ReferenceGraph {
     for (let i = 0; i < idents.length; i++) {
       // Identifiers only on self edges need no definer list: their edges are the self edges.
       if (this.referencers.has(idents[i])) {
-        for (const node of this.definersOf(idents[i])!.all) defNode.push(index.get(node.path)!);
+        for (const node of allDefiners(this.definersOf(idents[i])!)) defNode.push(index.get(node.path)!);
       }
       defOffsets[i + 1] = defNode.length;
     }
@@ -483,10 +486,15 @@ export class ReferenceGraph {
     if (!definers) {
       const paths = definerSet(this.definers.get(ident));
       if (!paths) return undefined;
-      const all = [...paths].sort(comparePaths).map((path) => this.files.get(path)!);
+      // Grouped, and each group sorted, without sorting them all: a name like __init__ or get has
+      // thousands of definers, and a first edit after a restart would sort them for each such name.
       const byFolder = new Map<number, FileNode[]>();
-      for (const node of all) getOrCreate(byFolder, node.folder, () => []).push(node);
-      definers = { all, byFolder, paths, multiplier: this.multiplierOf(ident), relatedId: -1 };
+      for (const path of paths) {
+        const node = this.files.get(path)!;
+        getOrCreate(byFolder, node.folder, () => []).push(node);
+      }
+      for (const group of byFolder.values()) if (group.length > 1) group.sort(byPath);
+      definers = { count: paths.size, all: undefined, byFolder, paths, multiplier: this.multiplierOf(ident), relatedId: -1 };
       this.definerNodes.set(ident, definers);
     }
     return definers;
@@ -626,7 +634,7 @@ export class ReferenceGraph {
       // Counted from the folder index, not by walking every definer: a name like __init__ has thousands.
       const sameFolder = definers.byFolder.get(u.folder) ?? [];
       const near = sameFolder.length - (definers.paths.has(u.path) ? 1 : 0);
-      const others = definers.all.length - sameFolder.length;
+      const others = definers.count - sameFolder.length;
       if (near + others === 0) continue;
       const onlyNear = near > 0;
       const targets = onlyNear ? near : others;
@@ -636,7 +644,7 @@ export class ReferenceGraph {
       if (definers.relatedId < 0) definers.relatedId = this.relatedIdents.id(ident);
       const id = definers.relatedId;
       const weight = (definers.multiplier * Math.sqrt(count)) / targets;
-      for (const v of onlyNear ? sameFolder : definers.all) {
+      for (const v of onlyNear ? sameFolder : allDefiners(definers)) {
         if (v === u) continue;
         to.push(v);
         idents.push(id);
@@ -1148,6 +1156,16 @@ function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
     map.set(key, value);
   }
   return value;
+}
+
+/** A name's definers sorted by path. */
+function allDefiners(definers: Definers): FileNode[] {
+  definers.all ??= [...definers.byFolder.values()].flat().sort(byPath);
+  return definers.all;
+}
+
+function byPath(a: FileNode, b: FileNode): number {
+  return comparePaths(a.path, b.path);
 }
 
 /** A name's referencers: [file, the name's position in its refNames, file, position, ...]. */
