@@ -259,6 +259,8 @@ test('a related graph saved, read back into a graph of the same files and then e
   assert.equal(restored.restoreRelated(copy), true);
   assert.equal(restored.restoreRelated(copy), false, 'only into a graph whose related graph was never built');
   assertSameRelated(restored, graphOf(current), mentioning, 'as read back');
+  restored.rehearsePatch();
+  assertSameRelated(restored, graphOf(current), none, 'after a rehearsed patch');
   for (let step = 0; step < 150; step++) {
     editOnce(restored, current, random, files);
     assertSameRelated(restored, graphOf(current), step % 2 ? mentioning : none, `step ${step}`);

@@ -185,8 +185,12 @@ export class Daemon {
       log(`related graph built in ${Date.now() - prepared} ms (saved graph: ${saved})`);
       this.scheduleGraphSave();
     }
-    // The arrays of the next related graph (for the first change) are reserved once the first maps are answered.
-    setImmediate(() => this.state.graph.prepareRelated());
+    // The arrays of the next related graph (for the first change) are reserved, and the patch
+    // rehearsed, once the first maps are answered.
+    setImmediate(() => {
+      this.state.graph.prepareRelated();
+      this.state.graph.rehearsePatch();
+    });
     this.phase = 'ready';
     this.lastUpdate = new Date();
     // The pool's threads load this repository's grammars now (a first index did at its start), so the first save parses at once.
