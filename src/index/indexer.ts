@@ -254,8 +254,9 @@ function storeLookups(store: TagStore, paths: readonly string[], records: readon
   };
 }
 
-/** Outlines read from the store, each once until forgotten; past `limit` kept, it starts over. */
+/** Outlines read from the store, each once until forgotten; past `limit` kept, the least recently used goes. */
 export class OutlineCache {
+  /** In order of last use, oldest first (a Map keeps insertion order: a use moves the entry to the end). */
   private readonly kept = new Map<string, FileOutline | undefined>();
 
   constructor(
@@ -264,11 +265,21 @@ export class OutlineCache {
   ) {}
 
   get(path: string): FileOutline | undefined {
-    if (this.kept.has(path)) return this.kept.get(path);
-    if (this.kept.size >= this.limit) this.kept.clear();
+    if (this.kept.has(path)) {
+      const outline = this.kept.get(path);
+      this.kept.delete(path);
+      this.kept.set(path, outline);
+      return outline;
+    }
+    if (this.kept.size >= this.limit) this.kept.delete(this.kept.keys().next().value!);
     const outline = this.read(path);
     this.kept.set(path, outline);
     return outline;
+  }
+
+  /** How many outlines are kept. */
+  get size(): number {
+    return this.kept.size;
   }
 
   /** Drops a path's outline (its file changed). */
