@@ -56,15 +56,15 @@ export interface NameSource {
   refsOf: (path: string) => readonly RefTag[];
 }
 
-/** The names of a graph, and the references the store keeps for each file. */
-export function namesIn(graph: ReferenceGraph, store: Pick<TagStore, 'refs'>): NameSource {
+/** The names of a graph, and the reference sites the store keeps for each file. */
+export function namesIn(graph: ReferenceGraph, store: Pick<TagStore, 'referenceSites'>): NameSource {
   return {
     definedNames: () => graph.definedNames(),
     referencedNames: () => graph.referencedNames(),
     namesOf: (ident) => graph.namesOf(ident),
     refsOf: (path) => {
-      const refs = store.refs(path);
-      return refs ? unpackRefs(refs) : [];
+      const sites = store.referenceSites(path);
+      return sites ? unpackRefs({ names: graph.fileNames(path).referenced, ...sites }) : [];
     },
   };
 }

@@ -101,7 +101,7 @@ test('tags live in the store: the workers write them, records carry none, a map 
     assert.equal(index.stats.parsed, SOURCES + GENERATED);
     assert.ok(index.records.every((record) => record.tags === undefined && record.names === undefined), 'the graph took the names, the store has the tags');
     for (const record of index.records) assert.ok(store.outline(record.path)?.defs.length, `${record.path}: its outline is stored`);
-    assert.ok(store.refs('src/checkout.ts')?.sites.length, 'and its references');
+    assert.ok(store.referenceSites('src/checkout.ts')?.sites.length, 'and its references');
 
     const read = new Set<string>();
     const lookups = { ...index.lookups, outlineOf: (path: string) => (read.add(path), index.lookups.outlineOf(path)) };
@@ -126,7 +126,7 @@ test('a file deleted or no longer parseable takes its stored tags with it', asyn
   try {
     for (const path of ['src/mailer.ts', 'src/cart.ts']) {
       assert.equal(store.outline(path), undefined, `${path}: no outline left`);
-      assert.equal(store.refs(path), undefined, `${path}: no references left`);
+      assert.equal(store.referenceSites(path), undefined, `${path}: no references left`);
     }
     assert.ok(store.outline('src/pricing.ts'), 'the others stay');
   } finally {

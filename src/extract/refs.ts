@@ -32,7 +32,7 @@ export function packRefs(refs: readonly RefTag[]): FileRefs {
 }
 
 /** The references as tags again, in file order (for the few readers that want each one). */
-export function unpackRefs(refs: FileRefs): RefTag[] {
+export function unpackRefs(refs: { names: readonly string[] } & Pick<FileRefs, 'subkinds' | 'sites'>): RefTag[] {
   const { names, subkinds, sites } = refs;
   const tags = new Array<RefTag>(sites.length / 3);
   for (let i = 0; i < tags.length; i++) {

@@ -912,9 +912,9 @@ export class ReferenceGraph {
   }
 
   /** The names a file defines, and those it imports (both sorted; empty for a file outside the graph). */
-  fileNames(path: string): { defined: readonly string[]; imports: readonly string[] } {
+  fileNames(path: string): { defined: readonly string[]; referenced: readonly string[]; imports: readonly string[] } {
     const node = this.files.get(path);
-    return { defined: node?.defined ?? [], imports: node?.imports ?? [] };
+    return { defined: node?.defined ?? [], referenced: node?.refNames ?? [], imports: node?.imports ?? [] };
   }
 
   /** Every name some file defines. */

@@ -47,16 +47,18 @@ export async function statAll(root: string, paths: readonly string[], { slowStat
 
 /** The stat of a file, following a symlink only when its target stays inside the root. */
 function statInsideRootSync(root: string, path: string): StatResult {
+  const abs = join(root, path);
   try {
-    return classify(root, join(root, path), lstatSync(join(root, path), { throwIfNoEntry: false }));
+    return classify(root, abs, lstatSync(abs, { throwIfNoEntry: false }));
   } catch {
     return 'missing'; // unreadable (or a dangling link): not part of the tree
   }
 }
 
 async function statInsideRoot(root: string, path: string): Promise<StatResult> {
+  const abs = join(root, path);
   try {
-    return classify(root, join(root, path), await lstat(join(root, path)));
+    return classify(root, abs, await lstat(abs));
   } catch {
     return 'missing'; // deleted since discovery (or a dangling link): not part of the tree
   }

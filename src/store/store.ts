@@ -93,12 +93,9 @@ export class TagStore {
     return readSafely(this.outlines, path);
   }
 
-  /** The references of an indexed file. */
-  refs(path: string): FileRefs | undefined {
-    const names = readSafely(this.files, path)?.names;
-    if (!names) return undefined;
-    const { subkinds, sites } = readSafely(this.sites, path) ?? { subkinds: [], sites: [] };
-    return { names: names.referenced, counts: names.counts, imports: names.imports, subkinds, sites };
+  /** The reference sites of an indexed file; their names are its record's referenced names (which the graph holds). */
+  referenceSites(path: string): StoredSites | undefined {
+    return readSafely(this.sites, path);
   }
 
   /** Whether nothing is stored yet (a first index). */
