@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { contentHash } from '../src/extract/file.js';
 import { packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileRecord } from '../src/types.js';
 import {
@@ -545,6 +546,22 @@ describe('files that are not indexed', () => {
     const record = await indexText('notes.xyz', 'function f() {}\n');
     assert.equal(record.skip, 'no grammar');
     assert.equal(record.tags, null);
+  });
+
+  test('a file larger than the read buffer is read whole, and the next file alone', async () => {
+    // Over a megabyte (the read buffer's first size), ending in a definition the tags must reach.
+    const body = Array.from({ length: 90_000 }, (_, i) => `x${i} = ${i}`).join('\n');
+    const big = `${body}\ndef last_of_the_big_file():\n    return 1\n`;
+    assert.ok(big.length > 1024 * 1024);
+    const bigRecord = await indexText('big_module.py', big, 4 * 1024 * 1024);
+    assert.equal(bigRecord.size, Buffer.byteLength(big));
+    assert.equal(bigRecord.hash, contentHash(Buffer.from(big)));
+    assert.ok(bigRecord.tags?.defs.some((d) => d.name === 'last_of_the_big_file'));
+    // A smaller file read next into the same buffer: its own bytes, not the big file's tail.
+    const small = 'def small_one():\n    pass\n';
+    const smallRecord = await indexText('small_module.py', small, 4 * 1024 * 1024);
+    assert.equal(smallRecord.hash, contentHash(Buffer.from(small)));
+    assert.deepEqual(smallRecord.tags?.defs.map((d) => d.name), ['small_one']);
   });
 
   test('over maxFileBytes: too large', async () => {
