@@ -79,8 +79,10 @@ interface Definers {
   count: number;
   /** All of them sorted by path, built when first asked for (see allDefiners): edges never need them past a few. */
   all: FileNode[] | undefined;
-  byFolder: Map<number, FileNode[]>;
-  paths: ReadonlySet<string>;
+  /** Grouped by folder, each group sorted; undefined for a name's one definer (most names), which `all` holds. */
+  byFolder: Map<number, FileNode[]> | undefined;
+  /** The definer index's entry, to tell whether a file is one of them. */
+  entry: DefinerPaths;
   /** Aider's multiplier of the name without request mentions. */
   multiplier: number;
   /** The name's number in the related graph; -1 until an edge uses it (numbers are given in order of use). */
@@ -274,10 +276,13 @@ export class ReferenceGraph {
     }
     const refCounts = Uint32Array.from(names.counts);
     let node = this.files.get(path);
-    // The names whose definers change: the edges of their referencers move.
-    const changed = new Set(defined);
+    // The names whose definers change: the edges of their referencers move. A new file's are its
+    // own (`defined` holds each name once), without a set: a first load adds a million names.
+    let changed: Iterable<string> = defined;
     if (node) {
-      for (const ident of node.defined) if (!changed.delete(ident)) changed.add(ident);
+      const toggled = new Set(defined);
+      for (const ident of node.defined) if (!toggled.delete(ident)) toggled.add(ident);
+      changed = toggled;
       this.unlink(node);
       node.defined = defined;
       node.refNames = refNames;
@@ -373,6 +378,8 @@ export class ReferenceGraph {
    */
   private definersChanged(idents: Iterable<string>, changed: FileNode): void {
     this.base = this.relatedBase = undefined;
+    // Nothing derived from these names yet (a first load): nothing to forget.
+    if (this.relatedAllStale && this.definerNodes.size === 0 && this.multipliers.size === 0) return;
     for (const ident of idents) {
       this.definerNodes.delete(ident);
       this.multipliers.delete(ident);
@@ -484,27 +491,34 @@ export class ReferenceGraph {
   private definersOf(ident: string): Definers | undefined {
     let definers = this.definerNodes.get(ident);
     if (!definers) {
-      const paths = definerSet(this.definers.get(ident));
-      if (!paths) return undefined;
-      // Grouped, and each group sorted, without sorting them all: a name like __init__ or get has
-      // thousands of definers, and a first edit after a restart would sort them for each such name.
-      const byFolder = new Map<number, FileNode[]>();
-      for (const path of paths) {
-        const node = this.files.get(path)!;
-        getOrCreate(byFolder, node.folder, () => []).push(node);
+      const entry = this.definers.get(ident);
+      if (entry === undefined) return undefined;
+      const count = definerCount(entry);
+      const multiplier = this.multiplierOf(ident, count);
+      if (typeof entry === 'string') {
+        // No folder map for one definer: deriving the graph of a large repository asks for 200,000 names.
+        definers = { count, all: [this.files.get(entry)!], byFolder: undefined, entry, multiplier, relatedId: -1 };
+      } else {
+        // Grouped, and each group sorted, without sorting them all: a name like __init__ or get has
+        // thousands of definers, and a first edit after a restart would sort them for each such name.
+        const byFolder = new Map<number, FileNode[]>();
+        for (const path of entry) {
+          const node = this.files.get(path)!;
+          getOrCreate(byFolder, node.folder, () => []).push(node);
+        }
+        for (const group of byFolder.values()) if (group.length > 1) group.sort(byPath);
+        definers = { count, all: undefined, byFolder, entry, multiplier, relatedId: -1 };
       }
-      for (const group of byFolder.values()) if (group.length > 1) group.sort(byPath);
-      definers = { count: paths.size, all: undefined, byFolder, paths, multiplier: this.multiplierOf(ident), relatedId: -1 };
       this.definerNodes.set(ident, definers);
     }
     return definers;
   }
 
   /** Aider's multiplier of `ident` without request mentions. */
-  private multiplierOf(ident: string): number {
+  private multiplierOf(ident: string, count = definerCount(this.definers.get(ident))): number {
     let mul = this.multipliers.get(ident);
     if (mul === undefined) {
-      mul = identifierMultiplier(ident, definerCount(this.definers.get(ident)), NO_MENTIONS);
+      mul = identifierMultiplier(ident, count, NO_MENTIONS);
       this.multipliers.set(ident, mul);
     }
     return mul;
@@ -645,8 +659,8 @@ export class ReferenceGraph {
       const definers = this.definersOf(ident);
       if (!definers) continue;
       // Counted from the folder index, not by walking every definer: a name like __init__ has thousands.
-      const sameFolder = definers.byFolder.get(u.folder) ?? [];
-      const near = sameFolder.length - (definers.paths.has(u.path) ? 1 : 0);
+      const sameFolder = definersIn(definers, u.folder);
+      const near = sameFolder.length - (isDefiner(definers.entry, u.path) ? 1 : 0);
       const others = definers.count - sameFolder.length;
       if (near + others === 0) continue;
       const onlyNear = near > 0;
@@ -1173,8 +1187,16 @@ function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
 
 /** A name's definers sorted by path. */
 function allDefiners(definers: Definers): FileNode[] {
-  definers.all ??= [...definers.byFolder.values()].flat().sort(byPath);
+  definers.all ??= [...definers.byFolder!.values()].flat().sort(byPath);
   return definers.all;
+}
+
+const NO_NODES: readonly FileNode[] = [];
+
+/** A name's definers in one folder, sorted by path. */
+function definersIn(definers: Definers, folder: number): readonly FileNode[] {
+  if (definers.byFolder) return definers.byFolder.get(folder) ?? NO_NODES;
+  return definers.all![0].folder === folder ? definers.all! : NO_NODES;
 }
 
 function byPath(a: FileNode, b: FileNode): number {
