@@ -28,7 +28,12 @@ export interface RepoMap {
   skipped: Partial<Record<SkipReason, number>>;
   skippedFiles: SkippedFile[];
   /** The index pass's work counts, and the graph's size: files in it (`nodes`) and file-name links (`edges`: one per name a file defines or references). */
-  stats: IndexStats & { nodes: number; edges: number };
+  stats: IndexStats & {
+    nodes: number;
+    edges: number;
+    /** Files whose names were never linked into the graph's name indexes: a map from a saved related graph needs none (see ReferenceGraph.linkPending). */
+    unlinkedFiles: number;
+  };
   request: { chatFiles: string[]; mentionedFiles: string[]; mentionedIdents: string[] };
 }
 
@@ -162,7 +167,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     files: packed.blocks,
     skipped,
     skippedFiles,
-    stats: { ...index.stats, nodes: graph.fileCount, edges: graph.linkCount },
+    stats: { ...index.stats, nodes: graph.fileCount, edges: graph.linkCount, unlinkedFiles: graph.pendingCount },
     request: {
       chatFiles: [...chatFiles].sort(comparePaths),
       mentionedFiles: [...mentioned].sort(comparePaths),

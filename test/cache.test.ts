@@ -142,11 +142,15 @@ test('the related graph is saved for the next run: read back while no file chang
   const cached = (request: object) => buildMap({ root, cacheDir: cache, tokens: 1024, ...request });
   const fresh = async (request: object) => (await buildMap({ root, cacheDir: tempDir(), tokens: 1024, ...request })).text;
 
-  assert.equal((await cached({})).stats.restoredGraphs, 0);
+  const first = await cached({});
+  assert.equal(first.stats.restoredGraphs, 0);
+  assert.equal(first.stats.unlinkedFiles, 0, 'a graph built whole links every name');
   assert.ok(existsSync(saved));
   for (const request of requests) {
     const map = await cached(request);
     assert.equal(map.stats.restoredGraphs, 1, JSON.stringify(request));
+    // The saved graph and a scan of the request's own names are all a map needs: no name is linked.
+    assert.equal(map.stats.unlinkedFiles, map.stats.nodes, JSON.stringify(request));
     assert.equal(map.text, await fresh(request), JSON.stringify(request));
   }
 

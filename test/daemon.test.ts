@@ -222,6 +222,10 @@ test('a restart reads the related graph saved at the last stop or after a quiet 
   const warm = await call<RepoMapJson>(second.socket, 'map', request);
   assert.equal(warm.stats.restoredGraphs, 1, second.stderr());
   assert.equal(warm.text, cold.text);
+  // The names are linked once maps are answered, without a change asking for them.
+  const linkedBy = Date.now() + 15_000;
+  while (!second.stderr().includes('names linked in') && Date.now() < linkedBy) await sleep(50);
+  assert.match(second.stderr(), /names linked in \d+ ms after the first maps were ready/);
   const saves = () => second.stderr().split('related graph saved').length - 1;
   writeFileSync(join(root, 'api', 'inventory.py'), 'def restock_everything():\n    pass\n');
   const edited = await mapUntil(second.socket, (map) => map.text.includes('restock_everything'), request);

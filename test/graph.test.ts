@@ -274,6 +274,45 @@ test('a related graph saved, read back into a graph of the same files and then e
   assert.equal(graphOf(current).restoreRelated(outOfRange), false, 'a target out of range is refused');
 });
 
+test('files wait to be linked into the name indexes: asked about names, a graph scans them and answers as a linked one; a change links them', () => {
+  const random = seededRandom(23);
+  const files = randomFiles(random);
+  const current = new Map<string, FileTags>();
+  for (let i = 0; i < 120; i++) current.set(files.randomPath(), files.randomTags());
+  const linked = graphOf(current);
+  assert.ok(linked.linkPending());
+  assert.equal(linked.pendingCount, 0);
+  const waiting = graphOf(current);
+  const n = waiting.fileCount;
+  assert.ok(n > 60);
+  assert.equal(waiting.pendingCount, n);
+  assert.equal(waiting.linkCount, linked.linkCount);
+
+  const asked = ['n1', 'shared_name3', 'everywhere', 'common_init', 'no_such_name', 'n1'];
+  const answers = (g: ReferenceGraph) =>
+    [...g.namesOfAll(asked)]
+      .map(([name, { definers, referencers }]) => {
+        const refs = referencers && [...referencers].map(([p, k]) => `${p}x${k}`).sort();
+        return `${name}: ${definers ? [...definers].sort().join(' ') : '-'} | ${refs ? refs.join(' ') : '-'}`;
+      })
+      .sort();
+  const expected = answers(linked);
+  assert.ok(expected.some((line) => line.startsWith('no_such_name: - | -')));
+  assert.deepEqual(answers(waiting), expected);
+  assert.equal(waiting.pendingCount, n, 'answered without linking');
+  assert.equal(waiting.linkPending(50), false);
+  assert.equal(waiting.pendingCount, n - 50);
+  assert.deepEqual(answers(waiting), expected, 'some linked, the rest scanned');
+
+  // A change to a file already taken links every waiting file first.
+  const [path] = [...current.keys()].sort();
+  const changed = tags(['n1', 'fresh_name'], ['everywhere', 'n2']);
+  waiting.setFile(path, fileNames(changed));
+  current.set(path, changed);
+  assert.equal(waiting.pendingCount, 0);
+  assertSameRelated(waiting, graphOf(current), mentioning, 'after the change');
+});
+
 function cloneSaved(saved: SavedRelated): SavedRelated {
   return structuredClone({ ...saved, paths: [...saved.paths], idents: [...saved.idents] });
 }

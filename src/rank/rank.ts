@@ -330,8 +330,9 @@ function lexicalScores(index: ReadonlyMap<string, number>, n: number, request: R
   }
   const distinct = new Uint32Array(n);
   const occurrences = new Uint32Array(n);
+  const found = names.namesOfAll(query);
   for (const name of query) {
-    const { definers, referencers } = names.namesOf(name);
+    const { definers, referencers } = found.get(name)!;
     const counted = new Set<number>();
     for (const path of definers ?? []) {
       const i = index.get(path);
@@ -353,7 +354,7 @@ function lexicalScores(index: ReadonlyMap<string, number>, n: number, request: R
 /** What the lexical order reads: the names the chat files define and import, and which files define or reference a name. */
 export interface RelatedNames {
   fileNames: (path: string) => { defined: readonly string[]; imports: readonly string[] };
-  namesOf: (ident: string) => NameFiles;
+  namesOfAll: (idents: Iterable<string>) => ReadonlyMap<string, NameFiles>;
 }
 
 /** `paths` in folder order from the nearest of `from` (see folderOrder). */
