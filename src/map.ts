@@ -1,6 +1,6 @@
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
-import { restoreRelatedGraph, saveGraphOrSay } from './graph/graph-file.js';
+import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
@@ -50,18 +50,21 @@ export interface OpenRepository {
   index: RepoIndex;
   graph: ReferenceGraph;
   store: TagStore;
+  /** The saved related graph, when asked for (see readSavedGraph). */
+  savedGraph?: SavedGraphFile;
 }
 
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
-export async function openRepository(options: BuildMapOptions): Promise<OpenRepository> {
+export async function openRepository(options: BuildMapOptions, { readGraph = false } = {}): Promise<OpenRepository> {
   const root = await resolveRoot(options.root);
   const store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice });
   try {
     const graph = new ReferenceGraph();
     const indexing = indexRepository({ ...options, root, store, graph });
-    // The map needs the tokenizer (a fraction of a second to load): it loads while git lists the files.
+    // The map needs the tokenizer (a fraction of a second to load), and maybe the saved graph: both are read while git lists the files.
     if (isEncoding(options.encoding ?? DEFAULT_ENCODING)) tokenCounter(options.encoding);
-    return { index: await indexing, graph, store };
+    const savedGraph = readGraph ? readSavedGraph(store.dir) : undefined;
+    return { index: await indexing, graph, store, savedGraph };
   } catch (err) {
     await store.close();
     throw err;
@@ -70,13 +73,14 @@ export async function openRepository(options: BuildMapOptions): Promise<OpenRepo
 
 /** Index (with the persistent cache) and map a repository in-process. */
 export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
-  const { index, graph, store } = await openRepository(options);
+  // The 'repomap' ranking's graph is read from the cache when no file in it changed, and saved for next time when one did.
+  const related = (options.ranking ?? DEFAULT_RANKING) !== 'aider';
+  const { index, graph, store, savedGraph } = await openRepository(options, { readGraph: related });
   try {
-    // The 'repomap' ranking's graph is read from the cache when no file in it changed, and saved for next time when one did.
-    if ((options.ranking ?? DEFAULT_RANKING) === 'aider') return mapFromIndex(index, graph, options);
+    if (!savedGraph) return mapFromIndex(index, graph, options);
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);
-    if (restoreRelatedGraph(graph, store.dir, hashOf) === 'restored') index.stats.restoredGraphs++;
+    if (restoreRelatedGraph(graph, savedGraph, hashOf) === 'restored') index.stats.restoredGraphs++;
     const map = mapFromIndex(index, graph, options);
     if (index.stats.restoredGraphs === 0) saveGraphOrSay(graph, store.dir, hashOf, options.onNotice);
     return map;

@@ -7,7 +7,7 @@ import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, out
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
-import { restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
+import { readSavedGraph, restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import { tokenCounter } from '../pack/tokens.js';
 import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
@@ -164,7 +164,10 @@ export class Daemon {
   private async coldIndex(): Promise<void> {
     const { root, log } = this.options;
     const started = Date.now();
-    const discovery = await this.discover();
+    const discovering = this.discover();
+    // Read while git lists the files (the main thread would wait).
+    const savedGraph = readSavedGraph(this.store.dir);
+    const discovery = await discovering;
     // States are applied as they settle, so the graph takes each record's references as it comes.
     const states = await this.reconciler.update(
       discovery.paths,
@@ -181,7 +184,7 @@ export class Daemon {
     this.reconciler.prune(new Set(discovery.paths), this.state.stats);
     this.state.apply(states);
     const prepared = Date.now();
-    const saved = restoreRelatedGraph(this.state.graph, this.store.dir, this.hashOf);
+    const saved = restoreRelatedGraph(this.state.graph, savedGraph, this.hashOf);
     if (saved === 'restored') {
       this.state.stats.restoredGraphs++;
       log(`related graph read from the cache in ${Date.now() - prepared} ms`);
