@@ -1005,7 +1005,7 @@ export class ReferenceGraph {
   namesOfAll(idents: Iterable<string>): Map<string, NameFiles> {
     const found = new Map<string, NameFiles>();
     for (const ident of idents) found.set(ident, this.indexedNames(ident));
-    if (this.pendingCount === 0) return found;
+    if (this.pendingCount === 0 || found.size === 0) return found;
     const scanned = new Map<string, { definers: Set<string>; referencers: Array<readonly [string, number]> }>();
     for (const [ident, { definers, referencers }] of found) scanned.set(ident, { definers: new Set(definers), referencers: [...(referencers ?? [])] });
     for (let i = this.pendingFrom; i < this.pending.length; i++) {
