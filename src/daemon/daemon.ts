@@ -239,10 +239,6 @@ export class Daemon {
     const changed = new Set(watcher.watchedFiles().filter((path) => !this.state.has(path)));
     for (const path of await this.changedSince(sinceMs)) changed.add(path);
     if (changed.size > 0) this.enqueue(changed);
-    // After the crawl a first patch of the graph's arrays took 300-350 ms instead of 40 on the large
-    // corpus, rehearsed or not before it: rehearsed again now, a change finds it quick. (Names not
-    // yet linked: their linking rehearses it when done.)
-    else if (this.state.graph.pendingCount === 0) this.state.graph.rehearsePatch();
     this.watching = true;
     log(`watching after ${Date.now() - started} ms; ${changed.size} paths changed meanwhile`);
   }
