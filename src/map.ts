@@ -77,7 +77,7 @@ export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
   const related = (options.ranking ?? DEFAULT_RANKING) !== 'aider';
   const { index, graph, store, savedGraph } = await openRepository(options, { readGraph: related });
   try {
-    if (!savedGraph) return mapFromIndex(index, graph, options);
+    if (!related || !savedGraph) return mapFromIndex(index, graph, options);
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);
     if (restoreRelatedGraph(graph, savedGraph, hashOf) === 'restored') index.stats.restoredGraphs++;

@@ -171,6 +171,15 @@ function randomFiles(random: () => number) {
   return { randomTags, randomPath };
 }
 
+/** 120 random files (later paths may replace earlier ones), with the generator and the files' maker for edits. */
+function randomRepository(seed: number) {
+  const random = seededRandom(seed);
+  const files = randomFiles(random);
+  const current = new Map<string, FileTags>();
+  for (let i = 0; i < 120; i++) current.set(files.randomPath(), files.randomTags());
+  return { random, files, current };
+}
+
 /** Asserts that two related graphs are the same, edge for edge, merged walk and name indexes included. */
 function assertSameRelated(incremental: ReferenceGraph, scratch: ReferenceGraph, request: EdgeRequest, label: string): number {
   const a = incremental.compileRelated(request);
@@ -237,10 +246,7 @@ test('the related graph after edits equals the one built from scratch, edge for 
 });
 
 test('a related graph saved, read back into a graph of the same files and then edited equals the one built from scratch', () => {
-  const random = seededRandom(5);
-  const files = randomFiles(random);
-  const current = new Map<string, FileTags>();
-  for (let i = 0; i < 120; i++) current.set(files.randomPath(), files.randomTags());
+  const { random, files, current } = randomRepository(5);
   const first = graphOf(current);
   // A graph that lived through edits numbers its identifiers in another order than a fresh one.
   for (let step = 0; step < 40; step++) {
@@ -275,10 +281,7 @@ test('a related graph saved, read back into a graph of the same files and then e
 });
 
 test('files wait to be linked into the name indexes: asked about names, a graph scans them and answers as a linked one; a change links them', () => {
-  const random = seededRandom(23);
-  const files = randomFiles(random);
-  const current = new Map<string, FileTags>();
-  for (let i = 0; i < 120; i++) current.set(files.randomPath(), files.randomTags());
+  const { current } = randomRepository(23);
   const linked = graphOf(current);
   assert.ok(linked.linkPending());
   assert.equal(linked.pendingCount, 0);

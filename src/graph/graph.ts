@@ -595,8 +595,8 @@ export class ReferenceGraph {
     if (!this.relatedBase || !this.previousRelated || !first) return;
     this.staleRelated.add(first);
     this.relatedBase = this.buildRelated();
-    // The arrays just given up are the next ones written: room in them too (a saved graph's have none).
-    this.spareBuffers.reserveLike(this.buffers);
+    // The arrays just given up are the next ones written: reserved as well (a saved graph's have no room).
+    this.prepareRelated();
   }
 
   /**
@@ -1092,10 +1092,10 @@ export interface RelatedGraph extends CompiledGraph {
 
 type TypedArrayOf<T> = T extends Uint8ArrayConstructor ? Uint8Array : T extends Uint32ArrayConstructor ? Uint32Array : Float64Array;
 
-/** Named typed arrays that grow (by a quarter more than asked) and are handed out as views of the asked length. */
 /** Room left in new edge arrays for the edges later changes add. */
 const EDGE_HEADROOM = 1.25;
 
+/** Named typed arrays that grow (by a quarter more than asked) and are handed out as views of the asked length. */
 class EdgeBuffers {
   private readonly arrays = new Map<string, Uint8Array | Uint32Array | Float64Array>();
   /** Arrays taken as they came (a saved graph's), without room for more edges. */
