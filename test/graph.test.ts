@@ -280,7 +280,7 @@ test('a related graph saved, read back into a graph of the same files and then e
   assert.equal(graphOf(current).restoreRelated(outOfRange), false, 'a target out of range is refused');
 });
 
-test('files wait to be linked into the name indexes: asked about names, a graph scans them and answers as a linked one; a change links them', () => {
+test('files wait to be linked into the name indexes: asked about names, a graph scans them and answers as a linked one; a related graph needs the definitions only; a change links them', () => {
   const { current } = randomRepository(23);
   const linked = graphOf(current);
   assert.ok(linked.linkPending());
@@ -306,6 +306,16 @@ test('files wait to be linked into the name indexes: asked about names, a graph 
   assert.equal(waiting.linkPending(50), false);
   assert.equal(waiting.pendingCount, n - 50);
   assert.deepEqual(answers(waiting), expected, 'some linked, the rest scanned');
+  waiting.linkDefiners();
+  assert.equal(waiting.pendingCount, n - 50, 'definitions linked, references still waiting');
+  assert.deepEqual(answers(waiting), expected, 'definitions linked, the rest of the references scanned');
+
+  // Deriving the related graph reads the definer index only: the references can wait.
+  const definersOnly = graphOf(current);
+  definersOnly.linkDefiners();
+  definersOnly.compileRelated(mentioning);
+  assert.equal(definersOnly.pendingCount, n, 'the related graph linked no reference');
+  assertSameRelated(definersOnly, linked, mentioning, 'definitions linked only');
 
   // A change to a file already taken links every waiting file first.
   const [path] = [...current.keys()].sort();

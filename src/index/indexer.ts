@@ -248,7 +248,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
  * (see ReferenceGraph.linkPending): its related graph may well be read from the cache.
  */
 export function linkWhileParsing(graph: ReferenceGraph, stats: IndexStats): void {
-  if (stats.parsed > 0) graph.linkPending();
+  if (stats.parsed > 0) graph.linkDefiners();
 }
 
 /** Lookups over a finished index, with outlines read from the store (each once). */
