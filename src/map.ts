@@ -59,7 +59,7 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
   const root = await resolveRoot(options.root);
   const store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice });
   try {
-    const graph = new ReferenceGraph();
+    const graph = new ReferenceGraph((path) => store.names(path));
     const indexing = indexRepository({ ...options, root, store, graph });
     // The map needs the tokenizer (a fraction of a second to load), and maybe the saved graph: both are read while git lists the files.
     if (isEncoding(options.encoding ?? DEFAULT_ENCODING)) tokenCounter(options.encoding);

@@ -92,8 +92,10 @@ export interface FileRecord {
    * and a record read back from it has none: read them with TagStore.outline and TagStore.refs.
    */
   tags?: FileTags | null;
-  /** The names for the graph, on a record just extracted or read from the store, until a graph takes them. */
+  /** The names for the graph, on a record just extracted, until a graph takes them (the store keeps them: TagStore.names). */
   names?: FileNames;
+  /** How many names the file defines plus how many it references, on a record read from the store: a graph counts them before it reads them. */
+  links?: number;
   skip: SkipReason | null;
   /** Detail for a skip, such as the parser's error message. */
   detail?: string;

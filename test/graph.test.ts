@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AiderGraph, EDGE_WEIGHTS, type EdgeRequest, ReferenceGraph, type SavedRelated, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
 import { fileNames, packRefs, unpackRefs } from '../src/extract/refs.js';
-import type { FileTags } from '../src/types.js';
+import type { FileRecord, FileTags } from '../src/types.js';
 import { seededRandom } from '../src/random.js';
 
 function tags(defs: string[], refs: string[]): FileTags {
@@ -291,14 +291,7 @@ test('files wait to be linked into the name indexes: asked about names, a graph 
   assert.equal(waiting.pendingCount, n);
   assert.equal(waiting.linkCount, linked.linkCount);
 
-  const asked = ['n1', 'shared_name3', 'everywhere', 'common_init', 'no_such_name', 'n1'];
-  const answers = (g: ReferenceGraph) =>
-    [...g.namesOfAll(asked)]
-      .map(([name, { definers, referencers }]) => {
-        const refs = referencers && [...referencers].map(([p, k]) => `${p}x${k}`).sort();
-        return `${name}: ${definers ? [...definers].sort().join(' ') : '-'} | ${refs ? refs.join(' ') : '-'}`;
-      })
-      .sort();
+  const answers = nameAnswers;
   const expected = answers(linked);
   assert.ok(expected.some((line) => line.startsWith('no_such_name: - | -')));
   assert.deepEqual(answers(waiting), expected);
@@ -325,6 +318,56 @@ test('files wait to be linked into the name indexes: asked about names, a graph 
   assert.equal(waiting.pendingCount, 0);
   assertSameRelated(waiting, graphOf(current), mentioning, 'after the change');
 });
+
+test('a graph of stored records reads their names only when it needs them: a restored related graph none, a question the files it scans, a change all', () => {
+  const { random, files, current } = randomRepository(31);
+  const eager = graphOf(current);
+  eager.compileRelated(none);
+  const saved = cloneSaved(eager.savedRelated()!);
+  const stored = new Map([...current].map(([path, fileTags]) => [path, fileNames(fileTags)]));
+  let reads = 0;
+  const storedRecord = (path: string): FileRecord => {
+    const names = stored.get(path)!;
+    return { path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: names.defined.length + names.referenced.length };
+  };
+  const lazy = new ReferenceGraph((path) => (reads++, stored.get(path)));
+  const paths = [...current.keys()].sort();
+  for (const path of paths) lazy.takeRecord(storedRecord(path));
+  assert.equal(reads, 0, 'taking stored records reads no names');
+  assert.equal(lazy.fileCount, eager.fileCount);
+  assert.equal(lazy.linkCount, eager.linkCount, 'links counted from the records');
+  assert.ok(lazy.restoreRelated(saved));
+  lazy.compileRelated(mentioning);
+  assert.equal(reads, 0, 'a restored related graph reads no names');
+  assert.deepEqual(lazy.fileNames(paths[0]), eager.fileNames(paths[0]));
+  assert.equal(reads, 1, "one file's names asked for, one read");
+  assert.deepEqual(nameAnswers(lazy), nameAnswers(eager));
+  assert.equal(reads, paths.length, 'a question scans every file, each read once');
+
+  lazy.takeRecord(storedRecord(paths[1])); // the same content again (a hash match): nothing moves
+  const added = 'd9/added.ts';
+  const addedTags = files.randomTags();
+  stored.set(added, fileNames(addedTags));
+  current.set(added, addedTags);
+  lazy.takeRecord(storedRecord(added)); // after the first load, read at once: what it defines moves edges
+  assertSameRelated(lazy, graphOf(current), mentioning, 'a stored record after the first load');
+  for (let step = 0; step < 40; step++) {
+    editOnce(lazy, current, random, files);
+    assertSameRelated(lazy, graphOf(current), step % 2 ? mentioning : none, `step ${step}`);
+  }
+  assert.deepEqual(edges(lazy.compile(mentioning)), edges(graphOf(current).compile(mentioning)), "Aider's graph");
+});
+
+/** What namesOfAll says of a few names (common, rare, none), as sorted lines. */
+function nameAnswers(g: ReferenceGraph): string[] {
+  const asked = ['n1', 'shared_name3', 'everywhere', 'common_init', 'no_such_name', 'n1'];
+  return [...g.namesOfAll(asked)]
+    .map(([name, { definers, referencers }]) => {
+      const refs = referencers && [...referencers].map(([p, k]) => `${p}x${k}`).sort();
+      return `${name}: ${definers ? [...definers].sort().join(' ') : '-'} | ${refs ? refs.join(' ') : '-'}`;
+    })
+    .sort();
+}
 
 function cloneSaved(saved: SavedRelated): SavedRelated {
   return structuredClone({ ...saved, paths: [...saved.paths], idents: [...saved.idents] });

@@ -109,7 +109,7 @@ export class Daemon {
 
   private constructor(private readonly options: DaemonOptions) {
     this.store = TagStore.open(options.cacheDir, { onNotice: options.log });
-    this.state = new RepoState(options.root, (path) => this.store.outline(path));
+    this.state = new RepoState(options.root, this.store);
     this.runner = createRunner(options.workers);
     this.reconciler = new Reconciler(options.root, this.store, this.runner, options);
     this.isExcluded = excludeMatcher(options.exclude);

@@ -3,7 +3,8 @@ import { ReferenceGraph } from '../graph/graph.js';
 import { importantFiles } from '../important.js';
 import { type IndexLookups, type IndexStats, OutlineCache, type PathState, type RepoIndex, emptyStats, splitStates } from '../index/indexer.js';
 import { centrality } from '../map.js';
-import type { FileOutline, FileRecord, SkippedFile } from '../types.js';
+import type { TagStore } from '../store/store.js';
+import type { FileRecord, SkippedFile } from '../types.js';
 
 /** Updates larger than this rebuild the sorted views by sorting, rather than patching them path by path. */
 const PATCH_LIMIT = 1000;
@@ -16,7 +17,7 @@ const OUTLINES_KEPT = 20_000;
  * in place on each change, so a save costs a few binary searches, not a sort of the repository.
  */
 export class RepoState {
-  readonly graph = new ReferenceGraph();
+  readonly graph: ReferenceGraph;
   readonly stats: IndexStats = emptyStats();
   private readonly states = new Map<string, PathState>();
   private sortedPaths: string[] = [];
@@ -37,12 +38,13 @@ export class RepoState {
     important: () => (this.important ??= importantFiles(this.sortedPaths)),
   };
 
-  /** `readOutline` reads a file's outline from the store (which has it by the time its record is applied). */
+  /** `store` has a file's outline and names by the time its record is applied. */
   constructor(
     readonly root: string,
-    readOutline: (path: string) => FileOutline | undefined,
+    store: Pick<TagStore, 'outline' | 'names'>,
   ) {
-    this.outlines = new OutlineCache(readOutline, OUTLINES_KEPT);
+    this.outlines = new OutlineCache((path) => store.outline(path), OUTLINES_KEPT);
+    this.graph = new ReferenceGraph((path) => store.names(path));
   }
 
   get fileCount(): number {

@@ -203,9 +203,11 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       // The graph follows the tree file by file: only changed files move their edges.
       const namesByPath = new Map<string, FileNames>();
       for (const record of index.records) {
-        namesByPath.set(record.path, record.names!);
+        // A record reused from the store comes without its names: the store has them.
+        const names = record.names ?? store.names(record.path) ?? { defined: [], referenced: [], counts: [], imports: [] };
+        namesByPath.set(record.path, names);
         if (graphed.get(record.path) !== record.hash) {
-          graph.setFile(record.path, record.names!);
+          graph.setFile(record.path, names);
           graphed.set(record.path, record.hash);
         }
       }

@@ -3,6 +3,8 @@ import type { FileNames, FileRecord } from '../types.js';
 import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
 
 const NO_SLOTS = new Uint32Array(0);
+const NO_NAMES: string[] = [];
+const EMPTY_NAMES: FileNames = { defined: NO_NAMES, referenced: NO_NAMES, counts: [], imports: NO_NAMES };
 
 /** Aider's edge model (aider/repomap.py): the multipliers applied to an identifier's edges. */
 export const EDGE_WEIGHTS = {
@@ -66,6 +68,11 @@ interface FileNode {
   refSlots: Uint32Array;
   /** The names it imports (references of subkind 'import'), sorted. */
   imports: string[];
+  /**
+   * While its names are not read yet (the four fields above are empty), how many there are, as
+   * its stored record says; undefined once they are (see ReferenceGraph.load).
+   */
+  unread: number | undefined;
   /** Its forward edges in the related graph; undefined until derived, and again after a change they depend on. */
   related: RelatedEdges | undefined;
 }
@@ -224,14 +231,54 @@ export class ReferenceGraph {
    * is shown). A large repository's tags are never all held in memory.
    */
   takeRecord(record: FileRecord): void {
+    const { path, names } = record;
     if (record.skip) {
-      this.removeFile(record.path);
+      this.removeFile(path);
       return;
     }
-    if (!record.names) throw new Error(`the record of ${record.path} was taken by a graph already`);
-    this.setFile(record.path, record.names);
-    delete record.names;
-    delete record.tags;
+    if (names) {
+      this.setFile(path, names);
+      delete record.names;
+      delete record.tags;
+      return;
+    }
+    if (!this.readNames) throw new Error(`the record of ${path} has no names (a graph took them already), and this graph reads none from a store`);
+    // A record without names was read from the store: one the graph has already is the same
+    // content (a hash match), so it has the same names.
+    if (this.files.has(path)) return;
+    if (record.links === 0) return; // no names: not a node (see setFile)
+    // A first load reads them when they are linked or asked about (see load); later, a new file
+    // must say at once which names it defines, so that what depends on them moves.
+    if (this.isFirstLoad()) this.addFile(path, undefined, record.links ?? 0);
+    else this.setFile(path, this.readNames(path) ?? EMPTY_NAMES);
+  }
+
+  /**
+   * `readNames` reads a file's names from the tag store, for records read from it without them
+   * (see takeRecord): a graph built from stored records reads them only when it needs them.
+   */
+  constructor(private readonly readNames?: (path: string) => FileNames | undefined) {}
+
+  /** Whether nothing was derived from the names yet: files can come without saying theirs. */
+  private isFirstLoad(): boolean {
+    return this.relatedAllStale && this.definerNodes.size === 0 && this.multipliers.size === 0 && this.base === undefined;
+  }
+
+  /**
+   * A node with its names: those of a file taken from a stored record are read now. A record
+   * whose names cannot be read (a damaged value: the store writes them before the record) is a
+   * file without names until it changes.
+   */
+  private load(node: FileNode): FileNode {
+    if (node.unread === undefined) return node;
+    const names = this.readNames!(node.path) ?? EMPTY_NAMES;
+    this.pendingLinks += names.defined.length + names.referenced.length - node.unread;
+    node.unread = undefined;
+    node.defined = names.defined;
+    node.refNames = names.referenced;
+    node.refCounts = Uint32Array.from(names.counts);
+    node.imports = names.imports;
+    return node;
   }
 
   /** A graph of records (which keep their names). */
@@ -289,8 +336,9 @@ export class ReferenceGraph {
    */
   linkDefiners(end = this.pending.length): void {
     for (let i = this.definersFrom; i < end; i++) {
-      this.linkDefinitions(this.pending[i]);
-      this.pendingLinks -= this.pending[i].defined.length;
+      const node = this.load(this.pending[i]);
+      this.linkDefinitions(node);
+      this.pendingLinks -= node.defined.length;
     }
     this.definersFrom = Math.max(end, this.definersFrom);
   }
@@ -350,17 +398,28 @@ export class ReferenceGraph {
       node.refCounts = refCounts;
       node.imports = imports;
       this.link(node);
-    } else {
-      const folder = this.folders.id(path.slice(0, path.lastIndexOf('/') + 1));
-      node = { path, folder, dense: -1, defined, refNames, refCounts, refSlots: NO_SLOTS, imports, related: undefined };
-      this.files.set(path, node);
-      this.insertSorted(node);
-      // Linked when an index is first read (see linkPending).
-      this.pending.push(node);
-      this.pendingLinks += defined.length + refNames.length;
-    }
+    } else node = this.addFile(path, { defined, refNames, refCounts, imports }, defined.length + refNames.length);
     if (!this.relatedAllStale) this.staleRelated.add(node);
     this.definersChanged(changed, node);
+  }
+
+  /** A new file's node, with its names or (undefined) without them yet; linked when an index is first read (see linkPending). */
+  private addFile(path: string, names: Pick<FileNode, 'defined' | 'refNames' | 'refCounts' | 'imports'> | undefined, links: number): FileNode {
+    const folder = this.folders.id(path.slice(0, path.lastIndexOf('/') + 1));
+    const node: FileNode = {
+      path,
+      folder,
+      dense: -1,
+      ...(names ?? { defined: NO_NAMES, refNames: NO_NAMES, refCounts: NO_SLOTS, imports: NO_NAMES }),
+      refSlots: NO_SLOTS,
+      unread: names ? undefined : links,
+      related: undefined,
+    };
+    this.files.set(path, node);
+    this.insertSorted(node);
+    this.pending.push(node);
+    this.pendingLinks += links;
+    return node;
   }
 
   removeFile(path: string): void {
@@ -453,7 +512,7 @@ export class ReferenceGraph {
   private definersChanged(idents: Iterable<string>, changed: FileNode): void {
     this.base = this.relatedBase = undefined;
     // Nothing derived from these names yet (a first load): nothing to forget.
-    if (this.relatedAllStale && this.definerNodes.size === 0 && this.multipliers.size === 0) return;
+    if (this.isFirstLoad()) return;
     for (const ident of idents) {
       this.definerNodes.delete(ident);
       this.multipliers.delete(ident);
@@ -501,6 +560,7 @@ export class ReferenceGraph {
   }
 
   private compileBase(): BaseGraph {
+    this.linkPending();
     const nodes = this.sortedNodes().filter(
       (node) => node.defined.length > 0 || node.refNames.some((ident) => this.definers.has(ident)),
     );
@@ -726,6 +786,7 @@ export class ReferenceGraph {
 
   /** A file's forward edges, from its references and the current definers. */
   private deriveRelated(u: FileNode): RelatedEdges {
+    this.load(u);
     const to: FileNode[] = [];
     const idents: number[] = [];
     const weights: number[] = [];
@@ -1004,6 +1065,7 @@ export class ReferenceGraph {
   /** The names a file defines, and those it imports (both sorted; empty for a file outside the graph). */
   fileNames(path: string): { defined: readonly string[]; referenced: readonly string[]; imports: readonly string[] } {
     const node = this.files.get(path);
+    if (node) this.load(node);
     return { defined: node?.defined ?? [], referenced: node?.refNames ?? [], imports: node?.imports ?? [] };
   }
 
@@ -1035,7 +1097,7 @@ export class ReferenceGraph {
     const scanned = new Map<string, { definers: Set<string>; referencers: Array<readonly [string, number]> }>();
     for (const [ident, { definers, referencers }] of found) scanned.set(ident, { definers: new Set(definers), referencers: [...(referencers ?? [])] });
     for (let i = this.referencersFrom; i < this.pending.length; i++) {
-      const node = this.pending[i];
+      const node = this.load(this.pending[i]);
       if (i >= this.definersFrom) for (const ident of node.defined) scanned.get(ident)?.definers.add(node.path);
       const { refNames, refCounts } = node;
       for (let k = 0; k < refNames.length; k++) scanned.get(refNames[k])?.referencers.push([node.path, refCounts[k]]);

@@ -1,14 +1,14 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
-import type { FileOutline, FileRecord, FileRefs, FileTags } from '../types.js';
+import type { FileNames, FileOutline, FileRecord, FileRefs, FileTags } from '../types.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 3;
+export const STORE_FORMAT = 4;
 const META_KEY = 'format';
 
-/** A path's record: stat, hash, skip and the names the graph reads (what a warm start decodes). */
-type StoredRecord = Omit<FileRecord, 'path' | 'tags'>;
+/** A path's record: stat, hash, skip and how many names it has (what a warm start decodes). */
+type StoredRecord = Omit<FileRecord, 'path' | 'tags' | 'names'>;
 /** The reference sites of a file (FileRefs without the names, which the record holds). */
 type StoredSites = Pick<FileRefs, 'subkinds' | 'sites'>;
 
@@ -18,12 +18,13 @@ export interface StoreOptions {
 }
 
 /**
- * The persistent tag store, in three LMDB databases keyed by path: the records (mtime, size,
- * content hash, skip, the names the graph reads), the outlines (definitions and their lines,
- * read when a file is shown) and the reference sites (read by symbol lookups); plus a format
- * version. A path's tags are written before its record (by a worker, or in the same batch), so a
- * record never vouches for tags that are not there. An old or corrupt store is rebuilt, never a
- * crash.
+ * The persistent tag store, in four LMDB databases keyed by path: the records (mtime, size,
+ * content hash, skip), the names the graph reads (read when it links them: a warm start that
+ * reads its related graph from the cache decodes none of their 1.95 M strings on the large
+ * corpus), the outlines (definitions and their lines, read when a file is shown) and the
+ * reference sites (read by symbol lookups); plus a format version. A path's tags and names are
+ * written before its record (by a worker, or in the same batch), so a record never vouches for
+ * any that are not there. An old or corrupt store is rebuilt, never a crash.
  */
 export class TagStore {
   private lastWrite: Promise<boolean> | undefined;
@@ -34,6 +35,7 @@ export class TagStore {
     readonly dir: string,
     private readonly root: RootDatabase,
     private readonly files: Database<StoredRecord, string>,
+    private readonly fileNames: Database<FileNames, string>,
     private readonly outlines: Database<FileOutline, string>,
     private readonly sites: Database<StoredSites, string>,
   ) {}
@@ -48,7 +50,7 @@ export class TagStore {
       if (format !== undefined) {
         options.onNotice?.(`repomap: tag cache format ${String(format)} is older than ${STORE_FORMAT}; rebuilding it`);
       }
-      for (const db of [store.files, store.outlines, store.sites]) db.clearSync();
+      for (const db of [store.files, store.fileNames, store.outlines, store.sites]) db.clearSync();
       store.root.putSync(META_KEY, STORE_FORMAT);
       return store;
     } catch (err) {
@@ -75,17 +77,23 @@ export class TagStore {
     checkDataFile(join(path, 'data.mdb'));
     const root = open({ path, noSubdir: false, compression: true });
     const files = root.openDB<StoredRecord, string>({ name: 'files' });
+    const fileNames = root.openDB<FileNames, string>({ name: 'names' });
     const outlines = root.openDB<FileOutline, string>({ name: 'outlines' });
     const sites = root.openDB<StoredSites, string>({ name: 'sites' });
     // Touch the database so that a corrupt file fails here, inside open()'s recovery.
     for (const _ of files.getKeys({ limit: 1 })) break;
-    return new TagStore(cacheDir, root, files, outlines, sites);
+    return new TagStore(cacheDir, root, files, fileNames, outlines, sites);
   }
 
-  /** A path's record, with its names and without its tags (see outline and refs). */
+  /** A path's record, without its names and tags (see names, outline and referenceSites). */
   get(path: string): FileRecord | undefined {
     const stored = readSafely(this.files, path);
     return stored ? { path, ...stored } : undefined;
+  }
+
+  /** The names an indexed file defines and references (what the graph reads of it). */
+  names(path: string): FileNames | undefined {
+    return readSafely(this.fileNames, path);
   }
 
   /** The outline of an indexed file. */
@@ -113,24 +121,28 @@ export class TagStore {
   remove(paths: readonly string[]): void {
     if (paths.length === 0) return;
     this.files.transactionSync(() => {
-      for (const path of paths) for (const db of [this.outlines, this.sites, this.files]) db.removeSync(path);
+      for (const path of paths) for (const db of [this.outlines, this.sites, this.fileNames, this.files]) db.removeSync(path);
     });
   }
 
   /**
-   * Queues a record's write, and its tags when it has them (a record whose tags were written
-   * already, or reused by its hash, keeps the stored ones; a skipped file has none). The record
-   * goes last: should its puts ever be split between transactions, a crash leaves tags without a
-   * record (parsed again), never the reverse. lmdb-js encodes it now and batches queued writes
-   * into transactions it commits off this thread, each all or nothing; `flushed` waits for them.
+   * Queues a record's write, and its tags and names when it has them (a record whose tags were
+   * written already, or reused by its hash, keeps the stored ones; a skipped file has none). The
+   * record goes last: should its puts ever be split between transactions, a crash leaves tags
+   * without a record (parsed again), never the reverse. lmdb-js encodes it now and batches queued
+   * writes into transactions it commits off this thread, each all or nothing; `flushed` waits.
    */
   write(record: FileRecord): void {
-    const { path, tags, ...stored } = record;
+    const { path, tags, names, ...stored } = record;
     if (tags) this.writeTags(path, tags);
     else if (record.skip) {
       this.outlines.remove(path);
       this.sites.remove(path);
     }
+    if (names) {
+      this.fileNames.put(path, names);
+      stored.links = names.defined.length + names.referenced.length;
+    } else if (record.skip) this.fileNames.remove(path);
     this.queued(this.files.put(path, stored));
   }
 
