@@ -62,9 +62,9 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
     const graph = new ReferenceGraph((path) => store.names(path));
     const indexing = indexRepository({ ...options, root, store, graph });
     // The map needs the tokenizer (a fraction of a second to load), and maybe the saved graph: both are read while git lists the files.
-    if (isEncoding(options.encoding ?? DEFAULT_ENCODING)) tokenCounter(options.encoding);
     const savedGraph = readGraph ? readSavedGraph(store.dir) : undefined;
-    return { index: await indexing, graph, store, savedGraph };
+    if (isEncoding(options.encoding ?? DEFAULT_ENCODING)) tokenCounter(options.encoding);
+    return { index: await indexing, graph, store, savedGraph: await savedGraph };
   } catch (err) {
     await store.close();
     throw err;

@@ -184,7 +184,7 @@ export class Daemon {
     this.reconciler.prune(new Set(discovery.paths), this.state.stats);
     this.state.apply(states);
     const prepared = Date.now();
-    const saved = restoreRelatedGraph(this.state.graph, savedGraph, this.hashOf);
+    const saved = restoreRelatedGraph(this.state.graph, await savedGraph, this.hashOf);
     if (saved === 'restored') {
       this.state.stats.restoredGraphs++;
       log(`related graph read from the cache in ${Date.now() - prepared} ms`);

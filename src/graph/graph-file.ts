@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { STORE_FORMAT } from '../store/store.js';
 import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated } from './graph.js';
@@ -80,13 +81,14 @@ export type RestoreOutcome = 'restored' | 'none saved' | 'unreadable' | 'out of 
 export type SavedGraphFile = { header: Header; saved: SavedRelated } | 'none saved' | 'unreadable';
 
 /**
- * Reads the saved related graph of `dir`. Apart from restoreRelatedGraph, so that a start can read
- * it (53 MB on the large corpus) while git lists the files, instead of after.
+ * Reads the saved related graph of `dir`. Apart from restoreRelatedGraph, so that a start reads
+ * it (53 MB on the large corpus) while git lists the files; and on libuv's threads, which take
+ * the page faults of filling the buffer (0.3 s on the large corpus) off the main thread.
  */
-export function readSavedGraph(dir: string): SavedGraphFile {
+export async function readSavedGraph(dir: string): Promise<SavedGraphFile> {
   let file: Buffer;
   try {
-    file = readFileSync(join(dir, FILE_NAME));
+    file = await readFile(join(dir, FILE_NAME));
   } catch {
     return 'none saved';
   }
