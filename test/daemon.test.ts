@@ -139,6 +139,24 @@ test('start, map, edit, delete, rename, .gitignore, stop: every change shows in 
   assert.ok(!existsSync(daemon.socket), 'socket removed on shutdown');
 });
 
+test('after its index the daemon answers the first map before it links names or starts the watcher', async () => {
+  const root = gitRepo();
+  // Without a map, the background work would start after ten minutes.
+  const daemon = await startDaemon(root, { ...runtimeEnv(), REPOMAP_TEST_BACKGROUND_MS: '600000' });
+  let status = await call<DaemonStatus>(daemon.socket, 'status');
+  while (status.state !== 'ready') status = await call<DaemonStatus>(daemon.socket, 'status');
+  await sleep(300);
+  assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).watching, false, 'no watcher before the first map');
+  assert.doesNotMatch(daemon.stderr(), /names linked/);
+  await call(daemon.socket, 'map', {});
+  const deadline = Date.now() + 15_000;
+  while (!(status = await call<DaemonStatus>(daemon.socket, 'status')).watching && Date.now() < deadline) await sleep(50);
+  assert.equal(status.watching, true, 'the watcher starts once the first map is answered');
+  assert.match(daemon.stderr(), /names linked in \d+ ms, after the first map/);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test('changes made before the watcher starts are caught up once it has', async () => {
   const root = gitRepo();
   mkdirSync(join(root, 'scratch'));
@@ -225,7 +243,7 @@ test('a restart reads the related graph saved at the last stop or after a quiet 
   // The names are linked once maps are answered, without a change asking for them.
   const linkedBy = Date.now() + 15_000;
   while (!second.stderr().includes('names linked in') && Date.now() < linkedBy) await sleep(50);
-  assert.match(second.stderr(), /names linked in \d+ ms after the first maps were ready/);
+  assert.match(second.stderr(), /names linked in \d+ ms, after the first map/);
   const saves = () => second.stderr().split('related graph saved').length - 1;
   writeFileSync(join(root, 'api', 'inventory.py'), 'def restock_everything():\n    pass\n');
   const edited = await mapUntil(second.socket, (map) => map.text.includes('restock_everything'), request);

@@ -63,6 +63,13 @@ export function createLog(file: string | undefined): (line: string) => void {
 
 /** A map slower than this is logged with its time. */
 const SLOW_MAP_MS = 100;
+/**
+ * After the cold index, the background work (linking the names, the workers loading grammars, the
+ * watcher's first crawl) waits for the first map to be answered, or this long without one: the
+ * client that started the daemon is usually waiting for that map, and on two cores the work
+ * delayed it by 0.4 s on the large corpus.
+ */
+const BACKGROUND_AFTER_MS = Number(process.env.REPOMAP_TEST_BACKGROUND_MS ?? 1000);
 
 /**
  * One repository's daemon: the store, the pool, the hot graph and the watcher, answering
@@ -100,6 +107,9 @@ export class Daemon {
   /** Set while the saved related graph is older than the hot one. */
   private graphUnsaved = false;
   private graphSaveTimer: NodeJS.Timeout | undefined;
+  /** What the cold index leaves for after the first map (see BACKGROUND_AFTER_MS); undefined once started. */
+  private background: (() => void) | undefined;
+  private backgroundTimer: NodeJS.Timeout | undefined;
   /** Aborted by shutdown: a long index pass stops at its next batch instead of running to its end. */
   private readonly stop = new AbortController();
   readonly ready: Promise<void>;
@@ -193,26 +203,39 @@ export class Daemon {
       log(`related graph built in ${Date.now() - prepared} ms (saved graph: ${saved})`);
       this.scheduleGraphSave();
     }
-    // Once maps are answered: the names are linked a slice at a time between requests (a change
-    // needs them; a map asks about its own names without them), then the arrays of the next related
-    // graph reserved and a patch rehearsed, for the first change.
-    const linked = Date.now();
+    // After the first map: the names not linked yet (all of them after a start from the saved
+    // graph, the references after a cold index) are linked a slice at a time between requests (a
+    // change needs them; a map asks about its own names without them), then the arrays of the next
+    // related graph reserved and a patch rehearsed, for the first change.
+    let linking = 0;
     const linkInTurns = () => {
       if (this.isStopping) return;
+      linking ||= Date.now();
       if (!this.state.graph.linkPending(LINK_SLICE_FILES)) return void setImmediate(linkInTurns);
-      if (this.state.stats.parsed === 0) log(`names linked in ${Date.now() - linked} ms after the first maps were ready`);
+      log(`names linked in ${Date.now() - linking} ms, after the first map`);
       this.state.graph.prepareRelated();
       this.state.graph.rehearsePatch();
     };
-    setImmediate(linkInTurns);
     this.phase = 'ready';
     this.lastUpdate = new Date();
-    // The pool's threads load this repository's grammars now (a first index did at its start), so the first save parses at once.
-    this.runner.warmUp(discovery.paths).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
     const { parsed, reusedByStat, reusedByHash } = this.state.stats;
     log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
-    // Files modified since a second before discovery (file times can lag the clock) are checked again.
-    this.watch(started - 1000).catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
+    this.background = () => {
+      setImmediate(linkInTurns);
+      // The pool's threads load this repository's grammars now (a first index did at its start), so the first save parses at once.
+      this.runner.warmUp(discovery.paths).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
+      // Files modified since a second before discovery (file times can lag the clock) are checked again.
+      this.watch(started - 1000).catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
+    };
+    this.backgroundTimer = setTimeout(() => this.startBackground(), BACKGROUND_AFTER_MS);
+  }
+
+  /** Starts the work the cold index left for after the first map (once). */
+  private startBackground(): void {
+    clearTimeout(this.backgroundTimer);
+    const background = this.background;
+    this.background = undefined;
+    if (background && !this.isStopping) background();
   }
 
   /**
@@ -430,6 +453,7 @@ export class Daemon {
         const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, params), { listSkipped: params.listSkipped === true });
         const ms = performance.now() - started;
         if (ms > SLOW_MAP_MS) this.options.log(`map took ${ms.toFixed(0)} ms`);
+        setImmediate(() => this.startBackground()); // once the answer is written
         return map;
       }
       case 'symbols': {
@@ -535,6 +559,7 @@ export class Daemon {
       this.options.log(`shutting down: ${reason}`);
       this.stop.abort();
       clearTimeout(this.idleTimer);
+      clearTimeout(this.backgroundTimer);
       clearInterval(this.socketCheck);
       clearInterval(this.sweepTimer);
       this.server.close();
