@@ -226,9 +226,16 @@ export class ReferenceGraph {
   private readonly relatedIdents = interner();
 
   /**
+   * `readNames` reads a file's names from the tag store, for records read from it without them
+   * (see takeRecord): a graph built from stored records reads them only when it needs them.
+   */
+  constructor(private readonly readNames?: (path: string) => FileNames | undefined) {}
+
+  /**
    * Takes a record's file into the graph, and its names and tags out of the record: the graph
    * keeps the names a ranking reads, the store keeps the rest (outlines are read back when a file
-   * is shown). A large repository's tags are never all held in memory.
+   * is shown). A large repository's tags are never all held in memory. A record read from the
+   * store comes without names: they are read from it when needed.
    */
   takeRecord(record: FileRecord): void {
     const { path, names } = record;
@@ -252,12 +259,6 @@ export class ReferenceGraph {
     if (this.isFirstLoad()) this.addFile(path, undefined, record.links ?? 0);
     else this.setFile(path, this.readNames(path) ?? EMPTY_NAMES);
   }
-
-  /**
-   * `readNames` reads a file's names from the tag store, for records read from it without them
-   * (see takeRecord): a graph built from stored records reads them only when it needs them.
-   */
-  constructor(private readonly readNames?: (path: string) => FileNames | undefined) {}
 
   /** Whether nothing was derived from the names yet: files can come without saying theirs. */
   private isFirstLoad(): boolean {
