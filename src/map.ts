@@ -31,7 +31,7 @@ export interface RepoMap {
   stats: IndexStats & {
     nodes: number;
     edges: number;
-    /** Files whose names were never linked into the graph's name indexes: a map from a saved related graph needs none (see ReferenceGraph.linkPending). */
+    /** Files whose names were never linked into both of the graph's name indexes: the related graph needs only the definers, a saved one neither (see ReferenceGraph.linkPending). */
     unlinkedFiles: number;
   };
   request: { chatFiles: string[]; mentionedFiles: string[]; mentionedIdents: string[] };

@@ -9,7 +9,7 @@ const META_KEY = 'format';
 
 /** A path's record: stat, hash, skip and how many names it has (what a warm start decodes). */
 type StoredRecord = Omit<FileRecord, 'path' | 'tags' | 'names'>;
-/** The reference sites of a file (FileRefs without the names, which the record holds). */
+/** The reference sites of a file (FileRefs without the names, which the names database holds). */
 type StoredSites = Pick<FileRefs, 'subkinds' | 'sites'>;
 
 export interface StoreOptions {
