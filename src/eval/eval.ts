@@ -5,7 +5,7 @@
 import { UserError } from '../errors.js';
 import { performance } from 'node:perf_hooks';
 import { languageForPath } from '../extract/languages.js';
-import { ReferenceGraph } from '../graph/graph.js';
+import { EMPTY_NAMES, ReferenceGraph } from '../graph/graph.js';
 import { indexRepository, type RepoIndex } from '../index/indexer.js';
 import { createRunner, type ParseRunner } from '../index/pool.js';
 import { mapFromIndex, resolveRoot } from '../map.js';
@@ -204,7 +204,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       const namesByPath = new Map<string, FileNames>();
       for (const record of index.records) {
         // A record reused from the store comes without its names: the store has them.
-        const names = record.names ?? store.names(record.path) ?? { defined: [], referenced: [], counts: [], imports: [] };
+        const names = record.names ?? store.names(record.path) ?? EMPTY_NAMES;
         namesByPath.set(record.path, names);
         if (graphed.get(record.path) !== record.hash) {
           graph.setFile(record.path, names);

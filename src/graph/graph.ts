@@ -4,7 +4,10 @@ import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
 
 const NO_SLOTS = new Uint32Array(0);
 const NO_NAMES: string[] = [];
-const EMPTY_NAMES: FileNames = { defined: NO_NAMES, referenced: NO_NAMES, counts: [], imports: NO_NAMES };
+/** A file without names: what a graph reads for a stored file whose names cannot be read. */
+export const EMPTY_NAMES: FileNames = { defined: NO_NAMES, referenced: NO_NAMES, counts: [], imports: NO_NAMES };
+/** The names of a node whose names are not read yet (see FileNode.unread). */
+const UNREAD: Pick<FileNode, 'defined' | 'refNames' | 'refCounts' | 'imports'> = { defined: NO_NAMES, refNames: NO_NAMES, refCounts: NO_SLOTS, imports: NO_NAMES };
 
 /** Aider's edge model (aider/repomap.py): the multipliers applied to an identifier's edges. */
 export const EDGE_WEIGHTS = {
@@ -411,7 +414,7 @@ export class ReferenceGraph {
       path,
       folder,
       dense: -1,
-      ...(names ?? { defined: NO_NAMES, refNames: NO_NAMES, refCounts: NO_SLOTS, imports: NO_NAMES }),
+      ...(names ?? UNREAD),
       refSlots: NO_SLOTS,
       unread: names ? undefined : links,
       related: undefined,
