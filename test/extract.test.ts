@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { contentHash } from '../src/extract/file.js';
+import { type FileJob, type FileResult, contentHash, indexFiles } from '../src/extract/file.js';
+import { ReadAhead } from '../src/extract/read-ahead.js';
 import { packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileRecord } from '../src/types.js';
 import {
@@ -569,6 +570,78 @@ describe('files that are not indexed', () => {
     assert.equal(record.skip, 'too large');
     assert.equal(record.tags, null);
     assert.equal(record.hash, '');
+  });
+});
+
+describe('files read ahead', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'repomap-ahead-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a read ahead gives the bytes, the error of a missing file, and nothing for a file changed since its stat', async () => {
+    const source = 'def first():\n    pass\n';
+    await writeFile(join(dir, 'first.py'), source);
+    await writeFile(join(dir, 'grown.py'), 'def grown():\n    pass\n');
+    const jobs = [
+      { path: 'first.py', stat: { size: Buffer.byteLength(source) } },
+      { path: 'gone.py', stat: { size: 10 } },
+      { path: 'grown.py', stat: { size: 5 } },
+      { path: 'skipped.py', stat: { size: 10 } },
+    ];
+    const ahead = new ReadAhead(dir, jobs, (i) => i !== 3);
+    const first = await ahead.take(0);
+    assert.ok(Buffer.isBuffer(first));
+    assert.equal(first.toString('utf8'), source);
+    ahead.release(0);
+    const gone = await ahead.take(1);
+    assert.ok(gone instanceof Error);
+    assert.equal(gone.code, 'ENOENT');
+    assert.equal(await ahead.take(2), undefined);
+    assert.equal(await ahead.take(3), undefined);
+  });
+
+  test('indexFiles indexes a file changed since its stat from its new bytes, and reports a vanished one', async () => {
+    const before = 'def old_name():\n    pass\n';
+    const after = `${before}def added_after_the_stat():\n    return 2\n`;
+    await writeFile(join(dir, 'changed.py'), after);
+    const jobs: FileJob[] = [
+      { path: 'changed.py', stat: { mtimeMs: 1, size: Buffer.byteLength(before) } },
+      { path: 'vanished.py', stat: { mtimeMs: 1, size: 12 } },
+    ];
+    const results: FileResult[] = [];
+    await indexFiles(dir, jobs, { maxFileBytes: MAX_FILE_BYTES }, (_, result) => results.push(result));
+    const [changed, vanished] = results;
+    assert.ok(changed.outcome === 'parsed' && vanished.outcome === 'skipped');
+    assert.equal(changed.record.size, Buffer.byteLength(after));
+    assert.equal(changed.record.hash, contentHash(Buffer.from(after)));
+    assert.deepEqual(changed.record.tags?.defs.map((d) => d.name), ['old_name', 'added_after_the_stat']);
+    assert.equal(vanished.record.skip, 'unreadable');
+    assert.equal(vanished.record.detail, 'ENOENT');
+  });
+
+  test('reads ahead at most 16 files, and at most a megabyte past the file being parsed', async () => {
+    const small = Array.from({ length: 40 }, (_, i) => ({ path: `small${i}.py`, stat: { size: 1 } }));
+    await Promise.all(small.map(({ path }) => writeFile(join(dir, path), 'x')));
+    const smallAhead = new ReadAhead(dir, small, () => true);
+    await smallAhead.take(0);
+    assert.equal(smallAhead.issued, 16);
+    smallAhead.release(0);
+    await smallAhead.take(1);
+    assert.equal(smallAhead.issued, 17);
+
+    const big = Array.from({ length: 5 }, (_, i) => ({ path: `big${i}.py`, stat: { size: 600_000 } }));
+    await Promise.all(big.map(({ path }) => writeFile(join(dir, path), 'x = 1\n'.repeat(100_000))));
+    const bigAhead = new ReadAhead(dir, big, () => true);
+    const firstBig = await bigAhead.take(0);
+    assert.ok(Buffer.isBuffer(firstBig) && firstBig.length === 600_000);
+    assert.equal(bigAhead.issued, 2);
+    bigAhead.release(0);
+    await bigAhead.take(1);
+    assert.equal(bigAhead.issued, 3);
   });
 });
 
