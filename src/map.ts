@@ -1,6 +1,6 @@
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
-import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphOrSay } from './graph/graph-file.js';
+import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
@@ -80,9 +80,15 @@ export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
     if (!related || !savedGraph) return mapFromIndex(index, graph, options);
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);
-    if (restoreRelatedGraph(graph, savedGraph, hashOf) === 'restored') index.stats.restoredGraphs++;
+    if (restoreRelatedGraph(graph, savedGraph, hashOf) === 'restored') {
+      index.stats.restoredGraphs++;
+      return mapFromIndex(index, graph, options);
+    }
+    // A graph built here is saved while the map is laid out.
+    graph.prepareRelated({ spare: false });
+    const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, options.onNotice);
     const map = mapFromIndex(index, graph, options);
-    if (index.stats.restoredGraphs === 0) saveGraphOrSay(graph, store.dir, hashOf, options.onNotice);
+    await saving;
     return map;
   } finally {
     await store.close();

@@ -28,6 +28,40 @@ test('the pool and in-process extraction give identical records', async () => {
   assert.deepEqual(pooled.skipped, inProcess.skipped);
 });
 
+test('the pool and the in-process runner parse a chunk of jobs before the next chunk is known', { timeout: 120_000 }, async () => {
+  const root = multiLanguageRepo();
+  const paths = Array.from({ length: 80 }, (_, i) => `gen/part${i}.py`);
+  const jobs = paths.map((path) => ({ path, stat: { mtimeMs: 0, size: 100 } }));
+  for (const workers of [1, 2]) {
+    const runner = createRunner(workers);
+    let firstParsed!: () => void;
+    const firstChunkParsed = new Promise<void>((resolve) => (firstParsed = resolve));
+    // The second chunk is handed over only once the first is parsed: a runner that waited for every chunk would never finish.
+    async function* chunks() {
+      yield jobs.slice(0, 30);
+      await firstChunkParsed;
+      yield jobs.slice(30);
+    }
+    const delivered: Array<{ start: number; paths: string[] }> = [];
+    let count = 0;
+    try {
+      await runner.stream(root, chunks(), { maxFileBytes: 1 << 20 }, (start, results) => {
+        delivered.push({ start, paths: results.map((result) => (result.outcome === 'reused' ? '' : result.record.path)) });
+        if ((count += results.length) === 30) firstParsed();
+      });
+    } finally {
+      await runner.close();
+    }
+    // In job order, numbered as one list across the chunks, without gaps.
+    assert.deepEqual(delivered.flatMap((batch) => batch.paths), paths, `workers ${workers}`);
+    let next = 0;
+    for (const batch of delivered) {
+      assert.equal(batch.start, next);
+      next += batch.paths.length;
+    }
+  }
+});
+
 test('the map is byte-identical whatever the number of workers', () => {
   const root = multiLanguageRepo();
   const outputs = [1, 2, 3].map((workers) => {

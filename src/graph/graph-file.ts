@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { STORE_FORMAT } from '../store/store.js';
 import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated } from './graph.js';
@@ -35,24 +35,13 @@ export type HashOf = (path: string) => string | undefined;
  * leaves the old file or the new one). Returns false when there is nothing current to save.
  */
 export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: HashOf): boolean {
-  const saved = graph.savedRelated();
-  if (!saved) return false;
-  const hashes: string[] = [];
-  for (const path of saved.paths) {
-    const hash = hashOf(path);
-    if (hash === undefined) return false; // not every node has a record: nothing to vouch for it with
-    hashes.push(hash);
-  }
-  const header: Header = { key: KEY, paths: [...saved.paths], hashes, idents: [...saved.idents] };
-  const json = Buffer.from(JSON.stringify(header));
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(json.length);
-  const padding = Buffer.alloc(pad(MAGIC.length + 4 + json.length));
+  const parts = fileParts(graph, hashOf);
+  if (!parts) return false;
   const target = join(dir, FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
   const fd = openSync(temporary, 'w', 0o600);
   try {
-    for (const part of [MAGIC, length, json, padding, ...arraysOf(saved)]) writeSync(fd, part);
+    for (const part of parts) writeSync(fd, part);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
@@ -64,14 +53,66 @@ export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: Has
   return true;
 }
 
+/**
+ * saveRelatedGraph with the writes on libuv's threads, so that the caller goes on (a cold map is
+ * laid out meanwhile). The weights are copied first, as a request patches them in place; the
+ * graph must not otherwise change until the promise settles.
+ */
+export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: string, hashOf: HashOf): Promise<boolean> {
+  const parts = fileParts(graph, hashOf, { copyWeights: true });
+  if (!parts) return false;
+  const target = join(dir, FILE_NAME);
+  const temporary = `${target}.${process.pid}.tmp`;
+  const file = await open(temporary, 'w', 0o600);
+  try {
+    await file.writeFile(parts);
+    await file.sync();
+  } catch (err) {
+    await file.close();
+    await rm(temporary, { force: true });
+    throw err;
+  }
+  await file.close();
+  await rename(temporary, target);
+  return true;
+}
+
+/** The file's bytes for the graph's related graph as it stands, in parts; undefined when there is nothing current to save. */
+function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyWeights = false } = {}): Uint8Array[] | undefined {
+  const saved = graph.savedRelated();
+  if (!saved) return undefined;
+  const hashes: string[] = [];
+  for (const path of saved.paths) {
+    const hash = hashOf(path);
+    if (hash === undefined) return undefined; // not every node has a record: nothing to vouch for it with
+    hashes.push(hash);
+  }
+  const header: Header = { key: KEY, paths: [...saved.paths], hashes, idents: [...saved.idents] };
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(json.length);
+  const padding = Buffer.alloc(pad(MAGIC.length + 4 + json.length));
+  const arrays = copyWeights ? { ...saved, weights: saved.weights.slice() } : saved;
+  return [MAGIC, length, json, padding, ...arraysOf(arrays)];
+}
+
 /** saveRelatedGraph, with a failure (a full disk, a read-only cache) told to `say` rather than thrown: the graph is only a cache. */
 export function saveGraphOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, say?: (message: string) => void): boolean {
   try {
     return saveRelatedGraph(graph, dir, hashOf);
   } catch (err) {
-    say?.(`repomap: could not save the related graph to ${dir} (${err instanceof Error ? err.message : String(err)})`);
+    sayUnsaved(dir, err, say);
     return false;
   }
+}
+
+/** saveRelatedGraphInBackground, with a failure told to `say` as saveGraphOrSay does. */
+export function saveGraphInBackgroundOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, say?: (message: string) => void): Promise<boolean> {
+  return saveRelatedGraphInBackground(graph, dir, hashOf).catch((err: unknown) => (sayUnsaved(dir, err, say), false));
+}
+
+function sayUnsaved(dir: string, err: unknown, say?: (message: string) => void): void {
+  say?.(`repomap: could not save the related graph to ${dir} (${err instanceof Error ? err.message : String(err)})`);
 }
 
 /** Why a saved graph was not used, or 'restored'. */

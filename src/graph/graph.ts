@@ -92,12 +92,15 @@ interface Definers {
   /** Grouped by folder, each group sorted; undefined for a name's one definer (most names), which `all` holds. */
   byFolder: Map<number, FileNode[]> | undefined;
   /** The definer index's entry, to tell whether a file is one of them. */
-  entry: DefinerPaths;
+  entry: DefinerFiles;
   /** Aider's multiplier of the name without request mentions. */
   multiplier: number;
   /** The name's number in the related graph; -1 until an edge uses it (numbers are given in order of use). */
   relatedId: number;
 }
+
+/** What definerNodes holds for a name nobody defines (never handed out). */
+const NO_DEFINERS: Definers = Object.freeze({ count: 0, all: [], byFolder: undefined, entry: new Set<FileNode>(), multiplier: 0, relatedId: -1 });
 
 /** A file's references resolved to their definers: the forward edges of the 'repomap' ranking. */
 interface RelatedEdges {
@@ -176,8 +179,8 @@ export interface AiderGraph {
  */
 export class ReferenceGraph {
   private readonly files = new Map<string, FileNode>();
-  /** Per name, the files defining it: one path, or a set of two or more (most names have one definer: 351,138 of 429,669 on the large corpus). */
-  private readonly definerIndex = new Map<string, DefinerPaths>();
+  /** Per name, the files defining it: one node, or a set of two or more (most names have one definer: 351,138 of 429,669 on the large corpus). */
+  private readonly definerIndex = new Map<string, DefinerFiles>();
   /**
    * Per name, the files referencing it, each followed by the name's position in its refNames: a
    * count is then read without a search (a request counts the referencers of every name it asks
@@ -303,7 +306,7 @@ export class ReferenceGraph {
   }
 
   /** The definer index, every file linked into it first. */
-  private get definers(): Map<string, DefinerPaths> {
+  private get definers(): Map<string, DefinerFiles> {
     this.linkDefiners();
     return this.definerIndex;
   }
@@ -448,9 +451,9 @@ export class ReferenceGraph {
   private linkDefinitions(node: FileNode): void {
     for (const ident of node.defined) {
       const entry = this.definerIndex.get(ident);
-      if (entry === undefined) this.definerIndex.set(ident, node.path);
-      else if (typeof entry === 'string') this.definerIndex.set(ident, new Set([entry, node.path]));
-      else entry.add(node.path);
+      if (entry === undefined) this.definerIndex.set(ident, node);
+      else if (entry instanceof Set) entry.add(node);
+      else this.definerIndex.set(ident, new Set([entry, node]));
     }
     this.links += node.defined.length;
   }
@@ -471,9 +474,8 @@ export class ReferenceGraph {
   private unlink(node: FileNode): void {
     for (const ident of node.defined) {
       const entry = this.definerIndex.get(ident);
-      if (typeof entry === 'string') {
-        if (entry === node.path) this.definerIndex.delete(ident);
-      } else if (entry?.delete(node.path) && entry.size === 1) this.definerIndex.set(ident, entry.values().next().value!);
+      if (entry === node) this.definerIndex.delete(ident);
+      else if (entry instanceof Set && entry.delete(node) && entry.size === 1) this.definerIndex.set(ident, entry.values().next().value!);
     }
     const { refNames, refSlots } = node;
     for (let k = 0; k < refNames.length; k++) {
@@ -523,7 +525,7 @@ export class ReferenceGraph {
       if (this.relatedAllStale) continue;
       const entry = this.definers.get(ident);
       const after = definerCount(entry);
-      const before = isDefiner(entry, changed.path) ? after - 1 : after + 1;
+      const before = isDefiner(entry, changed) ? after - 1 : after + 1;
       const folderOnly = Math.min(before, after) >= LOCAL_CHANGES_FROM;
       const list = this.referencers.get(ident) ?? [];
       for (let j = 0; j < list.length; j += 2) {
@@ -625,31 +627,35 @@ export class ReferenceGraph {
     return { compiled, nodeIndex: index, identIndex };
   }
 
-  /** The files defining `ident`, sorted by path, and grouped by folder; undefined when none does. */
+  /**
+   * The files defining `ident`, sorted by path, and grouped by folder; undefined when none does.
+   * A name nobody defines is remembered as such (a reference to a builtin like len or console
+   * would otherwise look it up twice, for each of its thousands of referencers).
+   */
   private definersOf(ident: string): Definers | undefined {
     let definers = this.definerNodes.get(ident);
     if (!definers) {
       const entry = this.definers.get(ident);
-      if (entry === undefined) return undefined;
+      if (entry === undefined) {
+        this.definerNodes.set(ident, NO_DEFINERS);
+        return undefined;
+      }
       const count = definerCount(entry);
       const multiplier = this.multiplierOf(ident, count);
-      if (typeof entry === 'string') {
-        // No folder map for one definer: deriving the graph of a large repository asks for 200,000 names.
-        definers = { count, all: [this.files.get(entry)!], byFolder: undefined, entry, multiplier, relatedId: -1 };
-      } else {
+      if (entry instanceof Set) {
         // Grouped, and each group sorted, without sorting them all: a name like __init__ or get has
         // thousands of definers, and a first edit after a restart would sort them for each such name.
         const byFolder = new Map<number, FileNode[]>();
-        for (const path of entry) {
-          const node = this.files.get(path)!;
-          getOrCreate(byFolder, node.folder, () => []).push(node);
-        }
+        for (const node of entry) getOrCreate(byFolder, node.folder, () => []).push(node);
         for (const group of byFolder.values()) if (group.length > 1) group.sort(byPath);
         definers = { count, all: undefined, byFolder, entry, multiplier, relatedId: -1 };
+      } else {
+        // No folder map for one definer: deriving the graph of a large repository asks for 200,000 names.
+        definers = { count, all: [entry], byFolder: undefined, entry, multiplier, relatedId: -1 };
       }
       this.definerNodes.set(ident, definers);
     }
-    return definers;
+    return definers === NO_DEFINERS ? undefined : definers;
   }
 
   /** Aider's multiplier of `ident` without request mentions. */
@@ -801,7 +807,7 @@ export class ReferenceGraph {
       if (!definers) continue;
       // Counted from the folder index, not by walking every definer: a name like __init__ has thousands.
       const sameFolder = definersIn(definers, u.folder);
-      const near = sameFolder.length - (isDefiner(definers.entry, u.path) ? 1 : 0);
+      const near = sameFolder.length - (isDefiner(definers.entry, u) ? 1 : 0);
       const others = definers.count - sameFolder.length;
       if (near + others === 0) continue;
       const onlyNear = near > 0;
@@ -1400,17 +1406,19 @@ function* referenceCounts(list: Referencers): Generator<readonly [string, number
   }
 }
 
-/** The files defining a name: its one definer's path, or a set of two or more. */
-type DefinerPaths = string | Set<string>;
+/** The files defining a name: its one definer, or a set of two or more. */
+type DefinerFiles = FileNode | Set<FileNode>;
 
-function definerCount(entry: DefinerPaths | undefined): number {
-  return entry === undefined ? 0 : typeof entry === 'string' ? 1 : entry.size;
+function definerCount(entry: DefinerFiles | undefined): number {
+  return entry === undefined ? 0 : entry instanceof Set ? entry.size : 1;
 }
 
-function isDefiner(entry: DefinerPaths | undefined, path: string): boolean {
-  return typeof entry === 'string' ? entry === path : entry !== undefined && entry.has(path);
+function isDefiner(entry: DefinerFiles | undefined, node: FileNode): boolean {
+  return entry instanceof Set ? entry.has(node) : entry === node;
 }
 
-function definerSet(entry: DefinerPaths | undefined): ReadonlySet<string> | undefined {
-  return typeof entry === 'string' ? new Set([entry]) : entry;
+/** The paths of a name's definers. */
+function definerSet(entry: DefinerFiles | undefined): ReadonlySet<string> | undefined {
+  if (entry === undefined) return undefined;
+  return new Set(entry instanceof Set ? [...entry].map((node) => node.path) : [entry.path]);
 }

@@ -7,7 +7,7 @@ import type { TagStore } from '../store/store.js';
 import type { FileOutline, FileRecord, SkippedFile } from '../types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, createRunner } from './pool.js';
-import { statAll } from './stat.js';
+import { statAll, statChunks } from './stat.js';
 import type { ReferenceGraph } from '../graph/graph.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -133,46 +133,64 @@ export class Reconciler {
       if (languageForPath(path)) sources.push(path);
       else settle(path, { skip: { path, reason: 'no grammar' } });
     }
-    // A first index parses everything: the workers load their grammars while the files are stat'ed.
-    if (this.store.isEmpty()) this.runner.warmUp(sources).catch(() => {});
-    const found = await statAll(this.root, sources);
-
+    // A first index parses everything: the workers load their grammars while the files are
+    // stat'ed, and parse each chunk of files as soon as it is stat'ed. With records stored, the
+    // parsing waits for the last stat, so that the graph takes every reused record before any
+    // parsed one whatever the timing (its insertion order is the map's).
+    const first = this.store.isEmpty();
+    if (first) this.runner.warmUp(sources).catch(() => {});
     const jobs: FileJob[] = [];
     const previousOf = new Map<string, FileRecord>();
     const gone: string[] = [];
-    for (let i = 0; i < sources.length; i++) {
-      // Small batches: a record read whole is slimmed while it is young, before it costs a major GC.
-      if (batch.size >= SETTLE_EVERY) {
+    let statted = 0;
+    const { root, store } = this;
+    async function* jobChunks(): AsyncGenerator<FileJob[]> {
+      let chunk: FileJob[] = [];
+      for await (const found of statChunks(root, sources)) {
+        for (const info of found) {
+          // Small batches: a record read whole is slimmed while it is young, before it costs a major GC.
+          if (batch.size >= SETTLE_EVERY) {
+            flush();
+            // A turn of the event loop now and then: a daemon answers `status`, and a stop is heard.
+            await new Promise((resume) => setImmediate(resume));
+            signal?.throwIfAborted();
+          }
+          const path = sources[statted++];
+          if (info === 'missing') {
+            settle(path, { gone: true });
+            if (store.get(path)) gone.push(path);
+            continue;
+          }
+          if (info === 'outside') {
+            settle(path, { skip: { path, reason: 'symlink outside root' } });
+            continue;
+          }
+          const previous = store.get(path);
+          if (previous && statMatches(previous, info)) {
+            stats.reusedByStat++;
+            settle(path, { record: previous });
+            continue;
+          }
+          if (previous) previousOf.set(path, previous);
+          const job = { path, stat: info, ...(previous?.hash ? { previousHash: previous.hash } : {}) };
+          jobs.push(job);
+          chunk.push(job);
+        }
         flush();
-        // A turn of the event loop now and then: a daemon answers `status`, and a stop is heard.
-        await new Promise((resume) => setImmediate(resume));
-        signal?.throwIfAborted();
+        if (first && chunk.length > 0) {
+          yield chunk;
+          chunk = [];
+        }
       }
-      const path = sources[i];
-      const info = found[i];
-      if (info === 'missing') {
-        settle(path, { gone: true });
-        if (this.store.get(path)) gone.push(path);
-        continue;
-      }
-      if (info === 'outside') {
-        settle(path, { skip: { path, reason: 'symlink outside root' } });
-        continue;
-      }
-      const previous = this.store.get(path);
-      if (previous && statMatches(previous, info)) {
-        stats.reusedByStat++;
-        settle(path, { record: previous });
-        continue;
-      }
-      if (previous) previousOf.set(path, previous);
-      jobs.push({ path, stat: info, ...(previous?.hash ? { previousHash: previous.hash } : {}) });
+      onProgress?.(done, total());
+      if (chunk.length > 0) yield chunk;
     }
-    flush();
 
     let done = 0;
-    onProgress?.(0, jobs.length);
-    await this.runner.stream(this.root, jobs, this.extract, (start, results) => {
+    // In a first index, each file still to stat counts as one to parse.
+    const total = () => jobs.length + (first ? sources.length - statted : 0);
+    if (first) onProgress?.(0, total());
+    await this.runner.stream(root, jobChunks(), this.extract, (start, results) => {
       signal?.throwIfAborted();
       for (let i = 0; i < results.length; i++) {
         const result = results[i];
@@ -191,7 +209,7 @@ export class Reconciler {
       }
       // Settled at once: names taken while they are young cost no major collection.
       flush();
-      onProgress?.((done += results.length), jobs.length);
+      onProgress?.((done += results.length), total());
     }, this.store);
     await this.store.flushed();
     this.store.remove(gone);
@@ -213,9 +231,11 @@ export class Reconciler {
  */
 export async function indexRepository(options: IndexOptions): Promise<RepoIndex> {
   const { root, store } = options;
-  const discovery = await discoverFiles(root, options);
   const runner = options.runner ?? createRunner(options.workers ?? 1);
   try {
+    // A first index will parse: its threads start while git lists the files.
+    if (store.isEmpty()) runner.warmUp([]).catch(() => {});
+    const discovery = await discoverFiles(root, options);
     const reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();
     stats.discovered = discovery.paths.length;

@@ -16,16 +16,22 @@ const BATCH_BYTES = 1024 * 1024;
 /** Receives `results` of the jobs from index `start` on; calls come in job order, without gaps. */
 export type ResultSink = (start: number, results: readonly FileResult[]) => void;
 
+/** Jobs in chunks, in order: a caller may hand over the first while it is still finding the rest. */
+export type JobChunks = Iterable<readonly FileJob[]> | AsyncIterable<readonly FileJob[]>;
+
 /** Parses files, in this thread or on a pool. */
 export interface ParseRunner {
   /**
-   * Parses the jobs and hands their results to `onResults` as they are ready, in job order, so
-   * the caller stores and takes them while the workers go on (nothing waits on a whole chunk).
-   * With `tagsTo`, the parsed files' tags are written to that store where they are parsed, and
-   * the results come without them.
+   * Parses the jobs (chunks of them, numbered as one list) and hands their results to `onResults`
+   * as they are ready, in job order, so the caller stores and takes them while the workers go on
+   * (nothing waits on a whole chunk). With `tagsTo`, the parsed files' tags are written to that
+   * store where they are parsed, and the results come without them.
    */
-  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void>;
-  /** Starts the threads and loads the languages of these paths in each, so that a first parse does not wait for them. */
+  stream(root: string, jobs: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void>;
+  /**
+   * Starts the threads and loads the languages of these paths in each, so that a first parse does
+   * not wait for them; with no paths, only starts the threads.
+   */
   warmUp(paths: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -33,7 +39,7 @@ export interface ParseRunner {
 /** Every result at once, in job order (for small sets of jobs). */
 export async function parseAll(runner: ParseRunner, root: string, jobs: readonly FileJob[], options: IndexFileOptions): Promise<FileResult[]> {
   const all: FileResult[] = [];
-  await runner.stream(root, jobs, options, (_, results) => all.push(...results));
+  await runner.stream(root, [jobs], options, (_, results) => all.push(...results));
   return all;
 }
 
@@ -47,11 +53,16 @@ export function createRunner(workers: number): ParseRunner {
 }
 
 class InProcessRunner implements ParseRunner {
-  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore) {
-    return indexFiles(root, jobs, options, (i, result) => {
-      if (tagsTo) storeTags([result], tagsTo);
-      onResults(i, [result]);
-    });
+  async stream(root: string, chunks: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore) {
+    let from = 0;
+    for await (const jobs of chunks) {
+      const start = from;
+      await indexFiles(root, jobs, options, (i, result) => {
+        if (tagsTo) storeTags([result], tagsTo);
+        onResults(start + i, [result]);
+      });
+      from += jobs.length;
+    }
   }
 
   async warmUp() {
@@ -85,16 +96,24 @@ class PoolRunner implements ParseRunner {
     return this.started;
   }
 
-  stream(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void> {
-    const ranges = [...batches(jobs)];
+  stream(root: string, chunks: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void> {
+    const jobs: FileJob[] = [];
+    const ranges: Array<[number, number]> = [];
     // Results of batches that finished ahead of an earlier one wait here, so delivery keeps job
     // order (and the graph its insertion order: maps stay byte-identical across worker counts).
-    const finished = new Array<FileResult[] | undefined>(ranges.length);
+    const finished: Array<FileResult[] | undefined> = [];
     const window = this.threads * BATCHES_AHEAD_PER_THREAD;
     let submitted = 0;
     let delivered = 0;
+    let allChunks = false;
+    let failed = false;
     return new Promise<void>((resolve, reject) => {
+      const fail = (err: unknown) => {
+        failed = true; // stop submitting; batches in flight are dropped
+        reject(err);
+      };
       const pump = () => {
+        if (failed) return;
         try {
           while (delivered < ranges.length && finished[delivered]) {
             const results = finished[delivered]!;
@@ -103,21 +122,29 @@ class PoolRunner implements ParseRunner {
             delivered++;
           }
         } catch (err) {
-          delivered = ranges.length; // stop submitting; batches in flight are dropped
-          reject(err);
-          return;
+          return fail(err);
         }
-        if (delivered === ranges.length) return resolve();
+        if (allChunks && delivered === ranges.length) return resolve();
         while (submitted < ranges.length && submitted - delivered < window) {
           const i = submitted++;
           const [start, end] = ranges[i];
           this.runBatch(root, jobs.slice(start, end), options, tagsTo?.dir).then((results) => {
             finished[i] = results;
             pump();
-          }, reject);
+          }, fail);
         }
       };
-      pump();
+      (async () => {
+        for await (const chunk of chunks) {
+          if (failed) return;
+          const from = jobs.length;
+          for (const job of chunk) jobs.push(job);
+          for (const [start, end] of batches(chunk)) ranges.push([from + start, from + end]);
+          pump();
+        }
+        allChunks = true;
+        pump();
+      })().catch(fail);
     });
   }
 

@@ -26,23 +26,30 @@ export interface StatAllOptions {
  * start: a synchronous lstat costs a third of a promise's round trip through the thread pool, 0.35
  * against 1.1 s for the 52,637 files of the large corpus); concurrent ones when they are not.
  */
-export async function statAll(root: string, paths: readonly string[], { slowStatUs = SLOW_STAT_US }: StatAllOptions = {}): Promise<StatResult[]> {
-  const results = new Array<StatResult>(paths.length);
-  let i = 0;
-  while (i < paths.length) {
-    const start = i;
-    const end = Math.min(i + STAT_CHUNK, paths.length);
-    const started = performance.now();
-    for (; i < end; i++) results[i] = statInsideRootSync(root, paths[i]);
-    if (i === paths.length) break;
-    if (((performance.now() - started) * 1000) / (end - start) > slowStatUs) {
-      const rest = await mapConcurrent(paths.slice(i), STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
-      for (let k = 0; k < rest.length; k++) results[i + k] = rest[k];
-      break;
+export async function statAll(root: string, paths: readonly string[], options: StatAllOptions = {}): Promise<StatResult[]> {
+  const results: StatResult[] = [];
+  for await (const chunk of statChunks(root, paths, options)) for (const result of chunk) results.push(result);
+  return results;
+}
+
+/**
+ * statAll a chunk at a time, in order, so that a caller can act on the first files (a cold index
+ * parses them) while the rest are stat'ed. Between two chunks the event loop turns.
+ */
+export async function* statChunks(root: string, paths: readonly string[], { slowStatUs = SLOW_STAT_US }: StatAllOptions = {}): AsyncGenerator<StatResult[]> {
+  let slow = false;
+  for (let start = 0; start < paths.length; start += STAT_CHUNK) {
+    const chunk = paths.slice(start, start + STAT_CHUNK);
+    if (slow) {
+      yield await mapConcurrent(chunk, STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
+      continue;
     }
+    const started = performance.now();
+    const results = chunk.map((path) => statInsideRootSync(root, path));
+    slow = ((performance.now() - started) * 1000) / chunk.length > slowStatUs;
+    yield results;
     await new Promise((resume) => setImmediate(resume));
   }
-  return results;
 }
 
 /** The stat of a file, following a symlink only when its target stays inside the root. */
