@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FileJob, type FileResult, contentHash, indexFiles } from '../src/extract/file.js';
-import { ReadAhead } from '../src/extract/read-ahead.js';
+import { ReadAhead, ReadTiming } from '../src/extract/read-ahead.js';
 import { packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileRecord } from '../src/types.js';
 import {
@@ -592,7 +592,7 @@ describe('files read ahead', () => {
       { path: 'grown.py', stat: { size: 5 } },
       { path: 'skipped.py', stat: { size: 10 } },
     ];
-    const ahead = new ReadAhead(dir, jobs, (i) => i !== 3);
+    const ahead = new ReadAhead(dir, jobs, (i) => i !== 3, new ReadTiming(true));
     const first = await ahead.take(0);
     assert.ok(Buffer.isBuffer(first));
     assert.equal(first.toString('utf8'), source);
@@ -602,6 +602,27 @@ describe('files read ahead', () => {
     assert.equal(gone.code, 'ENOENT');
     assert.equal(await ahead.take(2), undefined);
     assert.equal(await ahead.take(3), undefined);
+  });
+
+  test('files are read in place while reads are fast, and ahead once eight were slow', async () => {
+    const files = Array.from({ length: 40 }, (_, i) => ({ path: `timed${i}.py`, stat: { size: 2 } }));
+    await Promise.all(files.map(({ path }, i) => writeFile(join(dir, path), String(i).padStart(2, '0'))));
+    const cached = new ReadAhead(dir, files, () => true, new ReadTiming(false));
+    for (let i = 0; i < 20; i++) {
+      const content = cached.take(i);
+      assert.ok(Buffer.isBuffer(content), 'read in place, at once');
+      assert.equal(content.toString(), String(i).padStart(2, '0'));
+      cached.release(i);
+    }
+    assert.equal(cached.issued, 0);
+    // Every read counts as slow: eight in place, then the rest ahead.
+    const slow = new ReadAhead(dir, files, () => true, new ReadTiming(false, 0));
+    for (let i = 0; i < 8; i++) assert.ok(Buffer.isBuffer(slow.take(i)));
+    assert.equal(slow.issued, 0);
+    const ninth = slow.take(8);
+    assert.ok(ninth instanceof Promise);
+    assert.equal((await ninth)?.toString(), '08');
+    assert.equal(slow.issued, 8 + 32);
   });
 
   test('indexFiles indexes a file changed since its stat from its new bytes, and reports a vanished one', async () => {
@@ -623,25 +644,25 @@ describe('files read ahead', () => {
     assert.equal(vanished.record.detail, 'ENOENT');
   });
 
-  test('reads ahead at most 16 files, and at most a megabyte past the file being parsed', async () => {
+  test('reads ahead at most 32 files, and at most 2 MB of files past the one being parsed', async () => {
     const small = Array.from({ length: 40 }, (_, i) => ({ path: `small${i}.py`, stat: { size: 1 } }));
     await Promise.all(small.map(({ path }) => writeFile(join(dir, path), 'x')));
-    const smallAhead = new ReadAhead(dir, small, () => true);
+    const smallAhead = new ReadAhead(dir, small, () => true, new ReadTiming(true));
     await smallAhead.take(0);
-    assert.equal(smallAhead.issued, 16);
+    assert.equal(smallAhead.issued, 32);
     smallAhead.release(0);
     await smallAhead.take(1);
-    assert.equal(smallAhead.issued, 17);
+    assert.equal(smallAhead.issued, 33);
 
-    const big = Array.from({ length: 5 }, (_, i) => ({ path: `big${i}.py`, stat: { size: 600_000 } }));
-    await Promise.all(big.map(({ path }) => writeFile(join(dir, path), 'x = 1\n'.repeat(100_000))));
-    const bigAhead = new ReadAhead(dir, big, () => true);
+    const big = Array.from({ length: 5 }, (_, i) => ({ path: `big${i}.py`, stat: { size: 900_000 } }));
+    await Promise.all(big.map(({ path }) => writeFile(join(dir, path), 'x = 1\n'.repeat(150_000))));
+    const bigAhead = new ReadAhead(dir, big, () => true, new ReadTiming(true));
     const firstBig = await bigAhead.take(0);
-    assert.ok(Buffer.isBuffer(firstBig) && firstBig.length === 600_000);
-    assert.equal(bigAhead.issued, 2);
+    assert.ok(Buffer.isBuffer(firstBig) && firstBig.length === 900_000);
+    assert.equal(bigAhead.issued, 3);
     bigAhead.release(0);
     await bigAhead.take(1);
-    assert.equal(bigAhead.issued, 3);
+    assert.equal(bigAhead.issued, 4);
   });
 });
 

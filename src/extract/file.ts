@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FileRecord, SkipReason } from '../types.js';
 import { type ExtractOptions, extractTags } from './extract.js';
 import { languageForPath } from './languages.js';
-import { type ReadOutcome, ReadAhead } from './read-ahead.js';
+import { type ReadOutcome, ReadAhead, readWhole } from './read-ahead.js';
 import { fileNames } from './refs.js';
 
 /** A line longer than this marks a minified or generated file. */
@@ -84,33 +83,6 @@ function isRead(job: FileJob, options: IndexFileOptions): boolean {
   return languageForPath(job.path) !== undefined && job.stat.size <= options.maxFileBytes;
 }
 
-/** The thread's read buffer: grown to the largest file read, never shrunk (files past maxFileBytes are not read). */
-let readBuffer = Buffer.allocUnsafe(1 << 20);
-
-/**
- * A file's bytes, in the thread's read buffer (valid until the next call), for a file not read
- * ahead. Into one buffer, not a fresh one per file: readFileSync's allocation and first-touch page
- * faults cost twice the read itself (12,060 files: 420 against 175 ms).
- */
-function readWhole(file: string): Buffer {
-  const fd = openSync(file, 'r');
-  try {
-    let length = 0;
-    for (;;) {
-      if (length === readBuffer.length) {
-        const grown = Buffer.allocUnsafe(readBuffer.length * 2);
-        readBuffer.copy(grown);
-        readBuffer = grown;
-      }
-      const read = readSync(fd, readBuffer, length, readBuffer.length - length, null);
-      if (read === 0) return readBuffer.subarray(0, length);
-      length += read;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function longestLine(text: string): number {
   let longest = 0;
   let start = 0;
@@ -132,19 +104,20 @@ export function indexFileSafely(root: string, job: FileJob, options: IndexFileOp
   }
 }
 
-/** Files parsed between two turns of the event loop. */
-const YIELD_EVERY_FILES = 16;
+/** Files parsed between two turns of the event loop (where the reads ahead complete). */
+const YIELD_EVERY_FILES = 8;
 
 /**
- * indexFileSafely over a list, its files read ahead, yielding to the event loop now and then:
- * freed trees are only released by finalizers, which run between turns (without this a thread's
- * resident memory grows by GBs), and a daemon parsing in its own thread goes on answering. A
- * file not read yet is awaited: a worker's other task parses meanwhile.
+ * indexFileSafely over a list (its files read as ReadAhead says), yielding to the event loop now
+ * and then: freed trees are only released by finalizers, which run between turns (without this a
+ * thread's resident memory grows by GBs), and a daemon parsing in its own thread goes on
+ * answering. A file still being read ahead is awaited: a worker's other task parses meanwhile.
  */
 export async function indexFiles(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResult: (index: number, result: FileResult) => void): Promise<void> {
   const ahead = new ReadAhead(root, jobs, (i) => isRead(jobs[i], options));
   for (let i = 0; i < jobs.length; i++) {
-    const preread = await ahead.take(i);
+    let preread = ahead.take(i);
+    if (preread instanceof Promise) preread = await preread;
     onResult(i, indexFileSafely(root, jobs[i], options, preread));
     ahead.release(i);
     if (i % YIELD_EVERY_FILES === YIELD_EVERY_FILES - 1) await new Promise((resume) => setImmediate(resume));

@@ -1,25 +1,57 @@
-import { close, open, read } from 'node:fs';
+import { closeSync, openSync, read, readSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Files read ahead of the one being parsed ... */
-const AHEAD_FILES = 16;
+/**
+ * Files read ahead of the one being parsed: a read's callback runs when the parsing thread turns
+ * its event loop (see indexFiles), so a read must be issued a few turns before it is needed ...
+ */
+const AHEAD_FILES = 32;
 /** ... and at most this many bytes of them (beyond the first). */
-const AHEAD_BYTES = 1024 * 1024;
+const AHEAD_BYTES = 2 * 1024 * 1024;
 /** Files up to this size are read into buffers kept for reuse; larger ones into their own. */
 const POOLED_BYTES = 64 * 1024;
 /** Reusable buffers kept per thread: enough for two lists read at once (a worker's two tasks). */
 const POOL_LIMIT = 2 * AHEAD_FILES;
 
-/** What a read ahead gives: the file's bytes, the error reading it, or nothing (read it in place). */
+/** A read in place slower than this (plus a millisecond per MB) came from the disk, not the page cache ... */
+const SLOW_READ_MS = 1;
+/** ... and after this many such reads, a thread reads ahead. */
+const SLOW_READS = 8;
+
+/** What a read gives: the file's bytes, the error reading it, or nothing (read it in place). */
 export type ReadOutcome = Buffer | NodeJS.ErrnoException | undefined;
 
 const pool: Buffer[] = [];
 
 /**
- * Reads a list's files ahead of their parsing, on libuv's threads: a parse never waits on a disk
- * that has dropped the file from its cache (on this machine's large corpus a worker spent 8 s of
- * 88 blocked in read(2) when every file was read in its turn). `wanted` says which jobs are read
- * at all (a file past the size limit is skipped unread).
+ * Whether a thread's files come from the disk: told by the time of its reads in place, and kept
+ * once known (a tree's files that are not in the page cache mostly all are not).
+ */
+export class ReadTiming {
+  private slowReads = 0;
+
+  constructor(
+    /** Set: read ahead from the start (tests). */
+    public fromDisk = false,
+    private readonly slowReadMs = SLOW_READ_MS,
+  ) {}
+
+  note(ms: number, bytes: number): void {
+    if (ms > this.slowReadMs * (1 + bytes / (1024 * 1024)) && ++this.slowReads >= SLOW_READS) this.fromDisk = true;
+  }
+}
+
+/** This thread's reads. */
+const threadTiming = new ReadTiming();
+
+/**
+ * Reads a list's files for their parsing: in place, one at a time into one buffer, while they
+ * come from the page cache; once reads turn out to wait on the disk, ahead of the parser on
+ * libuv's threads, so that a parse never waits for one (this machine's memory manager evicts a
+ * corpus from the cache a minute or two after it was read: a worker of a cold index spent 8.7 s
+ * of its 88 blocked in read(2) when every file was read in its turn; reading ahead when the files
+ * are cached costs a few percent, in thread hand-offs). `wanted` says which jobs are read at all
+ * (a file past the size limit is skipped unread).
  */
 export class ReadAhead {
   private readonly reads: Array<Promise<ReadOutcome> | undefined>;
@@ -31,15 +63,31 @@ export class ReadAhead {
     private readonly root: string,
     private readonly jobs: ReadonlyArray<{ path: string; stat: { size: number } }>,
     private readonly wanted: (index: number) => boolean,
+    private readonly timing = threadTiming,
   ) {
     this.reads = new Array(jobs.length);
     this.buffers = new Array(jobs.length);
   }
 
-  /** The bytes of job `index` (valid until `release(index)`), reading further ahead meanwhile. */
-  take(index: number): Promise<ReadOutcome> {
-    this.fill(index);
-    return this.reads[index] ?? Promise.resolve(undefined);
+  /**
+   * The bytes of job `index`, valid until `release(index)`: read ahead (a promise, while further
+   * reads are issued), or read in place (at once, into the thread's buffer: use them before the
+   * thread reads again).
+   */
+  take(index: number): ReadOutcome | Promise<ReadOutcome> {
+    if (this.timing.fromDisk) {
+      this.fill(index);
+      return this.reads[index];
+    }
+    if (!this.wanted(index)) return undefined;
+    const started = performance.now();
+    try {
+      const content = readWhole(join(this.root, this.jobs[index].path));
+      this.timing.note(performance.now() - started, content.length);
+      return content;
+    } catch (err) {
+      return err as NodeJS.ErrnoException;
+    }
   }
 
   /** How many jobs the reads have reached (whether read or not wanted). */
@@ -53,11 +101,12 @@ export class ReadAhead {
     this.reads[index] = undefined;
     this.buffers[index] = undefined;
     if (!buffer) return;
-    this.bytesAhead -= buffer.length;
+    this.bytesAhead -= this.jobs[index].stat.size;
     if (buffer.length === POOLED_BYTES && pool.length < POOL_LIMIT) pool.push(buffer);
   }
 
   private fill(current: number): void {
+    this.next = Math.max(this.next, current);
     while (this.next < this.jobs.length && this.next - current < AHEAD_FILES && (this.next === current || this.bytesAhead < AHEAD_BYTES)) {
       const index = this.next++;
       if (!this.wanted(index)) continue;
@@ -65,7 +114,7 @@ export class ReadAhead {
       // One byte more than the stat said: a file that has grown or shrunk since is read in place.
       const buffer = stat.size < POOLED_BYTES ? (pool.pop() ?? Buffer.allocUnsafe(POOLED_BYTES)) : Buffer.allocUnsafe(stat.size + 1);
       this.buffers[index] = buffer;
-      this.bytesAhead += buffer.length;
+      this.bytesAhead += stat.size;
       this.reads[index] = readInto(join(this.root, path), buffer, Math.min(buffer.length, stat.size + 1)).then(
         (length) => (length === stat.size ? buffer.subarray(0, length) : undefined),
         (err: NodeJS.ErrnoException) => err,
@@ -74,14 +123,50 @@ export class ReadAhead {
   }
 }
 
-/** Reads up to `length` bytes of a file from its start: one open, one read, one close on libuv's threads. */
+/**
+ * Reads up to `length` bytes of a file from its start, the read on libuv's threads. The open and
+ * the close stay synchronous (the stat before brought the inode in): one read per file is one
+ * turn of the event loop, where a chain of three asynchronous calls took three.
+ */
 function readInto(file: string, buffer: Buffer, length: number): Promise<number> {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
   return new Promise((resolve, reject) => {
-    open(file, 'r', (openError, fd) => {
-      if (openError) return reject(openError);
-      read(fd, buffer, 0, length, 0, (readError, bytesRead) => {
-        close(fd, () => (readError ? reject(readError) : resolve(bytesRead)));
-      });
+    read(fd, buffer, 0, length, 0, (readError, bytesRead) => {
+      closeSync(fd);
+      if (readError) reject(readError);
+      else resolve(bytesRead);
     });
   });
+}
+
+/** The thread's read buffer: grown to the largest file read, never shrunk (files past maxFileBytes are not read). */
+let readBuffer = Buffer.allocUnsafe(1 << 20);
+
+/**
+ * A file's bytes, read in place into the thread's read buffer (valid until the next call). Into
+ * one buffer, not a fresh one per file: readFileSync's allocation and first-touch page faults cost
+ * twice the read itself (12,060 files: 420 against 175 ms).
+ */
+export function readWhole(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === readBuffer.length) {
+        const grown = Buffer.allocUnsafe(readBuffer.length * 2);
+        readBuffer.copy(grown);
+        readBuffer = grown;
+      }
+      const read = readSync(fd, readBuffer, length, readBuffer.length - length, null);
+      if (read === 0) return readBuffer.subarray(0, length);
+      length += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
