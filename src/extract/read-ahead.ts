@@ -8,24 +8,41 @@ import { join } from 'node:path';
 const AHEAD_FILES = 32;
 /** ... and at most this many bytes of them (beyond the first). */
 const AHEAD_BYTES = 2 * 1024 * 1024;
-/** Files up to this size are read into buffers kept for reuse; larger ones into their own. */
-const POOLED_BYTES = 64 * 1024;
-/** Reusable buffers kept per thread: enough for two lists read at once (a worker's two tasks). */
+/** The smallest read buffer; larger ones go by powers of two. */
+const MIN_BUFFER_BYTES = 64 * 1024;
+/** Buffers of one size kept for reuse, per thread: enough for two lists read at once (a worker's two tasks). */
 const POOL_LIMIT = 2 * AHEAD_FILES;
 
-/** A read in place slower than this (plus a millisecond per MB) came from the disk, not the page cache ... */
-const SLOW_READ_MS = 1;
+/** A read in place slower than this (plus as much per MB; a cached one takes tens of microseconds) came from the disk, not the page cache ... */
+const SLOW_READ_MS = 0.25;
 /** ... and after this many such reads, a thread reads ahead. */
 const SLOW_READS = 8;
 
 /** What a read gives: the file's bytes, the error reading it, or nothing (read it in place). */
 export type ReadOutcome = Buffer | NodeJS.ErrnoException | undefined;
 
-const pool: Buffer[] = [];
+/**
+ * Read buffers for reuse, by size. Never one allocated per file: a fresh buffer is memory outside
+ * V8's heap, and enough of it makes V8 collect the whole heap (a second or more each time on a
+ * thread that holds the graph of a large repository).
+ */
+const pool = new Map<number, Buffer[]>();
+
+function takeBuffer(bytes: number): Buffer {
+  let size = MIN_BUFFER_BYTES;
+  while (size < bytes) size *= 2;
+  return pool.get(size)?.pop() ?? Buffer.allocUnsafe(size);
+}
+
+function giveBack(buffer: Buffer): void {
+  let kept = pool.get(buffer.length);
+  if (!kept) pool.set(buffer.length, (kept = []));
+  if (kept.length < POOL_LIMIT) kept.push(buffer);
+}
 
 /**
  * Whether a thread's files come from the disk: told by the time of its reads in place, and kept
- * once known (a tree's files that are not in the page cache mostly all are not).
+ * once known (when some of a tree's files have left the page cache, most have).
  */
 export class ReadTiming {
   private slowReads = 0;
@@ -102,7 +119,7 @@ export class ReadAhead {
     this.buffers[index] = undefined;
     if (!buffer) return;
     this.bytesAhead -= this.jobs[index].stat.size;
-    if (buffer.length === POOLED_BYTES && pool.length < POOL_LIMIT) pool.push(buffer);
+    giveBack(buffer);
   }
 
   private fill(current: number): void {
@@ -112,7 +129,7 @@ export class ReadAhead {
       if (!this.wanted(index)) continue;
       const { path, stat } = this.jobs[index];
       // One byte more than the stat said: a file that has grown or shrunk since is read in place.
-      const buffer = stat.size < POOLED_BYTES ? (pool.pop() ?? Buffer.allocUnsafe(POOLED_BYTES)) : Buffer.allocUnsafe(stat.size + 1);
+      const buffer = takeBuffer(stat.size + 1);
       this.buffers[index] = buffer;
       this.bytesAhead += stat.size;
       this.reads[index] = readInto(join(this.root, path), buffer, Math.min(buffer.length, stat.size + 1)).then(
