@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FileJob, type FileResult, contentHash, indexFiles } from '../src/extract/file.js';
 import { ReadAhead, ReadTiming } from '../src/extract/read-ahead.js';
+import { tempDir } from './helpers.js';
 import { packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileRecord } from '../src/types.js';
 import {
@@ -575,11 +576,8 @@ describe('files that are not indexed', () => {
 
 describe('files read ahead', () => {
   let dir: string;
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'repomap-ahead-'));
-  });
-  after(async () => {
-    await rm(dir, { recursive: true, force: true });
+  before(() => {
+    dir = tempDir('repomap-ahead-');
   });
 
   test('a read ahead gives the bytes, the error of a missing file, and nothing for a file changed since its stat', async () => {

@@ -53,7 +53,7 @@ export function indexFile(root: string, job: FileJob, options: IndexFileOptions,
 
   const lang = languageForPath(path);
   if (!lang) return skipped('no grammar', '');
-  if (!isRead(job, options)) return skipped('too large', '', `${stat.size} bytes`);
+  if (stat.size > options.maxFileBytes) return skipped('too large', '', `${stat.size} bytes`);
 
   let content: Buffer;
   try {
@@ -78,7 +78,7 @@ export function indexFile(root: string, job: FileJob, options: IndexFileOptions,
   return { outcome: 'parsed', record };
 }
 
-/** Whether indexFile reads the file (it has a grammar, and is not too large). */
+/** Whether indexFile reads the file: it has a grammar, and is not too large (the two checks above). */
 function isRead(job: FileJob, options: IndexFileOptions): boolean {
   return languageForPath(job.path) !== undefined && job.stat.size <= options.maxFileBytes;
 }
