@@ -4,7 +4,7 @@ import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBa
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntry, packMap } from './pack/pack.js';
-import { isEncoding, tokenCounter } from './pack/tokens.js';
+import { startTokenizer, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
 import { DEFAULT_RANKING, rankDefinitions, rankRelated } from './rank/rank.js';
 import { fileLimit, relatedEntries } from './rank/layout.js';
@@ -61,10 +61,11 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
   try {
     const graph = new ReferenceGraph((path) => store.names(path));
     const indexing = indexRepository({ ...options, root, store, graph });
-    // The map needs the tokenizer (a fraction of a second to load), and maybe the saved graph: both are read while git lists the files.
+    // The map may need the saved graph: read while git lists the files.
     const savedGraph = readGraph ? readSavedGraph(store.dir) : undefined;
-    if (isEncoding(options.encoding ?? DEFAULT_ENCODING)) tokenCounter(options.encoding);
-    return { index: await indexing, graph, store, savedGraph: await savedGraph };
+    const index = await indexing;
+    startTokenizer(options.encoding);
+    return { index, graph, store, savedGraph: await savedGraph };
   } catch (err) {
     await store.close();
     throw err;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
@@ -165,6 +165,15 @@ test('the related graph is saved for the next run: read back while no file chang
   assert.equal(torn.stats.restoredGraphs, 0, 'a torn file is not read');
   assert.equal(torn.text, await fresh(requests[2]));
   assert.equal((await cached(requests[2])).stats.restoredGraphs, 1);
+
+  // A byte of the arrays changed after the file was written: its checksum no longer matches.
+  const bytes = readFileSync(saved);
+  bytes[bytes.length - 64] ^= 1;
+  writeFileSync(saved, bytes);
+  const flipped = await cached(requests[3]);
+  assert.equal(flipped.stats.restoredGraphs, 0, 'a file whose arrays changed is not read');
+  assert.equal(flipped.text, await fresh(requests[3]));
+  assert.equal((await cached(requests[3])).stats.restoredGraphs, 1);
 
   // Aider's ranking has no related graph: it neither reads nor writes one.
   rmSync(saved);

@@ -275,9 +275,9 @@ test('a related graph saved, read back into a graph of the same files and then e
   assert.equal(graphOf(current).savedRelated(), undefined, 'nothing to save before a related graph is built');
   const built = graphOf(current);
   built.compileRelated(none);
-  const outOfRange = cloneSaved(built.savedRelated()!);
-  outOfRange.targets[0] = outOfRange.paths.length;
-  assert.equal(graphOf(current).restoreRelated(outOfRange), false, 'a target out of range is refused');
+  const misshapen = cloneSaved(built.savedRelated()!);
+  misshapen.walkSlot = misshapen.walkSlot.subarray(1);
+  assert.equal(graphOf(current).restoreRelated(misshapen), false, 'arrays whose lengths do not fit together are refused');
 });
 
 test('files wait to be linked into the name indexes: asked about names, a graph scans them and answers as a linked one; a related graph needs the definitions only; a change links them', () => {

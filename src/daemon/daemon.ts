@@ -8,7 +8,7 @@ import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
 import { readSavedGraph, restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
-import { tokenCounter } from '../pack/tokens.js';
+import { startTokenizer } from '../pack/tokens.js';
 import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
@@ -93,6 +93,8 @@ export class Daemon {
   /** Which new paths discovery would list (replaced whenever discovery runs again). */
   private discoverable: DiscoverableFilter = async () => new Set();
   private ignored = new Set<string>();
+  /** Settles once `discoverable` and `ignored` are those of the last discovery (rejects if they could not be found). */
+  private rulesReady: Promise<void> = Promise.resolve();
   private readonly isExcluded: ((path: string) => boolean) | null;
   private phase: DaemonStatus['state'] = 'indexing';
   private progress = { done: 0, total: 0 };
@@ -191,6 +193,7 @@ export class Daemon {
       },
       this.stop.signal,
     );
+    startTokenizer();
     this.reconciler.prune(new Set(discovery.paths), this.state.stats);
     this.state.apply(states);
     const prepared = Date.now();
@@ -249,6 +252,7 @@ export class Daemon {
     const { root, log } = this.options;
     const delay = Number(process.env.REPOMAP_TEST_WATCH_DELAY_MS ?? 0); // lets a test change files in that gap
     if (delay > 0) await new Promise((resume) => setTimeout(resume, delay));
+    await this.rulesReady;
     if (this.isStopping) return;
     const started = Date.now();
     const watcher = new RepoWatcher(root, {
@@ -311,13 +315,16 @@ export class Daemon {
   private async discover(): Promise<Discovery> {
     const { root, exclude } = this.options;
     const listing = discoverFiles(root, { exclude });
-    // The first map needs the tokenizer (a fraction of a second to load): it loads while git lists the files.
-    tokenCounter();
     const discovery = await listing;
-    [this.discoverable, this.ignored] = await Promise.all([
-      discoverableFilter(root, discovery.source, { exclude }),
-      ignoredFolders(root, discovery.source),
-    ]);
+    // The ignore rules and the ignored folders matter once the watcher runs: found meanwhile, not
+    // before the first map (a second git call, 0.3 s of a warm start on the large corpus).
+    this.rulesReady = Promise.all([discoverableFilter(root, discovery.source, { exclude }), ignoredFolders(root, discovery.source)]).then(
+      ([discoverable, ignored]) => {
+        this.discoverable = discoverable;
+        this.ignored = ignored;
+      },
+    );
+    this.rulesReady.catch(() => {}); // awaited where the rules are used, which says what failed
     return discovery;
   }
 
@@ -354,6 +361,7 @@ export class Daemon {
     // A path already indexed was discoverable and stays so (ignore rules change only with a
     // .gitignore, which re-runs discovery): only new paths are asked of git or the ignore files.
     const unknown = candidates.filter((path) => !this.state.has(path));
+    await this.rulesReady;
     const listed = await this.discoverable(unknown);
     for (const path of candidates) if (this.state.has(path)) listed.add(path);
     const filtered = performance.now();
@@ -378,6 +386,7 @@ export class Daemon {
   private async rediscover(): Promise<{ files: number; parsed: number }> {
     const before = this.state.stats.parsed;
     const discovery = await this.discover();
+    await this.rulesReady;
     const present = new Set(discovery.paths);
     const updates = await this.reconciler.update(discovery.paths, this.state.stats, undefined, undefined, this.stop.signal);
     for (const path of this.state.paths()) if (!present.has(path)) updates.set(path, { gone: true });

@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { STORE_FORMAT } from '../store/store.js';
 import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated } from './graph.js';
 
@@ -10,14 +11,14 @@ import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated }
  * from, and is used only when every one matches (and the weights and formats are this code's);
  * anything else, a missing, torn or foreign file included, means building the graph as usual.
  *
- * Layout: a magic line, the header's length (u32), the header (JSON: key, paths, hashes, idents),
- * zeros to a multiple of 8, then the arrays: weights (f64), offsets, targets, edge identifiers
- * (u32), forward flags (u8).
+ * Layout: a magic line, the header's length (u32), the header (JSON: key, paths, hashes, idents,
+ * the edge and walk entry counts, the arrays' CRC-32), zeros to a multiple of 8, then the arrays
+ * (ARRAYS: the f64 ones first, so that each is aligned for a view on the file's bytes).
  */
 const MAGIC = Buffer.from('repomap related graph\n');
 const FILE_NAME = 'related-graph.bin';
 /** Bump when the layout or the meaning of the arrays changes. */
-const GRAPH_FILE_FORMAT = 1;
+const GRAPH_FILE_FORMAT = 2;
 const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edges: EDGE_WEIGHTS, related: RELATED_WEIGHTS });
 
 interface Header {
@@ -25,7 +26,30 @@ interface Header {
   paths: string[];
   hashes: string[];
   idents: string[];
+  edges: number;
+  walkEntries: number;
+  /** CRC-32 of the arrays' bytes: a file whose arrays changed after it was written is not read. */
+  checksum: number;
 }
+
+type ArrayName = Exclude<keyof SavedRelated, 'paths' | 'idents'>;
+
+/** The arrays in file order, each with its element size and its length for n nodes, e edges and w walk entries. */
+const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (n: number, e: number, w: number) => number }> = [
+  { name: 'weights', bytes: 8, length: (_n, e) => e },
+  { name: 'walkWeights', bytes: 8, length: (_n, _e, w) => w },
+  { name: 'forwardTotal', bytes: 8, length: (n) => n },
+  { name: 'offsets', bytes: 4, length: (n) => n + 1 },
+  { name: 'targets', bytes: 4, length: (_n, e) => e },
+  { name: 'edgeIdent', bytes: 4, length: (_n, e) => e },
+  { name: 'walkOffsets', bytes: 4, length: (n) => n + 1 },
+  { name: 'walkTargets', bytes: 4, length: (_n, _e, w) => w },
+  { name: 'walkSlot', bytes: 4, length: (_n, e) => e },
+  { name: 'forward', bytes: 1, length: (_n, e) => e },
+];
+
+/** The arrays a request patches in place: a background save writes copies. */
+const PATCHED: ReadonlySet<ArrayName> = new Set(['weights', 'walkWeights', 'forwardTotal']);
 
 /** Content hash of an indexed file, by path (undefined: not indexed). */
 export type HashOf = (path: string) => string | undefined;
@@ -59,7 +83,7 @@ export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: Has
  * graph must not otherwise change until the promise settles.
  */
 export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: string, hashOf: HashOf): Promise<boolean> {
-  const parts = fileParts(graph, hashOf, { copyWeights: true });
+  const parts = fileParts(graph, hashOf, { copyPatched: true });
   if (!parts) return false;
   const target = join(dir, FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
@@ -78,7 +102,7 @@ export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: s
 }
 
 /** The file's bytes for the graph's related graph as it stands, in parts; undefined when there is nothing current to save. */
-function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyWeights = false } = {}): Uint8Array[] | undefined {
+function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyPatched = false } = {}): Uint8Array[] | undefined {
   const saved = graph.savedRelated();
   if (!saved) return undefined;
   const hashes: string[] = [];
@@ -87,13 +111,26 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyWeights = false 
     if (hash === undefined) return undefined; // not every node has a record: nothing to vouch for it with
     hashes.push(hash);
   }
-  const header: Header = { key: KEY, paths: [...saved.paths], hashes, idents: [...saved.idents] };
+  const arrays = ARRAYS.map(({ name }) => {
+    const array = copyPatched && PATCHED.has(name) ? saved[name].slice() : saved[name];
+    return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+  });
+  let checksum = 0;
+  for (const bytes of arrays) checksum = crc32(bytes, checksum);
+  const header: Header = {
+    key: KEY,
+    paths: [...saved.paths],
+    hashes,
+    idents: [...saved.idents],
+    edges: saved.targets.length,
+    walkEntries: saved.walkTargets.length,
+    checksum,
+  };
   const json = Buffer.from(JSON.stringify(header));
   const length = Buffer.alloc(4);
   length.writeUInt32LE(json.length);
   const padding = Buffer.alloc(pad(MAGIC.length + 4 + json.length));
-  const arrays = copyWeights ? { ...saved, weights: saved.weights.slice() } : saved;
-  return [MAGIC, length, json, padding, ...arraysOf(arrays)];
+  return [MAGIC, length, json, padding, ...arrays];
 }
 
 /** saveRelatedGraph, with a failure (a full disk, a read-only cache) told to `say` rather than thrown: the graph is only a cache. */
@@ -159,32 +196,27 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   } catch {
     return undefined;
   }
-  const { paths, hashes, idents } = header;
+  const { paths, hashes, idents, edges, walkEntries, checksum } = header;
   if (!Array.isArray(paths) || !Array.isArray(hashes) || !Array.isArray(idents) || hashes.length !== paths.length) return undefined;
-  let at = jsonStart + jsonLength;
-  at += pad(at);
+  if (!Number.isInteger(edges) || !Number.isInteger(walkEntries) || edges < 0 || walkEntries < 0) return undefined;
   const n = paths.length;
-  // The edge count follows from the file's length: 8 + 4 + 4 + 1 bytes per edge after the offsets.
-  const edges = (file.length - at - 4 * (n + 1)) / 17;
-  if (!Number.isInteger(edges) || edges < 0) return undefined;
-  const take = <T>(make: (buffer: ArrayBuffer, offset: number, length: number) => T, bytesPer: number, count: number): T => {
-    const offset = file.byteOffset + at;
-    at += bytesPer * count;
-    // A view where the bytes are aligned for it (they are, unless the Buffer came from a pool), else a copy.
-    if (offset % bytesPer === 0) return make(file.buffer as ArrayBuffer, offset, count);
-    const copy = new Uint8Array(file.subarray(at - bytesPer * count, at)).buffer;
-    return make(copy, 0, count);
-  };
-  const weights = take((b, o, l) => new Float64Array(b, o, l), 8, edges);
-  const offsets = take((b, o, l) => new Uint32Array(b, o, l), 4, n + 1);
-  const targets = take((b, o, l) => new Uint32Array(b, o, l), 4, edges);
-  const edgeIdent = take((b, o, l) => new Uint32Array(b, o, l), 4, edges);
-  const forward = take((b, o, l) => new Uint8Array(b, o, l), 1, edges);
-  return { header, saved: { paths, idents, offsets, targets, weights, edgeIdent, forward } };
-}
-
-function arraysOf({ weights, offsets, targets, edgeIdent, forward }: SavedRelated): Uint8Array[] {
-  return [weights, offsets, targets, edgeIdent, forward].map((array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+  const start = jsonStart + jsonLength + pad(jsonStart + jsonLength);
+  let at = start;
+  for (const { bytes, length } of ARRAYS) at += bytes * length(n, edges, walkEntries);
+  if (at !== file.length || crc32(file.subarray(start)) !== checksum) return undefined;
+  // Views on the file's bytes where these are aligned for them (they are, unless the Buffer came
+  // from a pool), else copies.
+  const aligned = file.byteOffset % 8 === 0;
+  const arrays: Record<string, Float64Array | Uint32Array | Uint8Array> = {};
+  at = start;
+  for (const { name, bytes, length } of ARRAYS) {
+    const count = length(n, edges, walkEntries);
+    const buffer = aligned ? (file.buffer as ArrayBuffer) : new Uint8Array(file.subarray(at, at + bytes * count)).buffer;
+    const offset = aligned ? file.byteOffset + at : 0;
+    arrays[name] = bytes === 8 ? new Float64Array(buffer, offset, count) : bytes === 4 ? new Uint32Array(buffer, offset, count) : new Uint8Array(buffer, offset, count);
+    at += bytes * count;
+  }
+  return { header, saved: { paths, idents, ...arrays } as unknown as SavedRelated };
 }
 
 /** Zero bytes that bring `length` to a multiple of 8. */

@@ -701,14 +701,29 @@ export class ReferenceGraph {
     const base = this.relatedBase;
     if (!base) return undefined;
     unpatch(base);
-    const { paths, idents, csr, edgeIdent, forward } = base.graph;
-    return { paths, idents, offsets: csr.offsets, targets: csr.targets, weights: csr.weights, edgeIdent, forward };
+    const { paths, idents, csr, edgeIdent, forward, walk, walkSlot, forwardTotal } = base.graph;
+    return {
+      paths,
+      idents,
+      offsets: csr.offsets,
+      targets: csr.targets,
+      weights: csr.weights,
+      edgeIdent,
+      forward,
+      walkOffsets: walk.offsets,
+      walkTargets: walk.targets,
+      walkWeights: walk.weights,
+      walkSlot,
+      forwardTotal,
+    };
   }
 
   /**
    * Takes a saved related graph instead of deriving one, when it was saved from these same files:
    * the caller vouches that each file's names are those it had then (its content hash is the
-   * same). Only into a graph whose related graph was never built. Returns whether it took it. A
+   * same), and that the arrays are as savedRelated gave them (graph-file checks a checksum; here
+   * only their lengths are checked, as checking every edge cost a warm start 0.14 s). Only into a
+   * graph whose related graph was never built. Returns whether it took it. A
    * warm start then skips deriving every file's edges (3.4 s of 11 on the large corpus); a file's
    * edges are derived when a change first needs them.
    */
@@ -717,15 +732,13 @@ export class ReferenceGraph {
     const paths = this.filePaths();
     const n = paths.length;
     if (saved.paths.length !== n || !saved.paths.every((path, i) => path === paths[i])) return false;
-    const { offsets, targets, weights, edgeIdent, forward, idents } = saved;
-    if (!isSavedGraphSound(saved)) return false;
+    const { offsets, targets, weights, edgeIdent, forward, idents, walkOffsets, walkTargets, walkWeights, walkSlot, forwardTotal } = saved;
+    if (!isSavedGraphShaped(saved)) return false;
     for (const ident of idents) this.relatedIdents.id(ident);
     if (this.relatedIdents.list.length !== idents.length) return false; // a name twice: not a graph this code saved
-    this.buffers.adopt({ targets, weights, edgeIdent, forward });
+    this.buffers.adopt({ targets, weights, edgeIdent, forward, walkTargets, walkWeights, walkSlot });
     const csr = { nodeCount: n, offsets, targets, weights };
-    const { walk, walkSlot } = mergeParallelEdges(csr, this.buffers);
-    const forwardTotal = new Float64Array(n);
-    for (let u = 0; u < n; u++) forwardTotal[u] = rowForwardTotal(csr, forward, u);
+    const walk = { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights };
     const graph = { paths, csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
     this.relatedBase = { graph, identIndex: this.relatedIdents.index };
     this.previousRelated = { base: this.relatedBase, numbering: this.numbering };
@@ -1143,7 +1156,7 @@ export const RELATED_WEIGHTS = {
  */
 const LOCAL_CHANGES_FROM = Math.max(RELATED_WEIGHTS.maxDefiners + 2, EDGE_WEIGHTS.widelyDefinedOver + 1);
 
-/** A related graph's own arrays, without what is derived from them (the merged walk, the forward totals). */
+/** A related graph's arrays, as saved between runs (see RelatedGraph). */
 export interface SavedRelated {
   /** Node index -> path, sorted. */
   paths: readonly string[];
@@ -1154,18 +1167,25 @@ export interface SavedRelated {
   weights: Float64Array;
   edgeIdent: Uint32Array;
   forward: Uint8Array;
+  /** The merged walk (saved rather than merged again: 0.2 s of a warm start on the large corpus). */
+  walkOffsets: Uint32Array;
+  walkTargets: Uint32Array;
+  walkWeights: Float64Array;
+  walkSlot: Uint32Array;
+  forwardTotal: Float64Array;
 }
 
-/** Whether a saved graph's arrays fit together: no offset, target or identifier out of range. */
-function isSavedGraphSound({ paths, idents, offsets, targets, weights, edgeIdent, forward }: SavedRelated): boolean {
+/** Whether a saved graph's arrays have the lengths and bounds that fit together. */
+function isSavedGraphShaped(saved: SavedRelated): boolean {
+  const { paths, offsets, targets, weights, edgeIdent, forward, walkOffsets, walkTargets, walkWeights, walkSlot, forwardTotal } = saved;
   const n = paths.length;
   const edges = targets.length;
+  const entries = walkTargets.length;
   if (offsets.length !== n + 1 || offsets[0] !== 0 || offsets[n] !== edges) return false;
-  if (weights.length !== edges || edgeIdent.length !== edges || forward.length !== edges) return false;
-  for (let u = 0; u < n; u++) if (offsets[u] > offsets[u + 1]) return false;
-  for (let e = 0; e < edges; e++) {
-    if (targets[e] >= n || edgeIdent[e] >= idents.length || forward[e] > 1 || !(weights[e] > 0)) return false;
-  }
+  if (walkOffsets.length !== n + 1 || walkOffsets[0] !== 0 || walkOffsets[n] !== entries || walkWeights.length !== entries) return false;
+  if (weights.length !== edges || edgeIdent.length !== edges || forward.length !== edges || walkSlot.length !== edges) return false;
+  if (forwardTotal.length !== n) return false;
+  for (let u = 0; u < n; u++) if (offsets[u] > offsets[u + 1] || walkOffsets[u] > walkOffsets[u + 1]) return false;
   return true;
 }
 

@@ -15,6 +15,12 @@ const STAT_CONCURRENCY = 64;
  * the rest are stat'ed concurrently, as the disk allows. Inodes in memory take 5-7 us each here.
  */
 const SLOW_STAT_US = 40;
+/**
+ * Chunks in a row that must be that slow: a first chunk alone also pays for compiling the code,
+ * and meets the other threads of a start (the tokenizer loading, git), which took a warm start of
+ * the large corpus over the bar and its stat from 0.35 s to 1.5 s.
+ */
+const SLOW_CHUNKS = 2;
 
 export interface StatAllOptions {
   /** Per-file time past which the rest go concurrently (tests set 0 to take that path). */
@@ -37,16 +43,17 @@ export async function statAll(root: string, paths: readonly string[], options: S
  * parses them) while the rest are stat'ed. Between two chunks the event loop turns.
  */
 export async function* statChunks(root: string, paths: readonly string[], { slowStatUs = SLOW_STAT_US }: StatAllOptions = {}): AsyncGenerator<StatResult[]> {
-  let slow = false;
+  let slowChunks = 0;
   for (let start = 0; start < paths.length; start += STAT_CHUNK) {
     const chunk = paths.slice(start, start + STAT_CHUNK);
-    if (slow) {
+    if (slowChunks >= SLOW_CHUNKS) {
       yield await mapConcurrent(chunk, STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
       continue;
     }
     const started = performance.now();
     const results = chunk.map((path) => statInsideRootSync(root, path));
-    slow = ((performance.now() - started) * 1000) / chunk.length > slowStatUs;
+    const slow = ((performance.now() - started) * 1000) / chunk.length > slowStatUs;
+    slowChunks = slow ? slowChunks + 1 : 0;
     yield results;
     await new Promise((resume) => setImmediate(resume));
   }
