@@ -736,10 +736,17 @@ export class ReferenceGraph {
     if (!isSavedGraphShaped(saved)) return false;
     for (const ident of idents) this.relatedIdents.id(ident);
     if (this.relatedIdents.list.length !== idents.length) return false; // a name twice: not a graph this code saved
-    this.buffers.adopt({ targets, weights, edgeIdent, forward, walkTargets, walkWeights, walkSlot });
+    this.buffers.adopt({ targets, weights, edgeIdent, forward });
+    // The merged walk is copied into arrays of the graph's own rather than adopted as well: with
+    // the saved walk's arrays adopted, the third and fourth changes after a start were each 100-600
+    // ms slower (measured, not explained), and a copy costs less than merging again.
+    const own = this.buffers.walkArrays(walkTargets.length, walkSlot.length);
+    own.walkTargets.set(walkTargets);
+    own.walkWeights.set(walkWeights);
+    own.walkSlot.set(walkSlot);
     const csr = { nodeCount: n, offsets, targets, weights };
-    const walk = { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights };
-    const graph = { paths, csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
+    const walk = { nodeCount: n, offsets: walkOffsets, targets: own.walkTargets, weights: own.walkWeights };
+    const graph = { paths, csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot: own.walkSlot, forwardTotal };
     this.relatedBase = { graph, identIndex: this.relatedIdents.index };
     this.previousRelated = { base: this.relatedBase, numbering: this.numbering };
     this.relatedAllStale = false;
