@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
-import { ENCODINGS, tokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
+import { ENCODINGS, loadTokenizerHere, tokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
 import { seededRandom } from '../src/random.js';
 import { packageRoot } from '../src/paths.js';
 
@@ -40,4 +40,17 @@ test('line-summed token counts equal whole-text counts on every encoding', () =>
     // Memoised counts stay right when asked again.
     for (const text of texts.slice(0, 50)) assert.equal(summed(text), whole(text));
   }
+});
+
+test('a counter counts the same in its thread and once its tokenizer is loaded in this thread', async () => {
+  const random = seededRandom(11);
+  const texts = Array.from({ length: 200 }, () => randomText(random));
+  const encoding = 'p50k_base';
+  const summed = tokenCounter(encoding);
+  const whole = wholeTextCounter(get_encoding(encoding));
+  for (const text of texts.slice(0, 100)) assert.equal(summed(text), whole(text), 'in its thread');
+  await loadTokenizerHere(encoding);
+  await loadTokenizerHere(encoding); // once moved, again is nothing to do
+  assert.equal(tokenCounter(encoding), summed, 'the same counter');
+  for (const text of texts) assert.equal(summed(text), whole(text), `in this thread: ${JSON.stringify(text.slice(0, 80))}`);
 });

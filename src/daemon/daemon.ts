@@ -8,7 +8,7 @@ import { type ParseRunner, createRunner } from '../index/pool.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
 import { readSavedGraph, restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
-import { startTokenizer } from '../pack/tokens.js';
+import { loadTokenizerHere, startTokenizer } from '../pack/tokens.js';
 import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
@@ -218,6 +218,7 @@ export class Daemon {
       log(`names linked in ${Date.now() - linking} ms, after the first map`);
       this.state.graph.prepareRelated();
       this.state.graph.rehearsePatch();
+      loadTokenizerHere().catch((err: unknown) => log(`tokenizer: ${errorMessage(err)}`));
     };
     this.phase = 'ready';
     this.lastUpdate = new Date();
