@@ -276,7 +276,7 @@ test('a related graph saved, read back into a graph of the same files and then e
   const built = graphOf(current);
   built.compileRelated(none);
   const misshapen = cloneSaved(built.savedRelated()!);
-  misshapen.walkSlot = misshapen.walkSlot.subarray(1);
+  misshapen.edgeIdent = misshapen.edgeIdent.subarray(1);
   assert.equal(graphOf(current).restoreRelated(misshapen), false, 'arrays whose lengths do not fit together are refused');
 });
 

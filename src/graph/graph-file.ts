@@ -12,13 +12,13 @@ import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated }
  * anything else, a missing, torn or foreign file included, means building the graph as usual.
  *
  * Layout: a magic line, the header's length (u32), the header (JSON: key, paths, hashes, idents,
- * the edge and walk entry counts, the arrays' CRC-32), zeros to a multiple of 8, then the arrays
- * (ARRAYS: the f64 ones first, so that each is aligned for a view on the file's bytes).
+ * the edge count, the arrays' CRC-32), zeros to a multiple of 8, then the arrays (ARRAYS: the
+ * f64 one first, so that each is aligned for a view on the file's bytes).
  */
 const MAGIC = Buffer.from('repomap related graph\n');
 const FILE_NAME = 'related-graph.bin';
 /** Bump when the layout or the meaning of the arrays changes. */
-const GRAPH_FILE_FORMAT = 2;
+const GRAPH_FILE_FORMAT = 3;
 const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edges: EDGE_WEIGHTS, related: RELATED_WEIGHTS });
 
 interface Header {
@@ -27,29 +27,23 @@ interface Header {
   hashes: string[];
   idents: string[];
   edges: number;
-  walkEntries: number;
   /** CRC-32 of the arrays' bytes: a file whose arrays changed after it was written is not read. */
   checksum: number;
 }
 
 type ArrayName = Exclude<keyof SavedRelated, 'paths' | 'idents'>;
 
-/** The arrays in file order, each with its element size and its length for n nodes, e edges and w walk entries. */
-const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (n: number, e: number, w: number) => number }> = [
-  { name: 'weights', bytes: 8, length: (_n, e) => e },
-  { name: 'walkWeights', bytes: 8, length: (_n, _e, w) => w },
-  { name: 'forwardTotal', bytes: 8, length: (n) => n },
-  { name: 'offsets', bytes: 4, length: (n) => n + 1 },
-  { name: 'targets', bytes: 4, length: (_n, e) => e },
-  { name: 'edgeIdent', bytes: 4, length: (_n, e) => e },
-  { name: 'walkOffsets', bytes: 4, length: (n) => n + 1 },
-  { name: 'walkTargets', bytes: 4, length: (_n, _e, w) => w },
-  { name: 'walkSlot', bytes: 4, length: (_n, e) => e },
-  { name: 'forward', bytes: 1, length: (_n, e) => e },
+/** The arrays in file order, each with its element size and its length for e edges and n nodes. */
+const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: number, n: number) => number }> = [
+  { name: 'weights', bytes: 8, length: (e) => e },
+  { name: 'offsets', bytes: 4, length: (_e, n) => n + 1 },
+  { name: 'targets', bytes: 4, length: (e) => e },
+  { name: 'edgeIdent', bytes: 4, length: (e) => e },
+  { name: 'forward', bytes: 1, length: (e) => e },
 ];
 
 /** The arrays a request patches in place: a background save writes copies. */
-const PATCHED: ReadonlySet<ArrayName> = new Set(['weights', 'walkWeights', 'forwardTotal']);
+const PATCHED: ReadonlySet<ArrayName> = new Set(['weights']);
 
 /** Content hash of an indexed file, by path (undefined: not indexed). */
 export type HashOf = (path: string) => string | undefined;
@@ -123,7 +117,6 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyPatched = false 
     hashes,
     idents: [...saved.idents],
     edges: saved.targets.length,
-    walkEntries: saved.walkTargets.length,
     checksum,
   };
   const json = Buffer.from(JSON.stringify(header));
@@ -196,13 +189,13 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   } catch {
     return undefined;
   }
-  const { paths, hashes, idents, edges, walkEntries, checksum } = header;
+  const { paths, hashes, idents, edges, checksum } = header;
   if (!Array.isArray(paths) || !Array.isArray(hashes) || !Array.isArray(idents) || hashes.length !== paths.length) return undefined;
-  if (!Number.isInteger(edges) || !Number.isInteger(walkEntries) || edges < 0 || walkEntries < 0) return undefined;
+  if (!Number.isInteger(edges) || edges < 0) return undefined;
   const n = paths.length;
   const start = jsonStart + jsonLength + pad(jsonStart + jsonLength);
   let at = start;
-  for (const { bytes, length } of ARRAYS) at += bytes * length(n, edges, walkEntries);
+  for (const { bytes, length } of ARRAYS) at += bytes * length(edges, n);
   if (at !== file.length || crc32(file.subarray(start)) !== checksum) return undefined;
   // Views on the file's bytes where these are aligned for them (they are, unless the Buffer came
   // from a pool), else copies.
@@ -210,7 +203,7 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   const arrays: Record<string, Float64Array | Uint32Array | Uint8Array> = {};
   at = start;
   for (const { name, bytes, length } of ARRAYS) {
-    const count = length(n, edges, walkEntries);
+    const count = length(edges, n);
     const buffer = aligned ? (file.buffer as ArrayBuffer) : new Uint8Array(file.subarray(at, at + bytes * count)).buffer;
     const offset = aligned ? file.byteOffset + at : 0;
     arrays[name] = bytes === 8 ? new Float64Array(buffer, offset, count) : bytes === 4 ? new Uint32Array(buffer, offset, count) : new Uint8Array(buffer, offset, count);

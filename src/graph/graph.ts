@@ -701,21 +701,8 @@ export class ReferenceGraph {
     const base = this.relatedBase;
     if (!base) return undefined;
     unpatch(base);
-    const { paths, idents, csr, edgeIdent, forward, walk, walkSlot, forwardTotal } = base.graph;
-    return {
-      paths,
-      idents,
-      offsets: csr.offsets,
-      targets: csr.targets,
-      weights: csr.weights,
-      edgeIdent,
-      forward,
-      walkOffsets: walk.offsets,
-      walkTargets: walk.targets,
-      walkWeights: walk.weights,
-      walkSlot,
-      forwardTotal,
-    };
+    const { paths, idents, csr, edgeIdent, forward } = base.graph;
+    return { paths, idents, offsets: csr.offsets, targets: csr.targets, weights: csr.weights, edgeIdent, forward };
   }
 
   /**
@@ -732,21 +719,18 @@ export class ReferenceGraph {
     const paths = this.filePaths();
     const n = paths.length;
     if (saved.paths.length !== n || !saved.paths.every((path, i) => path === paths[i])) return false;
-    const { offsets, targets, weights, edgeIdent, forward, idents, walkOffsets, walkTargets, walkWeights, walkSlot, forwardTotal } = saved;
+    const { offsets, targets, weights, edgeIdent, forward, idents } = saved;
     if (!isSavedGraphShaped(saved)) return false;
     for (const ident of idents) this.relatedIdents.id(ident);
     if (this.relatedIdents.list.length !== idents.length) return false; // a name twice: not a graph this code saved
     this.buffers.adopt({ targets, weights, edgeIdent, forward });
-    // The merged walk is copied into arrays of the graph's own rather than adopted as well: with
-    // the saved walk's arrays adopted, the third and fourth changes after a start were each 100-600
-    // ms slower (measured, not explained), and a copy costs less than merging again.
-    const own = this.buffers.walkArrays(walkTargets.length, walkSlot.length);
-    own.walkTargets.set(walkTargets);
-    own.walkWeights.set(walkWeights);
-    own.walkSlot.set(walkSlot);
     const csr = { nodeCount: n, offsets, targets, weights };
-    const walk = { nodeCount: n, offsets: walkOffsets, targets: own.walkTargets, weights: own.walkWeights };
-    const graph = { paths, csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot: own.walkSlot, forwardTotal };
+    // The merged walk is derived again rather than saved: saving it made the file 87 MB instead of
+    // 53, which a start reads (from disk, when the page cache has let it go) and a save writes.
+    const { walk, walkSlot } = mergeParallelEdges(csr, this.buffers);
+    const forwardTotal = new Float64Array(n);
+    for (let u = 0; u < n; u++) forwardTotal[u] = rowForwardTotal(csr, forward, u);
+    const graph = { paths, csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
     this.relatedBase = { graph, identIndex: this.relatedIdents.index };
     this.previousRelated = { base: this.relatedBase, numbering: this.numbering };
     this.relatedAllStale = false;
@@ -1163,7 +1147,7 @@ export const RELATED_WEIGHTS = {
  */
 const LOCAL_CHANGES_FROM = Math.max(RELATED_WEIGHTS.maxDefiners + 2, EDGE_WEIGHTS.widelyDefinedOver + 1);
 
-/** A related graph's arrays, as saved between runs (see RelatedGraph). */
+/** A related graph's own arrays, without what is derived from them (the merged walk, the forward totals). */
 export interface SavedRelated {
   /** Node index -> path, sorted. */
   paths: readonly string[];
@@ -1174,25 +1158,16 @@ export interface SavedRelated {
   weights: Float64Array;
   edgeIdent: Uint32Array;
   forward: Uint8Array;
-  /** The merged walk (saved rather than merged again: 0.2 s of a warm start on the large corpus). */
-  walkOffsets: Uint32Array;
-  walkTargets: Uint32Array;
-  walkWeights: Float64Array;
-  walkSlot: Uint32Array;
-  forwardTotal: Float64Array;
 }
 
 /** Whether a saved graph's arrays have the lengths and bounds that fit together. */
 function isSavedGraphShaped(saved: SavedRelated): boolean {
-  const { paths, offsets, targets, weights, edgeIdent, forward, walkOffsets, walkTargets, walkWeights, walkSlot, forwardTotal } = saved;
+  const { paths, offsets, targets, weights, edgeIdent, forward } = saved;
   const n = paths.length;
   const edges = targets.length;
-  const entries = walkTargets.length;
   if (offsets.length !== n + 1 || offsets[0] !== 0 || offsets[n] !== edges) return false;
-  if (walkOffsets.length !== n + 1 || walkOffsets[0] !== 0 || walkOffsets[n] !== entries || walkWeights.length !== entries) return false;
-  if (weights.length !== edges || edgeIdent.length !== edges || forward.length !== edges || walkSlot.length !== edges) return false;
-  if (forwardTotal.length !== n) return false;
-  for (let u = 0; u < n; u++) if (offsets[u] > offsets[u + 1] || walkOffsets[u] > walkOffsets[u + 1]) return false;
+  if (weights.length !== edges || edgeIdent.length !== edges || forward.length !== edges) return false;
+  for (let u = 0; u < n; u++) if (offsets[u] > offsets[u + 1]) return false;
   return true;
 }
 
