@@ -42,9 +42,6 @@ const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: num
   { name: 'forward', bytes: 1, length: (e) => e },
 ];
 
-/** The arrays a request patches in place: a background save writes copies. */
-const PATCHED: ReadonlySet<ArrayName> = new Set(['weights']);
-
 /** Content hash of an indexed file, by path (undefined: not indexed). */
 export type HashOf = (path: string) => string | undefined;
 
@@ -77,7 +74,7 @@ export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: Has
  * graph must not otherwise change until the promise settles.
  */
 export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: string, hashOf: HashOf): Promise<boolean> {
-  const parts = fileParts(graph, hashOf, { copyPatched: true });
+  const parts = fileParts(graph, hashOf, { copyWeights: true });
   if (!parts) return false;
   const target = join(dir, FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
@@ -96,7 +93,7 @@ export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: s
 }
 
 /** The file's bytes for the graph's related graph as it stands, in parts; undefined when there is nothing current to save. */
-function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyPatched = false } = {}): Uint8Array[] | undefined {
+function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyWeights = false } = {}): Uint8Array[] | undefined {
   const saved = graph.savedRelated();
   if (!saved) return undefined;
   const hashes: string[] = [];
@@ -106,7 +103,7 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyPatched = false 
     hashes.push(hash);
   }
   const arrays = ARRAYS.map(({ name }) => {
-    const array = copyPatched && PATCHED.has(name) ? saved[name].slice() : saved[name];
+    const array = copyWeights && name === 'weights' ? saved.weights.slice() : saved[name];
     return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
   });
   let checksum = 0;

@@ -37,9 +37,10 @@ const MEMO_LIMIT = 100_000;
  * times and the daemon renders the same lines request after request; the encoder then sees each
  * line once. The test checks the sum against a whole-text encoding on every encoding.
  *
- * The encoder lives in a thread of its own, which starts loading it when the counter is created:
- * loading takes 0.4-0.6 s, which a start spends meanwhile listing, stating and reading the files.
- * A count waits for the thread's answer (one round trip per call, for the lines not counted yet).
+ * The encoder lives in a thread of its own, which starts loading it when the counter is created
+ * (loading takes 0.4-0.6 s; a start does other work meanwhile, see startTokenizer). A count waits
+ * for the thread's answer (one round trip per call, for the lines not counted yet), until
+ * loadTokenizerHere moves the encoder into this thread.
  */
 export function tokenCounter(encoding: string = DEFAULT_ENCODING): TokenCounter {
   let counter = counters.get(encoding);
