@@ -163,9 +163,9 @@ export function subjectName(path: string): string {
 /**
  * Nodes by folder distance from the nearest of `from` (how many folders up the common ancestor
  * is), then shallower first, then by path (node order): a chat file's own folder first, then its
- * parent's, ... `include` picks the nodes to order (all when omitted). A counting sort: linear.
+ * parent's, ... Nodes marked in `leftOut` are not ordered. A counting sort: linear.
  */
-export function folderOrder(from: readonly string[], paths: readonly string[], include?: (node: number) => boolean): Uint32Array {
+export function folderOrder(from: readonly string[], paths: readonly string[], leftOut?: Uint8Array): Uint32Array {
   const { folderOf, folders, depth, maxDepth } = pathIndex(paths);
   const chatFolders = from.map((path) => path.split('/').slice(0, -1));
   // With no chat file every distance is the same; else it is at most the deepest chat folder's depth.
@@ -181,13 +181,13 @@ export function folderOrder(from: readonly string[], paths: readonly string[], i
   const starts = new Uint32Array((far + 1) * (maxDepth + 1) + 1);
   let count = 0;
   for (let i = 0; i < paths.length; i++) {
-    if (include && !include(i)) continue;
+    if (leftOut?.[i]) continue;
     starts[bucketOf(i) + 1]++;
     count++;
   }
   for (let b = 1; b < starts.length; b++) starts[b] += starts[b - 1];
   const order = new Uint32Array(count);
-  for (let i = 0; i < paths.length; i++) if (!include || include(i)) order[starts[bucketOf(i)]++] = i;
+  for (let i = 0; i < paths.length; i++) if (!leftOut?.[i]) order[starts[bucketOf(i)]++] = i;
   return order;
 }
 

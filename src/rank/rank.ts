@@ -93,8 +93,7 @@ function countOf(flags: Uint8Array): number {
 
 /** Indices of the `limit` largest values (all of them, ties at the cut included), unordered. */
 function topIndices(values: ArrayLike<number>, limit: number): number[] {
-  const all = Array.from({ length: values.length }, (_, i) => i);
-  if (limit >= values.length) return all;
+  if (limit >= values.length) return Array.from({ length: values.length }, (_, i) => i);
   // The cut value: the limit-th largest, by quickselect on a copy.
   const copy = Float64Array.from(values);
   let low = 0;
@@ -118,7 +117,9 @@ function topIndices(values: ArrayLike<number>, limit: number): number[] {
     else break;
   }
   const cut = copy[k];
-  return all.filter((index) => values[index] >= cut);
+  const top: number[] = [];
+  for (let i = 0; i < values.length; i++) if (values[i] >= cut) top.push(i);
+  return top;
 }
 
 /**
@@ -197,29 +198,21 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
   const { byPath, bySubject } = pathIndex(paths);
   const ranks = relatedPageRank(graph, request);
 
+  // The loops over every file live in functions of their own: inline, V8 compiled each loop of
+  // this function on its own (on-stack replacement) and threw the code away at every request.
   const isChat = new Uint8Array(n);
   for (const path of request.chatFiles) {
     const i = byPath.get(path);
     if (i !== undefined) isChat[i] = 1;
   }
   const fused = new Float64Array(n);
-  const { fusionK, graphWeight, lexicalWeight, folderWeight, partnerWeight, namedWeight } = RELATED_MODEL;
-  const fuse = (order: ArrayLike<number>, weight: number) => {
-    for (let position = 0; position < order.length; position++) fused[order[position]] += weight / (fusionK + position + 1);
-  };
-  // The graph order: ranked files first; files the walk never reached (rank 0) after them, by path.
-  let reachedCount = 0;
-  for (let i = 0; i < n; i++) if (!isChat[i] && ranks[i] > 0) reachedCount++;
-  const graphOrder = new Uint32Array(n - countOf(isChat));
-  for (let i = 0, r = 0, z = reachedCount; i < n; i++) if (!isChat[i]) graphOrder[ranks[i] > 0 ? r++ : z++] = i;
-  graphOrder.subarray(0, reachedCount).sort((a, b) => ranks[b] - ranks[a] || a - b);
+  const { graphWeight, lexicalWeight, folderWeight, partnerWeight, namedWeight } = RELATED_MODEL;
+  const fuse = (order: ArrayLike<number>, weight: number) => fuseOrder(fused, order, weight);
+  const graphOrder = rankOrder(ranks, isChat);
   fuse(graphOrder, graphWeight);
   const lexical = lexicalScores(byPath, n, request, names);
-  const lexicalOrder: number[] = [];
-  for (let i = 0; i < n; i++) if (!isChat[i] && lexical.distinct[i] > 0) lexicalOrder.push(i);
-  lexicalOrder.sort((a, b) => lexical.distinct[b] - lexical.distinct[a] || lexical.occurrences[b] - lexical.occurrences[a] || a - b);
-  fuse(lexicalOrder, lexicalWeight);
-  if (request.chatFiles.size > 0) fuse(folderOrder([...request.chatFiles], paths, (i) => !isChat[i]), folderWeight);
+  fuse(lexicalOrder(lexical, isChat), lexicalWeight);
+  if (request.chatFiles.size > 0) fuse(folderOrder([...request.chatFiles], paths, isChat), folderWeight);
   const nodesNamed = (subjects: Iterable<string>) => {
     const found = new Set<number>();
     for (const subject of subjects) for (const i of bySubject.get(subject) ?? []) if (!isChat[i]) found.add(i);
@@ -233,7 +226,7 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     const i = byPath.get(path);
     if (i !== undefined && !isChat[i]) fused[i] += 1;
   }
-  for (let i = 0; i < n; i++) if (isChat[i]) fused[i] = -1;
+  markLeftOut(fused, isChat);
   const best = topIndices(fused, Math.min(limit, graphOrder.length))
     .filter((i) => !isChat[i])
     .sort((a, b) => fused[b] - fused[a] || ranks[b] - ranks[a] || a - b);
@@ -268,6 +261,35 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     return byFile;
   };
   return { files, rankOf: (path) => ranks[byPath.get(path) ?? -1] ?? 0, definitionRanks };
+}
+
+/** Adds each file's reciprocal-rank share of `order` (files by position) to `fused`. */
+function fuseOrder(fused: Float64Array, order: ArrayLike<number>, weight: number): void {
+  const { fusionK } = RELATED_MODEL;
+  for (let position = 0; position < order.length; position++) fused[order[position]] += weight / (fusionK + position + 1);
+}
+
+/** The graph order: ranked files first, by rank; files the walk never reached (rank 0) after them, by path. Chat files left out. */
+function rankOrder(ranks: Float64Array, isChat: Uint8Array): Uint32Array {
+  const n = ranks.length;
+  let reachedCount = 0;
+  for (let i = 0; i < n; i++) if (!isChat[i] && ranks[i] > 0) reachedCount++;
+  const order = new Uint32Array(n - countOf(isChat));
+  for (let i = 0, r = 0, z = reachedCount; i < n; i++) if (!isChat[i]) order[ranks[i] > 0 ? r++ : z++] = i;
+  order.subarray(0, reachedCount).sort((a, b) => ranks[b] - ranks[a] || a - b);
+  return order;
+}
+
+/** Files with request names, by how many distinct ones, then how often, then path. Chat files left out. */
+function lexicalOrder({ distinct, occurrences }: { distinct: Uint32Array; occurrences: Uint32Array }, isChat: Uint8Array): number[] {
+  const order: number[] = [];
+  for (let i = 0; i < distinct.length; i++) if (!isChat[i] && distinct[i] > 0) order.push(i);
+  return order.sort((a, b) => distinct[b] - distinct[a] || occurrences[b] - occurrences[a] || a - b);
+}
+
+/** Scores of the files left out (`out`) set below any other. */
+function markLeftOut(scores: Float64Array, out: Uint8Array): void {
+  for (let i = 0; i < scores.length; i++) if (out[i]) scores[i] = -1;
 }
 
 /** A zeroed array of at least `length` sums, reused from request to request (left zeroed by its user). */
