@@ -115,6 +115,37 @@ test('the fused order: what the chat file uses and what uses it, its test, then 
   assert.deepEqual(ranking.files.map(rebuilt.rankOf), ranking.files.map(ranking.rankOf));
 });
 
+test('a request that mentions names but has no file in the graph ranks the same whether or not the unmentioned ranks were known', () => {
+  const random = seededRandom(3);
+  const files: Record<string, FileTags> = {};
+  for (let i = 0; i < 60; i++) {
+    const refs = Array.from({ length: 4 }, () => `f${Math.floor(random() * 60)}`);
+    files[`pkg${i % 5}/m${i}.py`] = tags([`f${i}`, `helper_${i % 7}`], [...refs, `helper_${(i + 1) % 7}`]);
+  }
+  const build = () => {
+    const graph = new ReferenceGraph();
+    for (const [path, fileTags] of Object.entries(files)) graph.setFile(path, fileNames(fileTags));
+    return graph;
+  };
+  // A chat file outside the graph: no personalization, so the whole graph is walked with the mentions' weights.
+  const request = { chatFiles: new Set(['README.md']), mentionedFiles: new Set<string>(), mentionedIdents: new Set(['helper_3']) };
+  const plain = { ...request, mentionedIdents: new Set<string>() };
+  const fresh = build();
+  const first = rankRelated(fresh.compileRelated(request), request, fresh);
+  const warm = build();
+  const unmentioned = rankRelated(warm.compileRelated(plain), plain, warm);
+  const second = rankRelated(warm.compileRelated(request), request, warm);
+  const paths = Object.keys(files);
+  assert.deepEqual(second.files, first.files);
+  assert.deepEqual(paths.map(second.rankOf), paths.map(first.rankOf));
+  assert.notDeepEqual(paths.map(second.rankOf), paths.map(unmentioned.rankOf), 'the mention moves the ranks');
+  // The mentioned weights are in place again after the unmentioned ranks were taken under them.
+  assert.deepEqual(edges(fresh, ['helper_3']), edges(build(), ['helper_3']));
+  // The walk follows the mention: the files that define the mentioned name gain.
+  const definers = paths.filter((path) => path.endsWith('m3.py') || path.endsWith('m10.py'));
+  assert.ok(definers.length === 2 && definers.every((path) => second.rankOf(path) > unmentioned.rankOf(path)));
+});
+
 test('layout: files are named first, then definitions round by round, then more files', () => {
   const files = Array.from({ length: 40 }, (_, i) => `pkg/module_${i}.py`);
   const defs = (path: string) => {

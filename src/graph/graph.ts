@@ -138,12 +138,28 @@ function unpatch(base: RelatedBase): void {
   const { patch } = base;
   if (!patch) return;
   const { csr, walk, forwardTotal } = base.graph;
-  for (let k = patch.size - 1; k >= 0; k--) {
-    csr.weights[patch.edges[k]] = patch.edgeWeights[k];
-    walk.weights[patch.slots[k]] = patch.slotWeights[k];
-  }
+  for (let k = patch.size - 1; k >= 0; k--) csr.weights[patch.edges[k]] = patch.edgeWeights[k];
+  putBackWalkWeights(walk.weights, patch);
   for (let k = patch.forwardCount - 1; k >= 0; k--) forwardTotal[patch.sources[k]] = patch.totals[k];
   base.patch = undefined;
+}
+
+/** The walk weights a patch changed, as they were (in reverse: a slot patched twice ends at its first value). */
+function putBackWalkWeights(weights: Float64Array, patch: Patch): void {
+  for (let k = patch.size - 1; k >= 0; k--) weights[patch.slots[k]] = patch.slotWeights[k];
+}
+
+/** Runs `run` with a patch's walk weights put back (see unpatch), then puts the patched ones again. */
+function withoutPatch<T>(weights: Float64Array, patch: Patch, run: () => T): T {
+  const patched = new Float64Array(patch.size);
+  for (let k = 0; k < patch.size; k++) patched[k] = weights[patch.slots[k]];
+  putBackWalkWeights(weights, patch);
+  try {
+    return run();
+  } finally {
+    // A slot patched twice holds its final value at each of its places in `patched`.
+    for (let k = 0; k < patch.size; k++) weights[patch.slots[k]] = patched[k];
+  }
 }
 
 interface BaseGraph {
@@ -801,7 +817,7 @@ export class ReferenceGraph {
       }
     }
     base.patch = saved;
-    return { ...base.graph, patched: true };
+    return { ...base.graph, patched: true, withoutPatch: (run) => withoutPatch(walk.weights, saved, run) };
   }
 
   /** A file's forward edges, from its references and the current definers. */
@@ -1195,6 +1211,8 @@ export interface RelatedGraph extends CompiledGraph {
    * stay so until the graph compiles the next request: use a view before asking for another.
    */
   patched?: boolean;
+  /** When patched: runs `run` with the walk's weights as they were before the request's patch, then patches them again. */
+  withoutPatch?: <T>(run: () => T) => T;
 }
 
 type TypedArrayOf<T> = T extends Uint8ArrayConstructor ? Uint8Array : T extends Uint32ArrayConstructor ? Uint32Array : Float64Array;

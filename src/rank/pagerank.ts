@@ -22,6 +22,12 @@ export interface PageRankOptions {
   /** Stop when the L1 change of an iteration falls below nodeCount * tolerance. */
   tolerance?: number;
   maxIterations?: number;
+  /**
+   * Where the iteration starts, one entry per node summing to 1 (default: uniform, networkx's
+   * start). Ranks near the answer (those of the same graph before a few weights changed) converge
+   * in fewer iterations, to ranks within the tolerance of networkx's.
+   */
+  start?: Float64Array;
 }
 
 /**
@@ -61,7 +67,8 @@ function powerIterate(
   const maxIterations = options.maxIterations ?? 100;
   if (n === 0) return new Float64Array(0);
   const teleport = normalisedTeleport(n, options.personalization);
-  let rank = new Float64Array(n).fill(1 / n);
+  if (options.start && options.start.length !== n) throw new RangeError('start must have one entry per node');
+  let rank = options.start ? options.start.slice() : new Float64Array(n).fill(1 / n);
   let next = new Float64Array(n);
   const share = new Float64Array(n);
   for (let iteration = 0; iteration < maxIterations; iteration++) {
