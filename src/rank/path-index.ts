@@ -30,7 +30,7 @@ export function pathIndex(paths: readonly string[]): PathIndex {
     const moves = last && numberMoves(last.paths, paths);
     if (last && moves) {
       // Patched in place: the previous list is out of date (a graph's list changes when it does).
-      index = patchPathIndex(last.index, paths, moves);
+      index = patchPathIndex(last.index, last.paths, paths, moves);
       indexes.delete(last.paths);
     } else {
       index = buildPathIndex(paths);
@@ -123,15 +123,22 @@ function numberMoves(before: readonly string[], after: readonly string[]): Numbe
 }
 
 /** `index` (of the previous list) brought to `paths` by the moves: each lookup renumbered, the new paths put in. */
-function patchPathIndex(index: PathIndex, paths: readonly string[], { newOf, added }: NumberMoves): PathIndex {
-  for (const [path, node] of index.byPath) {
-    if (newOf[node] >= 0) index.byPath.set(path, newOf[node]);
-    else index.byPath.delete(path);
+function patchPathIndex(index: PathIndex, before: readonly string[], paths: readonly string[], { newOf, added }: NumberMoves): PathIndex {
+  // Nodes before the first file added or removed keep their numbers: only the rest move.
+  let first = 0;
+  while (first < newOf.length && newOf[first] === first) first++;
+  for (let node = first; node < newOf.length; node++) {
+    if (newOf[node] >= 0) index.byPath.set(before[node], newOf[node]);
+    else index.byPath.delete(before[node]);
   }
   for (const lists of [index.byPart, index.bySubject]) {
     for (const [key, nodes] of lists) {
-      let kept = 0;
-      for (const node of nodes) if (newOf[node] >= 0) nodes[kept++] = newOf[node];
+      // Ascending: only a tail of each list moves.
+      let k = nodes.length;
+      while (k > 0 && nodes[k - 1] >= first) k--;
+      if (k === nodes.length) continue;
+      let kept = k;
+      for (; k < nodes.length; k++) if (newOf[nodes[k]] >= 0) nodes[kept++] = newOf[nodes[k]];
       nodes.length = kept;
       if (kept === 0) lists.delete(key);
     }
