@@ -817,7 +817,11 @@ export class ReferenceGraph {
       }
     }
     base.patch = saved;
-    return { ...base.graph, patched: true, withoutPatch: (run) => withoutPatch(walk.weights, saved, run) };
+    const unpatched = <T>(run: () => T): T => {
+      if (base.patch !== saved) throw new Error('a view of an earlier request: the graph compiled another since');
+      return withoutPatch(walk.weights, saved, run);
+    };
+    return { ...base.graph, patched: true, withoutPatch: unpatched };
   }
 
   /** A file's forward edges, from its references and the current definers. */
