@@ -190,10 +190,10 @@ test('changes made before the watcher starts are caught up once it has', async (
   assert.equal(await daemon.exited, 0);
 });
 
-test('files over the system\'s limit of watches are stat\'ed periodically instead: their edits still show', async () => {
+test('folders over the system\'s limit of watches are stat\'ed periodically instead: their edits still show', async () => {
   const root = gitRepo();
-  // api/inventory.py cannot be watched (as with ENOSPC); the sweep runs every 300 ms.
-  const env = { ...runtimeEnv(), REPOMAP_TEST_UNWATCHABLE: 'inventory', REPOMAP_TEST_SWEEP_MS: '300' };
+  // The folder api/ cannot be watched (as with ENOSPC); the sweep runs every 300 ms.
+  const env = { ...runtimeEnv(), REPOMAP_TEST_UNWATCHABLE: 'api', REPOMAP_TEST_SWEEP_MS: '300' };
   const daemon = await startDaemon(root, env);
   await call(daemon.socket, 'map', {});
   let status = await call<DaemonStatus>(daemon.socket, 'status');
@@ -203,13 +203,36 @@ test('files over the system\'s limit of watches are stat\'ed periodically instea
   assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('restock_unwatched'))).text, /restock_unwatched/);
   rmSync(join(root, 'api', 'inventory.py'));
   assert.doesNotMatch((await mapUntil(daemon.socket, (map) => !map.text.includes('inventory.py'))).text, /inventory\.py/);
-  // A new file no watch sees (as in a folder past the limit) is found by the sweep's listing.
+  // A new file no watch sees is found by the sweep's listing.
   writeFileSync(join(root, 'api', 'inventory_restock.py'), 'def restock_unseen():\n    pass\n');
   assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('restock_unseen'))).text, /restock_unseen/);
   await call(daemon.socket, 'shutdown');
   assert.equal(await daemon.exited, 0);
   assert.equal(daemon.stderr().match(/System limit/g)?.length, 1, 'the limit is logged once, with the remedy');
   assert.match(daemon.stderr(), /fs\.inotify\.max_user_watches/);
+});
+
+test('a folder moved in whole shows all its files, nested ones too; moved out, none', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  await call(daemon.socket, 'map', {});
+  let status = await call<DaemonStatus>(daemon.socket, 'status');
+  while (!status.watching) status = await call<DaemonStatus>(daemon.socket, 'status');
+  // Made outside the root, so no watch saw its files being written (as with a git checkout or an unpacked archive).
+  const outside = join(tempDir(), 'billing');
+  mkdirSync(join(outside, 'tax', 'rules'), { recursive: true });
+  writeFileSync(join(outside, 'invoice.py'), 'def issue_invoice_now():\n    pass\n');
+  writeFileSync(join(outside, 'tax', 'rules', 'vat.py'), 'def apply_vat_rules():\n    pass\n');
+  renameSync(outside, join(root, 'billing'));
+  const moved = await mapUntil(daemon.socket, (map) => map.text.includes('issue_invoice_now') && map.text.includes('apply_vat_rules'));
+  assert.match(moved.text, /^billing\/tax\/rules\/vat\.py:$/m);
+  renameSync(join(root, 'billing'), join(tempDir(), 'billing'));
+  const gone = await mapUntil(daemon.socket, (map) => !map.text.includes('billing/'));
+  assert.doesNotMatch(gone.text, /issue_invoice_now|apply_vat_rules/);
+  assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).files, status.files);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
 });
 
 test('a file edit is applied without parsing anything else', async () => {

@@ -1,10 +1,12 @@
 import { appendFileSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
-import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, ignoredFolders } from '../discover/discover.js';
+import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
 import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, outOfDate } from '../index/indexer.js';
 import { type ParseRunner, createRunner } from '../index/pool.js';
+import { statAll } from '../index/stat.js';
+import { languageForPath } from '../extract/languages.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
 import { TagStore } from '../store/store.js';
 import { readSavedGraph, restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
@@ -264,7 +266,7 @@ export class Daemon {
     this.watcher = watcher;
     await watcher.ready;
     if (this.isStopping) return;
-    const changed = new Set(watcher.watchedFiles().filter((path) => !this.state.has(path)));
+    const changed = new Set(await this.newPaths());
     for (const path of await this.changedSince(sinceMs)) changed.add(path);
     if (changed.size > 0) this.enqueue(changed);
     this.watching = true;
@@ -352,19 +354,28 @@ export class Daemon {
       await this.rediscover();
       return;
     }
+    const started = performance.now();
+    await this.rulesReady;
     const files = new Set<string>();
     for (const path of changed) {
-      if (path.endsWith('/')) for (const p of this.state.paths()) if (p.startsWith(path)) files.add(p);
       if (!path.endsWith('/')) files.add(path);
+      else {
+        // A folder that went, or appeared (the watcher follows folders, so it named none of its files).
+        for (const p of this.state.paths()) if (p.startsWith(path)) files.add(p);
+        for (const p of await filesUnder(this.options.root, path.slice(0, -1), (sub) => this.isWatchIgnored(sub))) files.add(p);
+      }
     }
     const candidates = [...files];
-    const started = performance.now();
     // A path already indexed was discoverable and stays so (ignore rules change only with a
     // .gitignore, which re-runs discovery): only new paths are asked of git or the ignore files.
     const unknown = candidates.filter((path) => !this.state.has(path));
-    await this.rulesReady;
     const listed = await this.discoverable(unknown);
     for (const path of candidates) if (this.state.has(path)) listed.add(path);
+    // An update takes a path without a grammar for a file (as discovery lists files) and does not
+    // stat it; a watcher names any entry, a folder or a file just deleted: those are gone.
+    const unparsed = candidates.filter((path) => listed.has(path) && !languageForPath(path));
+    const found = await statAll(this.options.root, unparsed);
+    for (let i = 0; i < unparsed.length; i++) if (found[i] === 'missing') listed.delete(unparsed[i]);
     const filtered = performance.now();
     const updates: Map<string, PathState> = await this.reconciler.update(
       candidates.filter((path) => listed.has(path)),

@@ -236,6 +236,26 @@ async function walkFiles(root: string, ignoredDirs?: Set<string>): Promise<strin
   return files;
 }
 
+/**
+ * The files under a folder now (relative paths), past .git and the folders `skip` says: what a
+ * watcher following folders looks for in one that just appeared. Discovery's filter then says
+ * which of them it lists.
+ */
+export async function filesUnder(root: string, folder: string, skip: (path: string) => boolean): Promise<string[]> {
+  const files: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(join(root, dir), { withFileTypes: true }).catch(() => []); // gone, or unreadable
+    for (const entry of entries) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.name === '.git' || skip(path)) continue;
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile() || entry.isSymbolicLink()) files.push(path);
+    }
+  };
+  await walk(folder);
+  return files;
+}
+
 function isIgnored(levels: IgnoreLevel[], path: string, isDir: boolean): boolean {
   // The deepest .gitignore with an opinion wins, as in git (a nested `!pattern` re-includes).
   for (let i = levels.length - 1; i >= 0; i--) {
