@@ -215,8 +215,6 @@ export class ReferenceGraph {
   private referencersFrom = 0;
   private pendingLinks = 0;
   private readonly folders = interner();
-  /** Every name a linked or loaded file holds, as the one string object all of them share (see intern). */
-  private readonly nameStrings = new Map<string, string>();
   private links = 0;
   /** Bumped whenever `dense` numbers change. */
   private numbering = 0;
@@ -299,10 +297,10 @@ export class ReferenceGraph {
     const names = this.readNames!(node.path) ?? EMPTY_NAMES;
     this.pendingLinks += names.defined.length + names.referenced.length - node.unread;
     node.unread = undefined;
-    node.defined = this.intern(names.defined);
-    node.refNames = this.intern(names.referenced);
+    node.defined = names.defined;
+    node.refNames = names.referenced;
     node.refCounts = Uint32Array.from(names.counts);
-    node.imports = this.intern(names.imports);
+    node.imports = names.imports;
     return node;
   }
 
@@ -316,11 +314,6 @@ export class ReferenceGraph {
   /** Files in the graph. */
   get fileCount(): number {
     return this.files.size;
-  }
-
-  /** Distinct names held by the files whose names are read (each string kept once; see intern). */
-  get nameCount(): number {
-    return this.nameStrings.size;
   }
 
   /** Links in the graph: one per (file, name it defines) and per (file, name it references). */
@@ -423,15 +416,12 @@ export class ReferenceGraph {
       for (const ident of node.defined) if (!toggled.delete(ident)) toggled.add(ident);
       changed = toggled;
       this.unlink(node);
-      node.defined = this.intern(defined);
-      node.refNames = this.intern(refNames);
+      node.defined = defined;
+      node.refNames = refNames;
       node.refCounts = refCounts;
-      node.imports = this.intern(imports);
+      node.imports = imports;
       this.link(node);
-    } else {
-      const interned = { defined: this.intern(defined), refNames: this.intern(refNames), refCounts, imports: this.intern(imports) };
-      node = this.addFile(path, interned, defined.length + refNames.length);
-    }
+    } else node = this.addFile(path, { defined, refNames, refCounts, imports }, defined.length + refNames.length);
     if (!this.relatedAllStale) this.staleRelated.add(node);
     this.definersChanged(changed, node);
   }
@@ -500,10 +490,8 @@ export class ReferenceGraph {
   private unlink(node: FileNode): void {
     for (const ident of node.defined) {
       const entry = this.definerIndex.get(ident);
-      if (entry === node) {
-        this.definerIndex.delete(ident);
-        if (!this.referencerIndex.has(ident)) this.nameStrings.delete(ident);
-      } else if (entry instanceof Set && entry.delete(node) && entry.size === 1) this.definerIndex.set(ident, entry.values().next().value!);
+      if (entry === node) this.definerIndex.delete(ident);
+      else if (entry instanceof Set && entry.delete(node) && entry.size === 1) this.definerIndex.set(ident, entry.values().next().value!);
     }
     const { refNames, refSlots } = node;
     for (let k = 0; k < refNames.length; k++) {
@@ -518,29 +506,9 @@ export class ReferenceGraph {
         list[2 * slot + 1] = lastK;
         last.refSlots[lastK] = slot;
       }
-      if (list.length === 0) {
-        this.referencerIndex.delete(ident);
-        if (!this.definerIndex.has(ident)) this.nameStrings.delete(ident);
-      }
+      if (list.length === 0) this.referencerIndex.delete(ident);
     }
     this.links -= node.defined.length + node.refNames.length;
-  }
-
-  /**
-   * Puts the graph's one copy of each name in `names` (in place). Files share most names (1.95 M
-   * links to 440,000 names on the large corpus), and a name decoded from the store is a slice of a
-   * string of its whole record, which the slice keeps alive: kept as they came, the names took
-   * about 130 MB of the daemon's heap there, and every full collection marked them. A name is
-   * forgotten when no linked file holds it any more (see unlink: every file is linked by then).
-   */
-  private intern(names: string[]): string[] {
-    const table = this.nameStrings;
-    for (let k = 0; k < names.length; k++) {
-      const kept = table.get(names[k]);
-      if (kept !== undefined) names[k] = kept;
-      else table.set((names[k] = ownCopy(names[k])), names[k]);
-    }
-    return names;
   }
 
   /** Keeps the sorted list (when there is one) in order without sorting it again. */
@@ -1444,12 +1412,6 @@ export function isCompoundIdentifier(ident: string): boolean {
 }
 
 /** Numbers strings in order of first sight: `id` gives a string's number, `list` the strings by number. */
-/** A string that shares no memory with the one it copies (a slice of a long string keeps all of it alive). */
-function ownCopy(value: string): string {
-  // V8 copies a slice shorter than 13 characters; JSON.parse makes a new string.
-  return value.length < 13 ? value : (JSON.parse(JSON.stringify(value)) as string);
-}
-
 function interner(): { index: Map<string, number>; list: string[]; id: (value: string) => number } {
   const index = new Map<string, number>();
   const list: string[] = [];
