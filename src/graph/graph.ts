@@ -1457,11 +1457,14 @@ function byPath(a: FileNode, b: FileNode): number {
 /** A name's referencers: [file, the name's position in its refNames, file, position, ...]. */
 type Referencers = Array<FileNode | number>;
 
-function* referenceCounts(list: Referencers): Generator<readonly [string, number]> {
+function referenceCounts(list: Referencers): Array<readonly [string, number]> {
+  // An array, not a generator: a request reads every pair, thousands for a common name.
+  const pairs = new Array<readonly [string, number]>(list.length / 2);
   for (let j = 0; j < list.length; j += 2) {
     const node = list[j] as FileNode;
-    yield [node.path, node.refCounts[list[j + 1] as number]];
+    pairs[j / 2] = [node.path, node.refCounts[list[j + 1] as number]];
   }
+  return pairs;
 }
 
 /** The files defining a name: its one definer, or a set of two or more. */

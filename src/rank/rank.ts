@@ -354,23 +354,24 @@ function lexicalScores(index: ReadonlyMap<string, number>, n: number, request: R
   }
   const distinct = new Uint32Array(n);
   const occurrences = new Uint32Array(n);
+  // The last name (its number in the query, from 1) that counted each file: a file defining and
+  // referencing a name counts it once, without a set per name.
+  const countedFor = new Uint32Array(n);
+  let q = 0;
+  const count = (path: string, times: number) => {
+    const i = index.get(path);
+    if (i === undefined) return;
+    occurrences[i] += times;
+    if (countedFor[i] === q) return;
+    countedFor[i] = q;
+    distinct[i]++;
+  };
   const found = names.namesOfAll(query);
   for (const name of query) {
+    q++;
     const { definers, referencers } = found.get(name)!;
-    const counted = new Set<number>();
-    for (const path of definers ?? []) {
-      const i = index.get(path);
-      if (i === undefined) continue;
-      counted.add(i);
-      occurrences[i]++;
-    }
-    for (const [path, count] of referencers ?? []) {
-      const i = index.get(path);
-      if (i === undefined) continue;
-      counted.add(i);
-      occurrences[i] += count;
-    }
-    for (const i of counted) distinct[i]++;
+    for (const path of definers ?? []) count(path, 1);
+    for (const [path, times] of referencers ?? []) count(path, times);
   }
   return { distinct, occurrences };
 }
