@@ -235,6 +235,33 @@ test('a folder moved in whole shows all its files, nested ones too; moved out, n
   assert.equal(await daemon.exited, 0);
 });
 
+test('a new folder the rules ignore is left out whole: not listed file by file, no longer watched', async () => {
+  const root = gitRepo();
+  writeFileSync(join(root, '.gitignore'), 'vendor/\n');
+  git(root, 'add', '.gitignore');
+  git(root, 'commit', '-qm', 'ignore vendor');
+  const daemon = await startDaemon(root, runtimeEnv());
+  await call(daemon.socket, 'map', {});
+  // Watching, and the catch-up done (it rediscovers: the .gitignore was written within the second before the start).
+  let status = await call<DaemonStatus>(daemon.socket, 'status');
+  while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(daemon.socket, 'status');
+  mkdirSync(join(root, 'vendor', 'pkg', 'lib'), { recursive: true });
+  writeFileSync(join(root, 'vendor', 'pkg', 'lib', 'dep.py'), 'def vendored_function():\n    pass\n');
+  writeFileSync(join(root, 'vendor', 'top.py'), 'def vendored_top():\n    pass\n');
+  const deadline = Date.now() + 10_000;
+  while (!daemon.stderr().includes('left out vendor/') && Date.now() < deadline) await sleep(50);
+  assert.match(daemon.stderr(), /left out vendor\/: ignored, no file of it listed/);
+  writeFileSync(join(root, 'vendor', 'pkg', 'lib', 'later.py'), 'def vendored_later():\n    pass\n');
+  // A file outside it, written after: once it shows, the events before it were handled.
+  writeFileSync(join(root, 'src', 'after.ts'), 'export function writtenAfterVendor() {}\n');
+  const map = await mapUntil(daemon.socket, (m) => m.text.includes('writtenAfterVendor'));
+  assert.doesNotMatch(map.text, /vendor|vendored/);
+  assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).files, status.files + 1);
+  assert.equal(daemon.stderr().match(/left out/g)?.length, 1, 'its subfolders are left out with it');
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test('a file edit is applied without parsing anything else', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

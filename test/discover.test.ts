@@ -76,6 +76,35 @@ for (const withGit of [true, false]) {
   });
 }
 
+for (const withGit of [true, false]) {
+  test(`a folder the rules ignore or an exclude names is skipped whole, unless git tracks a file in it (${withGit ? 'git' : 'walk'})`, async () => {
+    const root = tempDir();
+    buildTree(root, withGit);
+    write(root, { 'build/forced/kept.js': 'tracked although build/ is ignored\n', 'build/other/x.js': 'ignored\n' });
+    if (withGit) {
+      git(root, 'add', '-f', 'build/forced/kept.js');
+      git(root, 'commit', '-qm', 'forced');
+    }
+    const exclude = ['lib/deep'];
+    const discovery = await discoverFiles(root, { exclude });
+    const filter = await discoverableFilter(root, discovery.source, { exclude });
+    const expected: Record<string, boolean> = {
+      build: !withGit,
+      'build/forced': !withGit,
+      'build/other': true,
+      'lib/deep': true,
+      secret: withGit, // info/exclude: git only
+      src: false,
+      lib: false,
+    };
+    for (const [folder, skipped] of Object.entries(expected)) {
+      assert.equal(await filter.skips(folder), skipped, folder);
+      // A folder skipped is one discovery lists nothing in.
+      if (skipped) assert.ok(!discovery.paths.some((path) => path.startsWith(`${folder}/`)), folder);
+    }
+  });
+}
+
 test('the filter of a root below the git top level reads the rules from the top level down', async () => {
   const top = tempDir();
   buildTree(top, true);

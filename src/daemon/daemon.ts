@@ -93,7 +93,7 @@ export class Daemon {
   private unwatched = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
   /** Which new paths discovery would list (replaced whenever discovery runs again). */
-  private discoverable: DiscoverableFilter = async () => new Set();
+  private discoverable: DiscoverableFilter = Object.assign(async () => new Set<string>(), { skips: async () => false });
   private ignored = new Set<string>();
   /** Settles once `discoverable` and `ignored` are those of the last discovery (rejects if they could not be found). */
   private rulesReady: Promise<void> = Promise.resolve();
@@ -331,6 +331,13 @@ export class Daemon {
     return discovery;
   }
 
+  /** A folder discovery lists nothing in, found after the start: no longer watched, its events dropped. */
+  private leaveOut(folder: string): void {
+    this.ignored.add(folder);
+    this.watcher?.unwatch(folder);
+    this.options.log(`left out ${folder}/: ignored, no file of it listed`);
+  }
+
   private isWatchIgnored(path: string): boolean {
     if (this.isExcluded?.(path)) return true;
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
@@ -362,10 +369,14 @@ export class Daemon {
       else {
         // A folder that went, or appeared (the watcher follows folders, so it named none of its files).
         for (const p of this.state.paths()) if (p.startsWith(path)) files.add(p);
-        for (const p of await filesUnder(this.options.root, path.slice(0, -1), (sub) => this.isWatchIgnored(sub))) files.add(p);
+        const folder = path.slice(0, -1);
+        if (this.isWatchIgnored(folder)) continue;
+        if (await this.discoverable.skips(folder)) this.leaveOut(folder);
+        else for (const p of await filesUnder(this.options.root, folder, (sub) => this.isWatchIgnored(sub))) files.add(p);
       }
     }
-    const candidates = [...files];
+    // Events from inside a folder just left out are dropped with it.
+    const candidates = [...files].filter((path) => this.state.has(path) || !this.isWatchIgnored(path));
     // A path already indexed was discoverable and stays so (ignore rules change only with a
     // .gitignore, which re-runs discovery): only new paths are asked of git or the ignore files.
     const unknown = candidates.filter((path) => !this.state.has(path));

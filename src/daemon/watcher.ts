@@ -1,4 +1,4 @@
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import type { Stats } from 'node:fs';
 import { type FSWatcher, watch } from 'chokidar';
 
@@ -77,6 +77,12 @@ export class RepoWatcher {
     this.watcher.on('addDir', onFolder).on('unlinkDir', onFolder);
     this.watcher.on('error', (err: unknown) => options.onError?.(err));
     this.ready = new Promise((resolve) => this.watcher.once('ready', () => resolve()));
+  }
+
+  /** Stops watching a folder (relative) and the folders under it. */
+  unwatch(folder: string): void {
+    const abs = join(this.root, folder);
+    this.watcher.unwatch(Object.keys(this.watcher.getWatched()).filter((dir) => dir === abs || dir.startsWith(abs + sep)));
   }
 
   /** Paths seen but not yet handed over. */

@@ -60,8 +60,17 @@ export function comparePaths(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Which of some paths (relative to the root, maybe just changed or deleted) discovery would list. */
-export type DiscoverableFilter = (paths: readonly string[]) => Promise<Set<string>>;
+export interface DiscoverableFilter {
+  /** Which of some paths (relative to the root, maybe just changed or deleted) discovery would list. */
+  (paths: readonly string[]): Promise<Set<string>>;
+  /**
+   * Whether discovery surely lists nothing under a folder: it is excluded, or the rules ignore it
+   * and (for git) it holds no tracked file, which one `git ls-files` of the folder tells, not one
+   * per 500 of its files (a `node_modules` made by `npm install` while a daemon runs). False when
+   * unsure (a nested repository, or git not answering).
+   */
+  skips(folder: string): Promise<boolean>;
+}
 
 /**
  * A filter telling which paths the discovery of `source` would list, by the same rules, for the
@@ -75,7 +84,14 @@ export type DiscoverableFilter = (paths: readonly string[]) => Promise<Set<strin
 export async function discoverableFilter(root: string, source: Discovery['source'], options: DiscoverOptions = {}): Promise<DiscoverableFilter> {
   const excluded = excludeMatcher(options.exclude ?? []);
   const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', [], false);
-  return async (paths) => {
+  const skips = async (folder: string): Promise<boolean> => {
+    if (excluded?.(folder) || folder.split('/').includes('.git')) return true;
+    if (!rules || !(await rules.ignores(folder, true))) return false;
+    if (source !== 'git') return true;
+    const listed = await gitFiles(root, [folder]);
+    return listed !== null && listed.length === 0;
+  };
+  const filter = async (paths: readonly string[]): Promise<Set<string>> => {
     const kept = new Set<string>();
     const doubtful: string[] = [];
     for (const path of paths) {
@@ -87,6 +103,7 @@ export async function discoverableFilter(root: string, source: Discovery['source
     if (doubtful.length > 0) for (const path of (await gitFiles(root, doubtful)) ?? doubtful) kept.add(path);
     return kept;
   };
+  return Object.assign(filter, { skips });
 }
 
 /**
@@ -109,11 +126,11 @@ class IgnoreRules {
   ) {}
 
   /** Whether a path (relative to the root) is ignored; a path these rules cannot decide counts as ignored. */
-  async ignores(path: string): Promise<boolean> {
+  async ignores(path: string, isFolder = false): Promise<boolean> {
     const parts = (this.prefix + path).split('/');
     for (let depth = 1; depth <= parts.length; depth++) {
       const levels = await this.levelsFor(parts.slice(0, depth - 1).join('/'));
-      if (!levels || isIgnored(levels, parts.slice(0, depth).join('/'), depth < parts.length)) return true;
+      if (!levels || isIgnored(levels, parts.slice(0, depth).join('/'), depth < parts.length || isFolder)) return true;
     }
     return false;
   }
