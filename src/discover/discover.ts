@@ -67,7 +67,7 @@ export interface DiscoverableFilter {
    * Whether discovery surely lists nothing under a folder: it is excluded, or the rules ignore it
    * and (for git) it holds no tracked file, which one `git ls-files` of the folder tells, not one
    * per 500 of its files (a `node_modules` made by `npm install` while a daemon runs). False when
-   * unsure (a nested repository, or git not answering).
+   * git does not answer.
    */
   skips(folder: string): Promise<boolean>;
 }
