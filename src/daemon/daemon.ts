@@ -245,11 +245,10 @@ export class Daemon {
   }
 
   /**
-   * Starts the watcher once maps are served: its first crawl (an lstat and a watch per file) costs
-   * as much as loading the index, and would delay the first map by as much. Then catches up with
-   * what changed before each file was watched: new files the crawl found, indexed files whose stat
-   * differs from their record or that are gone, and files without a record (a `.gitignore`)
-   * modified since `sinceMs`.
+   * Starts the watcher once maps are served: its first crawl (an lstat per entry, a watch per
+   * folder) would delay the first map. Then catches up with what changed before each folder was
+   * watched: new files discovery lists, indexed files whose stat differs from their record or that
+   * are gone, and files without a record (a `.gitignore`) modified since `sinceMs`.
    */
   private async watch(sinceMs: number): Promise<void> {
     const { root, log } = this.options;
