@@ -338,11 +338,7 @@ export class Daemon {
   }
 
   private isWatchIgnored(path: string): boolean {
-    if (this.isExcluded?.(path)) return true;
-    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
-      if (this.ignored.has(path.slice(0, slash))) return true;
-    }
-    return this.ignored.has(path);
+    return this.isExcluded?.(path) || this.ignored.has(path) || inFolder(path, (folder) => this.ignored.has(folder));
   }
 
   private enqueue(paths: Set<string>): void {
@@ -362,14 +358,16 @@ export class Daemon {
     }
     const started = performance.now();
     await this.rulesReady;
-    const files = new Set<string>();
-    for (const path of changed) {
-      if (!path.endsWith('/')) files.add(path);
-      else {
-        // A folder that went, or appeared (the watcher follows folders, so it named none of its files).
-        for (const p of this.state.paths()) if (p.startsWith(path)) files.add(p);
-        const folder = path.slice(0, -1);
-        if (this.isWatchIgnored(folder)) continue;
+    const files = new Set([...changed].filter((path) => !path.endsWith('/')));
+    // Folders that went, or appeared (the watcher follows folders, so it named none of their files):
+    // the known paths under them, in one pass over the known paths, and the files on disk under
+    // each, a folder inside another of the batch walked with it.
+    const folders = new Set([...changed].filter((path) => path.endsWith('/')).map((path) => path.slice(0, -1)));
+    if (folders.size > 0) {
+      const isInBatch = (folder: string) => folders.has(folder);
+      for (const path of this.state.paths()) if (inFolder(path, isInBatch)) files.add(path);
+      for (const folder of folders) {
+        if (inFolder(folder, isInBatch) || this.isWatchIgnored(folder)) continue;
         if (await this.discoverable.skips(folder)) this.leaveOut(folder);
         else for (const p of await filesUnder(this.options.root, folder, (sub) => this.isWatchIgnored(sub))) files.add(p);
       }
@@ -711,4 +709,12 @@ export function socketAnswers(path: string, timeoutMs = 500): Promise<boolean> {
     socket.once('error', () => done(false));
     socket.setTimeout(timeoutMs, () => done(false));
   });
+}
+
+/** Whether some folder above a path (not the path itself) is one `isFolder` picks. */
+function inFolder(path: string, isFolder: (folder: string) => boolean): boolean {
+  for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+    if (isFolder(path.slice(0, slash))) return true;
+  }
+  return false;
 }

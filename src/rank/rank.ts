@@ -311,7 +311,8 @@ function relatedPageRank(graph: RelatedGraph, request: RankRequest): Float64Arra
   let ranks = globalRanks.get(graph.walk);
   if (!ranks) {
     // Of the graph without the request's mentions (the same walk object: a view of the same base).
-    ranks = graph.withoutPatch ? graph.withoutPatch(() => pagerank(graph.walk, { damping })) : pagerank(graph.walk, { damping });
+    const unpersonalized = () => pagerank(graph.walk, { damping });
+    ranks = graph.withoutPatch?.(unpersonalized) ?? unpersonalized();
     globalRanks.set(graph.walk, ranks);
   }
   // Mentions with no file to start from: the patched weights hold for this request only. Their
