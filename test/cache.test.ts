@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
@@ -60,6 +60,28 @@ test('a deleted file disappears from the map and the cache', async () => {
   assert.equal(after.stats.removed, 1);
   assert.doesNotMatch(after.text, /mailer\.ts/);
   assert.ok(!after.files.some((file) => file.path === 'src/mailer.ts'));
+});
+
+test('a file that became a link leading outside the root loses its stored record; nothing else is dropped', async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  await mapOf(root, cache);
+  const outside = join(tempDir(), 'mailer.ts');
+  writeFileSync(outside, 'export function sendOutside(): void {}\n');
+  rmSync(join(root, 'src/mailer.ts'));
+  symlinkSync(outside, join(root, 'src/mailer.ts'));
+  const run = await mapOf(root, cache);
+  assert.ok(run.skippedFiles.some((file) => file.path === 'src/mailer.ts' && file.reason === 'symlink outside root'));
+  assert.equal(run.stats.removed, 1);
+  const store = TagStore.open(cache);
+  try {
+    assert.equal(store.get('src/mailer.ts'), undefined, 'no record left for the link');
+    assert.equal(store.count(), SOURCES - 1);
+  } finally {
+    await store.close();
+  }
+  // The next run finds as many stored records as files with one: nothing to drop.
+  assert.equal((await mapOf(root, cache)).stats.removed, 0);
 });
 
 test('a cache of an older format is rebuilt with a one-line notice', async () => {

@@ -196,8 +196,7 @@ export class Daemon {
       this.stop.signal,
     );
     startTokenizer();
-    this.reconciler.prune(new Set(discovery.paths), this.state.stats);
-    this.state.apply(states);
+    this.reconciler.prune(states, this.state.stats);
     const prepared = Date.now();
     const saved = restoreRelatedGraph(this.state.graph, await savedGraph, this.hashOf);
     if (saved === 'restored') {
@@ -257,11 +256,16 @@ export class Daemon {
     await this.rulesReady;
     if (this.isStopping) return;
     const started = Date.now();
-    const watcher = new RepoWatcher(root, {
+    const watcher = await RepoWatcher.start(root, {
       isIgnored: (path) => this.isWatchIgnored(path),
       onChanges: (paths) => this.enqueue(paths),
       onError: (err) => this.watchFailed(err),
     });
+    if (this.isStopping) {
+      // The shutdown came while chokidar loaded, so it closed no watcher.
+      await watcher.close();
+      return;
+    }
     this.watcher = watcher;
     await watcher.ready;
     if (this.isStopping) return;
@@ -409,8 +413,8 @@ export class Daemon {
     await this.rulesReady;
     const present = new Set(discovery.paths);
     const updates = await this.reconciler.update(discovery.paths, this.state.stats, undefined, undefined, this.stop.signal);
+    this.reconciler.prune(updates, this.state.stats);
     for (const path of this.state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
-    this.reconciler.prune(present, this.state.stats);
     this.state.apply(updates);
     this.scheduleGraphSave();
     this.lastUpdate = new Date();

@@ -1,6 +1,6 @@
 import { join, relative, sep } from 'node:path';
 import type { Stats } from 'node:fs';
-import { type FSWatcher, watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 
 /** Events are coalesced until this long passes without one ... */
 const QUIET_MS = 15;
@@ -44,9 +44,16 @@ export class RepoWatcher {
   private readonly refused = new Set<string>();
   readonly ready: Promise<void>;
 
-  constructor(
+  /** Starts watching; chokidar is loaded now, not with the daemon, whose first map does not wait for it. */
+  static async start(root: string, options: RepoWatcherOptions): Promise<RepoWatcher> {
+    const { watch } = await import('chokidar');
+    return new RepoWatcher(root, options, watch);
+  }
+
+  private constructor(
     private readonly root: string,
     private readonly options: RepoWatcherOptions,
+    watch: typeof import('chokidar').watch,
   ) {
     this.watcher = watch(root, {
       ignoreInitial: true,

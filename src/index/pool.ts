@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
-import { type FileJob, type FileResult, type IndexFileOptions, failedResult, indexFiles } from '../extract/file.js';
+import type { Piscina } from 'piscina';
+import type { FileJob, FileResult, IndexFileOptions } from '../extract/file.js';
 import { languagesOf } from '../extract/languages.js';
 import type { BatchTask } from '../../workers/extract-worker.js';
 import type { TagStore } from '../store/store.js';
@@ -52,8 +52,16 @@ export function createRunner(workers: number): ParseRunner {
   return workers <= 1 ? new InProcessRunner() : new PoolRunner(workers);
 }
 
+/**
+ * The extraction (tree-sitter and its grammars) and Piscina are loaded when first needed: a thread
+ * that never parses, such as a daemon's main thread with a pool, or any warm start, does not load
+ * them (about 40 ms of the 0.2 s a daemon spends importing its modules).
+ */
+const extraction = () => import('../extract/file.js');
+
 class InProcessRunner implements ParseRunner {
   async stream(root: string, chunks: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore) {
+    const { indexFiles } = await extraction();
     let from = 0;
     for await (const jobs of chunks) {
       const start = from;
@@ -77,22 +85,25 @@ class InProcessRunner implements ParseRunner {
  * by file; a file that kills a worker on both of its own tries is recorded as failed.
  */
 class PoolRunner implements ParseRunner {
-  private started: Piscina<BatchTask, FileResult[]> | undefined;
+  private started: Promise<Piscina<BatchTask, FileResult[]>> | undefined;
   /** Tasks not yet settled: closing waits for them (a thread stopped inside native tree-sitter code aborts the whole process). */
   private readonly inFlight = new Set<Promise<FileResult[]>>();
 
   constructor(private readonly threads: number) {}
 
   /** Threads start on the first work: a warm run with nothing to parse starts none. */
-  private get pool(): Piscina<BatchTask, FileResult[]> {
-    this.started ??= new Piscina<BatchTask, FileResult[]>({
-      filename: new URL('../../workers/extract-worker.js', import.meta.url).href,
-      minThreads: this.threads,
-      maxThreads: this.threads,
-      // A second task waits in the worker itself, so it starts without a round trip through a busy main thread.
-      concurrentTasksPerWorker: 2,
-      idleTimeout: 30_000,
-    });
+  private pool(): Promise<Piscina<BatchTask, FileResult[]>> {
+    this.started ??= import('piscina').then(
+      ({ Piscina }) =>
+        new Piscina<BatchTask, FileResult[]>({
+          filename: new URL('../../workers/extract-worker.js', import.meta.url).href,
+          minThreads: this.threads,
+          maxThreads: this.threads,
+          // A second task waits in the worker itself, so it starts without a round trip through a busy main thread.
+          concurrentTasksPerWorker: 2,
+          idleTimeout: 30_000,
+        }),
+    );
     return this.started;
   }
 
@@ -161,7 +172,7 @@ class PoolRunner implements ParseRunner {
   }
 
   private run(task: BatchTask): Promise<FileResult[]> {
-    const running = this.pool.run(task);
+    const running = this.pool().then((pool) => pool.run(task));
     this.inFlight.add(running);
     const settled = () => this.inFlight.delete(running);
     running.then(settled, settled);
@@ -176,6 +187,7 @@ class PoolRunner implements ParseRunner {
       // queued on a worker that dies fails with it, so a file gets a second try before it is
       // recorded as the one that killed its worker.
       const results: FileResult[] = [];
+      const { failedResult } = await extraction();
       for (const job of jobs) {
         let result: FileResult | undefined;
         let reason = '';
@@ -193,7 +205,7 @@ class PoolRunner implements ParseRunner {
 
   async close() {
     await Promise.allSettled([...this.inFlight]);
-    await this.started?.destroy();
+    await (await this.started)?.destroy();
   }
 }
 

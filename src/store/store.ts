@@ -112,6 +112,11 @@ export class TagStore {
     return true;
   }
 
+  /** How many records are stored (counted by LMDB, none decoded). */
+  count(): number {
+    return this.files.getCount();
+  }
+
   /** Every stored path, in key order. */
   paths(): string[] {
     return [...this.files.getKeys()] as string[];
