@@ -3,9 +3,11 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
-import { ReferenceGraph } from '../src/graph/graph.js';
+import { ReferenceGraph, type SavedRelated } from '../src/graph/graph.js';
+import { readSavedGraph } from '../src/graph/graph-file.js';
 import { indexRepository } from '../src/index/indexer.js';
 import { buildMap, mapFromIndex } from '../src/map.js';
+import { unpersonalizedRanks } from '../src/rank/rank.js';
 import { STORE_FORMAT, TagStore } from '../src/store/store.js';
 import { copyFixture, tempDir } from './helpers.js';
 
@@ -110,6 +112,34 @@ test('a corrupt cache is rebuilt with a one-line notice, never a crash', async (
   assert.match(notices[0], /unreadable.*rebuilding/);
   assert.equal(run.stats.parsed, SOURCES);
   assert.equal(run.text, first.text);
+});
+
+test('the saved related graph carries its unpersonalized ranks: a graph restored from it takes them, bit for bit those it would compute', async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  // A personalized request does not compute them: the save does.
+  await buildMap({ root, cacheDir: cache, tokens: 1024, chatFiles: ['src/checkout.ts'] });
+  const file = await readSavedGraph(cache);
+  assert.ok(typeof file !== 'string', file as string);
+  const { walkRanks } = file.saved;
+  assert.equal(walkRanks?.length, file.saved.paths.length);
+  const store = TagStore.open(cache);
+  try {
+    const restored = async (saved: SavedRelated) => {
+      const graph = new ReferenceGraph((path) => store.names(path));
+      await indexRepository({ root, store, graph, workers: 1 });
+      assert.ok(graph.restoreRelated(saved));
+      return graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set() });
+    };
+    const withRanks = await restored(structuredClone(file.saved));
+    const without = await restored({ ...structuredClone(file.saved), walkRanks: undefined });
+    assert.deepEqual(withRanks.walkRanks, walkRanks);
+    assert.equal(without.walkRanks, undefined);
+    assert.equal(unpersonalizedRanks(withRanks), withRanks.walkRanks, 'the saved ranks are the ones used');
+    assert.deepEqual(unpersonalizedRanks(without), walkRanks);
+  } finally {
+    await store.close();
+  }
 });
 
 test('tags live in the store: the workers write them, records carry none, a map reads the outlines it needs', async () => {

@@ -197,6 +197,7 @@ export class Daemon {
     );
     startTokenizer();
     this.reconciler.prune(states, this.state.stats);
+    this.state.inOrder(discovery.paths);
     const prepared = Date.now();
     const saved = restoreRelatedGraph(this.state.graph, await savedGraph, this.hashOf);
     if (saved === 'restored') {
@@ -416,6 +417,7 @@ export class Daemon {
     this.reconciler.prune(updates, this.state.stats);
     for (const path of this.state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
     this.state.apply(updates);
+    this.state.inOrder(discovery.paths);
     this.scheduleGraphSave();
     this.lastUpdate = new Date();
     this.options.log(`rediscovered ${discovery.paths.length} files`);

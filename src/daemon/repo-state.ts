@@ -26,6 +26,8 @@ export class RepoState {
   private important: string[] | undefined;
   /** Set by a large update: the sorted views are rebuilt by sorting when next read. */
   private viewsStale = false;
+  /** Every path, sorted, when the caller knows them (see inOrder). */
+  private order: readonly string[] | undefined;
   private snapshot: RepoIndex | undefined;
   private fileRank: Map<string, number> | undefined;
   private readonly outlines: OutlineCache;
@@ -121,11 +123,27 @@ export class RepoState {
     return this.fileRank;
   }
 
+  /**
+   * Tells the sorted list of every path after an update of them all (discovery's list): the views
+   * are rebuilt from it when next read, rather than by sorting (0.16 s of the large corpus's first
+   * map). A path added since is not in it: the views are then sorted as usual.
+   */
+  inOrder(sortedPaths: readonly string[]): void {
+    this.order = sortedPaths;
+  }
+
   /** The repository as the map engine takes it (copies of the sorted views, with lookups over the states). */
   index(): RepoIndex {
     if (this.viewsStale) {
-      this.sortedPaths = [...this.states.keys()].sort(comparePaths);
-      ({ records: this.records, skipped: this.skipped } = splitStates(this.states));
+      const entries = this.order ? this.entriesInOrder(this.order) : undefined;
+      if (entries) {
+        this.sortedPaths = entries.map(([path]) => path);
+        ({ records: this.records, skipped: this.skipped } = splitStates(entries, true));
+      } else {
+        this.sortedPaths = [...this.states.keys()].sort(comparePaths);
+        ({ records: this.records, skipped: this.skipped } = splitStates(this.states));
+      }
+      this.order = undefined;
       this.important = undefined;
       this.viewsStale = false;
     }
@@ -138,6 +156,16 @@ export class RepoState {
       lookups: this.lookups,
     };
     return this.snapshot;
+  }
+
+  /** The states of `paths` in that order, if they are all the states there are (undefined if not). */
+  private entriesInOrder(paths: readonly string[]): Array<[string, PathState]> | undefined {
+    const entries: Array<[string, PathState]> = [];
+    for (const path of paths) {
+      const state = this.states.get(path);
+      if (state) entries.push([path, state]);
+    }
+    return entries.length === this.states.size ? entries : undefined;
   }
 }
 

@@ -3,6 +3,7 @@ import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { STORE_FORMAT } from '../store/store.js';
+import { RELATED_MODEL, unpersonalizedRanks } from '../rank/rank.js';
 import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated } from './graph.js';
 
 /**
@@ -17,9 +18,9 @@ import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated }
  */
 const MAGIC = Buffer.from('repomap related graph\n');
 const FILE_NAME = 'related-graph.bin';
-/** Bump when the layout or the meaning of the arrays changes. */
-const GRAPH_FILE_FORMAT = 3;
-const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edges: EDGE_WEIGHTS, related: RELATED_WEIGHTS });
+/** Bump when the layout or the meaning of the arrays changes (the way the ranks are computed included). */
+const GRAPH_FILE_FORMAT = 4;
+const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edges: EDGE_WEIGHTS, related: RELATED_WEIGHTS, damping: RELATED_MODEL.damping });
 
 interface Header {
   key: string;
@@ -33,14 +34,21 @@ interface Header {
 
 type ArrayName = Exclude<keyof SavedRelated, 'paths' | 'idents'>;
 
-/** The arrays in file order, each with its element size and its length for e edges and n nodes. */
+/**
+ * The arrays in file order, each with its element size and its length for e edges and n nodes.
+ * The walk's unpersonalized ranks are saved (a warm start's first map took 0.1-0.15 s to compute
+ * them on the large corpus), the walk itself is not (see restoreRelated).
+ */
 const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: number, n: number) => number }> = [
   { name: 'weights', bytes: 8, length: (e) => e },
+  { name: 'walkRanks', bytes: 8, length: (_e, n) => n },
   { name: 'offsets', bytes: 4, length: (_e, n) => n + 1 },
   { name: 'targets', bytes: 4, length: (e) => e },
   { name: 'edgeIdent', bytes: 4, length: (e) => e },
   { name: 'forward', bytes: 1, length: (e) => e },
 ];
+
+const NO_REQUEST = { chatFiles: new Set<string>(), mentionedIdents: new Set<string>() };
 
 /** Content hash of an indexed file, by path (undefined: not indexed). */
 export type HashOf = (path: string) => string | undefined;
@@ -94,8 +102,10 @@ export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: s
 
 /** The file's bytes for the graph's related graph as it stands, in parts; undefined when there is nothing current to save. */
 function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyWeights = false } = {}): Uint8Array[] | undefined {
-  const saved = graph.savedRelated();
-  if (!saved) return undefined;
+  const related = graph.savedRelated();
+  if (!related) return undefined;
+  // The ranks of the graph as it stands (the walk is the same whether merged anew or patched change by change).
+  const saved = { ...related, walkRanks: unpersonalizedRanks(graph.compileRelated(NO_REQUEST)) };
   const hashes: string[] = [];
   for (const path of saved.paths) {
     const hash = hashOf(path);

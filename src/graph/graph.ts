@@ -752,7 +752,8 @@ export class ReferenceGraph {
     const { walk, walkSlot } = mergeParallelEdges(csr, this.buffers);
     const forwardTotal = new Float64Array(n);
     for (let u = 0; u < n; u++) forwardTotal[u] = rowForwardTotal(csr, forward, u);
-    const graph = { paths, csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal };
+    const walkRanks = saved.walkRanks?.length === n ? saved.walkRanks : undefined;
+    const graph = { paths, csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal, walkRanks };
     this.relatedBase = { graph, identIndex: this.relatedIdents.index };
     this.previousRelated = { base: this.relatedBase, numbering: this.numbering };
     this.relatedAllStale = false;
@@ -1187,6 +1188,8 @@ export interface SavedRelated {
   weights: Float64Array;
   edgeIdent: Uint32Array;
   forward: Uint8Array;
+  /** The unpersonalized PageRank of the merged walk, when saved with the arrays (see RelatedGraph.walkRanks). */
+  walkRanks?: Float64Array;
 }
 
 /** Whether a saved graph's arrays have the lengths and bounds that fit together. */
@@ -1210,6 +1213,11 @@ export interface RelatedGraph extends CompiledGraph {
   walkSlot: Uint32Array;
   /** Per node, the summed weight of its forward edges (what a definition's share is divided by). */
   forwardTotal: Float64Array;
+  /**
+   * The PageRank of `walk` as it stands without a request's patch and without personalization
+   * (rank.ts unpersonalizedRanks), when known before any request asked: a restored graph's.
+   */
+  walkRanks?: Float64Array;
   /**
    * True when a request's mentions multiplied some weights. The weights are patched in place and
    * stay so until the graph compiles the next request: use a view before asking for another.

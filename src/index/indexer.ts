@@ -331,8 +331,8 @@ export class OutlineCache {
   }
 }
 
-/** Records with tags, and skips (a record's skip or a skip before any record), both sorted by path. */
-export function splitStates(states: Iterable<[string, PathState]>): { records: FileRecord[]; skipped: SkippedFile[] } {
+/** Records with tags, and skips (a record's skip or a skip before any record), both sorted by path (as they come, when `inOrder`). */
+export function splitStates(states: Iterable<[string, PathState]>, inOrder = false): { records: FileRecord[]; skipped: SkippedFile[] } {
   const records: FileRecord[] = [];
   const skipped: SkippedFile[] = [];
   for (const [, state] of states) {
@@ -343,8 +343,10 @@ export function splitStates(states: Iterable<[string, PathState]>): { records: F
       else records.push(record);
     }
   }
-  records.sort((a, b) => comparePaths(a.path, b.path));
-  skipped.sort((a, b) => comparePaths(a.path, b.path));
+  if (!inOrder) {
+    records.sort((a, b) => comparePaths(a.path, b.path));
+    skipped.sort((a, b) => comparePaths(a.path, b.path));
+  }
   return { records, skipped };
 }
 

@@ -1,7 +1,7 @@
 import { comparePaths } from '../discover/discover.js';
 import { type AiderGraph, type NameFiles, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
-import { folderOrder, pathIndex, sharedDepth, subjectName } from './path-index.js';
+import { folderOrder, nodesNamed, pathIndex, sharedDepth, subjectName } from './path-index.js';
 
 export { subjectName } from './path-index.js';
 
@@ -130,7 +130,8 @@ function topIndices(values: ArrayLike<number>, limit: number): number[] {
  * then teleports uniformly).
  */
 export function personalizationVector(paths: readonly string[], request: RankRequest, maxMatches = Infinity): Float64Array | undefined {
-  const { byPath, byPart } = pathIndex(paths);
+  const index = pathIndex(paths);
+  const { byPath } = index;
   const vector = new Float64Array(paths.length);
   let any = false;
   for (const path of [...request.chatFiles, ...request.mentionedFiles]) {
@@ -140,8 +141,7 @@ export function personalizationVector(paths: readonly string[], request: RankReq
   }
   const matched = new Set<number>();
   for (const ident of request.mentionedIdents) {
-    const nodes = byPart.get(ident) ?? [];
-    if (nodes.length <= maxMatches) for (const i of nodes) matched.add(i);
+    for (const i of nodesNamed(index, ident, maxMatches) ?? []) matched.add(i);
   }
   for (const i of matched) vector[i] += 1;
   return any || matched.size > 0 ? vector : undefined;
@@ -300,6 +300,21 @@ function identSums(length: number): Float64Array {
 }
 
 /**
+ * The PageRank of a related graph without personalization and without a request's patch: computed
+ * once per graph (the same walk object: a view of the same base), unless the graph brought them
+ * (walkRanks: a restored graph's, saved with it).
+ */
+export function unpersonalizedRanks(graph: RelatedGraph): Float64Array {
+  let ranks = globalRanks.get(graph.walk);
+  if (!ranks) {
+    const compute = () => pagerank(graph.walk, { damping: RELATED_MODEL.damping });
+    ranks = graph.walkRanks ?? graph.withoutPatch?.(compute) ?? compute();
+    globalRanks.set(graph.walk, ranks);
+  }
+  return ranks;
+}
+
+/**
  * The related graph's PageRank for a request: by forward push when the request personalizes it
  * (the cost then follows the neighbourhood of the chat files, not the size of the repository),
  * else the unpersonalized ranks, computed once per graph.
@@ -308,13 +323,7 @@ function relatedPageRank(graph: RelatedGraph, request: RankRequest): Float64Arra
   const personalization = personalizationVector(graph.paths, request, RELATED_MODEL.pathMatchMaxFiles);
   const { damping, pushEpsilon } = RELATED_MODEL;
   if (personalization) return pagerankPush(graph.walk, personalization, { damping, epsilon: pushEpsilon });
-  let ranks = globalRanks.get(graph.walk);
-  if (!ranks) {
-    // Of the graph without the request's mentions (the same walk object: a view of the same base).
-    const unpersonalized = () => pagerank(graph.walk, { damping });
-    ranks = graph.withoutPatch?.(unpersonalized) ?? unpersonalized();
-    globalRanks.set(graph.walk, ranks);
-  }
+  const ranks = unpersonalizedRanks(graph);
   // Mentions with no file to start from: the patched weights hold for this request only. Their
   // ranks start from the unpatched ones, which a mention moves little: on the large corpus a
   // request took 100-200 ms of iterations from a uniform start.
