@@ -245,6 +245,21 @@ test('the related graph after edits equals the one built from scratch, edge for 
   }
 });
 
+test('a file saved with the same names moves nothing (its related graph is kept); one whose counts alone change moves its edges', () => {
+  const { current } = randomRepository(31);
+  const graph = graphOf(current);
+  const before = graph.compileRelated(none);
+  const [path, fileTags] = [...current].find(([, t]) => t.defs.length > 0 && unpackRefs(t.refs).length > 1)!;
+  graph.setFile(path, fileNames(structuredClone(fileTags)));
+  assert.equal(graph.compileRelated(none), before, 'the same related graph, not one built again');
+  // One reference more of a name it already references: the same names, another count.
+  const refs = unpackRefs(fileTags.refs);
+  current.set(path, { ...fileTags, refs: packRefs([...refs, { ...refs[0], line: refs[0].line + 1 }]) });
+  graph.setFile(path, fileNames(current.get(path)!));
+  assert.notEqual(graph.compileRelated(none), before);
+  assertSameRelated(graph, graphOf(current), none, 'after a change of counts');
+});
+
 test('a related graph saved, read back into a graph of the same files and then edited equals the one built from scratch', () => {
   const { random, files, current } = randomRepository(5);
   const first = graphOf(current);
@@ -265,8 +280,8 @@ test('a related graph saved, read back into a graph of the same files and then e
   assert.equal(restored.restoreRelated(copy), true);
   assert.equal(restored.restoreRelated(copy), false, 'only into a graph whose related graph was never built');
   assertSameRelated(restored, graphOf(current), mentioning, 'as read back');
-  restored.rehearsePatch();
-  assertSameRelated(restored, graphOf(current), none, 'after a rehearsed patch');
+  restored.rehearseChange();
+  assertSameRelated(restored, graphOf(current), none, 'after a rehearsed change');
   for (let step = 0; step < 150; step++) {
     editOnce(restored, current, random, files);
     assertSameRelated(restored, graphOf(current), step % 2 ? mentioning : none, `step ${step}`);
