@@ -1401,7 +1401,6 @@ function mergeRow(
   }
 }
 
-/** How many names a file defines and references (0 while they are not read). */
 /** Whether a file's names are the ones its node holds. */
 function sameNames(node: FileNode, { defined, referenced, counts, imports }: FileNames): boolean {
   return sameStrings(node.defined, defined) && sameStrings(node.refNames, referenced) && sameStrings(node.imports, imports) && node.refCounts.every((count, i) => count === counts[i]);
@@ -1413,6 +1412,7 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/** How many names a file defines and references (0 while they are not read). */
 function nameCount(node: FileNode): number {
   return node.defined.length + node.refNames.length;
 }
