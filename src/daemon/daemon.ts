@@ -287,7 +287,8 @@ export class Daemon {
    * of a save, but V8 threw that code away while the watcher started, and the first edits on the
    * large corpus still took 210-250 ms in the graph instead of 60; rehearsed after the watcher
    * instead, its garbage met the second edit in a major collection. The patches after the watcher
-   * compile the patch again, with little garbage.
+   * compile the patch again, with little garbage. (When the watcher is ready first, as on a small
+   * repository, the change comes after it and no patch follows.)
    */
   private rehearseOnceSettled(): void {
     if (!this.namesLinked || this.isStopping) return;
