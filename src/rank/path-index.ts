@@ -81,18 +81,22 @@ export function buildPathIndex(paths: readonly string[]): PathIndex {
   return index;
 }
 
-/** Puts node `i` (at `path`) into each lookup; lists get it at their end. */
-function addPath(index: PathIndex, path: string, i: number): void {
+/** Puts node `i` (at `path`) into each lookup; lists get it at their end (and go into `touched`, when given). */
+function addPath(index: PathIndex, path: string, i: number, touched?: Set<number[]>): void {
   const slash = path.lastIndexOf('/');
   const name = path.slice(slash + 1);
   const dot = name.lastIndexOf('.');
   index.byPath.set(path, i);
-  push(index.byFileName, name, i);
-  if (dot > 0) push(index.byFileName, name.slice(0, dot), i);
-  push(index.bySubject, subjectName(path), i);
   const folder = folderOfPath(index, path, slash);
   index.folderOf[i] = folder;
   index.folderNodes[folder].push(i);
+  const byName = push(index.byFileName, name, i);
+  const byStem = dot > 0 ? push(index.byFileName, name.slice(0, dot), i) : undefined;
+  const bySubject = push(index.bySubject, subjectName(path), i);
+  if (touched) {
+    touched.add(byName).add(bySubject).add(index.folderNodes[folder]);
+    if (byStem) touched.add(byStem);
+  }
   index.depth[i] = Math.min(index.folders[folder].length + 1, 0xffff);
   index.maxDepth = Math.max(index.maxDepth, index.depth[i]);
 }
@@ -167,15 +171,7 @@ function patchPathIndex(index: PathIndex, before: readonly string[], paths: read
     patched.depth[newOf[old]] = index.depth[old];
   }
   const touched = new Set<number[]>();
-  for (const node of added) {
-    addPath(patched, paths[node], node);
-    const name = paths[node].slice(paths[node].lastIndexOf('/') + 1);
-    const dot = name.lastIndexOf('.');
-    touched.add(patched.byFileName.get(name)!);
-    if (dot > 0) touched.add(patched.byFileName.get(name.slice(0, dot))!);
-    touched.add(patched.bySubject.get(subjectName(paths[node]))!);
-    touched.add(patched.folderNodes[patched.folderOf[node]]);
-  }
+  for (const node of added) addPath(patched, paths[node], node, touched);
   // Lists in node order, as a fresh build makes them.
   for (const nodes of touched) nodes.sort((a, b) => a - b);
   return patched;
@@ -227,8 +223,10 @@ export function sharedDepth(a: readonly string[], b: readonly string[]): number 
   return common;
 }
 
-function push(map: Map<string, number[]>, key: string, value: number): void {
-  const list = map.get(key);
+/** Appends `value` to the list of `key` (made when missing); returns the list. */
+function push(map: Map<string, number[]>, key: string, value: number): number[] {
+  let list = map.get(key);
   if (list) list.push(value);
-  else map.set(key, [value]);
+  else map.set(key, (list = [value]));
+  return list;
 }
