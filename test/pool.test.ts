@@ -9,11 +9,11 @@ import { packageRoot } from '../src/paths.js';
 import { copyFixture, indexOnce, runCli, tempDir } from './helpers.js';
 
 /** The shop fixture plus every language fixture: all six grammars, and enough files for several batches. */
-function multiLanguageRepo(): string {
+function multiLanguageRepo(parts = 80): string {
   const root = copyFixture('shop');
-  for (let i = 0; i < 80; i++) {
+  for (let i = 0; i < parts; i++) {
     mkdirSync(join(root, 'gen'), { recursive: true });
-    writeFileSync(join(root, 'gen', `part${i}.py`), `class Part${i}:\n    def run(self):\n        return helper_${(i + 1) % 80}()\n\n\ndef helper_${i}():\n    return Part${i}()\n`);
+    writeFileSync(join(root, 'gen', `part${i}.py`), `class Part${i}:\n    def run(self):\n        return helper_${(i + 1) % parts}()\n\n\ndef helper_${i}():\n    return Part${i}()\n`);
   }
   return root;
 }
@@ -73,19 +73,22 @@ test('the map is byte-identical whatever the number of workers', () => {
   assert.equal(outputs[2], outputs[0]);
 });
 
-test('a file that kills a worker is reported; the rest of its batch is indexed', () => {
-  const root = multiLanguageRepo();
-  writeFileSync(join(root, 'gen', 'poison.py'), 'def poison():\n    pass\n');
+test('files that kill workers are reported, each alone; the rest of their batches is indexed', () => {
+  // Four of them in four batches: their batches die together with those queued beside them on the
+  // same threads, and their retries kill threads that other files' retries share.
+  const root = multiLanguageRepo(300);
+  const poisons = [60, 120, 180, 240].map((i) => `gen/part${i}_poison.py`).sort();
+  for (const path of poisons) writeFileSync(join(root, path), 'def poison():\n    pass\n');
   const result = runCli(['map', root, '--cache-dir', tempDir(), '--workers', '2', '--verbose', '--format', 'json'], {
     env: { REPOMAP_TEST_WORKER_EXIT_ON: 'poison' },
   });
   assert.equal(result.code, 0, result.stderr);
   const map = JSON.parse(result.stdout) as { skippedFiles: Array<{ path: string; reason: string; detail?: string }>; stats: { parsed: number } };
   const failed = map.skippedFiles.filter((file) => file.reason === 'parse failed');
-  assert.deepEqual(failed.map((file) => file.path), ['gen/poison.py']);
-  assert.match(failed[0].detail ?? '', /worker died/);
-  assert.equal(map.stats.parsed, 81 + 9); // every other file: 80 generated, 9 shop sources, and the poison file's record
-  assert.match(result.stderr, /skipped gen\/poison\.py: parse failed/);
+  assert.deepEqual(failed.map((file) => file.path), poisons);
+  for (const file of failed) assert.match(file.detail ?? '', /worker died/);
+  assert.equal(map.stats.parsed, 300 + 9 + 4); // every file: 300 generated, 9 shop sources, and the poison files' records
+  assert.match(result.stderr, /skipped gen\/part60_poison\.py: parse failed/);
 });
 
 test('a parse that runs over its time bound is reported as a timeout, in-process and on the pool', async () => {

@@ -80,31 +80,50 @@ class InProcessRunner implements ParseRunner {
   async close() {}
 }
 
+type ExtractPool = Piscina<BatchTask, FileResult[]>;
+
+/** A Piscina pool of the extraction worker. */
+function startPool(threads: number, tasksPerThread: number): Promise<ExtractPool> {
+  return import('piscina').then(
+    ({ Piscina }) =>
+      new Piscina<BatchTask, FileResult[]>({
+        filename: new URL('../../workers/extract-worker.js', import.meta.url).href,
+        minThreads: threads,
+        maxThreads: threads,
+        concurrentTasksPerWorker: tasksPerThread,
+        idleTimeout: 30_000,
+      }),
+  );
+}
+
 /**
  * A Piscina pool of extraction workers, fed batches. A batch whose worker dies is retried file
- * by file; a file that kills a worker on both of its own tries is recorded as failed.
+ * by file on a quarantine thread that runs one task at a time, so a death there is the file's
+ * own: a file that kills that thread on both of its tries is recorded as failed.
  */
 class PoolRunner implements ParseRunner {
-  private started: Promise<Piscina<BatchTask, FileResult[]>> | undefined;
+  private started: Promise<ExtractPool> | undefined;
+  private quarantined: Promise<ExtractPool> | undefined;
   /** Tasks not yet settled: closing waits for them (a thread stopped inside native tree-sitter code aborts the whole process). */
   private readonly inFlight = new Set<Promise<FileResult[]>>();
 
   constructor(private readonly threads: number) {}
 
-  /** Threads start on the first work: a warm run with nothing to parse starts none. */
-  private pool(): Promise<Piscina<BatchTask, FileResult[]>> {
-    this.started ??= import('piscina').then(
-      ({ Piscina }) =>
-        new Piscina<BatchTask, FileResult[]>({
-          filename: new URL('../../workers/extract-worker.js', import.meta.url).href,
-          minThreads: this.threads,
-          maxThreads: this.threads,
-          // A second task waits in the worker itself, so it starts without a round trip through a busy main thread.
-          concurrentTasksPerWorker: 2,
-          idleTimeout: 30_000,
-        }),
-    );
-    return this.started;
+  /**
+   * Threads start on the first work: a warm run with nothing to parse starts none. A second task
+   * waits in the worker itself, so it starts without a round trip through a busy main thread.
+   */
+  private pool(): Promise<ExtractPool> {
+    return (this.started ??= startPool(this.threads, 2));
+  }
+
+  /**
+   * One thread, one task at a time, started on the first retry: a task that dies on the shared
+   * pool takes down every task queued in its worker with it (the other batch's files, or another
+   * file's retry), so only here is a death the file's own.
+   */
+  private quarantine(): Promise<ExtractPool> {
+    return (this.quarantined ??= startPool(1, 1));
   }
 
   stream(root: string, chunks: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void> {
@@ -171,8 +190,8 @@ class PoolRunner implements ParseRunner {
     await Promise.all(Array.from({ length: this.threads }, () => this.run({ root: '', jobs: [], options, preload })));
   }
 
-  private run(task: BatchTask): Promise<FileResult[]> {
-    const running = this.pool().then((pool) => pool.run(task));
+  private run(task: BatchTask, on: Promise<ExtractPool> = this.pool()): Promise<FileResult[]> {
+    const running = on.then((pool) => pool.run(task));
     this.inFlight.add(running);
     const settled = () => this.inFlight.delete(running);
     running.then(settled, settled);
@@ -183,16 +202,15 @@ class PoolRunner implements ParseRunner {
     try {
       return await this.run({ root, jobs, options, tagsTo });
     } catch {
-      // Retry alone each file of the batch, so one poisonous file cannot sink the others. A task
-      // queued on a worker that dies fails with it, so a file gets a second try before it is
-      // recorded as the one that killed its worker.
+      // Retry alone each file of the batch, so one poisonous file cannot sink the others. A
+      // second try there spares a file a death that was not its own (a thread's out-of-memory).
       const results: FileResult[] = [];
       const { failedResult } = await extraction();
       for (const job of jobs) {
         let result: FileResult | undefined;
         let reason = '';
         for (let attempt = 0; attempt < 2 && !result; attempt++) {
-          result = await this.run({ root, jobs: [job], options, tagsTo }).then(
+          result = await this.run({ root, jobs: [job], options, tagsTo }, this.quarantine()).then(
             (single) => single[0],
             (err: unknown) => ((reason = err instanceof Error ? err.message : String(err)), undefined),
           );
@@ -205,7 +223,7 @@ class PoolRunner implements ParseRunner {
 
   async close() {
     await Promise.allSettled([...this.inFlight]);
-    await (await this.started)?.destroy();
+    await Promise.all([this.started, this.quarantined].map(async (pool) => (await pool)?.destroy()));
   }
 }
 
