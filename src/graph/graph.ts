@@ -43,6 +43,8 @@ const NO_MENTIONS: ReadonlySet<string> = new Set();
 const MAX_SHIFTS = 64;
 /** Past this many files added or removed since the last related graph, it is written anew. */
 const MAX_PATCH_SHIFTS = 16;
+/** Entries from which a patch copies a run of a graph's arrays with views and `set`, not a loop. */
+const BLOCK_COPY = 256;
 
 /** Where node `i` of one numbering is after `shifts` (-1: removed). */
 function shifted(i: number, shifts: ReadonlyArray<{ at: number; by: 1 | -1 }>): number {
@@ -1004,19 +1006,39 @@ export class ReferenceGraph {
     }
     const isStale = new Uint8Array(n);
     const affected = new Uint8Array(n);
+    // Rows rewritten entry by entry: those of files added, and those holding entries of files added
+    // or removed. The others trade whole runs of entries, a run per stale source, each found by
+    // binary search: a file used everywhere has a row of tens of thousands of entries, of which an
+    // edit elsewhere changes a few.
+    const entryWise = new Uint8Array(n);
     for (const node of stale) isStale[node.dense] = affected[node.dense] = 1;
+    // Per row, the stale files whose old entries it holds, ascending: their runs give way.
+    const dropped = new Map<number, number[]>();
     // A removed file's old targets lose its reverse entries; a stale file's old targets too.
     for (let i = 0; i < oldN; i++) {
-      if (newOf[i] >= 0 && !isStale[newOf[i]]) continue;
-      for (let e = oldOffsets[i]; e < oldOffsets[i + 1]; e++) if (oldForward[e] && newOf[oldTargets[e]] >= 0) affected[newOf[oldTargets[e]]] = 1;
+      const s = newOf[i];
+      if (s >= 0 && !isStale[s]) continue;
+      for (let e = oldOffsets[i]; e < oldOffsets[i + 1]; e++) {
+        const t = oldForward[e] ? newOf[oldTargets[e]] : -1;
+        if (t < 0) continue;
+        affected[t] = 1;
+        if (s < 0) entryWise[t] = 1;
+        else {
+          const sources = getOrCreate(dropped, t, () => []);
+          if (sources[sources.length - 1] !== s) sources.push(s);
+        }
+      }
     }
     // Per target, the new reverse entries as (source, k) pairs, sources ascending.
     const incoming = new Map<number, number[]>();
     const staleNodes = stale.map((node) => node.dense).sort((a, b) => a - b);
     for (const s of staleNodes) {
       const { toDense } = this.numbered(nodes[s].related!);
+      const added = oldOf[s] < 0;
+      if (added) entryWise[s] = 1;
       for (let k = 0; k < toDense.length; k++) {
         affected[toDense[k]] = 1;
+        if (added) entryWise[toDense[k]] = 1;
         getOrCreate(incoming, toDense[k], () => []).push(s, k);
       }
     }
@@ -1026,11 +1048,50 @@ export class ReferenceGraph {
       const source = newOf[oldTargets[e]];
       return source >= 0 && !isStale[source];
     };
+    // Row v's changes as runs of five numbers: its old entries [from, to) give way to the new
+    // entries of source s, pairs [p, q) of `incoming` (s = v: the row's own forward entries).
+    const runsOf = (v: number): number[] => {
+      const o = oldOf[v];
+      const start = oldOffsets[o];
+      const end = oldOffsets[o + 1];
+      const [ownFrom, ownTo] = ownEntries(oldTargets, oldForward, start, end, o);
+      const pairs = incoming.get(v) ?? NO_PAIRS;
+      const gone = dropped.get(v) ?? NO_PAIRS;
+      const runs: number[] = [];
+      let p = 0;
+      let d = 0;
+      let own = isStale[v] === 1;
+      for (;;) {
+        const s = Math.min(p < pairs.length ? pairs[p] : n, d < gone.length ? gone[d] : n, own ? v : n);
+        if (s === n) return runs;
+        const q = pairsEnd(pairs, p, s);
+        if (s === v) {
+          runs.push(ownFrom, ownTo, s, p, q);
+          own = false;
+        } else {
+          // Reverse entries sit by source, those of lower sources before the row's own entries.
+          const os = oldOf[s];
+          const [from, to] = os < o ? [start, ownFrom] : [ownTo, end];
+          const at = lowerBound(oldTargets, from, to, os);
+          runs.push(at, lowerBound(oldTargets, at, to, os + 1), s, p, q);
+        }
+        p = q;
+        if (gone[d] === s) d++;
+      }
+    };
+    const runsByRow = new Map<number, number[]>();
     const offsets = new Uint32Array(n + 1);
     for (let v = 0; v < n; v++) {
       const o = oldOf[v];
       let size = o >= 0 ? oldOffsets[o + 1] - oldOffsets[o] : 0;
-      if (affected[v]) {
+      if (affected[v] && !entryWise[v]) {
+        const runs = runsOf(v);
+        runsByRow.set(v, runs);
+        for (let r = 0; r < runs.length; r += 5) {
+          size -= runs[r + 1] - runs[r];
+          size += runs[r + 2] === v ? nodes[v].related!.toDense.length : (runs[r + 4] - runs[r + 3]) / 2;
+        }
+      } else if (affected[v]) {
         size = (incoming.get(v)?.length ?? 0) / 2 + (isStale[v] ? nodes[v].related!.toDense.length : 0);
         if (o >= 0) for (let e = oldOffsets[o]; e < oldOffsets[o + 1]; e++) if (keeps(v, e)) size++;
       }
@@ -1041,6 +1102,39 @@ export class ReferenceGraph {
     const { targets, weights, edgeIdent, forward } = buffers.edgeArrays(edgeCount);
     // Files added or removed since: the targets of copied entries are numbered anew.
     const renumber = shifts.length > 0 ? newOf : undefined;
+    let slot = 0;
+    const copyOld = (from: number, to: number) => {
+      if (to - from < BLOCK_COPY) {
+        // A loop: views for a block copy cost more than the copy of a run of a few dozen entries.
+        const shift = slot - from;
+        for (let e = from; e < to; e++) {
+          targets[e + shift] = renumber ? renumber[oldTargets[e]] : oldTargets[e];
+          weights[e + shift] = oldWeights[e];
+          edgeIdent[e + shift] = oldIdent[e];
+          forward[e + shift] = oldForward[e];
+        }
+      } else {
+        copyTargets(oldTargets, from, to, targets, slot, renumber);
+        weights.set(oldWeights.subarray(from, to), slot);
+        edgeIdent.set(oldIdent.subarray(from, to), slot);
+        forward.set(oldForward.subarray(from, to), slot);
+      }
+      slot += to - from;
+    };
+    const write = (target: number, weight: number, ident: number, isForward: number) => {
+      targets[slot] = target;
+      weights[slot] = weight;
+      edgeIdent[slot] = ident;
+      forward[slot++] = isForward;
+    };
+    const writeOwn = (v: number) => {
+      const own = nodes[v].related!;
+      for (let k = 0; k < own.toDense.length; k++) write(own.toDense[k], own.weight[k], own.ident[k], 1);
+    };
+    const writeReverse = (source: number, k: number) => {
+      const from = nodes[source].related!;
+      write(source, from.weight[k] * RELATED_WEIGHTS.reverse, from.ident[k], 0);
+    };
     // The end of the run of unchanged rows from v: rows that move as one block.
     const runEnd = (v: number) => {
       let end = v;
@@ -1048,25 +1142,27 @@ export class ReferenceGraph {
       return end;
     };
     for (let v = 0; v < n; ) {
+      slot = offsets[v];
       if (!affected[v]) {
         const end = runEnd(v);
-        const from = oldOffsets[oldOf[v]];
-        const to = oldOffsets[oldOf[end - 1] + 1];
-        copyTargets(oldTargets, from, to, targets, offsets[v], renumber);
-        weights.set(oldWeights.subarray(from, to), offsets[v]);
-        edgeIdent.set(oldIdent.subarray(from, to), offsets[v]);
-        forward.set(oldForward.subarray(from, to), offsets[v]);
+        copyOld(oldOffsets[oldOf[v]], oldOffsets[oldOf[end - 1] + 1]);
         v = end;
         continue;
       }
-      let slot = offsets[v];
-      const write = (target: number, weight: number, ident: number, isForward: number) => {
-        targets[slot] = target;
-        weights[slot] = weight;
-        edgeIdent[slot] = ident;
-        forward[slot++] = isForward;
-      };
-      const pairs = incoming.get(v) ?? [];
+      const pairs = incoming.get(v) ?? NO_PAIRS;
+      const runs = runsByRow.get(v);
+      if (runs) {
+        let from = oldOffsets[oldOf[v]];
+        for (let r = 0; r < runs.length; r += 5) {
+          copyOld(from, runs[r]);
+          if (runs[r + 2] === v) writeOwn(v);
+          else for (let p = runs[r + 3]; p < runs[r + 4]; p += 2) writeReverse(pairs[p], pairs[p + 1]);
+          from = runs[r + 1];
+        }
+        copyOld(from, oldOffsets[oldOf[v] + 1]);
+        v++;
+        continue;
+      }
       let next = 0;
       let ownPending = isStale[v] === 1;
       // Writes the new entries whose source comes before `limit`, in source order.
@@ -1074,15 +1170,12 @@ export class ReferenceGraph {
         for (;;) {
           const source = next < pairs.length ? pairs[next] : Infinity;
           if (ownPending && v < limit && v < source) {
-            const own = nodes[v].related!;
-            for (let k = 0; k < own.toDense.length; k++) write(own.toDense[k], own.weight[k], own.ident[k], 1);
+            writeOwn(v);
             ownPending = false;
             continue;
           }
           if (source >= limit) return;
-          const k = pairs[next + 1];
-          const from = nodes[source].related!;
-          write(source, from.weight[k] * RELATED_WEIGHTS.reverse, from.ident[k], 0);
+          writeReverse(source, pairs[next + 1]);
           next += 2;
         }
       };
@@ -1415,6 +1508,46 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
 /** How many names a file defines and references (0 while they are not read). */
 function nameCount(node: FileNode): number {
   return node.defined.length + node.refNames.length;
+}
+
+const NO_PAIRS: readonly number[] = [];
+
+/** The end of source s's (source, k) pairs from p on. */
+function pairsEnd(pairs: readonly number[], p: number, s: number): number {
+  while (p < pairs.length && pairs[p] === s) p += 2;
+  return p;
+}
+
+/** The first entry of [from, to) whose target is `value` or more (the entries sorted by target). */
+function lowerBound(targets: Uint32Array, from: number, to: number, value: number): number {
+  while (from < to) {
+    const mid = (from + to) >>> 1;
+    if (targets[mid] < value) from = mid + 1;
+    else to = mid;
+  }
+  return from;
+}
+
+/**
+ * Where row u's own (forward) entries begin and end in [start, end): after the reverse entries of
+ * lower sources, before those of higher ones (a reverse entry's target is its source).
+ */
+function ownEntries(targets: Uint32Array, forward: Uint8Array, start: number, end: number, u: number): [number, number] {
+  let from = start;
+  let to = end;
+  while (from < to) {
+    const mid = (from + to) >>> 1;
+    if (!forward[mid] && targets[mid] < u) from = mid + 1;
+    else to = mid;
+  }
+  const ownFrom = from;
+  to = end;
+  while (from < to) {
+    const mid = (from + to) >>> 1;
+    if (forward[mid] || targets[mid] < u) from = mid + 1;
+    else to = mid;
+  }
+  return [ownFrom, from];
 }
 
 /** Copies targets[from, to) to `into` from `at` on, each numbered anew by `renumber` when files came or went. */
