@@ -2,16 +2,24 @@
 // list of paths (a graph keeps its list until a file is added or removed): which node a path is,
 // which nodes a name matches, how far a node's folder is from the chat files.
 
-/** Lookups over one sorted list of paths; node i is paths[i]. */
+/**
+ * Lookups over one sorted list of paths; node i is paths[i]. The lists hold ids, not node numbers:
+ * a file added or removed moves the numbers of every node after it, and renumbering every list
+ * of a large repository (40,000 paths) cost a map 60-70 ms after each new or deleted file. An id
+ * is a path's node number in the list the lookups were built from, or a number given when the
+ * path came later; `nodeOfId` says where each is now.
+ */
 export interface PathIndex {
-  byPath: Map<string, number>;
-  /** Nodes by file name, and by file name without its extension (with foldersByName, Aider's mention match: see nodesNamed). */
+  ids: Map<string, number>;
+  /** The node of each id in the current list (-1: its path is gone). */
+  nodeOfId: Int32Array;
+  /** Ids by file name, and by file name without its extension (with foldersByName, Aider's mention match: see nodesNamed). */
   byFileName: Map<string, number[]>;
   /** Folders by each of their names: a/b/ is under 'a' and 'b'. */
   foldersByName: Map<string, number[]>;
-  /** Nodes by subject name (see subjectName). */
+  /** Ids by subject name (see subjectName). */
   bySubject: Map<string, number[]>;
-  /** Each node's folder, numbered; each folder's names, and its nodes (ascending). */
+  /** Each node's folder, numbered; each folder's names, and the ids of its files. */
   folderOf: Uint32Array;
   folders: string[][];
   folderIds: Map<string, number>;
@@ -31,7 +39,8 @@ export function pathIndex(paths: readonly string[]): PathIndex {
   let index = indexes.get(paths);
   if (!index) {
     const moves = last && numberMoves(last.paths, paths);
-    if (last && moves) {
+    // Ids of paths gone are not reused: past twice as many ids as paths, build anew.
+    if (last && moves && last.index.nodeOfId.length + moves.added.length <= 2 * paths.length) {
       // Patched in place: the previous list is out of date (a graph's list changes when it does).
       index = patchPathIndex(last.index, last.paths, paths, moves);
       indexes.delete(last.paths);
@@ -42,6 +51,23 @@ export function pathIndex(paths: readonly string[]): PathIndex {
     last = { paths, index };
   }
   return index;
+}
+
+/** The node of `path`, if it is one. */
+export function nodeOfPath(index: PathIndex, path: string): number | undefined {
+  const id = index.ids.get(path);
+  return id === undefined ? undefined : index.nodeOfId[id];
+}
+
+/** The nodes of `ids`, ascending. */
+export function nodesOfIds(index: PathIndex, ids: readonly number[]): number[] {
+  const nodes = ids.map((id) => index.nodeOfId[id]);
+  return nodes.sort((a, b) => a - b);
+}
+
+/** The nodes whose subject name (see subjectName) is `subject`, ascending. */
+export function nodesOfSubject(index: PathIndex, subject: string): number[] {
+  return nodesOfIds(index, index.bySubject.get(subject) ?? []);
 }
 
 /**
@@ -57,16 +83,17 @@ export function nodesNamed(index: PathIndex, name: string, max = Infinity): numb
   for (const folder of folders) inFolders += index.folderNodes[folder].length;
   // A node is in one folder: those counted are distinct, as are the file matches.
   if (inFolders > max || byFile.length > max) return undefined;
-  if (folders.length === 0) return byFile.slice();
-  const nodes = new Set(byFile);
-  for (const folder of folders) for (const node of index.folderNodes[folder]) nodes.add(node);
-  return nodes.size > max ? undefined : [...nodes].sort((a, b) => a - b);
+  if (folders.length === 0) return nodesOfIds(index, byFile);
+  const ids = new Set(byFile);
+  for (const folder of folders) for (const id of index.folderNodes[folder]) ids.add(id);
+  return ids.size > max ? undefined : nodesOfIds(index, [...ids]);
 }
 
 /** Lookups built from nothing (pathIndex patches the last ones when it can); exported for the tests. */
 export function buildPathIndex(paths: readonly string[]): PathIndex {
   const index: PathIndex = {
-    byPath: new Map(),
+    ids: new Map(),
+    nodeOfId: Int32Array.from(paths, (_, i) => i),
     byFileName: new Map(),
     foldersByName: new Map(),
     bySubject: new Map(),
@@ -77,28 +104,40 @@ export function buildPathIndex(paths: readonly string[]): PathIndex {
     depth: new Uint16Array(paths.length),
     maxDepth: 0,
   };
-  for (let i = 0; i < paths.length; i++) addPath(index, paths[i], i);
+  for (let i = 0; i < paths.length; i++) addPath(index, paths[i], i, i);
   return index;
 }
 
-/** Puts node `i` (at `path`) into each lookup; lists get it at their end (and go into `touched`, when given). */
-function addPath(index: PathIndex, path: string, i: number, touched?: Set<number[]>): void {
+/** The names a path is listed under: its file name, its stem (if it has an extension) and its subject. */
+function namesOfPath(path: string): { slash: number; name: string; stem: string | undefined; subject: string } {
   const slash = path.lastIndexOf('/');
   const name = path.slice(slash + 1);
   const dot = name.lastIndexOf('.');
-  index.byPath.set(path, i);
+  return { slash, name, stem: dot > 0 ? name.slice(0, dot) : undefined, subject: subjectName(path) };
+}
+
+/** Puts node `i` (at `path`, with id `id`) into each lookup; lists get it at their end (ids ascending). */
+function addPath(index: PathIndex, path: string, i: number, id: number): void {
+  const { slash, name, stem, subject } = namesOfPath(path);
+  index.ids.set(path, id);
   const folder = folderOfPath(index, path, slash);
   index.folderOf[i] = folder;
-  index.folderNodes[folder].push(i);
-  const byName = push(index.byFileName, name, i);
-  const byStem = dot > 0 ? push(index.byFileName, name.slice(0, dot), i) : undefined;
-  const bySubject = push(index.bySubject, subjectName(path), i);
-  if (touched) {
-    touched.add(byName).add(bySubject).add(index.folderNodes[folder]);
-    if (byStem) touched.add(byStem);
-  }
+  index.folderNodes[folder].push(id);
+  push(index.byFileName, name, id);
+  if (stem !== undefined) push(index.byFileName, stem, id);
+  push(index.bySubject, subject, id);
   index.depth[i] = Math.min(index.folders[folder].length + 1, 0xffff);
   index.maxDepth = Math.max(index.maxDepth, index.depth[i]);
+}
+
+/** Takes the path with id `id` out of each lookup (a folder keeps its number and names when its last file goes). */
+function removePath(index: PathIndex, path: string, id: number): void {
+  const { slash, name, stem, subject } = namesOfPath(path);
+  index.ids.delete(path);
+  drop(index.folderNodes[index.folderIds.get(slash < 0 ? '' : path.slice(0, slash))!], id);
+  dropFrom(index.byFileName, name, id);
+  if (stem !== undefined) dropFrom(index.byFileName, stem, id);
+  dropFrom(index.bySubject, subject, id);
 }
 
 /** The folder of `path` (its names up to `slash`), numbered when first met. */
@@ -116,64 +155,59 @@ function folderOfPath(index: PathIndex, path: string, slash: number): number {
   return id;
 }
 
-/** How node numbers move from one sorted list to the next: the new number of each old node (-1: gone), and the new nodes. */
+/**
+ * How node numbers move from one sorted list to the next: the new number of each old node (-1:
+ * gone), the old nodes gone, the new nodes, and the runs of old nodes that moved as one
+ * ([from, to, by] triples): the per-node arrays are copied run by run.
+ */
 interface NumberMoves {
   newOf: Int32Array;
+  removed: number[];
   added: number[];
+  runs: number[];
 }
 
 /** The moves between two sorted lists, when few files came or went (undefined otherwise). */
 function numberMoves(before: readonly string[], after: readonly string[]): NumberMoves | undefined {
   if (Math.abs(before.length - after.length) > MAX_PATCHED_CHANGES) return undefined;
   const newOf = new Int32Array(before.length).fill(-1);
-  const added: number[] = [];
-  let changes = 0;
+  const moves: NumberMoves = { newOf, removed: [], added: [], runs: [] };
   let i = 0;
   let j = 0;
   while (i < before.length || j < after.length) {
-    if (i < before.length && j < after.length && before[i] === after[j]) newOf[i++] = j++;
-    else if (j >= after.length || (i < before.length && before[i] < after[j])) (i++, changes++);
-    else (added.push(j++), changes++);
-    if (changes > MAX_PATCHED_CHANGES) return undefined;
+    const from = i;
+    while (i < before.length && j < after.length && before[i] === after[j]) newOf[i++] = j++;
+    if (i > from) moves.runs.push(from, i, j - i);
+    if (i < before.length && (j >= after.length || before[i] < after[j])) moves.removed.push(i++);
+    else if (j < after.length) moves.added.push(j++);
+    if (moves.removed.length + moves.added.length > MAX_PATCHED_CHANGES) return undefined;
   }
-  return { newOf, added };
+  return moves;
 }
 
-/** `index` (of the previous list) brought to `paths` by the moves: each lookup renumbered, the new paths put in. */
-function patchPathIndex(index: PathIndex, before: readonly string[], paths: readonly string[], { newOf, added }: NumberMoves): PathIndex {
-  // Nodes before the first file added or removed keep their numbers: only the rest move.
-  let first = 0;
-  while (first < newOf.length && newOf[first] === first) first++;
-  for (let node = first; node < newOf.length; node++) {
-    if (newOf[node] >= 0) index.byPath.set(before[node], newOf[node]);
-    else index.byPath.delete(before[node]);
+/**
+ * `index` (of the previous list) brought to `paths` by the moves: the paths gone taken out of
+ * their lists, the new ones put in with new ids, and the per-node arrays written again.
+ */
+function patchPathIndex(index: PathIndex, before: readonly string[], paths: readonly string[], moves: NumberMoves): PathIndex {
+  const { newOf, removed, added, runs } = moves;
+  const nodeOfId = new Int32Array(index.nodeOfId.length + added.length).fill(-1);
+  for (let id = 0; id < index.nodeOfId.length; id++) {
+    const old = index.nodeOfId[id];
+    if (old >= 0) nodeOfId[id] = newOf[old];
   }
-  const renumber = (nodes: number[]) => {
-    // Ascending: only a tail of each list moves.
-    let k = nodes.length;
-    while (k > 0 && nodes[k - 1] >= first) k--;
-    let kept = k;
-    for (; k < nodes.length; k++) if (newOf[nodes[k]] >= 0) nodes[kept++] = newOf[nodes[k]];
-    nodes.length = kept;
-  };
-  for (const lists of [index.byFileName, index.bySubject]) {
-    for (const [key, nodes] of lists) {
-      renumber(nodes);
-      if (nodes.length === 0) lists.delete(key);
-    }
+  for (const old of removed) removePath(index, before[old], index.ids.get(before[old])!);
+  const patched = { ...index, nodeOfId, folderOf: new Uint32Array(paths.length), depth: new Uint16Array(paths.length) };
+  for (let r = 0; r < runs.length; r += 3) {
+    const [from, to, by] = [runs[r], runs[r + 1], runs[r + 2]];
+    patched.folderOf.set(index.folderOf.subarray(from, to), from + by);
+    patched.depth.set(index.depth.subarray(from, to), from + by);
   }
-  // A folder keeps its number (and its names) when its last file goes.
-  for (const nodes of index.folderNodes) renumber(nodes);
-  const patched = { ...index, folderOf: new Uint32Array(paths.length), depth: new Uint16Array(paths.length) };
-  for (let old = 0; old < newOf.length; old++) {
-    if (newOf[old] < 0) continue;
-    patched.folderOf[newOf[old]] = index.folderOf[old];
-    patched.depth[newOf[old]] = index.depth[old];
+  let id = index.nodeOfId.length;
+  for (const node of added) {
+    nodeOfId[id] = node;
+    addPath(patched, paths[node], node, id++);
   }
-  const touched = new Set<number[]>();
-  for (const node of added) addPath(patched, paths[node], node, touched);
-  // Lists in node order, as a fresh build makes them.
-  for (const nodes of touched) nodes.sort((a, b) => a - b);
   return patched;
 }
 
@@ -223,10 +257,23 @@ export function sharedDepth(a: readonly string[], b: readonly string[]): number 
   return common;
 }
 
-/** Appends `value` to the list of `key` (made when missing); returns the list. */
-function push(map: Map<string, number[]>, key: string, value: number): number[] {
-  let list = map.get(key);
+/** Appends `value` to the list of `key` (made when missing). */
+function push(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
   if (list) list.push(value);
-  else map.set(key, (list = [value]));
-  return list;
+  else map.set(key, [value]);
+}
+
+/** Takes `value` out of `list`. */
+function drop(list: number[], value: number): void {
+  const at = list.indexOf(value);
+  if (at >= 0) list.splice(at, 1);
+}
+
+/** Takes `value` out of the list of `key`, and the list out of `map` once empty. */
+function dropFrom(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
+  if (!list) return;
+  drop(list, value);
+  if (list.length === 0) map.delete(key);
 }

@@ -1,7 +1,7 @@
 import { comparePaths } from '../discover/discover.js';
 import { type AiderGraph, type NameFiles, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
-import { folderOrder, nodesNamed, pathIndex, sharedDepth, subjectName } from './path-index.js';
+import { folderOrder, nodeOfPath, nodesNamed, nodesOfSubject, pathIndex, sharedDepth, subjectName } from './path-index.js';
 
 export { subjectName } from './path-index.js';
 
@@ -131,11 +131,10 @@ function topIndices(values: ArrayLike<number>, limit: number): number[] {
  */
 export function personalizationVector(paths: readonly string[], request: RankRequest, maxMatches = Infinity): Float64Array | undefined {
   const index = pathIndex(paths);
-  const { byPath } = index;
   const vector = new Float64Array(paths.length);
   let any = false;
   for (const path of [...request.chatFiles, ...request.mentionedFiles]) {
-    const i = byPath.get(path);
+    const i = nodeOfPath(index, path);
     if (i !== undefined) vector[i] = 1;
     any ||= i !== undefined;
   }
@@ -195,14 +194,15 @@ const globalRanks = new WeakMap<CsrGraph, Float64Array>();
 export function rankRelated(graph: RelatedGraph, request: RankRequest, names: RelatedNames, limit = Infinity): RelatedRanking {
   const { paths, csr, edgeIdent, idents, forward, forwardTotal } = graph;
   const n = paths.length;
-  const { byPath, bySubject } = pathIndex(paths);
+  const index = pathIndex(paths);
+  const nodeOf = (path: string) => nodeOfPath(index, path);
   const ranks = relatedPageRank(graph, request);
 
   // The loops over every file live in functions of their own: inline, V8 compiled each loop of
   // this function on its own (on-stack replacement) and threw the code away at every request.
   const isChat = new Uint8Array(n);
   for (const path of request.chatFiles) {
-    const i = byPath.get(path);
+    const i = nodeOf(path);
     if (i !== undefined) isChat[i] = 1;
   }
   const fused = new Float64Array(n);
@@ -210,12 +210,12 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
   const fuse = (order: ArrayLike<number>, weight: number) => fuseOrder(fused, order, weight);
   const graphOrder = rankOrder(ranks, isChat);
   fuse(graphOrder, graphWeight);
-  const lexical = lexicalScores(byPath, n, request, names);
+  const lexical = lexicalScores(nodeOf, n, request, names);
   fuse(lexicalOrder(lexical, isChat), lexicalWeight);
   if (request.chatFiles.size > 0) fuse(folderOrder([...request.chatFiles], paths, isChat), folderWeight);
   const nodesNamed = (subjects: Iterable<string>) => {
     const found = new Set<number>();
-    for (const subject of subjects) for (const i of bySubject.get(subject) ?? []) if (!isChat[i]) found.add(i);
+    for (const subject of subjects) for (const i of nodesOfSubject(index, subject)) if (!isChat[i]) found.add(i);
     return [...found].sort((a, b) => a - b);
   };
   fuse(nearestPartners(nodesNamed([...request.chatFiles].map(subjectName)), [...request.chatFiles], paths), partnerWeight);
@@ -223,7 +223,7 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
   fuse(nodesNamed(request.mentionedIdents), namedWeight);
   // ... and, before anything, the files the request names.
   for (const path of request.mentionedFiles) {
-    const i = byPath.get(path);
+    const i = nodeOf(path);
     if (i !== undefined && !isChat[i]) fused[i] += 1;
   }
   markLeftOut(fused, isChat);
@@ -239,7 +239,7 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     // Sums by identifier number, not in a Map per edge: a much-used file's row has thousands of entries.
     const sums = identSums(idents.length);
     for (const path of shown) {
-      const v = byPath.get(path);
+      const v = nodeOf(path);
       if (v === undefined) continue;
       const touched: number[] = [];
       for (let e = offsets[v]; e < offsets[v + 1]; e++) {
@@ -260,7 +260,7 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     }
     return byFile;
   };
-  return { files, rankOf: (path) => ranks[byPath.get(path) ?? -1] ?? 0, definitionRanks };
+  return { files, rankOf: (path) => ranks[nodeOf(path) ?? -1] ?? 0, definitionRanks };
 }
 
 /** Adds each file's reciprocal-rank share of `order` (files by position) to `fused`. */
@@ -355,7 +355,7 @@ function nearestPartners(nodes: number[], chatFiles: readonly string[], paths: r
  * Per file: how many distinct request names it defines or references, and how often. The names
  * are the mentioned identifiers and what the chat files define or import.
  */
-function lexicalScores(index: ReadonlyMap<string, number>, n: number, request: RankRequest, names: RelatedNames) {
+function lexicalScores(nodeOf: (path: string) => number | undefined, n: number, request: RankRequest, names: RelatedNames) {
   const query = new Set(request.mentionedIdents);
   for (const chat of request.chatFiles) {
     const { defined, imports } = names.fileNames(chat);
@@ -369,7 +369,7 @@ function lexicalScores(index: ReadonlyMap<string, number>, n: number, request: R
   const countedFor = new Uint32Array(n);
   let q = 0;
   const count = (path: string, times: number) => {
-    const i = index.get(path);
+    const i = nodeOf(path);
     if (i === undefined) return;
     occurrences[i] += times;
     if (countedFor[i] === q) return;
