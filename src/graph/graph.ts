@@ -1247,7 +1247,7 @@ export class ReferenceGraph {
   /** The files that define `ident`, and those that reference it (with their counts, in no particular order). */
   namesOf(ident: string): NameFiles {
     this.linkPending();
-    return this.indexedNames(ident);
+    return this.namesOfAll([ident]).get(ident)!;
   }
 
   /**
@@ -1256,28 +1256,62 @@ export class ReferenceGraph {
    * of linking them all.
    */
   namesOfAll(idents: Iterable<string>): Map<string, NameFiles> {
-    const found = new Map<string, NameFiles>();
-    for (const ident of idents) found.set(ident, this.indexedNames(ident));
-    if (this.pendingCount === 0 || found.size === 0) return found;
-    const scanned = new Map<string, { definers: Set<string>; referencers: Array<readonly [string, number]> }>();
-    for (const [ident, { definers, referencers }] of found) scanned.set(ident, { definers: new Set(definers), referencers: [...(referencers ?? [])] });
-    for (let i = this.referencersFrom; i < this.pending.length; i++) {
-      const node = this.load(this.pending[i]);
-      if (i >= this.definersFrom) for (const ident of node.defined) scanned.get(ident)?.definers.add(node.path);
-      const { refNames, refCounts } = node;
-      for (let k = 0; k < refNames.length; k++) scanned.get(refNames[k])?.referencers.push([node.path, refCounts[k]]);
+    const found = new Map<string, { definers: Set<string>; referencers: Array<readonly [string, number]> }>();
+    let current!: { definers: Set<string>; referencers: Array<readonly [string, number]> };
+    this.eachNamer(
+      idents,
+      (ident) => found.set(ident, (current = { definers: new Set(), referencers: [] })),
+      (node, count, defines) => (defines ? current.definers.add(node.path) : current.referencers.push([node.path, count])),
+    );
+    const answers = new Map<string, NameFiles>();
+    for (const [ident, { definers, referencers }] of found) {
+      answers.set(ident, { definers: definers.size > 0 ? definers : undefined, referencers: referencers.length > 0 ? referencers : undefined });
     }
-    for (const [ident, { definers, referencers }] of scanned) {
-      found.set(ident, { definers: definers.size > 0 ? definers : undefined, referencers: referencers.length > 0 ? referencers : undefined });
-    }
-    return found;
+    return answers;
   }
 
-  /** namesOf from the name indexes as they stand (files not linked yet are not in them). */
-  private indexedNames(ident: string): NameFiles {
-    const list = this.referencerIndex.get(ident);
-    return { definers: definerSet(this.definerIndex.get(ident)), referencers: list && referenceCounts(list) };
+  /**
+   * What namesOfAll says, by node number (a file's place in filePaths()) and without a list per
+   * name: `next` before each name, then `visit` for each file defining it (count 1) or
+   * referencing it. A map request visits tens of thousands of files, each of whose paths cost a
+   * string lookup to number.
+   */
+  visitNamers(idents: Iterable<string>, next: () => void, visit: (node: number, count: number) => void): void {
+    this.sortedNodes();
+    this.eachNamer(idents, next, (node, count) => visit(node.dense, count));
   }
+
+  /** Each of `idents` once (`onName` first), then each of its definers and referencers: from the name indexes, and from a scan of the files not linked yet. */
+  private eachNamer(idents: Iterable<string>, onName: (ident: string) => void, visit: (node: FileNode, count: number, defines: boolean) => void): void {
+    const wanted = [...new Set(idents)];
+    const scanned = new Map<string, { definers: FileNode[]; referencers: Referencers }>();
+    if (this.pendingCount > 0) {
+      for (const ident of wanted) scanned.set(ident, { definers: [], referencers: [] });
+      for (let i = this.referencersFrom; i < this.pending.length; i++) {
+        const node = this.load(this.pending[i]);
+        if (i >= this.definersFrom) for (const ident of node.defined) scanned.get(ident)?.definers.push(node);
+        const { refNames } = node;
+        for (let k = 0; k < refNames.length; k++) scanned.get(refNames[k])?.referencers.push(node, k);
+      }
+    }
+    const visitReferencers = (list: Referencers) => {
+      for (let j = 0; j < list.length; j += 2) {
+        const node = list[j] as FileNode;
+        visit(node, node.refCounts[list[j + 1] as number], false);
+      }
+    };
+    for (const ident of wanted) {
+      onName(ident);
+      const entry = this.definerIndex.get(ident);
+      if (entry instanceof Set) for (const node of entry) visit(node, 1, true);
+      else if (entry) visit(entry, 1, true);
+      const extra = scanned.get(ident);
+      for (const node of extra?.definers ?? []) visit(node, 1, true);
+      visitReferencers(this.referencerIndex.get(ident) ?? []);
+      if (extra) visitReferencers(extra.referencers);
+    }
+  }
+
 }
 
 /**
@@ -1639,16 +1673,6 @@ function byPath(a: FileNode, b: FileNode): number {
 /** A name's referencers: [file, the name's position in its refNames, file, position, ...]. */
 type Referencers = Array<FileNode | number>;
 
-function referenceCounts(list: Referencers): Array<readonly [string, number]> {
-  // An array, not a generator: a request reads every pair, thousands for a common name.
-  const pairs = new Array<readonly [string, number]>(list.length / 2);
-  for (let j = 0; j < list.length; j += 2) {
-    const node = list[j] as FileNode;
-    pairs[j / 2] = [node.path, node.refCounts[list[j + 1] as number]];
-  }
-  return pairs;
-}
-
 /** The files defining a name: its one definer, or a set of two or more. */
 type DefinerFiles = FileNode | Set<FileNode>;
 
@@ -1658,10 +1682,4 @@ function definerCount(entry: DefinerFiles | undefined): number {
 
 function isDefiner(entry: DefinerFiles | undefined, node: FileNode): boolean {
   return entry instanceof Set ? entry.has(node) : entry === node;
-}
-
-/** The paths of a name's definers. */
-function definerSet(entry: DefinerFiles | undefined): ReadonlySet<string> | undefined {
-  if (entry === undefined) return undefined;
-  return new Set(entry instanceof Set ? [...entry].map((node) => node.path) : [entry.path]);
 }

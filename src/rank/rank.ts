@@ -1,5 +1,5 @@
 import { comparePaths } from '../discover/discover.js';
-import { type AiderGraph, type NameFiles, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
+import { type AiderGraph, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
 import { folderOrder, nodeOfPath, nodesNamed, nodesOfSubject, pathIndex, sharedDepth, subjectName } from './path-index.js';
 
@@ -210,7 +210,7 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
   const fuse = (order: ArrayLike<number>, weight: number) => fuseOrder(fused, order, weight);
   const graphOrder = rankOrder(ranks, isChat);
   fuse(graphOrder, graphWeight);
-  const lexical = lexicalScores(nodeOf, n, request, names);
+  const lexical = lexicalScores(n, request, names);
   fuse(lexicalOrder(lexical, isChat), lexicalWeight);
   if (request.chatFiles.size > 0) fuse(folderOrder([...request.chatFiles], paths, isChat), folderWeight);
   const nodesNamed = (subjects: Iterable<string>) => {
@@ -355,7 +355,7 @@ function nearestPartners(nodes: number[], chatFiles: readonly string[], paths: r
  * Per file: how many distinct request names it defines or references, and how often. The names
  * are the mentioned identifiers and what the chat files define or import.
  */
-function lexicalScores(nodeOf: (path: string) => number | undefined, n: number, request: RankRequest, names: RelatedNames) {
+function lexicalScores(n: number, request: RankRequest, names: RelatedNames) {
   const query = new Set(request.mentionedIdents);
   for (const chat of request.chatFiles) {
     const { defined, imports } = names.fileNames(chat);
@@ -368,28 +368,23 @@ function lexicalScores(nodeOf: (path: string) => number | undefined, n: number, 
   // referencing a name counts it once, without a set per name.
   const countedFor = new Uint32Array(n);
   let q = 0;
-  const count = (path: string, times: number) => {
-    const i = nodeOf(path);
-    if (i === undefined) return;
-    occurrences[i] += times;
-    if (countedFor[i] === q) return;
-    countedFor[i] = q;
-    distinct[i]++;
-  };
-  const found = names.namesOfAll(query);
-  for (const name of query) {
-    q++;
-    const { definers, referencers } = found.get(name)!;
-    for (const path of definers ?? []) count(path, 1);
-    for (const [path, times] of referencers ?? []) count(path, times);
-  }
+  names.visitNamers(
+    query,
+    () => q++,
+    (i, times) => {
+      occurrences[i] += times;
+      if (countedFor[i] === q) return;
+      countedFor[i] = q;
+      distinct[i]++;
+    },
+  );
   return { distinct, occurrences };
 }
 
-/** What the lexical order reads: the names the chat files define and import, and which files define or reference a name. */
+/** What the lexical order reads: the names the chat files define and import, and which files (by node number) define or reference a name. */
 export interface RelatedNames {
   fileNames: (path: string) => { defined: readonly string[]; imports: readonly string[] };
-  namesOfAll: (idents: Iterable<string>) => ReadonlyMap<string, NameFiles>;
+  visitNamers: (idents: Iterable<string>, next: () => void, visit: (node: number, count: number) => void) => void;
 }
 
 /** `paths` in folder order from the nearest of `from` (see folderOrder). */
