@@ -356,6 +356,9 @@ test('a graph of stored records reads their names only when it needs them: a res
   assert.equal(reads, 0, 'a restored related graph reads no names');
   assert.deepEqual(lazy.fileNames(paths[0]), eager.fileNames(paths[0]));
   assert.equal(reads, 1, "one file's names asked for, one read");
+  assert.equal(lazy.namesOfAll([]).size, 0);
+  lazy.visitNamers([], () => assert.fail('no name'), () => assert.fail('no file'));
+  assert.equal(reads, 1, 'a question of no names reads none');
   assert.deepEqual(nameAnswers(lazy), nameAnswers(eager));
   assert.equal(reads, paths.length, 'a question scans every file, each read once');
 

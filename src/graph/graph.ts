@@ -1285,7 +1285,8 @@ export class ReferenceGraph {
   private eachNamer(idents: Iterable<string>, onName: (ident: string) => void, visit: (node: FileNode, count: number, defines: boolean) => void): void {
     const wanted = [...new Set(idents)];
     const scanned = new Map<string, { definers: FileNode[]; referencers: Referencers }>();
-    if (this.pendingCount > 0) {
+    // No name asked, no file read: a map with no chat file and no mention asks none.
+    if (this.pendingCount > 0 && wanted.length > 0) {
       for (const ident of wanted) scanned.set(ident, { definers: [], referencers: [] });
       for (let i = this.referencersFrom; i < this.pending.length; i++) {
         const node = this.load(this.pending[i]);
