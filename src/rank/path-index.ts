@@ -134,15 +134,20 @@ function addPath(index: PathIndex, path: string, i: number, id: number): void {
 function removePath(index: PathIndex, path: string, id: number): void {
   const { slash, name, stem, subject } = namesOfPath(path);
   index.ids.delete(path);
-  drop(index.folderNodes[index.folderIds.get(slash < 0 ? '' : path.slice(0, slash))!], id);
+  drop(index.folderNodes[index.folderIds.get(folderKey(path, slash))!], id);
   dropFrom(index.byFileName, name, id);
   if (stem !== undefined) dropFrom(index.byFileName, stem, id);
   dropFrom(index.bySubject, subject, id);
 }
 
+/** A folder's key in folderIds: the path up to its last slash (at `slash`), '' at the root. */
+function folderKey(path: string, slash: number): string {
+  return slash < 0 ? '' : path.slice(0, slash);
+}
+
 /** The folder of `path` (its names up to `slash`), numbered when first met. */
 function folderOfPath(index: PathIndex, path: string, slash: number): number {
-  const key = slash < 0 ? '' : path.slice(0, slash);
+  const key = folderKey(path, slash);
   let id = index.folderIds.get(key);
   if (id === undefined) {
     id = index.folders.length;
