@@ -3,7 +3,7 @@ import { ReferenceGraph } from './graph/graph.js';
 import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
-import { type PackEntry, packMap } from './pack/pack.js';
+import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { startTokenizer, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
 import { DEFAULT_RANKING, rankDefinitions, rankRelated } from './rank/rank.js';
@@ -130,38 +130,39 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents };
   // Candidates in order: important files, then the ranking's files and definitions.
   const important = importantPaths().filter((path) => !chatFiles.has(path));
-  const entries: PackEntry[] = [];
+  let entries: PackEntries;
   if ((request.ranking ?? DEFAULT_RANKING) === 'aider') {
+    const candidates: PackEntry[] = [];
+    entries = candidates;
     const ranking = rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), rankRequest, DEFINITIONS_PER_TOKEN * budget);
     const rankOf = (path: string) => ranking.fileRank.get(path) ?? 0;
-    for (const path of important) entries.push({ path, rank: rankOf(path) });
+    for (const path of important) candidates.push({ path, rank: rankOf(path) });
     const defsByName = new Map<string, Map<string, DefTag[]>>();
     for (const { path, ident } of ranking.definitions) {
       let byName = defsByName.get(path);
       if (!byName) {
         byName = new Map();
-        for (const def of outlineOf(path)?.defs ?? []) getOrPush(byName, def.name, def);
+        for (const def of outlineOf(path)?.defs() ?? []) getOrPush(byName, def.name, def);
         defsByName.set(path, byName);
       }
-      for (const def of byName.get(ident) ?? []) entries.push({ path, rank: rankOf(path), def });
+      for (const def of byName.get(ident) ?? []) candidates.push({ path, rank: rankOf(path), def });
     }
     // Then every other file by rank.
     const byRank = index.records
       .filter((record) => !chatFiles.has(record.path))
       .map((record) => record.path)
       .sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
-    for (const path of byRank) entries.push({ path, rank: rankOf(path) });
+    for (const path of byRank) candidates.push({ path, rank: rankOf(path) });
   } else {
     // This project's ranking: the fused file order names files first, then shows their definitions.
     const limit = fileLimit(budget);
     const ranking = rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, graph, limit);
-    for (const path of important) entries.push({ path, rank: ranking.rankOf(path) });
     const others = (function* () {
       for (const record of index.records) if (!chatFiles.has(record.path)) yield record.path;
     })();
     const layoutBudget = budget - countTokens(important.join('\n'));
-    // A loop, not push(...spread): a large repository has more entries than a call has room for arguments.
-    for (const entry of relatedEntries(ranking, others, outlineOf, layoutBudget, countTokens, limit)) entries.push(entry);
+    const importantEntries = important.map((path) => ({ path, rank: ranking.rankOf(path) }));
+    entries = followedBy(importantEntries, relatedEntries(ranking, others, outlineOf, layoutBudget, countTokens, limit));
   }
 
   // Important files are named in the map even without a grammar: they are not skipped.

@@ -93,16 +93,15 @@ export function findSymbols(
   for (const path of definers) {
     const outline = index.lookups.outlineOf(path);
     if (!outline) continue;
-    const lineText = new Map(outline.lines);
-    for (const def of outline.defs) {
+    for (const def of outline.defs()) {
       if (!matches(def.name)) continue;
       definitions.push({
         name: def.name,
         path,
         line: def.line + 1,
         kind: def.subkind,
-        signature: lineText.get(def.line) ?? '',
-        scopes: def.scopes.map((line) => ({ line: line + 1, text: lineText.get(line) ?? '' })),
+        signature: outline.lineText(def.line),
+        scopes: def.scopes.map((line) => ({ line: line + 1, text: outline.lineText(line) })),
       });
     }
   }

@@ -51,7 +51,10 @@ export type SkipReason =
   | 'unreadable'
   | 'symlink outside root';
 
-/** What rendering reads of a file: its definitions and the lines they name, so nothing re-reads the file. */
+/**
+ * What rendering reads of a file, as extraction gives it: its definitions and the lines they name,
+ * so nothing re-reads the file (the store keeps it packed: see Outline).
+ */
 export interface FileOutline {
   lang: string;
   /** Number of lines in the file, so rendering knows whether lines follow the last shown one. */

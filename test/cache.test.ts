@@ -152,7 +152,7 @@ test('tags live in the store: the workers write them, records carry none, a map 
     const index = await indexRepository({ root, store, graph, workers: 2 });
     assert.equal(index.stats.parsed, SOURCES + GENERATED);
     assert.ok(index.records.every((record) => record.tags === undefined && record.names === undefined), 'the graph took the names, the store has the tags');
-    for (const record of index.records) assert.ok(store.outline(record.path)?.defs.length, `${record.path}: its outline is stored`);
+    for (const record of index.records) assert.ok(store.outline(record.path)?.defCount, `${record.path}: its outline is stored`);
     assert.ok(store.referenceSites('src/checkout.ts')?.sites.length, 'and its references');
 
     const read = new Set<string>();

@@ -7,6 +7,7 @@ import { rankerByName, runEval, score } from '../src/eval/eval.js';
 import { isChore, isTestPath, isVendoredOrGenerated, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
 import { tokenCounter } from '../src/pack/tokens.js';
 import { fileNames, packRefs } from '../src/extract/refs.js';
+import { Outline } from '../src/store/outline.js';
 import type { FileNames, FileTags } from '../src/types.js';
 import { git, runCli, tempDir } from './helpers.js';
 
@@ -159,7 +160,7 @@ test('baselines: folder distance, shared names, packed within the budget', () =>
   const bare = packFileList(many, () => undefined, 200, countTokens, true);
   assert.ok(bare.tokens <= 200 && bare.tokens > 150);
   assert.ok(bare.blocks.every((block, i) => block.path === many[i] && block.lines.length === 0));
-  const withDefs = packFileList(['none.py', 'router.py'], (path) => tagsByPath.get(path), 1000, countTokens);
+  const withDefs = packFileList(['none.py', 'router.py'], (path) => { const fileTags = tagsByPath.get(path); return fileTags && Outline.of(fileTags); }, 1000, countTokens);
   assert.match(withDefs.text, /^none\.py:\n│def other\(\):/);
 });
 

@@ -156,7 +156,22 @@ test('layout: files are named first, then definitions round by round, then more 
     const n = Number(path.match(/\d+/)![0]);
     return [0, 1, 2].map((k) => ({ name: `f${n}_${k}`, subkind: 'function', line: k, scopes: [] }));
   };
-  const entries = layoutEntries({ files, rankOf: () => 1, definitionsOf: (paths) => paths.map(defs), budget: 200, countTokens });
+  let made = 0;
+  const ranked = (path: string) => ({ count: 3, at: (k: number) => (made++, defs(path)[k]) });
+  const list = layoutEntries({ files, rankOf: () => 1, definitionsOf: (paths) => paths.map(ranked), budget: 200, countTokens });
+  // Entries are made as they are read: reading into the second round made that many definitions.
+  const firstNamed = list.at(0)!;
+  assert.equal(made, 0, 'a named file is no definition');
+  let namedCount = 0;
+  while (list.at(namedCount)!.def === undefined) namedCount++;
+  assert.equal(made, 1);
+  assert.equal(list.length, files.length + 3 * namedCount, 'the definitions of the named files, then every file');
+  list.at(namedCount * 2);
+  assert.equal(made, namedCount + 1);
+  assert.equal(list.at(0), firstNamed, 'an entry read again is the same');
+  assert.equal(list.at(list.length), undefined);
+  const entries = Array.from({ length: list.length }, (_, i) => list.at(i)!);
+  assert.equal(made, namedCount * 3, 'each definition made once');
   const named = entries.findIndex((entry) => entry.def !== undefined);
   assert.ok(named > 0 && named < files.length);
   const namedTokens = files.slice(0, named).reduce((sum, path) => sum + countTokens(path + '\n'), 0);

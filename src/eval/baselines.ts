@@ -5,7 +5,8 @@ import { comparePaths } from '../discover/discover.js';
 import { type PackEntry, type PackResult, packMap } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
 import { nearestFirst } from '../rank/rank.js';
-import type { FileNames, FileOutline } from '../types.js';
+import type { Outline } from '../store/outline.js';
+import type { FileNames } from '../types.js';
 
 /**
  * Files of the chat file's folder first, then those of its parent folder, and so on up to the
@@ -49,7 +50,7 @@ export function lexicalOrder(chatFile: string, mentions: readonly string[], name
  */
 export function packFileList(
   order: readonly string[],
-  outlineOf: (path: string) => FileOutline | undefined,
+  outlineOf: (path: string) => Outline | undefined,
   budget: number,
   countTokens: TokenCounter,
   bare = false,
@@ -57,7 +58,7 @@ export function packFileList(
   const entries: PackEntry[] = [];
   for (const [i, path] of order.entries()) {
     const rank = order.length - i;
-    const defs = bare ? [] : [...(outlineOf(path)?.defs ?? [])].sort((a, b) => a.line - b.line);
+    const defs = bare ? [] : (outlineOf(path)?.defs() ?? []).sort((a, b) => a.line - b.line);
     if (defs.length === 0) entries.push({ path, rank });
     for (const def of defs) entries.push({ path, rank, def });
   }

@@ -3,7 +3,8 @@ import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
 import { languageForPath } from '../extract/languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { TagStore } from '../store/store.js';
-import type { FileOutline, FileRecord, SkippedFile } from '../types.js';
+import type { Outline } from '../store/outline.js';
+import type { FileRecord, SkippedFile } from '../types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, createRunner } from './pool.js';
 import { statAll, statChunks } from './stat.js';
@@ -72,7 +73,7 @@ export interface IndexLookups {
   /** Whether the path was discovered. */
   isKnown: (path: string) => boolean;
   /** The outline of an indexed file. */
-  outlineOf: (path: string) => FileOutline | undefined;
+  outlineOf: (path: string) => Outline | undefined;
   /** The important files among the paths (see importantFiles). */
   important: () => readonly string[];
 }
@@ -300,14 +301,14 @@ function storeLookups(store: TagStore, paths: readonly string[], records: readon
 /** Outlines read from the store, each once until forgotten; past `limit` kept, the least recently used goes. */
 export class OutlineCache {
   /** In order of last use, oldest first (a Map keeps insertion order: a use moves the entry to the end). */
-  private readonly kept = new Map<string, FileOutline | undefined>();
+  private readonly kept = new Map<string, Outline | undefined>();
 
   constructor(
-    private readonly read: (path: string) => FileOutline | undefined,
+    private readonly read: (path: string) => Outline | undefined,
     private readonly limit = Infinity,
   ) {}
 
-  get(path: string): FileOutline | undefined {
+  get(path: string): Outline | undefined {
     if (this.kept.has(path)) {
       const outline = this.kept.get(path);
       this.kept.delete(path);

@@ -1,5 +1,6 @@
 import { type MapBlock, type RenderStyle, renderText } from '../render/render.js';
-import type { DefTag, FileOutline } from '../types.js';
+import type { Outline } from '../store/outline.js';
+import type { DefTag } from '../types.js';
 import type { TokenCounter } from './tokens.js';
 
 /** One candidate for the map, in rank order: a definition to show, or a file to name. */
@@ -7,6 +8,20 @@ export interface PackEntry {
   path: string;
   rank: number;
   def?: DefTag;
+}
+
+/**
+ * The candidates of a map, in order, read by index: a list may make each entry when first read
+ * (the packer reads a prefix a few times the size of what fits, out of thousands). An array is one.
+ */
+export interface PackEntries {
+  readonly length: number;
+  at(index: number): PackEntry | undefined;
+}
+
+/** The entries of `head`, then those of `tail`. */
+export function followedBy(head: readonly PackEntry[], tail: PackEntries): PackEntries {
+  return { length: head.length + tail.length, at: (index) => (index < head.length ? head[index] : tail.at(index - head.length)) };
 }
 
 export interface PackResult {
@@ -26,8 +41,8 @@ export const FILL_SCAN = 256;
  * entries that still fit. Never exceeds the budget.
  */
 export function packMap(
-  entries: readonly PackEntry[],
-  outlineOf: (path: string) => FileOutline | undefined,
+  entries: PackEntries,
+  outlineOf: (path: string) => Outline | undefined,
   budget: number,
   countTokens: TokenCounter,
   footer: string,
@@ -75,8 +90,8 @@ export function packMap(
   const chosen = prefix(bestCount);
   const scanEnd = Math.min(entries.length, bestCount + 1 + FILL_SCAN);
   for (let i = bestCount + 1, tries = 0; i < scanEnd && tries < FILL_ATTEMPTS && best.tokens < budget; i++) {
-    const { path, def } = entries[i];
-    const own = def ? lineText(outlineOf(path)?.lines ?? [], def.line) : path;
+    const { path, def } = entries.at(i)!;
+    const own = def ? (outlineOf(path)?.lineText(def.line) ?? '') : path;
     if (countTokens(own) > budget - best.tokens) continue;
     tries++;
     const attempt = render([...chosen, i]);
@@ -90,13 +105,13 @@ export function packMap(
 
 /** Groups chosen entries by file, in order of first appearance, with each definition's scope lines. */
 export function buildBlocks(
-  entries: readonly PackEntry[],
+  entries: PackEntries,
   chosen: readonly number[],
-  outlineOf: (path: string) => FileOutline | undefined,
+  outlineOf: (path: string) => Outline | undefined,
 ): MapBlock[] {
   const rowsByPath = new Map<string, { rank: number; rows: Set<number> }>();
   for (const i of chosen) {
-    const { path, rank, def } = entries[i];
+    const { path, rank, def } = entries.at(i)!;
     let entry = rowsByPath.get(path);
     if (!entry) {
       entry = { rank, rows: new Set() };
@@ -110,22 +125,8 @@ export function buildBlocks(
   const blocks: MapBlock[] = [];
   for (const [path, { rank, rows }] of rowsByPath) {
     const tags = outlineOf(path);
-    const lines = [...rows].sort((a, b) => a - b).map((line) => ({ line, text: lineText(tags?.lines ?? [], line) }));
+    const lines = [...rows].sort((a, b) => a - b).map((line) => ({ line, text: tags?.lineText(line) ?? '' }));
     blocks.push({ path, rank, lines, lineCount: tags?.lineCount ?? 0 });
   }
   return blocks;
-}
-
-/** The text of `line` in a file's stored lines (sorted by line), or '' (a binary search: blocks are rebuilt on every render). */
-function lineText(lines: ReadonlyArray<readonly [number, string]>, line: number): string {
-  let low = 0;
-  let high = lines.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const at = lines[mid][0];
-    if (at === line) return lines[mid][1];
-    if (at < line) low = mid + 1;
-    else high = mid - 1;
-  }
-  return '';
 }

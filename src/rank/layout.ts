@@ -4,9 +4,10 @@
 // budget but what the definitions get: a quarter of it, at most 768 tokens), then shows their best
 // definitions round by round (each file's first, then each file's second, ...), then names
 // further files while tokens remain.
-import { FILL_SCAN, type PackEntry } from '../pack/pack.js';
+import { FILL_SCAN, type PackEntries, type PackEntry } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
-import type { DefTag, FileOutline } from '../types.js';
+import type { Outline } from '../store/outline.js';
+import type { DefTag } from '../types.js';
 import type { RelatedRanking } from './rank.js';
 
 /** Definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS; the rest names files first. */
@@ -24,13 +25,21 @@ export interface LayoutInput {
   /** Rank of each file, for the map's `rank` field. */
   rankOf: (path: string) => number;
   /** Each of the given files' definitions, best first (asked once, for the files named). */
-  definitionsOf: (paths: readonly string[]) => ReadonlyArray<readonly DefTag[]>;
+  definitionsOf: (paths: readonly string[]) => readonly RankedDefinitions[];
   budget: number;
   countTokens: TokenCounter;
 }
 
+/** A file's definitions, best first, each made when first asked for. */
+export interface RankedDefinitions {
+  readonly count: number;
+  at(k: number): DefTag;
+}
+
+const NO_DEFINITIONS: RankedDefinitions = { count: 0, at: () => undefined as never };
+
 /** The candidates of a 'repomap' map in order (after the important files): the packer takes the longest prefix that fits. */
-export function layoutEntries({ files, rankOf, definitionsOf, budget, countTokens }: LayoutInput): PackEntry[] {
+export function layoutEntries({ files, rankOf, definitionsOf, budget, countTokens }: LayoutInput): PackEntries {
   // How many files the naming part of the budget can list as bare paths (one line each).
   const naming = namingTokens(budget);
   let named = 0;
@@ -38,27 +47,67 @@ export function layoutEntries({ files, rankOf, definitionsOf, budget, countToken
     used += countTokens(files[named] + '\n');
     if (used > naming) break;
   }
-  const entries: PackEntry[] = files.slice(0, named).map((path) => ({ path, rank: rankOf(path) }));
-  const defs = definitionsOf(files.slice(0, named));
-  const rounds = Math.max(0, ...defs.map((list) => list.length));
-  for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < named; i++) {
-      const def = defs[i][round];
-      if (def) entries.push({ path: files[i], rank: rankOf(files[i]), def });
-    }
+  return new LaidOutEntries(files, named, definitionsOf(files.slice(0, named)), rankOf);
+}
+
+/**
+ * layoutEntries' order: the named files, their definitions round by round, the other files. Each
+ * entry is made when the packer first reads it: it reads a few hundred, and the named files of a
+ * large repository define thousands of names (made every map, they were most of what a map
+ * request left for the old generation).
+ */
+class LaidOutEntries implements PackEntries {
+  readonly length: number;
+  private readonly definitionCount: number;
+  private readonly made: PackEntry[] = [];
+  /** Where the round-robin over the named files' definitions is. */
+  private round = 0;
+  private file = 0;
+
+  constructor(
+    private readonly files: readonly string[],
+    private readonly named: number,
+    private readonly definitions: readonly RankedDefinitions[],
+    private readonly rankOf: (path: string) => number,
+  ) {
+    this.definitionCount = definitions.reduce((sum, list) => sum + list.count, 0);
+    this.length = files.length + this.definitionCount;
   }
-  for (const path of files.slice(named)) entries.push({ path, rank: rankOf(path) });
-  return entries;
+
+  at(index: number): PackEntry | undefined {
+    if (!(index >= 0 && index < this.length)) return undefined;
+    while (this.made.length <= index) this.made.push(this.make(this.made.length));
+    return this.made[index];
+  }
+
+  private make(index: number): PackEntry {
+    const { files, named } = this;
+    if (index >= named && index < named + this.definitionCount) {
+      for (;;) {
+        if (this.file === named) {
+          this.file = 0;
+          this.round++;
+        }
+        const i = this.file++;
+        if (this.round < this.definitions[i].count) return { path: files[i], rank: this.rankOf(files[i]), def: this.definitions[i].at(this.round) };
+      }
+    }
+    const path = files[index < named ? index : index - this.definitionCount];
+    return { path, rank: this.rankOf(path) };
+  }
 }
 
 /** A file's definitions, best first: by rank (highest first), then outermost, then by line. */
-export function definitionsByRank(tags: FileOutline | undefined, rankOfIdent: (ident: string) => number): DefTag[] {
-  const defs = tags?.defs ?? [];
+export function definitionsByRank(outline: Outline | undefined, rankOfIdent: (ident: string) => number): RankedDefinitions {
+  const count = outline?.defCount ?? 0;
+  if (!outline || count === 0) return NO_DEFINITIONS;
   // Each rank looked up once, not twice per comparison.
-  const rank = defs.map((def) => rankOfIdent(def.name));
-  const order = defs.map((_, i) => i);
-  order.sort((a, b) => rank[b] - rank[a] || defs[a].scopes.length - defs[b].scopes.length || defs[a].line - defs[b].line);
-  return order.map((i) => defs[i]);
+  const rank = new Float64Array(count);
+  for (let i = 0; i < count; i++) rank[i] = rankOfIdent(outline.defName(i));
+  const order = new Int32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  order.sort((a, b) => rank[b] - rank[a] || outline.defDepth(a) - outline.defDepth(b) || outline.defLine(a) - outline.defLine(b) || a - b);
+  return { count, at: (k) => outline.def(order[k]) };
 }
 
 /**
@@ -69,11 +118,11 @@ export function definitionsByRank(tags: FileOutline | undefined, rankOfIdent: (i
 export function relatedEntries(
   ranking: RelatedRanking,
   others: Iterable<string>,
-  outlineOf: (path: string) => FileOutline | undefined,
+  outlineOf: (path: string) => Outline | undefined,
   budget: number,
   countTokens: TokenCounter,
   limit: number,
-): PackEntry[] {
+): PackEntries {
   const files = [...ranking.files];
   if (files.length < limit) {
     const placed = new Set(files);

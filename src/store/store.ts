@@ -1,10 +1,11 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
-import type { FileNames, FileOutline, FileRecord, FileRefs, FileTags } from '../types.js';
+import type { FileNames, FileRecord, FileRefs, FileTags } from '../types.js';
+import { Outline } from './outline.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 4;
+export const STORE_FORMAT = 5;
 const META_KEY = 'format';
 
 /** A path's record: stat, hash, skip and how many names it has (what a warm start decodes). */
@@ -36,7 +37,7 @@ export class TagStore {
     private readonly root: RootDatabase,
     private readonly files: Database<StoredRecord, string>,
     private readonly fileNames: Database<FileNames, string>,
-    private readonly outlines: Database<FileOutline, string>,
+    private readonly outlines: Database<Buffer, string>,
     private readonly sites: Database<StoredSites, string>,
   ) {}
 
@@ -78,7 +79,7 @@ export class TagStore {
     const root = open({ path, noSubdir: false, compression: true });
     const files = root.openDB<StoredRecord, string>({ name: 'files' });
     const fileNames = root.openDB<FileNames, string>({ name: 'names' });
-    const outlines = root.openDB<FileOutline, string>({ name: 'outlines' });
+    const outlines = root.openDB<Buffer, string>({ name: 'outlines', encoding: 'binary' });
     const sites = root.openDB<StoredSites, string>({ name: 'sites' });
     // Touch the database so that a corrupt file fails here, inside open()'s recovery.
     for (const _ of files.getKeys({ limit: 1 })) break;
@@ -97,8 +98,14 @@ export class TagStore {
   }
 
   /** The outline of an indexed file. */
-  outline(path: string): FileOutline | undefined {
-    return readSafely(this.outlines, path);
+  outline(path: string): Outline | undefined {
+    try {
+      // The fast read lends lmdb's buffer until the next read: decode copies what it keeps.
+      const bytes = this.outlines.getBinaryFast(path);
+      return bytes && Outline.decode(bytes);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The reference sites of an indexed file; their names are its record's referenced names (which the graph holds). */
@@ -156,8 +163,8 @@ export class TagStore {
    * Extraction workers write the tags they take, so that only the record travels back.
    */
   writeTags(path: string, tags: FileTags): void {
-    const { refs, ...outline } = tags;
-    this.outlines.put(path, outline);
+    this.outlines.put(path, Outline.encode(tags));
+    const { refs } = tags;
     this.queued(refs.sites.length > 0 ? this.sites.put(path, { subkinds: refs.subkinds, sites: refs.sites }) : this.sites.remove(path));
   }
 

@@ -1,0 +1,189 @@
+import type { DefTag, FileOutline } from '../types.js';
+
+// Where things sit in an outline's numbers: a header, the subkinds' text ends, five numbers per
+// definition, two per stored line, then the scope lines of every definition in turn.
+const LINE_COUNT = 0;
+const DEF_COUNT = 1;
+const LINE_ENTRIES = 2;
+const SUBKIND_COUNT = 3;
+const SCOPE_COUNT = 4;
+const LANG_END = 5;
+/** Where the stored lines' text starts (their ends are in their numbers). */
+const LINES_TEXT = 6;
+const HEADER = 7;
+// A definition: its name's start and end in the text, its subkind's index, its line, the end of its scopes.
+const DEF_FIELDS = 5;
+// A stored line: its number and the end of its text.
+const LINE_FIELDS = 2;
+
+/**
+ * A file's outline as the store keeps it and a map reads it: two strings, one of its numbers and
+ * one of its text. The daemon keeps thousands of outlines between requests; as objects (one per
+ * definition, its scopes and each stored line) they were a third of its heap's objects, which
+ * each major collection marks. Numbers in typed arrays would be memory outside the heap, whose
+ * growth brings on major collections of its own; a string is one object that marking does not
+ * look into. Definitions are made into objects when asked for, and die young.
+ */
+export class Outline {
+  private constructor(
+    /** The numbers, each as two UTF-16 code units (the stored bytes read as UTF-16LE). */
+    private readonly nums: string,
+    private readonly text: string,
+  ) {}
+
+  /** The bytes the store keeps: the count of numbers, the numbers (32-bit, little-endian), the text in UTF-8. */
+  static encode(outline: FileOutline): Buffer {
+    const subkinds: string[] = [];
+    const subkindIndex = new Map<string, number>();
+    for (const def of outline.defs) {
+      if (!subkindIndex.has(def.subkind)) {
+        subkindIndex.set(def.subkind, subkinds.length);
+        subkinds.push(def.subkind);
+      }
+    }
+    const scopeCount = outline.defs.reduce((sum, def) => sum + def.scopes.length, 0);
+    const nums = new Int32Array(HEADER + subkinds.length + DEF_FIELDS * outline.defs.length + LINE_FIELDS * outline.lines.length + scopeCount);
+    const parts: string[] = [outline.lang];
+    let end = outline.lang.length;
+    nums[LINE_COUNT] = outline.lineCount;
+    nums[DEF_COUNT] = outline.defs.length;
+    nums[LINE_ENTRIES] = outline.lines.length;
+    nums[SUBKIND_COUNT] = subkinds.length;
+    nums[SCOPE_COUNT] = scopeCount;
+    nums[LANG_END] = end;
+    let at = HEADER;
+    for (const subkind of subkinds) {
+      parts.push(subkind);
+      nums[at++] = end += subkind.length;
+    }
+    // A name defined twice (an overload, a method of several classes) is in the text once.
+    const nameStart = new Map<string, number>();
+    let scopeAt = nums.length - scopeCount;
+    const scopesFrom = scopeAt;
+    for (const def of outline.defs) {
+      let start = nameStart.get(def.name);
+      if (start === undefined) {
+        start = end;
+        nameStart.set(def.name, start);
+        parts.push(def.name);
+        end += def.name.length;
+      }
+      nums[at++] = start;
+      nums[at++] = start + def.name.length;
+      nums[at++] = subkindIndex.get(def.subkind)!;
+      nums[at++] = def.line;
+      for (const scope of def.scopes) nums[scopeAt++] = scope;
+      nums[at++] = scopeAt - scopesFrom;
+    }
+    nums[LINES_TEXT] = end;
+    for (const [line, text] of outline.lines) {
+      parts.push(text);
+      nums[at++] = line;
+      nums[at++] = end += text.length;
+    }
+    const text = Buffer.from(parts.join(''), 'utf8');
+    const bytes = Buffer.allocUnsafe(4 + nums.byteLength + text.length);
+    bytes.writeInt32LE(nums.length, 0);
+    for (let i = 0; i < nums.length; i++) bytes.writeInt32LE(nums[i], 4 + 4 * i);
+    bytes.set(text, 4 + nums.byteLength);
+    return bytes;
+  }
+
+  /**
+   * Reads the bytes of encode (copying them: they may be the store's reused buffer, whose
+   * `length` is what was read); throws on bytes that are not an outline (a corrupt store).
+   */
+  static decode(bytes: Uint8Array): Outline {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    const count = buffer.length >= 4 ? buffer.readInt32LE(0) : -1;
+    if (count < HEADER || 4 + 4 * count > buffer.length) throw new Error('not an outline');
+    const outline = new Outline(buffer.toString('utf16le', 4, 4 + 4 * count), buffer.toString('utf8', 4 + 4 * count));
+    const counts = [outline.num(SUBKIND_COUNT), outline.num(DEF_COUNT), outline.num(LINE_ENTRIES), outline.num(SCOPE_COUNT)];
+    const expected = HEADER + counts[0] + DEF_FIELDS * counts[1] + LINE_FIELDS * counts[2] + counts[3];
+    if (counts.some((n) => n < 0) || expected !== count) throw new Error('not an outline');
+    return outline;
+  }
+
+  /** An outline made from its object form (what extraction gives). */
+  static of(outline: FileOutline): Outline {
+    return Outline.decode(Outline.encode(outline));
+  }
+
+  /** The language's name. */
+  get lang(): string {
+    return this.text.slice(0, this.num(LANG_END));
+  }
+
+  /** Number of lines in the file, so rendering knows whether lines follow the last shown one. */
+  get lineCount(): number {
+    return this.num(LINE_COUNT);
+  }
+
+  get defCount(): number {
+    return this.num(DEF_COUNT);
+  }
+
+  /** The definitions, in the order extraction gave them (new objects on each call). */
+  defs(): DefTag[] {
+    return Array.from({ length: this.defCount }, (_, i) => this.def(i));
+  }
+
+  /** Definition `i` (in extraction order) as an object (a new one on each call). */
+  def(i: number): DefTag {
+    const at = this.defAt(i);
+    const scopeStart = i === 0 ? 0 : this.num(at - 1);
+    const scopesFrom = this.nums.length / 2 - this.num(SCOPE_COUNT);
+    const scopes: number[] = [];
+    for (let k = scopesFrom + scopeStart; k < scopesFrom + this.num(at + 4); k++) scopes.push(this.num(k));
+    const subkind = this.num(at + 2);
+    const subkindStart = subkind === 0 ? this.num(LANG_END) : this.num(HEADER + subkind - 1);
+    return { name: this.defName(i), subkind: this.text.slice(subkindStart, this.num(HEADER + subkind)), line: this.num(at + 3), scopes };
+  }
+
+  /** The name definition `i` defines. */
+  defName(i: number): string {
+    const at = this.defAt(i);
+    return this.text.slice(this.num(at), this.num(at + 1));
+  }
+
+  /** The line of definition `i`. */
+  defLine(i: number): number {
+    return this.num(this.defAt(i) + 3);
+  }
+
+  /** How many scopes enclose definition `i`. */
+  defDepth(i: number): number {
+    const at = this.defAt(i);
+    return this.num(at + 4) - (i === 0 ? 0 : this.num(at - 1));
+  }
+
+  private num(i: number): number {
+    return this.nums.charCodeAt(2 * i) | (this.nums.charCodeAt(2 * i + 1) << 16);
+  }
+
+  private defAt(i: number): number {
+    return HEADER + this.num(SUBKIND_COUNT) + DEF_FIELDS * i;
+  }
+
+  /** The text of a line a definition or scope names, or '' for a line not stored. */
+  lineText(line: number): string {
+    const from = this.linesFrom();
+    let low = 0;
+    let high = this.num(LINE_ENTRIES) - 1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      const at = this.num(from + LINE_FIELDS * mid);
+      if (at === line) {
+        const start = mid === 0 ? this.num(LINES_TEXT) : this.num(from + LINE_FIELDS * mid - 1);
+        return this.text.slice(start, this.num(from + LINE_FIELDS * mid + 1));
+      }
+      if (at < line) low = mid + 1;
+      else high = mid - 1;
+    }
+    return '';
+  }
+
+  private linesFrom(): number {
+    return this.defAt(this.num(DEF_COUNT));
+  }
+}
