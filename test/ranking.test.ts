@@ -104,8 +104,11 @@ test('the fused order: what the chat file uses and what uses it, its test, then 
   const defRanks = ranking.definitionRanks(['src/money.py', 'src/audit.py']);
   assert.ok(defRanks.get('src/money.py')!.get('Money')! > defRanks.get('src/audit.py')!.get('audit')!);
   // A file the request names comes first.
+  const ranksBefore = ranking.files.map(ranking.rankOf);
   const named = { ...request, mentionedFiles: new Set(['lib/noise2.py']) };
   assert.equal(rankRelated(graph.compileRelated(named), named, graph).files[0], 'lib/noise2.py');
+  // A ranking outlives the next request's (the memory a ranking only borrows is lent again).
+  assert.deepEqual(ranking.files.map(ranking.rankOf), ranksBefore);
   // The same graph, built in another order, gives the same ranking.
   const again = new ReferenceGraph();
   for (const path of Object.keys(files).reverse()) again.setFile(path, fileNames(files[path]));

@@ -1,3 +1,5 @@
+import { scratchFloat64, scratchUint32 } from './scratch.js';
+
 /**
  * A directed, weighted graph in compressed sparse row form: the out-edges of node u are
  * targets[offsets[u] .. offsets[u + 1]) with the matching weights. Parallel edges are allowed
@@ -96,8 +98,9 @@ function powerIterate(
   return rank;
 }
 
+/** The teleport distribution: lent by scratch memory, for the call that asks for it. */
 function normalisedTeleport(n: number, personalization: Float64Array | undefined): Float64Array {
-  const teleport = new Float64Array(n);
+  const teleport = scratchFloat64('teleport', n);
   let sum = 0;
   if (personalization) {
     if (personalization.length !== n) throw new RangeError('personalization must have one entry per node');
@@ -237,12 +240,12 @@ export function pagerankPush(graph: CsrGraph, personalization: Float64Array, opt
   const rank = new Float64Array(n);
   // Per node, side by side (an edge's target costs one cache line, not three): its residual, and
   // the residual past which it is due, epsilon x its edge count; Infinity while it is queued.
-  const state = new Float64Array(2 * n);
+  const state = scratchFloat64('push state', 2 * n);
   const thresholdOf = (v: number) => epsilon * Math.max(1, offsets[v + 1] - offsets[v]);
   for (let v = 0; v < n; v++) state[2 * v + 1] = thresholdOf(v);
   // Out-weights are summed when a node is first pushed: most nodes never are.
-  const outWeight = new Float64Array(n).fill(-1);
-  const queue = new Uint32Array(n + 1);
+  const outWeight = scratchFloat64('push out-weights', n, -1);
+  const queue = scratchUint32('push queue', n + 1);
   let head = 0;
   let tail = 0;
   // The edge loop below enqueues inline (it is most of a request's time); the seeds through this.

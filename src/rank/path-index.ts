@@ -2,6 +2,8 @@
 // list of paths (a graph keeps its list until a file is added or removed): which node a path is,
 // which nodes a name matches, how far a node's folder is from the chat files.
 
+import { scratchUint32 } from './scratch.js';
+
 /**
  * Lookups over one sorted list of paths; node i is paths[i]. The lists hold ids, not node numbers:
  * a file added or removed moves the numbers of every node after it, and renumbering every list
@@ -227,7 +229,8 @@ export function subjectName(path: string): string {
 /**
  * Nodes by folder distance from the nearest of `from` (how many folders up the common ancestor
  * is), then shallower first, then by path (node order): a chat file's own folder first, then its
- * parent's, ... Nodes marked in `leftOut` are not ordered. A counting sort: linear.
+ * parent's, ... Nodes marked in `leftOut` are not ordered. A counting sort: linear. The order is
+ * scratch memory (see scratch.ts), good until the next call.
  */
 export function folderOrder(from: readonly string[], paths: readonly string[], leftOut?: Uint8Array): Uint32Array {
   const { folderOf, folders, depth, maxDepth } = pathIndex(paths);
@@ -250,7 +253,7 @@ export function folderOrder(from: readonly string[], paths: readonly string[], l
     count++;
   }
   for (let b = 1; b < starts.length; b++) starts[b] += starts[b - 1];
-  const order = new Uint32Array(count);
+  const order = scratchUint32('folder order', count);
   for (let i = 0; i < paths.length; i++) if (!leftOut?.[i]) order[starts[bucketOf(i)]++] = i;
   return order;
 }

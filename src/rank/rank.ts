@@ -2,6 +2,7 @@ import { comparePaths } from '../discover/discover.js';
 import { type AiderGraph, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
 import { folderOrder, nodeOfPath, nodesNamed, nodesOfSubject, pathIndex, sharedDepth, subjectName } from './path-index.js';
+import { scratchFloat64, scratchUint32, scratchUint8 } from './scratch.js';
 
 export { subjectName } from './path-index.js';
 
@@ -95,7 +96,8 @@ function countOf(flags: Uint8Array): number {
 function topIndices(values: ArrayLike<number>, limit: number): number[] {
   if (limit >= values.length) return Array.from({ length: values.length }, (_, i) => i);
   // The cut value: the limit-th largest, by quickselect on a copy.
-  const copy = Float64Array.from(values);
+  const copy = scratchFloat64('top indices', values.length);
+  copy.set(values);
   let low = 0;
   let high = copy.length - 1;
   const k = limit - 1;
@@ -127,11 +129,15 @@ function topIndices(values: ArrayLike<number>, limit: number): number[] {
  * components or basename (with or without extension) match a mentioned identifier one more.
  * With `maxMatches`, an identifier matching more paths than that (`state`, `utils`: one per
  * package in a large repository) matches none. Undefined when nothing is personalized (PageRank
- * then teleports uniformly).
+ * then teleports uniformly). Written into `vector` (zeroed, one entry per path) when given.
  */
-export function personalizationVector(paths: readonly string[], request: RankRequest, maxMatches = Infinity): Float64Array | undefined {
+export function personalizationVector(
+  paths: readonly string[],
+  request: RankRequest,
+  maxMatches = Infinity,
+  vector: Float64Array = new Float64Array(paths.length),
+): Float64Array | undefined {
   const index = pathIndex(paths);
-  const vector = new Float64Array(paths.length);
   let any = false;
   for (const path of [...request.chatFiles, ...request.mentionedFiles]) {
     const i = nodeOfPath(index, path);
@@ -200,12 +206,13 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
 
   // The loops over every file live in functions of their own: inline, V8 compiled each loop of
   // this function on its own (on-stack replacement) and threw the code away at every request.
-  const isChat = new Uint8Array(n);
+  // Scratch memory (see scratch.ts): these end with this call; the ranks live on in the answer.
+  const isChat = scratchUint8('chat files', n);
   for (const path of request.chatFiles) {
     const i = nodeOf(path);
     if (i !== undefined) isChat[i] = 1;
   }
-  const fused = new Float64Array(n);
+  const fused = scratchFloat64('fused', n);
   const { graphWeight, lexicalWeight, folderWeight, partnerWeight, namedWeight } = RELATED_MODEL;
   const fuse = (order: ArrayLike<number>, weight: number) => fuseOrder(fused, order, weight);
   const graphOrder = rankOrder(ranks, isChat);
@@ -274,7 +281,7 @@ function rankOrder(ranks: Float64Array, isChat: Uint8Array): Uint32Array {
   const n = ranks.length;
   let reachedCount = 0;
   for (let i = 0; i < n; i++) if (!isChat[i] && ranks[i] > 0) reachedCount++;
-  const order = new Uint32Array(n - countOf(isChat));
+  const order = scratchUint32('rank order', n - countOf(isChat));
   for (let i = 0, r = 0, z = reachedCount; i < n; i++) if (!isChat[i]) order[ranks[i] > 0 ? r++ : z++] = i;
   order.subarray(0, reachedCount).sort((a, b) => ranks[b] - ranks[a] || a - b);
   return order;
@@ -320,7 +327,8 @@ export function unpersonalizedRanks(graph: RelatedGraph): Float64Array {
  * else the unpersonalized ranks, computed once per graph.
  */
 function relatedPageRank(graph: RelatedGraph, request: RankRequest): Float64Array {
-  const personalization = personalizationVector(graph.paths, request, RELATED_MODEL.pathMatchMaxFiles);
+  const n = graph.paths.length;
+  const personalization = personalizationVector(graph.paths, request, RELATED_MODEL.pathMatchMaxFiles, scratchFloat64('personalization', n));
   const { damping, pushEpsilon } = RELATED_MODEL;
   if (personalization) return pagerankPush(graph.walk, personalization, { damping, epsilon: pushEpsilon });
   const ranks = unpersonalizedRanks(graph);
@@ -362,11 +370,11 @@ function lexicalScores(n: number, request: RankRequest, names: RelatedNames) {
     for (const name of defined) query.add(name);
     for (const name of imports) query.add(name);
   }
-  const distinct = new Uint32Array(n);
-  const occurrences = new Uint32Array(n);
+  const distinct = scratchUint32('distinct names', n);
+  const occurrences = scratchUint32('name occurrences', n);
   // The last name (its number in the query, from 1) that counted each file: a file defining and
   // referencing a name counts it once, without a set per name.
-  const countedFor = new Uint32Array(n);
+  const countedFor = scratchUint32('counted for', n);
   let q = 0;
   names.visitNamers(
     query,
