@@ -8,6 +8,7 @@ import { startTokenizer, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
 import { DEFAULT_RANKING, rankDefinitions, rankRelated } from './rank/rank.js';
 import { fileLimit, relatedEntries } from './rank/layout.js';
+import { pathIndex } from './rank/path-index.js';
 import type { MapBlock } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
 import { TagStore } from './store/store.js';
@@ -62,7 +63,7 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
     const graph = new ReferenceGraph((path) => store.names(path));
     const indexing = indexRepository({ ...options, root, store, graph });
     // The map may need the saved graph: read while git lists the files.
-    const savedGraph = readGraph ? readSavedGraph(store.dir) : undefined;
+    const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
     const index = await indexing;
     startTokenizer(options.encoding);
     return { index, graph, store, savedGraph: await savedGraph };
@@ -70,6 +71,17 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
     await store.close();
     throw err;
   }
+}
+
+/**
+ * The saved related graph, read while the files are listed (the thread would wait), and the
+ * per-path lookups a map needs built over its paths meanwhile: a restored graph keeps that list,
+ * so its first map finds them (150-250 ms on the large corpus).
+ */
+export async function readSavedGraphAhead(dir: string): Promise<SavedGraphFile> {
+  const file = await readSavedGraph(dir);
+  if (typeof file !== 'string') pathIndex(file.saved.paths);
+  return file;
 }
 
 /** Index (with the persistent cache) and map a repository in-process. */

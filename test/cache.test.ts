@@ -6,7 +6,8 @@ import { open } from 'lmdb';
 import { ReferenceGraph, type SavedRelated } from '../src/graph/graph.js';
 import { readSavedGraph } from '../src/graph/graph-file.js';
 import { indexRepository } from '../src/index/indexer.js';
-import { buildMap, mapFromIndex } from '../src/map.js';
+import { buildMap, mapFromIndex, readSavedGraphAhead } from '../src/map.js';
+import { pathIndex } from '../src/rank/path-index.js';
 import { unpersonalizedRanks } from '../src/rank/rank.js';
 import { STORE_FORMAT, TagStore } from '../src/store/store.js';
 import { copyFixture, tempDir } from './helpers.js';
@@ -137,6 +138,11 @@ test('the saved related graph carries its unpersonalized ranks: a graph restored
     assert.equal(without.walkRanks, undefined);
     assert.equal(unpersonalizedRanks(withRanks), withRanks.walkRanks, 'the saved ranks are the ones used');
     assert.deepEqual(unpersonalizedRanks(without), walkRanks);
+    // A restored graph keeps the saved list of paths, so the lookups built over it while the files were listed serve its first map.
+    const ahead = await readSavedGraphAhead(cache);
+    assert.ok(typeof ahead !== 'string');
+    const lookups = pathIndex(ahead.saved.paths);
+    assert.equal(pathIndex((await restored(ahead.saved)).paths), lookups);
   } finally {
     await store.close();
   }

@@ -7,9 +7,9 @@ import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, out
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { statAll } from '../index/stat.js';
 import { languageForPath } from '../extract/languages.js';
-import { type MapRequest, budgetFor, mapFromIndex, mapToJson } from '../map.js';
+import { type MapRequest, budgetFor, mapFromIndex, mapToJson, readSavedGraphAhead } from '../map.js';
 import { TagStore } from '../store/store.js';
-import { readSavedGraph, restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
+import { restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import { loadTokenizerHere, startTokenizer } from '../pack/tokens.js';
 import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
@@ -181,8 +181,7 @@ export class Daemon {
     const { root, log } = this.options;
     const started = Date.now();
     const discovering = this.discover();
-    // Read while git lists the files (the main thread would wait).
-    const savedGraph = readSavedGraph(this.store.dir);
+    const savedGraph = readSavedGraphAhead(this.store.dir);
     const discovery = await discovering;
     // States are applied as they settle, so the graph takes each record's references as it comes.
     const states = await this.reconciler.update(

@@ -773,6 +773,8 @@ export class ReferenceGraph {
     if (saved.paths.length !== n || !saved.paths.every((path, i) => path === paths[i])) return false;
     const { offsets, targets, weights, edgeIdent, forward, idents } = saved;
     if (!isSavedGraphShaped(saved)) return false;
+    // The saved list itself, so that lookups built over it while the files were listed serve (see pathIndex).
+    this.sortedPaths = saved.paths;
     for (const ident of idents) this.relatedIdents.id(ident);
     if (this.relatedIdents.list.length !== idents.length) return false; // a name twice: not a graph this code saved
     this.buffers.adopt({ targets, weights, edgeIdent, forward });
@@ -783,7 +785,7 @@ export class ReferenceGraph {
     const forwardTotal = new Float64Array(n);
     for (let u = 0; u < n; u++) forwardTotal[u] = rowForwardTotal(csr, forward, u);
     const walkRanks = saved.walkRanks?.length === n ? saved.walkRanks : undefined;
-    const graph = { paths, csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal, walkRanks };
+    const graph = { paths: saved.paths, csr, edgeIdent, idents: this.relatedIdents.list, forward, walk, walkSlot, forwardTotal, walkRanks };
     this.relatedBase = { graph, identIndex: this.relatedIdents.index };
     this.previousRelated = { base: this.relatedBase, numbering: this.numbering };
     this.relatedAllStale = false;
@@ -1335,8 +1337,8 @@ const LOCAL_CHANGES_FROM = Math.max(RELATED_WEIGHTS.maxDefiners + 2, EDGE_WEIGHT
 
 /** A related graph's own arrays, without what is derived from them (the merged walk, the forward totals). */
 export interface SavedRelated {
-  /** Node index -> path, sorted. */
-  paths: readonly string[];
+  /** Node index -> path, sorted (a graph that restores this keeps the list as its own). */
+  paths: string[];
   /** Identifier number -> identifier. */
   idents: readonly string[];
   offsets: Uint32Array;
