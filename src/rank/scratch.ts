@@ -16,9 +16,13 @@ function bufferFor(slot: string, bytes: number): ArrayBuffer {
   return buffer;
 }
 
-/** `length` numbers, each `fill`, in the memory of `slot` (one slot per call site). */
-export function scratchFloat64(slot: string, length: number, fill = 0): Float64Array {
-  return new Float64Array(bufferFor(slot, 8 * length), 0, length).fill(fill);
+/**
+ * `length` numbers, each `fill`, in the memory of `slot` (one slot per call site); with `fill`
+ * null, as the slot's last user left them (zeroes in new memory).
+ */
+export function scratchFloat64(slot: string, length: number, fill: number | null = 0): Float64Array {
+  const array = new Float64Array(bufferFor(slot, 8 * length), 0, length);
+  return fill === null ? array : array.fill(fill);
 }
 
 export function scratchUint32(slot: string, length: number, fill = 0): Uint32Array {

@@ -131,10 +131,9 @@ export class Outline {
   /** Definition `i` (in extraction order) as an object (a new one on each call). */
   def(i: number): DefTag {
     const at = this.defAt(i);
-    const scopeStart = i === 0 ? 0 : this.num(at - 1);
     const scopesFrom = this.nums.length / 2 - this.num(SCOPE_COUNT);
     const scopes: number[] = [];
-    for (let k = scopesFrom + scopeStart; k < scopesFrom + this.num(at + 4); k++) scopes.push(this.num(k));
+    for (let k = scopesFrom + this.scopeStart(i); k < scopesFrom + this.num(at + 4); k++) scopes.push(this.num(k));
     const subkind = this.num(at + 2);
     const subkindStart = subkind === 0 ? this.num(LANG_END) : this.num(HEADER + subkind - 1);
     return { name: this.defName(i), subkind: this.text.slice(subkindStart, this.num(HEADER + subkind)), line: this.num(at + 3), scopes };
@@ -153,8 +152,12 @@ export class Outline {
 
   /** How many scopes enclose definition `i`. */
   defDepth(i: number): number {
-    const at = this.defAt(i);
-    return this.num(at + 4) - (i === 0 ? 0 : this.num(at - 1));
+    return this.num(this.defAt(i) + 4) - this.scopeStart(i);
+  }
+
+  /** Where definition `i`'s scopes start among all the scopes: where those of the one before end. */
+  private scopeStart(i: number): number {
+    return i === 0 ? 0 : this.num(this.defAt(i) - 1);
   }
 
   private num(i: number): number {
