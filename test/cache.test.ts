@@ -6,6 +6,7 @@ import { open } from 'lmdb';
 import { ReferenceGraph, type SavedRelated } from '../src/graph/graph.js';
 import { readSavedGraph } from '../src/graph/graph-file.js';
 import { indexRepository } from '../src/index/indexer.js';
+import { createRunner } from '../src/index/pool.js';
 import { buildMap, mapFromIndex, readSavedGraphAhead } from '../src/map.js';
 import { pathIndex } from '../src/rank/path-index.js';
 import { unpersonalizedRanks } from '../src/rank/rank.js';
@@ -85,6 +86,29 @@ test('a file that became a link leading outside the root loses its stored record
   }
   // The next run finds as many stored records as files with one: nothing to drop.
   assert.equal((await mapOf(root, cache)).stats.removed, 0);
+});
+
+test("readying the store's writes (a daemon's warm-up, here and in the pool's threads) changes nothing stored", async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const first = await mapOf(root, cache);
+  const snapshot = (store: TagStore) => store.paths().map((path) => JSON.stringify([path, store.get(path), store.names(path), store.outline(path)?.defs()]));
+  const store = TagStore.open(cache);
+  const before = snapshot(store);
+  assert.equal(before.length, SOURCES);
+  const runner = createRunner(2);
+  try {
+    await store.warmWrites();
+    await runner.warmUp(store.paths(), store);
+  } finally {
+    await runner.close();
+  }
+  assert.deepEqual(snapshot(store), before);
+  assert.equal(store.count(), SOURCES);
+  await store.close();
+  const again = await mapOf(root, cache);
+  assert.equal(again.stats.parsed, 0);
+  assert.equal(again.text, first.text);
 });
 
 test('a cache of an older format is rebuilt with a one-line notice', async () => {

@@ -9,7 +9,7 @@ export interface BatchTask {
   root: string;
   jobs: FileJob[];
   options: IndexFileOptions;
-  /** Language ids whose grammars and queries to load before the jobs (a pool warming up). */
+  /** Language ids whose grammars and queries to load before the jobs (a pool warming up; with tagsTo, its store's writes too). */
   preload?: string[];
   /** The cache directory whose tag store takes the tags: the results come back without them. */
   tagsTo?: string;
@@ -20,7 +20,11 @@ export interface BatchTask {
 const exitOn = process.env.REPOMAP_TEST_WORKER_EXIT_ON;
 
 export default async function extractBatch(task: BatchTask): Promise<FileResult[]> {
-  if (task.preload) preloadLanguages(task.preload.flatMap((id) => languageById(id) ?? []));
+  if (task.preload) {
+    preloadLanguages(task.preload.flatMap((id) => languageById(id) ?? []));
+    // A warm-up with a store readies its writes too, for the first save's commit.
+    if (task.tagsTo) await attachedStore(task.tagsTo).warmWrites();
+  }
   const results: FileResult[] = [];
   if (exitOn && task.jobs.some((job) => job.path.includes(exitOn))) process.exit(70);
   await indexFiles(task.root, task.jobs, task.options, (_, result) => results.push(result));

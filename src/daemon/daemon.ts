@@ -230,8 +230,10 @@ export class Daemon {
     log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
     this.background = () => {
       setImmediate(linkInTurns);
-      // The pool's threads load this repository's grammars now (a first index did at its start), so the first save parses at once.
-      this.runner.warmUp(discovery.paths).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
+      // The pool's threads load this repository's grammars now (a first index did at its start), and they
+      // and this thread ready their writes to the store, so the first save parses and commits at once.
+      this.runner.warmUp(discovery.paths, this.store).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
+      this.store.warmWrites().catch((err: unknown) => log(`store warm-up failed: ${errorMessage(err)}`));
       // Files modified since a second before discovery (file times can lag the clock) are checked again.
       this.watch(started - 1000).catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
     };

@@ -30,9 +30,10 @@ export interface ParseRunner {
   stream(root: string, jobs: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void>;
   /**
    * Starts the threads and loads the languages of these paths in each, so that a first parse does
-   * not wait for them; with no paths, only starts the threads.
+   * not wait for them; with no paths, only starts the threads. With `tagsTo`, each thread also
+   * readies its writes to that store (see TagStore.warmWrites), for a first save's commit.
    */
-  warmUp(paths: readonly string[]): Promise<void>;
+  warmUp(paths: readonly string[], tagsTo?: TagStore): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -184,10 +185,11 @@ class PoolRunner implements ParseRunner {
    * only, which loads it then (compiling a tag query takes up to 350 ms, and the large corpus has
    * ten languages of one or two files each).
    */
-  async warmUp(paths: readonly string[]): Promise<void> {
+  async warmUp(paths: readonly string[], tagsTo?: TagStore): Promise<void> {
     const preload = languagesOf(paths, BATCH_FILES);
     const options = { maxFileBytes: 0 };
-    await Promise.all(Array.from({ length: this.threads }, () => this.run({ root: '', jobs: [], options, preload })));
+    const task = { root: '', jobs: [], options, preload, ...(tagsTo ? { tagsTo: tagsTo.dir } : {}) };
+    await Promise.all(Array.from({ length: this.threads }, () => this.run(task)));
   }
 
   private run(task: BatchTask, on: Promise<ExtractPool> = this.pool()): Promise<FileResult[]> {
