@@ -171,7 +171,7 @@ export class TagStore {
   /**
    * Commits a write that changes nothing (the removal of a key no path can be: paths are
    * relative), so that the first real commit of this thread does not pay for starting lmdb-js's
-   * writes: on the large corpus a worker's first commit took 26-40 ms, later ones 2-4. Awaited on
+   * writes: on the large corpus a worker's first commit took 26-40 ms, later ones 2-13. Awaited on
    * its own, not through `flushed`, which would take the error of a write queued meanwhile.
    */
   async warmWrites(): Promise<void> {
