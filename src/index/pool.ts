@@ -188,8 +188,7 @@ class PoolRunner implements ParseRunner {
   async warmUp(paths: readonly string[], tagsTo?: TagStore): Promise<void> {
     const preload = languagesOf(paths, BATCH_FILES);
     const options = { maxFileBytes: 0 };
-    const task = { root: '', jobs: [], options, preload, ...(tagsTo ? { tagsTo: tagsTo.dir } : {}) };
-    await Promise.all(Array.from({ length: this.threads }, () => this.run(task)));
+    await Promise.all(Array.from({ length: this.threads }, () => this.run({ root: '', jobs: [], options, preload, tagsTo: tagsTo?.dir })));
   }
 
   private run(task: BatchTask, on: Promise<ExtractPool> = this.pool()): Promise<FileResult[]> {
