@@ -9,7 +9,12 @@ export interface DefTag {
   /** class, interface, type, enum, function, method, constant, module, ... (from the query capture). */
   subkind: string;
   line: number;
-  /** Start lines of the enclosing scopes (outermost first), each present in FileRecord.lines. */
+  /**
+   * The last line of its signature (>= line): a multi-line parameter list or header runs to
+   * here. Every line from `line` to it is present in FileOutline.lines.
+   */
+  signatureEnd: number;
+  /** Start lines of the enclosing scopes (outermost first), each present in FileOutline.lines. */
   scopes: number[];
 }
 
@@ -67,6 +72,8 @@ export interface FileOutline {
 /** The extraction result for one file: its outline and its references. */
 export interface FileTags extends FileOutline {
   refs: FileRefs;
+  /** The modules the file imports, as written (see FileNames.modules). */
+  modules: string[];
 }
 
 /**
@@ -81,6 +88,13 @@ export interface FileNames {
   counts: number[];
   /** The names referenced by an import, sorted. */
   imports: string[];
+  /**
+   * The modules the file imports, as its source writes them, sorted and each once: a TypeScript
+   * specifier (`./cart.js`, `@scope/pkg`), a Python dotted module (`.models`, `pkg.sub`), a Go
+   * import path, a Rust `use` path (`crate::a::b`) or `mod NAME` for a `mod NAME;` declaration,
+   * a JVM or C# package or namespace, a C `#include "..."` path. src/resolve/ maps them to files.
+   */
+  modules: string[];
 }
 
 /** What the store keeps per path. */

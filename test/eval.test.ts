@@ -140,8 +140,9 @@ test('baselines: folder distance, shared names, packed within the budget', () =>
   const tags = (defs: string[], refs: Array<[string, string]>): FileTags => ({
     lang: 'python',
     lineCount: defs.length + 1,
-    defs: defs.map((name, line) => ({ name, subkind: 'function', line, scopes: [] })),
+    defs: defs.map((name, line) => ({ name, subkind: 'function', line, signatureEnd: line, scopes: [] })),
     refs: packRefs(refs.map(([name, subkind], line) => ({ name, subkind, line }))),
+    modules: [],
     lines: defs.map((name, line): [number, string] => [line, `def ${name}():`]),
   });
   const tagsByPath = new Map<string, FileTags>([

@@ -9,8 +9,9 @@ function tags(defs: string[], refs: string[]): FileTags {
   return {
     lang: 'typescript',
     lineCount: 10,
-    defs: defs.map((name, line) => ({ name, subkind: 'function', line, scopes: [] })),
+    defs: defs.map((name, line) => ({ name, subkind: 'function', line, signatureEnd: line, scopes: [] })),
     refs: packRefs(refs.map((name, line) => ({ name, subkind: 'call', line }))),
+    modules: [],
     lines: [],
   };
 }

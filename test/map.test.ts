@@ -6,7 +6,7 @@ import { get_encoding } from 'tiktoken';
 import { ReferenceGraph } from '../src/graph/graph.js';
 import { buildMap } from '../src/map.js';
 import { rankDefinitions } from '../src/rank/rank.js';
-import { MAX_LINE_CHARS } from '../src/render/render.js';
+import { MAX_STORED_LINE } from '../src/extract/extract.js';
 import { copyFixture, git, indexOnce, tempDir } from './helpers.js';
 
 const encoder = get_encoding('cl100k_base');
@@ -140,15 +140,18 @@ test('render: path header, │ shown lines with scope headers, ⋮ where lines a
   for (const line of lines.slice(1)) assert.ok(line === '⋮' || line.startsWith('│'), `unexpected line ${line}`);
 });
 
-test('render: long lines are cut at 100 characters; a file with nothing to show is its bare path', async () => {
+test('render: a signature line is shown whole up to 300 characters, a longer one cut with an ellipsis; a file with nothing to show is its bare path', async () => {
   const root = tempDir();
-  const long = 'x'.repeat(150);
-  writeFileSync(join(root, 'long.ts'), `export function withAVeryLongSignature(${long}: string): void {}\n`);
+  writeFileSync(join(root, 'long.ts'), `export function withAVeryLongSignature(${'x'.repeat(150)}: string): void {}\n`);
+  writeFileSync(join(root, 'longer.ts'), `export function evenLongerSignature(${'y'.repeat(400)}: string): void {}\n`);
   writeFileSync(join(root, 'empty.ts'), '// nothing defined here\nconsole.log(1);\n');
   const map = await buildMap({ root, cacheDir: tempDir(), tokens: 1024 });
-  const shown = map.text.split('\n').find((line) => line.startsWith('│export function withAVeryLongSignature'));
-  assert.ok(shown);
-  assert.equal(shown.length, MAX_LINE_CHARS);
+  const lines = map.text.split('\n');
+  assert.ok(lines.includes(`│export function withAVeryLongSignature(${'x'.repeat(150)}: string): void {}`));
+  const cut = lines.find((line) => line.startsWith('│export function evenLongerSignature'));
+  assert.ok(cut);
+  assert.equal(cut.length, 1 + MAX_STORED_LINE);
+  assert.ok(cut.endsWith('y…'));
   assert.match(map.text, /^empty\.ts$/m);
 });
 

@@ -35,8 +35,9 @@ function randomOutline(rand: () => number): FileOutline {
   for (let i = Math.floor(rand() * 30); i > 0; i--) {
     const line = Math.floor(rand() * lineCount);
     const scopes = Array.from({ length: Math.floor(rand() * 3) }, () => Math.floor(rand() * (line + 1))).sort((a, b) => a - b);
-    defs.push({ name: pick(words) + (rand() < 0.5 ? String(i) : ''), subkind: pick(subkinds), line, scopes });
-    named.add(line);
+    const signatureEnd = Math.min(lineCount - 1, line + Math.floor(rand() * 3));
+    defs.push({ name: pick(words) + (rand() < 0.5 ? String(i) : ''), subkind: pick(subkinds), line, signatureEnd, scopes });
+    for (let row = line; row <= signatureEnd; row++) named.add(row);
     for (const scope of scopes) named.add(scope);
   }
   const lines = [...named].sort((a, b) => a - b).map((line): [number, string] => [line, rand() < 0.1 ? '' : `${pick(words)} ${line} ${pick(words)}`]);

@@ -19,8 +19,9 @@ function tags(defs: string[], refs: Array<string | [string, string]>): FileTags 
   return {
     lang: 'python',
     lineCount: defs.length + 1,
-    defs: defs.map((name, line) => ({ name, subkind: 'function', line, scopes: [] })),
+    defs: defs.map((name, line) => ({ name, subkind: 'function', line, signatureEnd: line, scopes: [] })),
     refs: packRefs(refs.map((ref, line) => (typeof ref === 'string' ? { name: ref, subkind: 'call', line } : { name: ref[0], subkind: ref[1], line }))),
+    modules: [],
     lines: defs.map((name, line): [number, string] => [line, `def ${name}():`]),
   };
 }
@@ -157,7 +158,7 @@ test('layout: files are named first, then definitions round by round, then more 
   const files = Array.from({ length: 40 }, (_, i) => `pkg/module_${i}.py`);
   const defs = (path: string) => {
     const n = Number(path.match(/\d+/)![0]);
-    return [0, 1, 2].map((k) => ({ name: `f${n}_${k}`, subkind: 'function', line: k, scopes: [] }));
+    return [0, 1, 2].map((k) => ({ name: `f${n}_${k}`, subkind: 'function', line: k, signatureEnd: k, scopes: [] }));
   };
   let made = 0;
   const ranked = (path: string) => ({ count: 3, at: (k: number) => (made++, defs(path)[k]) });

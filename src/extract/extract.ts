@@ -4,8 +4,11 @@ import { type LanguageSpec, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
 import { packRefs } from './refs.js';
 
-/** Stored line text is cut here; rendering cuts further. Keeps records small on long lines. */
-const MAX_STORED_LINE = 200;
+/** Stored line text is cut here, so a long line cannot blow a map's budget or a record's size. */
+export const MAX_STORED_LINE = 300;
+/** A signature is shown to its last line (a multi-line parameter list), within these bounds. */
+export const MAX_SIGNATURE_LINES = 4;
+export const MAX_SIGNATURE_CHARS = 300;
 /** Files whose ERROR nodes cover more than this share of the text are reported, not indexed. */
 const MAX_ERROR_SHARE = 0.5;
 /** Default bound on one file's parse time. */
@@ -104,6 +107,7 @@ function collectTags(langId: string, source: string, captures: Parser.QueryCaptu
   const scopes: OpenScope[] = [];
   const seenDefs = new Set<string>();
   const seenRefs = new Set<string>();
+  const modules = new Set<string>();
 
   for (const { name: capture, node } of captures) {
     const start = node.startIndex;
@@ -114,6 +118,11 @@ function collectTags(langId: string, source: string, captures: Parser.QueryCaptu
       if (!top || top.start !== start || top.end !== node.endIndex) {
         scopes.push({ start, end: node.endIndex, row: node.startPosition.row });
       }
+      continue;
+    }
+    if (capture.startsWith('module.')) {
+      const specifier = moduleSpecifier(capture, node.text);
+      if (specifier) modules.add(specifier);
       continue;
     }
     const def = capture.startsWith('name.definition.');
@@ -134,8 +143,9 @@ function collectTags(langId: string, source: string, captures: Parser.QueryCaptu
           shownLines.add(scope.row);
         }
       }
-      shownLines.add(line);
-      defs.push({ name, subkind, line, scopes: enclosing });
+      const signatureEnd = signatureEndOf(lineTexts, line, declarationOf(node).endPosition.row);
+      for (let row = line; row <= signatureEnd; row++) shownLines.add(row);
+      defs.push({ name, subkind, line, signatureEnd, scopes: enclosing });
     } else {
       if (seenRefs.has(key)) continue;
       seenRefs.add(key);
@@ -145,7 +155,58 @@ function collectTags(langId: string, source: string, captures: Parser.QueryCaptu
 
   const lines: Array<[number, string]> = [...shownLines]
     .sort((a, b) => a - b)
-    .map((row) => [row, (lineTexts[row] ?? '').trimEnd().slice(0, MAX_STORED_LINE)]);
+    .map((row) => [row, boundedLine(lineTexts[row] ?? '')]);
   const lineCount = source.endsWith('\n') ? lineTexts.length - 1 : lineTexts.length;
-  return { lang: langId, lineCount, defs, refs: packRefs(refs), lines };
+  return { lang: langId, lineCount, defs, refs: packRefs(refs), modules: [...modules].sort(), lines };
+}
+
+/** A line as stored: trailing space off, cut at MAX_STORED_LINE with an ellipsis saying so. */
+function boundedLine(text: string): string {
+  const line = text.trimEnd();
+  return line.length <= MAX_STORED_LINE ? line : `${line.slice(0, MAX_STORED_LINE - 1)}…`;
+}
+
+/**
+ * A module capture's text as FileNames.modules keeps it: `module.import` is a specifier (quotes
+ * and angle brackets taken off), `module.declare` a Rust `mod NAME;` (kept as `mod NAME`).
+ */
+function moduleSpecifier(capture: string, text: string): string | undefined {
+  const specifier = text.replace(/^["'`<]|["'`>]$/g, '').trim();
+  if (specifier.length === 0 || specifier.includes('\n')) return undefined;
+  return capture === 'module.declare' ? `mod ${specifier}` : specifier;
+}
+
+/**
+ * The node that declares a captured name: the name's parent, or its grandparent when the parent
+ * only wraps the name (a declarator, a type spec). Bounds how far a signature may run.
+ */
+function declarationOf(name: Parser.SyntaxNode): Parser.SyntaxNode {
+  const parent = name.parent ?? name;
+  return parent.endPosition.row === name.endPosition.row && parent.parent ? parent.parent : parent;
+}
+
+/**
+ * The last line of the signature starting at `line`: while a round bracket opened on its lines is
+ * still open (a parameter list over several lines), the next line belongs to it; never past
+ * `lastRow` (the declaration's end), MAX_SIGNATURE_LINES or MAX_SIGNATURE_CHARS. Brackets tell
+ * the end of a parameter list in every language alike, where syntax trees name their parts
+ * differently; square brackets are left out (an array constant is not a signature).
+ */
+export function signatureEndOf(lineTexts: readonly string[], line: number, lastRow: number): number {
+  let depth = 0;
+  let chars = 0;
+  let end = line;
+  for (let row = line; row <= lastRow && row < line + MAX_SIGNATURE_LINES; row++) {
+    const text = lineTexts[row] ?? '';
+    chars += text.trim().length;
+    if (row > line && chars > MAX_SIGNATURE_CHARS) break;
+    end = row;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 40) depth++; // (
+      else if (c === 41 && depth > 0) depth--; // )
+    }
+    if (depth === 0) break;
+  }
+  return end;
 }

@@ -44,5 +44,5 @@ export function unpackRefs(refs: { names: readonly string[] } & Pick<FileRefs, '
 /** What the graph reads of a file's tags (see FileNames); the arrays are the tags' own where they can be. */
 export function fileNames(tags: FileTags): FileNames {
   const defined = [...new Set(tags.defs.map((def) => def.name))].sort(comparePaths);
-  return { defined, referenced: tags.refs.names, counts: tags.refs.counts, imports: tags.refs.imports };
+  return { defined, referenced: tags.refs.names, counts: tags.refs.counts, imports: tags.refs.imports, modules: tags.modules };
 }

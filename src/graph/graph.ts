@@ -5,9 +5,9 @@ import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
 const NO_SLOTS = new Uint32Array(0);
 const NO_NAMES: string[] = [];
 /** A file without names: what a graph reads for a stored file whose names cannot be read. */
-export const EMPTY_NAMES: FileNames = { defined: NO_NAMES, referenced: NO_NAMES, counts: [], imports: NO_NAMES };
+export const EMPTY_NAMES: FileNames = { defined: NO_NAMES, referenced: NO_NAMES, counts: [], imports: NO_NAMES, modules: NO_NAMES };
 /** The names of a node whose names are not read yet (see FileNode.unread). */
-const UNREAD: Pick<FileNode, 'defined' | 'refNames' | 'refCounts' | 'imports'> = { defined: NO_NAMES, refNames: NO_NAMES, refCounts: NO_SLOTS, imports: NO_NAMES };
+const UNREAD: Pick<FileNode, 'defined' | 'refNames' | 'refCounts' | 'imports' | 'modules'> = { defined: NO_NAMES, refNames: NO_NAMES, refCounts: NO_SLOTS, imports: NO_NAMES, modules: NO_NAMES };
 
 /** Aider's edge model (aider/repomap.py): the multipliers applied to an identifier's edges. */
 export const EDGE_WEIGHTS = {
@@ -73,8 +73,10 @@ interface FileNode {
   refSlots: Uint32Array;
   /** The names it imports (references of subkind 'import'), sorted. */
   imports: string[];
+  /** The modules it imports, as written (FileNames.modules). */
+  modules: string[];
   /**
-   * While its names are not read yet (the four fields above are empty), how many there are, as
+   * While its names are not read yet (the five fields above are empty), how many there are, as
    * its stored record says; undefined once they are (see ReferenceGraph.load).
    */
   unread: number | undefined;
@@ -303,6 +305,7 @@ export class ReferenceGraph {
     node.refNames = names.referenced;
     node.refCounts = Uint32Array.from(names.counts);
     node.imports = names.imports;
+    node.modules = names.modules;
     return node;
   }
 
@@ -402,7 +405,7 @@ export class ReferenceGraph {
 
   /** Replaces a file's definitions and references (and so its edges). */
   setFile(path: string, names: FileNames): void {
-    const { defined, referenced: refNames, imports } = names;
+    const { defined, referenced: refNames, imports, modules } = names;
     if (defined.length === 0 && refNames.length === 0) {
       this.removeFile(path);
       return;
@@ -425,14 +428,15 @@ export class ReferenceGraph {
       node.refNames = refNames;
       node.refCounts = refCounts;
       node.imports = imports;
+      node.modules = modules;
       this.link(node);
-    } else node = this.addFile(path, { defined, refNames, refCounts, imports }, defined.length + refNames.length);
+    } else node = this.addFile(path, { defined, refNames, refCounts, imports, modules }, defined.length + refNames.length);
     if (!this.relatedAllStale) this.staleRelated.add(node);
     this.definersChanged(changed, node);
   }
 
   /** A new file's node, with its names or (undefined) without them yet; linked when an index is first read (see linkPending). */
-  private addFile(path: string, names: Pick<FileNode, 'defined' | 'refNames' | 'refCounts' | 'imports'> | undefined, links: number): FileNode {
+  private addFile(path: string, names: Pick<FileNode, 'defined' | 'refNames' | 'refCounts' | 'imports' | 'modules'> | undefined, links: number): FileNode {
     const folder = this.folders.id(path.slice(0, path.lastIndexOf('/') + 1));
     const node: FileNode = {
       path,
@@ -718,8 +722,8 @@ export class ReferenceGraph {
     const byDefinitions = nodes.filter((node) => node.defined.length > 0 && node.refNames.length > 0).sort((a, b) => b.defined.length - a.defined.length);
     const chosen = byDefinitions.find((node) => staleBound(node) <= bound);
     if (!chosen) return;
-    const { path, defined, refNames: referenced, refCounts, imports } = chosen;
-    const names = { defined, referenced, counts: Array.from(refCounts), imports };
+    const { path, defined, refNames: referenced, refCounts, imports, modules } = chosen;
+    const names = { defined, referenced, counts: Array.from(refCounts), imports, modules };
     for (let i = 0; i < times; i++) {
       this.setFile(path, { ...names, defined: [] });
       this.prepareRelated();
@@ -1229,11 +1233,11 @@ export class ReferenceGraph {
     return { graph, identIndex: this.relatedIdents.index };
   }
 
-  /** The names a file defines, and those it imports (both sorted; empty for a file outside the graph). */
-  fileNames(path: string): { defined: readonly string[]; referenced: readonly string[]; imports: readonly string[] } {
+  /** The names a file defines, references and imports, and the modules it imports (all sorted; empty for a file outside the graph). */
+  fileNames(path: string): { defined: readonly string[]; referenced: readonly string[]; imports: readonly string[]; modules: readonly string[] } {
     const node = this.files.get(path);
     if (node) this.load(node);
-    return { defined: node?.defined ?? [], referenced: node?.refNames ?? [], imports: node?.imports ?? [] };
+    return { defined: node?.defined ?? [], referenced: node?.refNames ?? [], imports: node?.imports ?? [], modules: node?.modules ?? [] };
   }
 
   /** Every name some file defines. */
@@ -1532,8 +1536,8 @@ function mergeRow(
 }
 
 /** Whether a file's names are the ones its node holds. */
-function sameNames(node: FileNode, { defined, referenced, counts, imports }: FileNames): boolean {
-  return sameStrings(node.defined, defined) && sameStrings(node.refNames, referenced) && sameStrings(node.imports, imports) && node.refCounts.every((count, i) => count === counts[i]);
+function sameNames(node: FileNode, { defined, referenced, counts, imports, modules }: FileNames): boolean {
+  return sameStrings(node.defined, defined) && sameStrings(node.refNames, referenced) && sameStrings(node.imports, imports) && sameStrings(node.modules, modules) && node.refCounts.every((count, i) => count === counts[i]);
 }
 
 function sameStrings(a: readonly string[], b: readonly string[]): boolean {

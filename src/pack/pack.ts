@@ -119,7 +119,7 @@ export function buildBlocks(
     }
     if (def) {
       for (const row of def.scopes) entry.rows.add(row);
-      entry.rows.add(def.line);
+      for (let row = def.line; row <= def.signatureEnd; row++) entry.rows.add(row);
     }
   }
   const blocks: MapBlock[] = [];

@@ -1,5 +1,3 @@
-/** Code lines in a map are cut to this many characters, so a long line cannot blow the budget. */
-export const MAX_LINE_CHARS = 100;
 export const SHOWN_MARK = '│';
 export const ELIDED_MARK = '⋮';
 
@@ -50,7 +48,7 @@ export function renderText(blocks: readonly MapBlock[], footer = '', style: Rend
     let next = 0; // the first line not yet accounted for
     for (const { line, text } of block.lines) {
       if (line > next) out.push(ELIDED_MARK);
-      out.push((SHOWN_MARK + text).slice(0, MAX_LINE_CHARS));
+      out.push(SHOWN_MARK + text); // stored lines are bounded (MAX_STORED_LINE)
       next = line + 1;
     }
     if (next < block.lineCount) out.push(ELIDED_MARK);

@@ -1,6 +1,6 @@
 import type { DefTag, FileOutline } from '../types.js';
 
-// Where things sit in an outline's numbers: a header, the subkinds' text ends, five numbers per
+// Where things sit in an outline's numbers: a header, the subkinds' text ends, six numbers per
 // definition, two per stored line, then the scope lines of every definition in turn.
 const LINE_COUNT = 0;
 const DEF_COUNT = 1;
@@ -11,8 +11,9 @@ const LANG_END = 5;
 /** Where the stored lines' text starts (their ends are in their numbers). */
 const LINES_TEXT = 6;
 const HEADER = 7;
-// A definition: its name's start and end in the text, its subkind's index, its line, the end of its scopes.
-const DEF_FIELDS = 5;
+// A definition: its name's start and end in the text, its subkind's index, its line, its
+// signature's last line, the end of its scopes (last: the next definition's scopes start there).
+const DEF_FIELDS = 6;
 // A stored line: its number and the end of its text.
 const LINE_FIELDS = 2;
 
@@ -72,6 +73,7 @@ export class Outline {
       nums[at++] = start + def.name.length;
       nums[at++] = subkindIndex.get(def.subkind)!;
       nums[at++] = def.line;
+      nums[at++] = def.signatureEnd;
       for (const scope of def.scopes) nums[scopeAt++] = scope;
       nums[at++] = scopeAt - scopesFrom;
     }
@@ -133,10 +135,11 @@ export class Outline {
     const at = this.defAt(i);
     const scopesFrom = this.nums.length / 2 - this.num(SCOPE_COUNT);
     const scopes: number[] = [];
-    for (let k = scopesFrom + this.scopeStart(i); k < scopesFrom + this.num(at + 4); k++) scopes.push(this.num(k));
+    for (let k = scopesFrom + this.scopeStart(i); k < scopesFrom + this.num(at + 5); k++) scopes.push(this.num(k));
     const subkind = this.num(at + 2);
     const subkindStart = subkind === 0 ? this.num(LANG_END) : this.num(HEADER + subkind - 1);
-    return { name: this.defName(i), subkind: this.text.slice(subkindStart, this.num(HEADER + subkind)), line: this.num(at + 3), scopes };
+    const name = this.defName(i);
+    return { name, subkind: this.text.slice(subkindStart, this.num(HEADER + subkind)), line: this.num(at + 3), signatureEnd: this.num(at + 4), scopes };
   }
 
   /** The name definition `i` defines. */
@@ -152,7 +155,7 @@ export class Outline {
 
   /** How many scopes enclose definition `i`. */
   defDepth(i: number): number {
-    return this.num(this.defAt(i) + 4) - this.scopeStart(i);
+    return this.num(this.defAt(i) + 5) - this.scopeStart(i);
   }
 
   /** Where definition `i`'s scopes start among all the scopes: where those of the one before end. */

@@ -5,7 +5,7 @@ import type { FileNames, FileRecord, FileRefs, FileTags } from '../types.js';
 import { Outline } from './outline.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 5;
+export const STORE_FORMAT = 6;
 const META_KEY = 'format';
 
 /** A path's record: stat, hash, skip and how many names it has (what a warm start decodes). */
