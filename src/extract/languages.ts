@@ -9,6 +9,11 @@ const require = createRequire(import.meta.url);
 export interface LanguageSpec {
   /** Stable identifier, stored in records. */
   id: string;
+  /**
+   * Languages whose files can use each other's names share a family (TypeScript, TSX and
+   * JavaScript; Java, Kotlin and Scala; C and C++): a reference never links files of two families.
+   */
+  family: string;
   extensions: readonly string[];
   /** npm package of the grammar, for the README's language table and error messages. */
   grammarPackage: string;
@@ -22,6 +27,7 @@ export interface LanguageSpec {
 export const LANGUAGES: readonly LanguageSpec[] = [
   {
     id: 'typescript',
+    family: 'ecma',
     extensions: ['.ts', '.mts', '.cts'],
     grammarPackage: 'tree-sitter-typescript',
     loadGrammar: () => require('tree-sitter-typescript').typescript,
@@ -29,6 +35,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'tsx',
+    family: 'ecma',
     extensions: ['.tsx'],
     grammarPackage: 'tree-sitter-typescript',
     loadGrammar: () => require('tree-sitter-typescript').tsx,
@@ -36,6 +43,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'javascript',
+    family: 'ecma',
     extensions: ['.js', '.mjs', '.cjs', '.jsx'],
     grammarPackage: 'tree-sitter-javascript',
     loadGrammar: () => require('tree-sitter-javascript'),
@@ -43,6 +51,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'python',
+    family: 'python',
     extensions: ['.py', '.pyi'],
     grammarPackage: 'tree-sitter-python',
     loadGrammar: () => require('tree-sitter-python'),
@@ -50,6 +59,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'rust',
+    family: 'rust',
     extensions: ['.rs'],
     grammarPackage: 'tree-sitter-rust',
     loadGrammar: () => require('tree-sitter-rust'),
@@ -57,6 +67,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'go',
+    family: 'go',
     extensions: ['.go'],
     grammarPackage: 'tree-sitter-go',
     loadGrammar: () => require('tree-sitter-go'),
@@ -64,6 +75,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'java',
+    family: 'jvm',
     extensions: ['.java'],
     grammarPackage: 'tree-sitter-java',
     loadGrammar: () => require('tree-sitter-java'),
@@ -71,6 +83,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'c',
+    family: 'c',
     extensions: ['.c'],
     grammarPackage: 'tree-sitter-c',
     loadGrammar: () => require('tree-sitter-c'),
@@ -78,6 +91,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'cpp',
+    family: 'c',
     // .h too: a C++ header read as C is mostly error nodes (reported as 'syntax errors', so not
     // mapped), while C reads well as C++. On this machine's headers (924 from /usr/include, C
     // mostly) the C++ grammar left out 17 files against 25 for C, with as many definitions; on
@@ -89,6 +103,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'csharp',
+    family: 'dotnet',
     extensions: ['.cs'],
     grammarPackage: 'tree-sitter-c-sharp',
     loadGrammar: () => loadNativeGrammar('tree-sitter-c-sharp'),
@@ -96,6 +111,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'ruby',
+    family: 'ruby',
     extensions: ['.rb', '.rake', '.gemspec', '.ru'],
     grammarPackage: 'tree-sitter-ruby',
     loadGrammar: () => require('tree-sitter-ruby'),
@@ -103,6 +119,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'php',
+    family: 'php',
     extensions: ['.php'],
     grammarPackage: 'tree-sitter-php',
     // `php` parses whole files, HTML around <?php ... ?> included; `php_only` expects bare PHP.
@@ -111,6 +128,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'kotlin',
+    family: 'jvm',
     extensions: ['.kt', '.kts'],
     grammarPackage: '@tree-sitter-grammars/tree-sitter-kotlin',
     loadGrammar: () => require('@tree-sitter-grammars/tree-sitter-kotlin'),
@@ -118,6 +136,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'scala',
+    family: 'jvm',
     extensions: ['.scala', '.sc'],
     grammarPackage: 'tree-sitter-scala',
     loadGrammar: () => require('tree-sitter-scala'),
@@ -125,6 +144,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'bash',
+    family: 'shell',
     extensions: ['.sh', '.bash'],
     grammarPackage: 'tree-sitter-bash',
     loadGrammar: () => require('tree-sitter-bash'),
@@ -132,6 +152,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'lua',
+    family: 'lua',
     extensions: ['.lua'],
     grammarPackage: '@tree-sitter-grammars/tree-sitter-lua',
     loadGrammar: () => loadNativeGrammar('@tree-sitter-grammars/tree-sitter-lua'),
@@ -139,6 +160,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'elixir',
+    family: 'elixir',
     extensions: ['.ex', '.exs'],
     grammarPackage: 'tree-sitter-elixir',
     loadGrammar: () => require('tree-sitter-elixir'),
@@ -146,6 +168,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'haskell',
+    family: 'haskell',
     extensions: ['.hs'],
     grammarPackage: 'tree-sitter-haskell',
     loadGrammar: () => require('tree-sitter-haskell'),
@@ -153,6 +176,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
   {
     id: 'ocaml',
+    family: 'ocaml',
     extensions: ['.ml'],
     grammarPackage: 'tree-sitter-ocaml',
     loadGrammar: () => require('tree-sitter-ocaml').ocaml,
@@ -213,6 +237,11 @@ export function languagesOf(paths: readonly string[], minFiles = 1): string[] {
     if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
   }
   return [...counts].filter(([, count]) => count >= minFiles).map(([id]) => id);
+}
+
+/** The language family of a path (see LanguageSpec.family); undefined when no grammar handles it. */
+export function familyOfPath(path: string): string | undefined {
+  return languageForPath(path)?.family;
 }
 
 export function languageById(id: string): LanguageSpec | undefined {
