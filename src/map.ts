@@ -7,9 +7,11 @@ import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pa
 import { startTokenizer, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
 import { DEFAULT_RANKING, rankDefinitions, rankRelated } from './rank/rank.js';
-import { fileLimit, relatedEntries } from './rank/layout.js';
+import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
+import { neededEntries } from './rank/needed.js';
+import { isTestPath } from './file-kinds.js';
 import { pathIndex } from './rank/path-index.js';
-import type { MapBlock } from './render/render.js';
+import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
 import { TagStore } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './types.js';
@@ -23,8 +25,8 @@ export interface RepoMap {
   /** Exact token count of `text`. */
   tokens: number;
   budget: number;
-  /** Files in map order with their shown lines (0-based line numbers) and PageRank. */
-  files: MapBlock[];
+  /** Files in map order with their shown lines (0-based line numbers), PageRank, and the tokens each takes in the map. */
+  files: Array<MapBlock & { tokens: number }>;
   /** Skipped files counted by reason, in a fixed order. */
   skipped: Partial<Record<SkipReason, number>>;
   skippedFiles: SkippedFile[];
@@ -174,7 +176,19 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     })();
     const layoutBudget = budget - countTokens(important.join('\n'));
     const importantEntries = important.map((path) => ({ path, rank: ranking.rankOf(path) }));
-    entries = followedBy(importantEntries, relatedEntries(ranking, others, outlineOf, layoutBudget, countTokens, limit));
+    // Depth first: the code the request's files use, within its share; breadth in what remains.
+    const needed = neededEntries(
+      { fileNames: (path) => graph.fileNames(path), definersOf: (idents) => definersOf(graph, idents), importsOf: index.lookups.importsOf, outlineOf },
+      { from: [...chatFiles, ...mentioned], hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf },
+    );
+    const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens);
+    // Tests' definitions come after code's, unless the request is about a test.
+    const aboutTests = [...chatFiles, ...mentioned].some(isTestPath);
+    const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
+      mentioned: mentionedIdents,
+      isLate: aboutTests ? undefined : isTestPath,
+    });
+    entries = followedBy([...importantEntries, ...depth.entries], breadth);
   }
 
   // Important files are named in the map even without a grammar: they are not skipped.
@@ -183,12 +197,14 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const skipped = countSkips(skippedFiles);
   const style = { preamble: request.preamble, markdown: request.markdown };
   const packed = packMap(entries, outlineOf, budget, countTokens, skipFooter(skipped), style);
+  // Lines are counted once each (see tokenCounter): a block's count costs no encoding.
+  const files = packed.blocks.map((block) => ({ ...block, tokens: countTokens(renderText([block], '', { markdown: style.markdown })) }));
   return {
     root: index.root,
     text: packed.text,
     tokens: packed.tokens,
     budget,
-    files: packed.blocks,
+    files,
     skipped,
     skippedFiles,
     stats: { ...index.stats, nodes: graph.fileCount, edges: graph.linkCount, unlinkedFiles: graph.pendingCount },
@@ -242,7 +258,8 @@ export function mapToJson(map: RepoMap, { listSkipped = true }: { listSkipped?: 
     files: map.files.map((file) => ({
       path: file.path,
       rank: file.rank,
-      lines: file.lines.map(({ line, text }) => ({ line: line + 1, text })),
+      tokens: file.tokens,
+      lines: file.lines.map((shown) => ({ ...shown, line: shown.line + 1 })),
     })),
     skipped: map.skipped,
     skippedFiles: listSkipped ? map.skippedFiles : [],
@@ -253,6 +270,13 @@ export function mapToJson(map: RepoMap, { listSkipped = true }: { listSkipped?: 
 }
 
 export type RepoMapJson = ReturnType<typeof mapToJson>;
+
+/** The files defining each of `idents`, from the graph's name indexes. */
+function definersOf(graph: ReferenceGraph, idents: readonly string[]): Map<string, ReadonlySet<string> | undefined> {
+  const found = new Map<string, ReadonlySet<string> | undefined>();
+  for (const [ident, files] of graph.namesOfAll(idents)) found.set(ident, files.definers);
+  return found;
+}
 
 function getOrPush<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);

@@ -38,6 +38,7 @@ export class RepoState {
       return state && 'record' in state && !state.record.skip ? this.outlines.get(path) : undefined;
     },
     important: () => (this.important ??= importantFiles(this.sortedPaths)),
+    importsOf: () => [],
   };
 
   /** `store` has a file's outline and names by the time its record is applied. */

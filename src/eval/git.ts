@@ -7,6 +7,9 @@ import { UserError } from '../errors.js';
 import { languageForPath } from '../extract/languages.js';
 import { mentionedIdentifiers } from '../mentions.js';
 import { seededRandom } from '../random.js';
+import { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
+
+export { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -206,27 +209,6 @@ const CHORE_WORDS =
 /** Version bumps, releases, format and lint sweeps, typo fixes, reverts: not tasks a map helps with. */
 export function isChore(subject: string): boolean {
   return CHORE_PREFIX.test(subject.trim()) || CHORE_WORDS.test(subject) || /^v?\d+\.\d+(\.\d+)?\b/.test(subject.trim());
-}
-
-const VENDORED_DIRS = new Set(['vendor', 'vendored', 'third_party', 'third-party', 'thirdparty', 'node_modules', 'dist', 'generated', '__generated__', 'external']);
-const GENERATED_NAME =
-  /(\.pb\.go|_pb2(_grpc)?\.pyi?|\.pb\.(ts|js)|_generated\.\w+|\.generated\.\w+|^zz_generated.*|\.min\.js|\.bundle\.js|^bindata\.go|\.gen\.\w+|_gen\.go|_string\.go)$/;
-
-/** A vendored, third-party or generated file (by folder or by name). */
-export function isVendoredOrGenerated(path: string): boolean {
-  const parts = path.split('/');
-  const name = parts.pop()!;
-  return parts.some((part) => VENDORED_DIRS.has(part)) || GENERATED_NAME.test(name);
-}
-
-const TEST_DIRS = new Set(['test', 'tests', 'testing', '__tests__', '__test__', 'spec', 'specs', 'testdata', 'e2e']);
-const TEST_NAME = /(^test_.*\.pyi?$|_tests?\.(py|go|rs)$|^tests?\.(py|rs)$|\.(test|spec)\.[cm]?[jt]sx?$|^conftest\.py$)/;
-
-/** A test file: in a test folder, or named as one (test_x.py, x_test.go, x.test.ts, x.spec.tsx, ...). */
-export function isTestPath(path: string): boolean {
-  const parts = path.split('/');
-  const name = parts.pop()!;
-  return parts.some((part) => TEST_DIRS.has(part)) || TEST_NAME.test(name);
 }
 
 /**

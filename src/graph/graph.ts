@@ -1,4 +1,5 @@
 import { comparePaths } from '../discover/discover.js';
+import { familyOfPath } from '../extract/languages.js';
 import type { FileNames, FileRecord } from '../types.js';
 import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
 
@@ -62,6 +63,8 @@ interface FileNode {
   path: string;
   /** Its folder, numbered (files of one folder share the number). */
   folder: number;
+  /** Its language family (see LanguageSpec.family): the related graph links only files of one family. */
+  family: string;
   /** Its position in the sorted file list (node index of the compiled graphs), kept up to date. */
   dense: number;
   /** The names it defines, and those it references with their counts, each sorted once. */
@@ -101,10 +104,17 @@ interface Definers {
   multiplier: number;
   /** The name's number in the related graph; -1 until an edge uses it (numbers are given in order of use). */
   relatedId: number;
+  /** The definers' language family, when they share one; MIXED_FAMILIES when not (see byFamily). */
+  family: string;
+  /** The same, per family, for a name defined in several families (built when the related graph first asks). */
+  byFamily?: Map<string, Definers>;
 }
 
+/** Definers.family of a name defined in files of several language families. */
+const MIXED_FAMILIES = '*';
+
 /** What definerNodes holds for a name nobody defines (never handed out). */
-const NO_DEFINERS: Definers = Object.freeze({ count: 0, all: [], byFolder: undefined, entry: new Set<FileNode>(), multiplier: 0, relatedId: -1 });
+const NO_DEFINERS: Definers = Object.freeze({ count: 0, all: [], byFolder: undefined, entry: new Set<FileNode>(), multiplier: 0, relatedId: -1, family: '' });
 
 /** A file's references resolved to their definers: the forward edges of the 'repomap' ranking. */
 interface RelatedEdges {
@@ -441,6 +451,7 @@ export class ReferenceGraph {
     const node: FileNode = {
       path,
       folder,
+      family: familyOfPath(path) ?? '',
       dense: -1,
       ...(names ?? UNREAD),
       refSlots: NO_SLOTS,
@@ -549,7 +560,8 @@ export class ReferenceGraph {
       this.multipliers.delete(ident);
       if (this.relatedAllStale) continue;
       const entry = this.definers.get(ident);
-      const after = definerCount(entry);
+      // Counted in the changed file's family: the definers its family's references link to.
+      const after = familyCount(entry, changed.family);
       const before = isDefiner(entry, changed) ? after - 1 : after + 1;
       const folderOnly = Math.min(before, after) >= LOCAL_CHANGES_FROM;
       const list = this.referencers.get(ident) ?? [];
@@ -665,22 +677,45 @@ export class ReferenceGraph {
         this.definerNodes.set(ident, NO_DEFINERS);
         return undefined;
       }
-      const count = definerCount(entry);
-      const multiplier = this.multiplierOf(ident, count);
-      if (entry instanceof Set) {
-        // Grouped, and each group sorted, without sorting them all: a name like __init__ or get has
-        // thousands of definers, and a first edit after a restart would sort them for each such name.
-        const byFolder = new Map<number, FileNode[]>();
-        for (const node of entry) getOrCreate(byFolder, node.folder, () => []).push(node);
-        for (const group of byFolder.values()) if (group.length > 1) group.sort(byPath);
-        definers = { count, all: undefined, byFolder, entry, multiplier, relatedId: -1 };
-      } else {
-        // No folder map for one definer: deriving the graph of a large repository asks for 200,000 names.
-        definers = { count, all: [entry], byFolder: undefined, entry, multiplier, relatedId: -1 };
-      }
+      definers = this.groupDefiners(ident, entry);
       this.definerNodes.set(ident, definers);
     }
     return definers === NO_DEFINERS ? undefined : definers;
+  }
+
+  /** definersOf, narrowed to the definers of one language family (what a reference of a file of that family may link to). */
+  private definersOfFamily(ident: string, family: string): Definers | undefined {
+    const definers = this.definersOf(ident);
+    if (!definers || definers.family === family) return definers;
+    if (definers.family !== MIXED_FAMILIES) return undefined;
+    if (!definers.byFamily) {
+      const groups = new Map<string, Set<FileNode>>();
+      for (const node of definers.entry as Set<FileNode>) getOrCreate(groups, node.family, () => new Set()).add(node);
+      definers.byFamily = new Map();
+      for (const [group, nodes] of groups) definers.byFamily.set(group, this.groupDefiners(ident, nodes.size === 1 ? nodes.values().next().value! : nodes));
+    }
+    // Each family's definers number the name alike: the related graph interns it by name.
+    return definers.byFamily.get(family);
+  }
+
+  /** A name's definers grouped by folder (each group sorted), with its multiplier and family. */
+  private groupDefiners(ident: string, entry: DefinerFiles): Definers {
+    const count = definerCount(entry);
+    const multiplier = this.multiplierOf(ident, count);
+    if (entry instanceof Set) {
+      // Grouped, and each group sorted, without sorting them all: a name like __init__ or get has
+      // thousands of definers, and a first edit after a restart would sort them for each such name.
+      const byFolder = new Map<number, FileNode[]>();
+      let family: string | undefined;
+      for (const node of entry) {
+        getOrCreate(byFolder, node.folder, () => []).push(node);
+        family = family === undefined || family === node.family ? node.family : MIXED_FAMILIES;
+      }
+      for (const group of byFolder.values()) if (group.length > 1) group.sort(byPath);
+      return { count, all: undefined, byFolder, entry, multiplier, relatedId: -1, family: family ?? '' };
+    }
+    // No folder map for one definer: deriving the graph of a large repository asks for 200,000 names.
+    return { count, all: [entry], byFolder: undefined, entry, multiplier, relatedId: -1, family: entry.family };
   }
 
   /** Aider's multiplier of `ident` without request mentions. */
@@ -870,7 +905,7 @@ export class ReferenceGraph {
     for (let k = 0; k < u.refNames.length; k++) {
       const ident = u.refNames[k];
       const count = u.refCounts[k];
-      const definers = this.definersOf(ident);
+      const definers = this.definersOfFamily(ident, u.family);
       if (!definers) continue;
       // Counted from the folder index, not by walking every definer: a name like __init__ has thousands.
       const sameFolder = definersIn(definers, u.folder);
@@ -1233,11 +1268,14 @@ export class ReferenceGraph {
     return { graph, identIndex: this.relatedIdents.index };
   }
 
-  /** The names a file defines, references and imports, and the modules it imports (all sorted; empty for a file outside the graph). */
-  fileNames(path: string): { defined: readonly string[]; referenced: readonly string[]; imports: readonly string[]; modules: readonly string[] } {
+  /**
+   * The names a file defines, references (with their counts alongside) and imports, and the
+   * modules it imports (all sorted; empty for a file outside the graph).
+   */
+  fileNames(path: string): { defined: readonly string[]; referenced: readonly string[]; counts: ArrayLike<number>; imports: readonly string[]; modules: readonly string[] } {
     const node = this.files.get(path);
     if (node) this.load(node);
-    return { defined: node?.defined ?? [], referenced: node?.refNames ?? [], imports: node?.imports ?? [], modules: node?.modules ?? [] };
+    return { defined: node?.defined ?? [], referenced: node?.refNames ?? [], counts: node?.refCounts ?? NO_SLOTS, imports: node?.imports ?? [], modules: node?.modules ?? [] };
   }
 
   /** Every name some file defines. */
@@ -1671,6 +1709,15 @@ const NO_NODES: readonly FileNode[] = [];
 function definersIn(definers: Definers, folder: number): readonly FileNode[] {
   if (definers.byFolder) return definers.byFolder.get(folder) ?? NO_NODES;
   return definers.all![0].folder === folder ? definers.all! : NO_NODES;
+}
+
+/** How many of a name's definers are of `family`. */
+function familyCount(entry: DefinerFiles | undefined, family: string): number {
+  if (entry === undefined) return 0;
+  if (!(entry instanceof Set)) return entry.family === family ? 1 : 0;
+  let count = 0;
+  for (const node of entry) if (node.family === family) count++;
+  return count;
 }
 
 function byPath(a: FileNode, b: FileNode): number {

@@ -76,6 +76,8 @@ export interface IndexLookups {
   outlineOf: (path: string) => Outline | undefined;
   /** The important files among the paths (see importantFiles). */
   important: () => readonly string[];
+  /** The repository files an indexed file imports, resolved (sorted; empty when none resolves). */
+  importsOf: (path: string) => readonly string[];
 }
 
 /** What one path is after an update: its record, a skip without a record, or gone. */
@@ -295,6 +297,7 @@ function storeLookups(store: TagStore, paths: readonly string[], records: readon
     isKnown: (path) => known.has(path),
     outlineOf: (path) => (indexed.has(path) ? outlines.get(path) : undefined),
     important: () => (important ??= importantFiles(paths)),
+    importsOf: () => [],
   };
 }
 

@@ -1,4 +1,4 @@
-import { type MapBlock, type RenderStyle, renderText } from '../render/render.js';
+import { type MapBlock, type RenderStyle, type ShownLine, renderText } from '../render/render.js';
 import type { Outline } from '../store/outline.js';
 import type { DefTag } from '../types.js';
 import type { TokenCounter } from './tokens.js';
@@ -103,30 +103,34 @@ export function packMap(
   return best;
 }
 
-/** Groups chosen entries by file, in order of first appearance, with each definition's scope lines. */
+/** Groups chosen entries by file, in order of first appearance, with each definition's signature and scope lines. */
 export function buildBlocks(
   entries: PackEntries,
   chosen: readonly number[],
   outlineOf: (path: string) => Outline | undefined,
 ): MapBlock[] {
-  const rowsByPath = new Map<string, { rank: number; rows: Set<number> }>();
+  const rowsByPath = new Map<string, { rank: number; rows: Map<number, ShownLine> }>();
   for (const i of chosen) {
     const { path, rank, def } = entries.at(i)!;
     let entry = rowsByPath.get(path);
     if (!entry) {
-      entry = { rank, rows: new Set() };
+      entry = { rank, rows: new Map() };
       rowsByPath.set(path, entry);
     }
     if (def) {
-      for (const row of def.scopes) entry.rows.add(row);
-      for (let row = def.line; row <= def.signatureEnd; row++) entry.rows.add(row);
+      // A line shown for several reasons is what it is for the strongest: a definition, then a signature line, then a scope.
+      const { rows } = entry;
+      for (const line of def.scopes) if (!rows.has(line)) rows.set(line, { line, text: '', role: 'scope' });
+      for (let line = def.line + 1; line <= def.signatureEnd; line++) if (rows.get(line)?.role !== 'definition') rows.set(line, { line, text: '', role: 'signature' });
+      if (rows.get(def.line)?.role !== 'definition') rows.set(def.line, { line: def.line, text: '', role: 'definition', name: def.name, kind: def.subkind });
     }
   }
   const blocks: MapBlock[] = [];
   for (const [path, { rank, rows }] of rowsByPath) {
     const tags = outlineOf(path);
-    const lines = [...rows].sort((a, b) => a - b).map((line) => ({ line, text: tags?.lineText(line) ?? '' }));
-    blocks.push({ path, rank, lines, lineCount: tags?.lineCount ?? 0 });
+    const lines = [...rows.values()].sort((a, b) => a.line - b.line);
+    for (const row of lines) row.text = tags?.lineText(row.line) ?? '';
+    blocks.push({ path, rank, lang: tags?.lang ?? '', lines, lineCount: tags?.lineCount ?? 0 });
   }
   return blocks;
 }

@@ -1,14 +1,18 @@
-// How the 'repomap' ranking spends a budget: breadth first, then depth. A bare path costs a few
-// tokens and a signature line many more, and a change usually needs files more than it needs
-// every signature of one file: so the map first names the best-ranked files (with all of the
-// budget but what the definitions get: a quarter of it, at most 768 tokens), then shows their best
-// definitions round by round (each file's first, then each file's second, ...), then names
-// further files while tokens remain.
+// How the 'repomap' ranking spends a budget. First the code the request's files use (see
+// needed.ts), within NEEDED_SHARE of the budget; then breadth: a bare path costs a few tokens and
+// a signature line many more, and a change usually needs files more than every signature of one
+// file, so the map names the best-ranked files (with all of the rest but what their definitions
+// get: a quarter of it, at most 768 tokens), then shows their best definitions round by round
+// (each file's first, then each file's second, ...; tests after code unless the request's files
+// are tests), then names further files while tokens remain.
 import { FILL_SCAN, type PackEntries, type PackEntry } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
 import type { Outline } from '../store/outline.js';
 import type { DefTag } from '../types.js';
 import type { RelatedRanking } from './rank.js';
+
+/** The code the request's files use (needed.ts) gets at most this share of the budget. */
+export const NEEDED_SHARE = 0.5;
 
 /** Definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS; the rest names files first. */
 export const DEFINITIONS_SHARE = 0.25;
@@ -28,6 +32,8 @@ export interface LayoutInput {
   definitionsOf: (paths: readonly string[]) => readonly RankedDefinitions[];
   budget: number;
   countTokens: TokenCounter;
+  /** Files whose definitions come after every other file's (tests, when the request is not about one). */
+  isLate?: (path: string) => boolean;
 }
 
 /** A file's definitions, best first, each made when first asked for. */
@@ -36,10 +42,11 @@ export interface RankedDefinitions {
   at(k: number): DefTag;
 }
 
+const NO_MENTIONS: ReadonlySet<string> = new Set();
 const NO_DEFINITIONS: RankedDefinitions = { count: 0, at: () => undefined as never };
 
 /** The candidates of a 'repomap' map in order (after the important files): the packer takes the longest prefix that fits. */
-export function layoutEntries({ files, rankOf, definitionsOf, budget, countTokens }: LayoutInput): PackEntries {
+export function layoutEntries({ files, rankOf, definitionsOf, budget, countTokens, isLate = () => false }: LayoutInput): PackEntries {
   // How many files the naming part of the budget can list as bare paths (one line each).
   const naming = namingTokens(budget);
   let named = 0;
@@ -47,11 +54,12 @@ export function layoutEntries({ files, rankOf, definitionsOf, budget, countToken
     used += countTokens(files[named] + '\n');
     if (used > naming) break;
   }
-  return new LaidOutEntries(files, named, definitionsOf(files.slice(0, named)), rankOf);
+  return new LaidOutEntries(files, named, definitionsOf(files.slice(0, named)), rankOf, isLate);
 }
 
 /**
- * layoutEntries' order: the named files, their definitions round by round, the other files. Each
+ * layoutEntries' order: the named files, their definitions round by round (the late files' after
+ * all the others'), the other files. Each
  * entry is made when the packer first reads it: it reads a few hundred, and the named files of a
  * large repository define thousands of names (made every map, they were most of what a map
  * request left for the old generation).
@@ -60,18 +68,36 @@ class LaidOutEntries implements PackEntries {
   readonly length: number;
   private readonly definitionCount: number;
   private readonly made: PackEntry[] = [];
-  /** Where the round-robin over the named files' definitions is. */
-  private round = 0;
-  private file = 0;
+  /** The named files' definitions in order, made as they are read. */
+  private readonly rounds: Iterator<PackEntry>;
 
   constructor(
     private readonly files: readonly string[],
     private readonly named: number,
     private readonly definitions: readonly RankedDefinitions[],
     private readonly rankOf: (path: string) => number,
+    isLate: (path: string) => boolean,
   ) {
     this.definitionCount = definitions.reduce((sum, list) => sum + list.count, 0);
     this.length = files.length + this.definitionCount;
+    const first: number[] = [];
+    const late: number[] = [];
+    for (let i = 0; i < named; i++) (isLate(files[i]) ? late : first).push(i);
+    this.rounds = this.roundRobin([first, late]);
+  }
+
+  /** Each group's files' definitions round by round: every file's best, then every file's second, ... */
+  private *roundRobin(groups: ReadonlyArray<readonly number[]>): Iterator<PackEntry> {
+    for (const group of groups) {
+      for (let round = 0, more = true; more; round++) {
+        more = false;
+        for (const i of group) {
+          if (round >= this.definitions[i].count) continue;
+          more = true;
+          yield { path: this.files[i], rank: this.rankOf(this.files[i]), def: this.definitions[i].at(round) };
+        }
+      }
+    }
   }
 
   at(index: number): PackEntry | undefined {
@@ -82,28 +108,20 @@ class LaidOutEntries implements PackEntries {
 
   private make(index: number): PackEntry {
     const { files, named } = this;
-    if (index >= named && index < named + this.definitionCount) {
-      for (;;) {
-        if (this.file === named) {
-          this.file = 0;
-          this.round++;
-        }
-        const i = this.file++;
-        if (this.round < this.definitions[i].count) return { path: files[i], rank: this.rankOf(files[i]), def: this.definitions[i].at(this.round) };
-      }
-    }
+    // Entries are made in order (see at), so the next definition is the iterator's next.
+    if (index >= named && index < named + this.definitionCount) return this.rounds.next().value as PackEntry;
     const path = files[index < named ? index : index - this.definitionCount];
     return { path, rank: this.rankOf(path) };
   }
 }
 
-/** A file's definitions, best first: by rank (highest first), then outermost, then by line. */
-export function definitionsByRank(outline: Outline | undefined, rankOfIdent: (ident: string) => number): RankedDefinitions {
+/** A file's definitions, best first: the mentioned ones, then by rank (highest first), then outermost, then by line. */
+export function definitionsByRank(outline: Outline | undefined, rankOfIdent: (ident: string) => number, mentioned: ReadonlySet<string> = NO_MENTIONS): RankedDefinitions {
   const count = outline?.defCount ?? 0;
   if (!outline || count === 0) return NO_DEFINITIONS;
   // Each rank looked up once, not twice per comparison.
   const rank = new Float64Array(count);
-  for (let i = 0; i < count; i++) rank[i] = rankOfIdent(outline.defName(i));
+  for (let i = 0; i < count; i++) rank[i] = mentioned.has(outline.defName(i)) ? Infinity : rankOfIdent(outline.defName(i));
   const order = new Int32Array(count);
   for (let i = 0; i < count; i++) order[i] = i;
   order.sort((a, b) => rank[b] - rank[a] || outline.defDepth(a) - outline.defDepth(b) || outline.defLine(a) - outline.defLine(b) || a - b);
@@ -122,6 +140,7 @@ export function relatedEntries(
   budget: number,
   countTokens: TokenCounter,
   limit: number,
+  { mentioned = NO_MENTIONS, isLate }: { mentioned?: ReadonlySet<string>; isLate?: (path: string) => boolean } = {},
 ): PackEntries {
   const files = [...ranking.files];
   if (files.length < limit) {
@@ -136,10 +155,11 @@ export function relatedEntries(
     rankOf: ranking.rankOf,
     definitionsOf: (named) => {
       const ranks = ranking.definitionRanks(named);
-      return named.map((path) => definitionsByRank(outlineOf(path), (ident) => ranks.get(path)?.get(ident) ?? 0));
+      return named.map((path) => definitionsByRank(outlineOf(path), (ident) => ranks.get(path)?.get(ident) ?? 0, mentioned));
     },
     budget,
     countTokens,
+    isLate,
   });
 }
 
@@ -149,4 +169,42 @@ export function relatedEntries(
  */
 export function fileLimit(budget: number): number {
   return budget + FILL_SCAN;
+}
+
+/**
+ * The longest prefix of `entries` whose lines fit about `tokens` (each definition's scope and
+ * signature lines, and its file's header when the file is new, counted once): how much of the
+ * budget the code the request needs takes. An estimate; the packer counts the map exactly.
+ */
+export function entriesWithin(
+  entries: readonly PackEntry[],
+  tokens: number,
+  outlineOf: (path: string) => Outline | undefined,
+  countTokens: TokenCounter,
+): { entries: PackEntry[]; tokens: number } {
+  const rows = new Map<string, Set<number>>();
+  let used = 0;
+  let k = 0;
+  for (; k < entries.length; k++) {
+    const { path, def } = entries[k];
+    let shown = rows.get(path);
+    const lines: string[] = shown ? [] : ['', path + ':'];
+    shown ??= new Set();
+    const outline = outlineOf(path);
+    for (const row of def ? [...def.scopes, ...signatureRows(def)] : []) {
+      if (shown.has(row)) continue;
+      // A shown line, and the elision mark that usually comes before it.
+      lines.push('⋮', '│' + (outline?.lineText(row) ?? ''));
+    }
+    const cost = countTokens(lines.join('\n') + '\n');
+    if (used + cost > tokens) break;
+    used += cost;
+    if (!rows.has(path)) rows.set(path, shown);
+    for (const row of def ? [...def.scopes, ...signatureRows(def)] : []) shown.add(row);
+  }
+  return { entries: entries.slice(0, k), tokens: used };
+}
+
+function signatureRows(def: DefTag): number[] {
+  return Array.from({ length: def.signatureEnd - def.line + 1 }, (_, i) => def.line + i);
 }

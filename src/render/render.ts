@@ -1,11 +1,21 @@
 export const SHOWN_MARK = '│';
 export const ELIDED_MARK = '⋮';
 
+/**
+ * What a shown line is: a definition's own line (with its name and kind), a further line of its
+ * signature, or the header of a scope that encloses a shown definition.
+ */
+export type ShownLine =
+  | { line: number; text: string; role: 'definition'; name: string; kind: string }
+  | { line: number; text: string; role: 'signature' | 'scope' };
+
 /** One file of a map: its shown lines (0-based line numbers, sorted), or none for a bare path. */
 export interface MapBlock {
   path: string;
   rank: number;
-  lines: Array<{ line: number; text: string }>;
+  /** The file's language (its extraction's id), for a markdown fence; '' when it has no outline. */
+  lang: string;
+  lines: ShownLine[];
   /** Lines in the file, to know whether anything follows the last shown line. */
   lineCount: number;
 }
@@ -44,7 +54,7 @@ export function renderText(blocks: readonly MapBlock[], footer = '', style: Rend
       continue;
     }
     out.push(`${block.path}:`);
-    if (style.markdown) out.push('```');
+    if (style.markdown) out.push('```' + block.lang);
     let next = 0; // the first line not yet accounted for
     for (const { line, text } of block.lines) {
       if (line > next) out.push(ELIDED_MARK);

@@ -1,0 +1,140 @@
+// The code a change needs: for the files the request names (the chat files first), the
+// definitions their references resolve to (the callees, the types, the base classes they use),
+// then the public API of the modules they import. A model that edits a file writes calls to what
+// it uses; these signatures come before the breadth of the rest of the map.
+//
+// A reference resolves, in this order, to the definitions in the files its file imports, then in
+// its own folder (a Go package, sibling modules), then by name across the repository when few
+// files define the name; only to files of the same language family, and to tests only when the
+// referencing file is itself a test.
+import { comparePaths } from '../discover/discover.js';
+import { familyOfPath } from '../extract/languages.js';
+import { isTestPath } from '../file-kinds.js';
+import { identifierMultiplier } from '../graph/graph.js';
+import type { PackEntry } from '../pack/pack.js';
+import type { Outline } from '../store/outline.js';
+
+/** A name defined in more files than this, none imported or nearby, says too little about which is meant. */
+export const MAX_NAME_DEFINERS = 3;
+/** Definitions shown per (file, name): overloads beyond these add little. */
+const MAX_DEFINITIONS_PER_NAME = 2;
+
+/** What resolution reads of the graph and the index. */
+export interface NeededSources {
+  /** The names a file defines, and those it references with their counts (parallel arrays). */
+  fileNames: (path: string) => { defined: readonly string[]; referenced: readonly string[]; counts: ArrayLike<number> };
+  /** The files defining each of `idents`. */
+  definersOf: (idents: readonly string[]) => Map<string, ReadonlySet<string> | undefined>;
+  /** The repository files a file imports (resolved, sorted). */
+  importsOf: (path: string) => readonly string[];
+  outlineOf: (path: string) => Outline | undefined;
+}
+
+export interface NeededRequest {
+  /** The files the definitions are needed for, most important first (chat files, then named files). */
+  from: readonly string[];
+  /** Files never shown (the chat files: the model has them). */
+  hidden: ReadonlySet<string>;
+  mentionedIdents: ReadonlySet<string>;
+  rankOf: (path: string) => number;
+}
+
+/** One needed name, resolved to the files that define it. */
+interface Need {
+  ident: string;
+  score: number;
+  files: readonly string[];
+}
+
+/**
+ * The needed definitions as pack entries, best first: the mentioned names' definitions, then the
+ * names the request's files use (by Aider's identifier weight times the square root of the uses,
+ * then nearer resolution first), then the imported modules' top-level definitions in line order.
+ */
+export function neededEntries(sources: NeededSources, request: NeededRequest): PackEntry[] {
+  const { from, hidden, mentionedIdents } = request;
+  const own = new Set<string>();
+  const uses = new Map<string, { count: number; users: string[] }>();
+  for (const path of from) {
+    const names = sources.fileNames(path);
+    for (const name of names.defined) own.add(name);
+    names.referenced.forEach((ident, k) => {
+      const use = uses.get(ident);
+      if (use) {
+        use.count += names.counts[k];
+        use.users.push(path);
+      } else uses.set(ident, { count: names.counts[k], users: [path] });
+    });
+  }
+  const wanted = [...new Set([...mentionedIdents, ...uses.keys()])].filter((ident) => mentionedIdents.has(ident) || !own.has(ident)).sort(comparePaths);
+  const definers = sources.definersOf(wanted);
+  const families = new Set(from.map(familyOfPath));
+  const anyTest = from.some(isTestPath);
+  const imported = new Map(from.map((path) => [path, new Set(sources.importsOf(path))]));
+
+  const needs: Need[] = [];
+  for (const ident of wanted) {
+    const all = definers.get(ident);
+    if (!all) continue;
+    const candidates = [...all].sort(comparePaths).filter((path) => !hidden.has(path) && (families.size === 0 || families.has(familyOfPath(path))) && (anyTest || !isTestPath(path)));
+    if (candidates.length === 0) continue;
+    const use = uses.get(ident);
+    const mentioned = mentionedIdents.has(ident);
+    const { files, tier } = resolveName(candidates, use?.users ?? [], imported);
+    if (files.length === 0 || (tier === BY_NAME && files.length > MAX_NAME_DEFINERS)) continue;
+    // Mentioned names first; then Aider's weight of the name times the square root of its uses,
+    // a third less for each step of resolution away from the import.
+    const weight = identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(use?.count ?? 1) * (1 - tier / 3);
+    needs.push({ ident, score: mentioned ? Infinity : weight, files });
+  }
+  needs.sort((a, b) => b.score - a.score || comparePaths(a.ident, b.ident));
+
+  const entries: PackEntry[] = [];
+  const shown = new Set<string>();
+  const add = (path: string, outline: Outline, i: number) => {
+    const key = `${path}\0${i}`;
+    if (shown.has(key)) return;
+    shown.add(key);
+    entries.push({ path, rank: request.rankOf(path), def: outline.def(i) });
+  };
+  for (const { ident, files } of needs) {
+    for (const path of files) {
+      const outline = sources.outlineOf(path);
+      if (!outline) continue;
+      let taken = 0;
+      for (let i = 0; i < outline.defCount && taken < MAX_DEFINITIONS_PER_NAME; i++) {
+        if (outline.defName(i) !== ident) continue;
+        add(path, outline, i);
+        taken++;
+      }
+    }
+  }
+  // The rest of the imported modules' API: their top-level definitions, module by module.
+  const modules = [...new Set([...imported.values()].flatMap((set) => [...set]))]
+    .filter((path) => !hidden.has(path) && (anyTest || !isTestPath(path)))
+    .sort((a, b) => request.rankOf(b) - request.rankOf(a) || comparePaths(a, b));
+  for (const path of modules) {
+    const outline = sources.outlineOf(path);
+    if (!outline) continue;
+    for (let i = 0; i < outline.defCount; i++) if (outline.defDepth(i) === 0 && !outline.defName(i).startsWith('_')) add(path, outline, i);
+  }
+  return entries;
+}
+
+const IMPORTED = 0;
+const SAME_FOLDER = 1;
+const BY_NAME = 2;
+
+/** The definers a name's users mean: those they import, else those in a user's folder, else all of them (BY_NAME). */
+function resolveName(candidates: string[], users: readonly string[], imported: ReadonlyMap<string, ReadonlySet<string>>): { files: string[]; tier: number } {
+  const viaImport = candidates.filter((path) => users.some((user) => imported.get(user)?.has(path)));
+  if (viaImport.length > 0) return { files: viaImport, tier: IMPORTED };
+  const folders = new Set(users.map(folderOf));
+  const near = candidates.filter((path) => folders.has(folderOf(path)));
+  if (near.length > 0) return { files: near, tier: SAME_FOLDER };
+  return { files: candidates, tier: BY_NAME };
+}
+
+function folderOf(path: string): string {
+  return path.slice(0, path.lastIndexOf('/') + 1);
+}
