@@ -10,6 +10,7 @@ import { DEFAULT_RANKING, rankDefinitions, rankRelated } from './rank/rank.js';
 import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { neededEntries } from './rank/needed.js';
 import { isTestPath } from './file-kinds.js';
+import { familyOfPath } from './extract/languages.js';
 import { pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
@@ -182,11 +183,9 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
       { from: [...chatFiles, ...mentioned], hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf },
     );
     const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens);
-    // Tests' definitions come after code's, unless the request is about a test.
-    const aboutTests = [...chatFiles, ...mentioned].some(isTestPath);
     const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
       mentioned: mentionedIdents,
-      isLate: aboutTests ? undefined : isTestPath,
+      isLate: lateFiles([...chatFiles, ...mentioned]),
     });
     entries = followedBy([...importantEntries, ...depth.entries], breadth);
   }
@@ -270,6 +269,17 @@ export function mapToJson(map: RepoMap, { listSkipped = true }: { listSkipped?: 
 }
 
 export type RepoMapJson = ReturnType<typeof mapToJson>;
+
+/**
+ * Files whose definitions come after all others in a map about `files`: tests, unless the request
+ * is about a test, and files of a language family none of them is in.
+ */
+function lateFiles(files: readonly string[]): ((path: string) => boolean) | undefined {
+  if (files.length === 0) return undefined;
+  const aboutTests = files.some(isTestPath);
+  const families = new Set(files.map(familyOfPath));
+  return (path) => (!aboutTests && isTestPath(path)) || !families.has(familyOfPath(path));
+}
 
 /** The files defining each of `idents`, from the graph's name indexes. */
 function definersOf(graph: ReferenceGraph, idents: readonly string[]): Map<string, ReadonlySet<string> | undefined> {
