@@ -2,8 +2,8 @@
 // resolution decides (two files alike, only the imported one returned), and one end-to-end pass
 // over fixtures/resolve/ that extracts real source and resolves its real modules.
 import assert from 'node:assert/strict';
-import { type Dirent, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { describe, test } from 'node:test';
 import { extractTags } from '../src/extract/extract.js';
 import { languageForPath } from '../src/extract/languages.js';
@@ -238,19 +238,11 @@ describe('shared', () => {
 
 describe('end to end: fixtures/resolve', () => {
   const root = join(packageRoot, 'fixtures', 'resolve');
-  const list = (dir: string): string[] => {
-    const out: string[] = [];
-    const walk = (rel: string) => {
-      for (const entry of readdirSyncSorted(join(root, rel))) {
-        const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
-        if (entry.isDirectory()) walk(path);
-        else out.push(path);
-      }
-    };
-    walk(dir);
-    return out;
-  };
-  const paths = list('');
+  // Every file under the fixture root, root-relative ('/'-separated).
+  const paths = readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort();
   const resolver = createResolver({
     paths,
     read: (path) => {
@@ -284,6 +276,3 @@ describe('end to end: fixtures/resolve', () => {
   }
 });
 
-function readdirSyncSorted(dir: string): Dirent[] {
-  return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
-}
