@@ -5,7 +5,7 @@
 ; captures of one node in pattern order. So a more specific pattern comes before a general one
 ; matching the same node.
 ;
-; #include is not captured: it names a file, not an identifier any definition has.
+; #include "x.h" names a file, not an identifier: it is captured as a module (at the end).
 
 ; ---------------------------------------------------------------------------------------------
 ; Definitions
@@ -152,3 +152,10 @@
 (struct_specifier body: (_)) @scope
 (union_specifier body: (_)) @scope
 (enum_specifier body: (_)) @scope
+
+; ---------------------------------------------------------------------------------------------
+; Modules (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+; #include "x.h" (not <x.h>: a system header is outside the repository).
+(preproc_include path: (string_literal (string_content) @module.import))

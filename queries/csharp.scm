@@ -161,3 +161,10 @@
 (enum_declaration . [(modifier) (identifier)]) @scope
 (method_declaration . [(modifier) (identifier) (predefined_type) (generic_name) (qualified_name) (nullable_type) (array_type) (tuple_type) (pointer_type) (ref_type)]) @scope
 (constructor_declaration . [(modifier) (identifier)]) @scope
+
+; ---------------------------------------------------------------------------------------------
+; Modules (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+; using A.B; using static A.B.C; using X = A.B; (not the using statement of a block).
+(using_directive [(identifier) (qualified_name)] @module.import .)

@@ -126,3 +126,19 @@
 ; const handler = (...) => { ... }: the declarator's line is the `const handler = ...` line.
 (variable_declarator value: [(arrow_function) (function_expression) (generator_function)]) @scope
 (pair value: [(arrow_function) (function_expression) (generator_function)]) @scope
+
+; ---------------------------------------------------------------------------------------------
+; Modules: the specifiers a file imports (FileNames.modules), as the string's content
+; ---------------------------------------------------------------------------------------------
+
+; import ... from 'm'; import 'm'; export ... from 'm'.
+(import_statement source: (string (string_fragment) @module.import))
+(export_statement source: (string (string_fragment) @module.import))
+; require('m') and import('m'), with a literal argument only (a computed one names no file).
+((call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string (string_fragment) @module.import) .))
+ (#eq? @_require "require"))
+(call_expression
+  function: (import)
+  arguments: (arguments . (string (string_fragment) @module.import)))

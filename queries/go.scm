@@ -4,9 +4,10 @@
 ; captures of one node in pattern order. So a more specific pattern (struct, interface,
 ; inheritance, new) comes before a general one (type, call) matching the same node.
 ;
-; Imports are not captured: the only name in an import is its path ("github.com/x/y/v2"), and
-; the query language cannot cut out the last component (no #strip! in tree-sitter 0.25's node
-; binding); the package name is not in the importing file at all.
+; Imports give no name reference: the only name in an import is its path ("github.com/x/y/v2"),
+; and the query language cannot cut out the last component (no #strip! in tree-sitter 0.25's node
+; binding); the package name is not in the importing file at all. The path is captured as a
+; module (at the end).
 
 ; ---------------------------------------------------------------------------------------------
 ; Definitions
@@ -130,3 +131,10 @@
 ; A func literal bound to a name, like the function definitions above.
 (short_var_declaration right: (expression_list . (func_literal) .)) @scope
 (var_spec value: (expression_list . (func_literal))) @scope
+
+; ---------------------------------------------------------------------------------------------
+; Modules: the import paths (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+(import_spec path: (interpreted_string_literal (interpreted_string_literal_content) @module.import))
+(import_spec path: (raw_string_literal (raw_string_literal_content) @module.import))

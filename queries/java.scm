@@ -230,3 +230,11 @@
 ((method_declaration (modifiers) @_modifiers body: (_) @scope) (#match? @_modifiers "@"))
 ((constructor_declaration (modifiers)? @_modifiers) @scope (#not-match? @_modifiers "@"))
 ((constructor_declaration (modifiers) @_modifiers body: (_) @scope) (#match? @_modifiers "@"))
+
+; ---------------------------------------------------------------------------------------------
+; Modules (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+; import a.b.C; import static a.b.C.m; import a.b.* (kept as a.b.*: module.wildcard).
+(import_declaration (scoped_identifier) @module.import .)
+(import_declaration (scoped_identifier) @module.wildcard (asterisk))

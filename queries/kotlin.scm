@@ -111,3 +111,13 @@
 (companion_object) @scope
 ((function_declaration (modifiers)? @_modifiers) @scope (#not-match? @_modifiers "@"))
 ((function_declaration (modifiers) @_modifiers (function_body) @scope) (#match? @_modifiers "@"))
+
+; ---------------------------------------------------------------------------------------------
+; Modules (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+; import a.b.C [as D]; import a.b.* (kept as a.b.*: module.wildcard).
+((import . (qualified_identifier) @module.import) @_import
+ (#not-match? @_import "\\*"))
+((import . (qualified_identifier) @module.wildcard) @_import
+ (#match? @_import "\\*"))

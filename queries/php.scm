@@ -122,3 +122,33 @@
 (enum_declaration !attributes) @scope
 (function_definition !attributes) @scope
 (method_declaration !attributes) @scope
+
+; ---------------------------------------------------------------------------------------------
+; Modules (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+; use A\B\C; use function A\f; (each clause of a plain use).
+(namespace_use_declaration
+  !body
+  (namespace_use_clause . [(qualified_name) (name)] @module.import))
+; use A\B\{C, D as E}; the clauses do not carry the prefix, so the whole statement is captured
+; (module.statement drops its `use` keyword).
+(namespace_use_declaration body: (_)) @module.statement
+; require 'x.php'; include('x.php'); require_once __DIR__ . '/x.php' (relative: module.relative).
+([
+  (require_expression [(string) (encapsed_string)] @module.import)
+  (require_once_expression [(string) (encapsed_string)] @module.import)
+  (include_expression [(string) (encapsed_string)] @module.import)
+  (include_once_expression [(string) (encapsed_string)] @module.import)
+  (require_expression (parenthesized_expression [(string) (encapsed_string)] @module.import))
+  (require_once_expression (parenthesized_expression [(string) (encapsed_string)] @module.import))
+  (include_expression (parenthesized_expression [(string) (encapsed_string)] @module.import))
+  (include_once_expression (parenthesized_expression [(string) (encapsed_string)] @module.import))
+ ])
+([
+  (require_expression (binary_expression left: (name) @_dir operator: "." right: [(string) (encapsed_string)] @module.relative))
+  (require_once_expression (binary_expression left: (name) @_dir operator: "." right: [(string) (encapsed_string)] @module.relative))
+  (include_expression (binary_expression left: (name) @_dir operator: "." right: [(string) (encapsed_string)] @module.relative))
+  (include_once_expression (binary_expression left: (name) @_dir operator: "." right: [(string) (encapsed_string)] @module.relative))
+ ]
+ (#eq? @_dir "__DIR__"))

@@ -138,3 +138,12 @@
 
 (class_definition) @scope
 (function_definition) @scope
+
+; ---------------------------------------------------------------------------------------------
+; Modules: the modules a file imports (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+; import a.b.c [as d] (a.b.c); from a.b import c (a.b); from . import x (.); from ..p import y (..p).
+(import_statement name: (dotted_name) @module.import)
+(import_statement name: (aliased_import name: (dotted_name) @module.import))
+(import_from_statement module_name: (_) @module.import)

@@ -5,10 +5,10 @@
 ; constructor call, a mixin) comes before a general one (method, call, type) matching the same
 ; node.
 ;
-; Not captured: require/require_relative (they name files, not identifiers), attr_reader and
-; friends (their names are symbols, :name, and the query language cannot cut off the colon),
-; and calls written without arguments or parentheses (`total`), which the grammar cannot tell
-; from local variables.
+; Not captured as names: require/require_relative (they name files: captured as modules, at the
+; end), attr_reader and friends (their names are symbols, :name, and the query language cannot
+; cut off the colon), and calls written without arguments or parentheses (`total`), which the
+; grammar cannot tell from local variables.
 
 ; ---------------------------------------------------------------------------------------------
 ; Definitions
@@ -104,3 +104,19 @@
 (singleton_class) @scope
 (method) @scope
 (singleton_method) @scope
+
+; ---------------------------------------------------------------------------------------------
+; Modules (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+; require 'a/b'; require_relative 'x' (kept as ./x: module.relative).
+((call
+  !receiver
+  method: (identifier) @_require
+  arguments: (argument_list . (string . (string_content) @module.import .) .))
+ (#eq? @_require "require"))
+((call
+  !receiver
+  method: (identifier) @_require
+  arguments: (argument_list . (string . (string_content) @module.relative .) .))
+ (#eq? @_require "require_relative"))

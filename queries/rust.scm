@@ -144,3 +144,13 @@
 (struct_item) @scope
 (enum_item) @scope
 (union_item) @scope
+
+; ---------------------------------------------------------------------------------------------
+; Modules (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+; mod a; (a module in a file of its own; `mod a { ... }` is in this file).
+(mod_item !body name: (identifier) @module.declare)
+; use crate::a::{B, c::D}; use super::x::Y; the whole argument as written: src/resolve/rust.ts
+; reads the tree of paths out of it.
+(use_declaration argument: (_) @module.import)

@@ -160,3 +160,11 @@
 (enum_definition . (annotation) body: (_) @scope)
 (function_definition . [(modifiers) (identifier)]) @scope
 (function_definition . (annotation) body: (_) @scope)
+
+; ---------------------------------------------------------------------------------------------
+; Modules (FileNames.modules)
+; ---------------------------------------------------------------------------------------------
+
+; import a.b.C; import a.b._; import a.b.{C, D => E}: the path has no node of its own, so the
+; whole statement is captured (module.statement drops its `import` keyword).
+(import_declaration) @module.statement

@@ -143,3 +143,10 @@
 (public_field_definition
   decorator: (_)
   value: [(arrow_function) (function_expression) (generator_function)] @scope)
+
+; ---------------------------------------------------------------------------------------------
+; Modules (see ecma.scm)
+; ---------------------------------------------------------------------------------------------
+
+; import fs = require('fs').
+(import_require_clause source: (string (string_fragment) @module.import))

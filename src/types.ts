@@ -92,7 +92,8 @@ export interface FileNames {
    * The modules the file imports, as its source writes them, sorted and each once: a TypeScript
    * specifier (`./cart.js`, `@scope/pkg`), a Python dotted module (`.models`, `pkg.sub`), a Go
    * import path, a Rust `use` path (`crate::a::b`) or `mod NAME` for a `mod NAME;` declaration,
-   * a JVM or C# package or namespace, a C `#include "..."` path. src/resolve/ maps them to files.
+   * a JVM or C# package or namespace, a C `#include "..."` path, a Ruby require (`./x` for a
+   * require_relative), a PHP use or require. src/resolve/ maps them to files (docs/resolution.md).
    */
   modules: string[];
 }

@@ -167,13 +167,34 @@ function boundedLine(text: string): string {
 }
 
 /**
- * A module capture's text as FileNames.modules keeps it: `module.import` is a specifier (quotes
- * and angle brackets taken off), `module.declare` a Rust `mod NAME;` (kept as `mod NAME`).
+ * A module capture's text as FileNames.modules keeps it. By capture name:
+ * - `module.import`: a specifier as written, quotes and angle brackets taken off;
+ * - `module.declare`: a Rust `mod NAME;`, kept as `mod NAME`;
+ * - `module.wildcard`: a JVM package imported whole (`import a.b.*`), kept as `a.b.*`;
+ * - `module.relative`: a path relative to the importing file (Ruby's require_relative, PHP's
+ *   `__DIR__ . '/x.php'`), kept as `./x` (`../x` as is);
+ * - `module.statement`: a whole statement whose path has no node of its own (Scala's import, PHP's
+ *   group use), kept without its leading keyword and trailing `;`.
+ * A text over several lines (a Rust use list) is joined: comments dropped, spaces collapsed.
  */
 function moduleSpecifier(capture: string, text: string): string | undefined {
-  const specifier = text.replace(/^["'`<]|["'`>]$/g, '').trim();
-  if (specifier.length === 0 || specifier.includes('\n')) return undefined;
-  return capture === 'module.declare' ? `mod ${specifier}` : specifier;
+  let specifier = text;
+  if (specifier.includes('\n')) {
+    specifier = specifier.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, ' ').replace(/\s+/g, ' ');
+  }
+  specifier = specifier.replace(/^["'`<]|["'`>]$/g, '').trim();
+  if (capture === 'module.statement') specifier = specifier.replace(/^\S+\s+/, '').replace(/\s*;$/, '');
+  if (specifier.length === 0) return undefined;
+  switch (capture) {
+    case 'module.declare':
+      return `mod ${specifier}`;
+    case 'module.wildcard':
+      return `${specifier}.*`;
+    case 'module.relative':
+      return /^\.\.?\//.test(specifier) ? specifier : `./${specifier.replace(/^\/+/, '')}`;
+    default:
+      return specifier;
+  }
 }
 
 /**
