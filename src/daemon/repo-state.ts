@@ -4,6 +4,8 @@ import { importantFiles } from '../important.js';
 import { type IndexLookups, type IndexStats, OutlineCache, type PathState, type RepoIndex, emptyStats, splitStates } from '../index/indexer.js';
 import { centrality } from '../map.js';
 import type { TagStore } from '../store/store.js';
+import { ImportLookup } from '../resolve/imports.js';
+import { isProjectFile } from '../resolve/resolve.js';
 import type { FileRecord, SkippedFile } from '../types.js';
 
 /** Updates larger than this rebuild the sorted views by sorting, rather than patching them path by path. */
@@ -24,6 +26,8 @@ export class RepoState {
   private records: FileRecord[] = [];
   private skipped: SkippedFile[] = [];
   private important: string[] | undefined;
+  /** The files' imports resolved, over the paths of the last snapshot; made anew when a path comes or goes or a project file changes. */
+  private imports: ImportLookup | undefined;
   /** Set by a large update: the sorted views are rebuilt by sorting when next read. */
   private viewsStale = false;
   /** Every path, sorted, when the caller knows them (see inOrder). */
@@ -38,7 +42,7 @@ export class RepoState {
       return state && 'record' in state && !state.record.skip ? this.outlines.get(path) : undefined;
     },
     important: () => (this.important ??= importantFiles(this.sortedPaths)),
-    importsOf: () => [],
+    importsOf: (path) => (this.imports ??= new ImportLookup(this.root, this.index().paths, (file) => this.graph.fileNames(file))).importsOf(path),
   };
 
   /** `store` has a file's outline and names by the time its record is applied. */
@@ -78,6 +82,9 @@ export class RepoState {
     for (const [path, state] of updates) {
       this.outlines.forget(path);
       const before = this.states.get(path);
+      // A path that comes or goes, or a changed tsconfig.json, go.mod, ..., can change what any file imports.
+      if (before === undefined || 'gone' in state || isProjectFile(path)) this.imports = undefined;
+      else this.imports?.forget(path);
       if (patch) this.unview(path, before);
       if ('gone' in state) {
         if (patch && before) {

@@ -1,3 +1,4 @@
+import { ImportLookup } from '../resolve/imports.js';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
 import { languageForPath } from '../extract/languages.js';
@@ -272,7 +273,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     reconciler.prune(states, stats);
     const paths = discovery.paths.filter((path) => !('gone' in states.get(path)!));
     const { records, skipped } = splitStates(states);
-    return { root, paths, records, skipped, stats, lookups: storeLookups(store, paths, records) };
+    return { root, paths, records, skipped, stats, lookups: storeLookups(root, store, paths, records) };
   } finally {
     if (!options.runner) await runner.close();
   }
@@ -288,16 +289,17 @@ export function linkWhileParsing(graph: ReferenceGraph, stats: IndexStats): void
 }
 
 /** Lookups over a finished index, with outlines read from the store (each once). */
-function storeLookups(store: TagStore, paths: readonly string[], records: readonly FileRecord[]): IndexLookups {
+function storeLookups(root: string, store: TagStore, paths: readonly string[], records: readonly FileRecord[]): IndexLookups {
   const known = new Set(paths);
   const indexed = new Set(records.map((record) => record.path));
   const outlines = new OutlineCache((path) => store.outline(path));
   let important: string[] | undefined;
+  let imports: ImportLookup | undefined;
   return {
     isKnown: (path) => known.has(path),
     outlineOf: (path) => (indexed.has(path) ? outlines.get(path) : undefined),
     important: () => (important ??= importantFiles(paths)),
-    importsOf: () => [],
+    importsOf: (path) => (imports ??= new ImportLookup(root, paths, (file) => store.names(file))).importsOf(path),
   };
 }
 
