@@ -3,8 +3,11 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { directoryOrder, lexicalOrder, packFileList } from '../src/eval/baselines.js';
-import { rankerByName, runEval, score } from '../src/eval/eval.js';
-import { isChore, isTestPath, isVendoredOrGenerated, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
+import { apiScore, neededNames, rankerByName, runEval, score } from '../src/eval/eval.js';
+import { addedIdentifiers, isChore, isTestPath, isVendoredOrGenerated, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
+import { languageFamily } from '../src/extract/languages.js';
+import { isMultiWordIdentifier } from '../src/graph/graph.js';
+import type { MapBlock } from '../src/render/render.js';
 import { tokenCounter } from '../src/pack/tokens.js';
 import { fileNames, packRefs } from '../src/extract/refs.js';
 import { Outline } from '../src/store/outline.js';
@@ -227,15 +230,25 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
   const text = runCli(['eval', bare, '--budgets', '512', '--ranking', 'repomap,aider,lexical', '--tasks', '3', '--workers', '1']);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /3 tasks \(of 4 candidate commits in the last 8/);
-  assert.match(text.stdout, /^budget\s+ranking\s+recall\s+hit\s+MRR\s+files\s+tokens\s+ms$/m);
+  assert.match(text.stdout, /^budget\s+ranking\s+recall\s+API\s+hit\s+MRR\s+files\s+tokens\s+ms$/m);
+  // The scripted commits add comments and names of the chat file only: no task needs a name.
+  assert.match(text.stdout, /^\s+512\s+repomap\s+[01]\.\d{3}\s+-\s+[01]\.\d{3}/m);
+  assert.match(text.stdout, /^API: .* over the 0 of 3 tasks that use any \(0 names\)$/m);
   assert.match(text.stdout, /^\s+512\s+repomap\s+[01]\.\d{3}/m);
   assert.match(text.stdout, /^\s+512\s+lexical\s+/m);
   const json = runCli(['eval', bare, '--budgets', '512,1024', '--format', 'json', '--exclude-tests']);
   assert.equal(json.code, 0, json.stderr);
-  const data = JSON.parse(json.stdout) as { summary: Array<{ budget: number; ranker: string }>; tasks: Array<{ chatFile: string; targets: string[]; scores: Record<string, Record<string, { recall: number }>> }> };
+  const data = JSON.parse(json.stdout) as {
+    summary: Array<{ budget: number; ranker: string; apiRecall: number | null; apiTasks: number }>;
+    tasks: Array<{ chatFile: string; targets: string[]; needed: unknown[]; scores: Record<string, Record<string, { recall: number; apiRecall: number | null; shownNames: string[] }>> }>;
+  };
   assert.equal(data.tasks.length, 4);
   assert.ok(data.summary.some((row) => row.budget === 1024 && row.ranker === 'aider'));
   assert.ok(typeof data.tasks[0].scores['512'].repomap.recall === 'number');
+  assert.deepEqual(data.tasks[0].needed, []);
+  assert.equal(data.tasks[0].scores['512'].repomap.apiRecall, null);
+  assert.deepEqual(data.tasks[0].scores['512'].repomap.shownNames, []);
+  assert.ok(data.summary.every((row) => row.apiRecall === null && row.apiTasks === 0));
 
   for (const [args, pattern] of [
     [['eval', tempDir()], /is not a git repository/],
@@ -251,4 +264,141 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
     assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
     assert.match(result.stderr, pattern);
   }
+});
+
+/** Names of a file as the index keeps them: only the defined ones matter to needed names. */
+function defining(...defined: string[]): FileNames {
+  return { defined: [...defined].sort(), referenced: [], counts: [], imports: [] };
+}
+
+test('identifiers of two words or more, and language families', () => {
+  for (const ident of ['parseOrder', 'PriceOrder', 'HTTPClient', 'getHTTPClient', 'load_config', 'MAX_SIZE', 'Int32Array', '_private_thing']) {
+    assert.ok(isMultiWordIdentifier(ident), ident);
+  }
+  for (const ident of ['Router', 'HTTP', 'value', '__init__', '_private', 'x_', '123']) assert.ok(!isMultiWordIdentifier(ident), ident);
+  assert.equal(languageFamily('tsx'), languageFamily('javascript'));
+  assert.equal(languageFamily('kotlin'), languageFamily('java'));
+  assert.equal(languageFamily('cpp'), languageFamily('c'));
+  assert.notEqual(languageFamily('python'), languageFamily('typescript'));
+  assert.notEqual(languageFamily('ruby'), languageFamily('php'));
+});
+
+test('needed names: compound, 5+ characters, defined by 1 to 3 other non-test files of the chat file\'s family', () => {
+  const namesByPath = new Map<string, FileNames>([
+    ['src/app.ts', defining('chatOwnName', 'startApp')],
+    ['src/parse.ts', defining('parseOrder', 'Router', 'getX', 'chatOwnName')],
+    ['src/helper.js', defining('jsHelper')],
+    ['src/a.ts', defining('commonName', 'twiceDefined')],
+    ['src/b.ts', defining('commonName', 'twiceDefined')],
+    ['src/c.ts', defining('commonName')],
+    ['src/d.ts', defining('commonName')],
+    ['src/a.test.ts', defining('testHelper', 'twiceDefined')],
+    ['test/fixtures.ts', defining('testHelper', 'twiceDefined')],
+    ['vendor/lib.ts', defining('vendoredThing')],
+    ['lib/config.py', defining('load_config')],
+  ]);
+  const added = ['parseOrder', 'jsHelper', 'commonName', 'twiceDefined', 'testHelper', 'vendoredThing', 'load_config', 'chatOwnName', 'Router', 'getX', 'notDefinedAnywhere', 'value'];
+  assert.deepEqual(neededNames(added, 'src/app.ts', namesByPath), [
+    { name: 'jsHelper', definers: ['src/helper.js'] },
+    { name: 'parseOrder', definers: ['src/parse.ts'] },
+    // Tests do not count towards the three definers, nor as definers.
+    { name: 'twiceDefined', definers: ['src/a.ts', 'src/b.ts'] },
+  ]);
+  // From a Python chat file, load_config is needed and the TypeScript names are not.
+  assert.deepEqual(neededNames(added, 'lib/main.py', namesByPath), [{ name: 'load_config', definers: ['lib/config.py'] }]);
+});
+
+test('API score: a needed name counts when a shown line of a file defining it has it as a whole word', () => {
+  const block = (path: string, ...texts: string[]): MapBlock => ({ path, rank: 1, lines: texts.map((text, line) => ({ line, text })), lineCount: texts.length });
+  const needed = [
+    { name: 'parseOrder', definers: ['src/parse.ts'] },
+    { name: 'jsHelper', definers: ['src/helper.js'] },
+    { name: 'taxRate', definers: ['src/tax.ts', 'src/rate.ts'] },
+  ];
+  const blocks = [
+    block('src/parse.ts', 'export function parseOrder(text: string): Order {'),
+    // jsHelper on a line of a file that does not define it, and as part of a longer name where it is defined.
+    block('src/app.ts', 'import { jsHelper } from "./helper";'),
+    block('src/helper.js', 'export function jsHelperFactory() {'),
+    block('src/rate.ts', 'export const taxRate = 0.2;'),
+    block('src/tax.ts'),
+  ];
+  assert.deepEqual(apiScore(needed, blocks), { apiRecall: 2 / 3, shownNames: ['parseOrder', 'taxRate'] });
+  // A bare path shows no line: nothing is shown.
+  assert.deepEqual(apiScore(needed, [block('src/parse.ts')]), { apiRecall: 0, shownNames: [] });
+  assert.deepEqual(apiScore([], blocks), { apiRecall: null, shownNames: [] });
+});
+
+/**
+ * A repository with two tasks: one whose chat file starts calling applyDiscount (defined in
+ * src/pricing.ts), one that only adds comments.
+ */
+function apiRepo(): string {
+  const root = tempDir('repomap-eval-api-');
+  git(root, 'init', '-q');
+  write(root, 'src/pricing.ts', 'export function applyDiscount(total: number): number {\n  return total * 0.9;\n}\n');
+  write(root, 'src/cart.ts', 'export function cartTotal(items: number[]): number {\n  return items.length;\n}\n');
+  write(root, 'src/ship.ts', 'export function shipCart(): void {\n  return;\n}\n');
+  write(root, 'README.md', '# shop\n');
+  git(root, 'add', '.');
+  git(root, 'commit', '-qm', 'initial tree');
+  write(
+    root,
+    'src/cart.ts',
+    [
+      "import { applyDiscount } from './pricing';",
+      'export function cartTotal(items: number[]): number {',
+      '  let sum = 0;',
+      '  for (const item of items) sum += item;',
+      '  ++discountedCount;',
+      '  return applyDiscount(sum);',
+      '}',
+      'let discountedCount = 0;',
+      '',
+    ].join('\n'),
+  );
+  write(root, 'src/ship.ts', 'export function shipCart(): void {\n  // ships the cart\n  return;\n}\n');
+  write(root, 'README.md', '# shop\n\nTotals use shipCartLater.\n');
+  git(root, 'commit', '-qam', 'Discount the cart total');
+  write(root, 'src/cart.ts', 'export function cartTotal(items: number[]): number {\n  // counted later\n  return items.length;\n}\n// more\n');
+  write(root, 'src/ship.ts', 'export function shipCart(): void {\n  // ships the cart, later\n  return;\n}\n');
+  git(root, 'commit', '-qam', 'Count the cart later');
+  return root;
+}
+
+test('added identifiers: the + lines of source files, from one diff', async () => {
+  const root = apiRepo();
+  const repo = await openRepo(root);
+  const added = await addedIdentifiers(repo, git(root, 'rev-parse', 'HEAD~2').trim(), git(root, 'rev-parse', 'HEAD~1').trim());
+  assert.ok(added.has('applyDiscount') && added.has('sum'));
+  // `++discountedCount;` is the diff line `+++discountedCount;`: an added line, not a file header.
+  assert.ok(added.has('discountedCount'));
+  assert.ok(!added.has('shipCartLater'), 'README.md is not a source file');
+  // Removed and unchanged lines are not added ones.
+  assert.ok(!added.has('length'));
+});
+
+test('eval scores API recall: a map showing the needed name, a list of paths that cannot', async () => {
+  const root = apiRepo();
+  const report = await runEval({
+    root,
+    budgets: [1024],
+    rankers: ['repomap', 'directory-paths'].map((name) => rankerByName(name)!),
+    scratchBase: tempDir('repomap-eval-scratch-'),
+  });
+  assert.deepEqual(report.tasks.map((result) => result.task.subject), ['Discount the cart total', 'Count the cart later']);
+  const [discount, later] = report.tasks;
+  assert.equal(discount.task.chatFile, 'src/cart.ts');
+  assert.deepEqual(discount.needed, [{ name: 'applyDiscount', definers: ['src/pricing.ts'] }]);
+  assert.deepEqual(discount.scores[1024].repomap.shownNames, ['applyDiscount']);
+  assert.equal(discount.scores[1024].repomap.apiRecall, 1);
+  assert.equal(discount.scores[1024]['directory-paths'].apiRecall, 0);
+  assert.ok(discount.scores[1024]['directory-paths'].found.length > 0, 'the list shows files, not lines');
+  assert.deepEqual(later.needed, []);
+  assert.equal(later.scores[1024].repomap.apiRecall, null);
+  // The task that needs no name is left out of the mean, not counted as 0 or 1.
+  const row = (ranker: string) => report.summary.find((r) => r.ranker === ranker)!;
+  assert.equal(row('repomap').apiRecall, 1);
+  assert.equal(row('directory-paths').apiRecall, 0);
+  assert.equal(row('repomap').apiTasks, 1);
 });

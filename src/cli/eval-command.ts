@@ -13,9 +13,11 @@ Scores the map against the repository's own history. Tasks are commits of the fi
 that modify 2 to 8 source files; for each, the parent commit is checked out in a scratch folder
 (outside ROOT, removed at the end), the map is built with the most-changed file as the chat file
 and the commit message's identifiers as mentions, and the other changed files are the targets.
-Reports, per budget and ranking, the recall of the targets among the files shown, the hit rate,
-the reciprocal rank of the first target, files shown, tokens used and milliseconds per map. ROOT
-may be a checkout or a bare repository (default: the current directory).
+Reports, per budget and ranking, the recall of the targets among the files shown, the API recall
+(of the names the commit's added lines use from 1 to 3 other files, those shown on a line of a
+file defining them), the hit rate, the reciprocal rank of the first target, files shown, tokens
+used and milliseconds per map. ROOT may be a checkout or a bare repository (default: the current
+directory).
 
 Options:
   --commits N          first-parent commits to mine (default ${DEFAULT_COMMITS})
@@ -118,13 +120,14 @@ export function reportToJson(report: EvalReport) {
     rankings: report.rankers,
     seconds: report.seconds,
     summary: report.summary,
-    tasks: report.tasks.map(({ task, indexMs, parsed, indexed, scores }) => ({
+    tasks: report.tasks.map(({ task, indexMs, parsed, indexed, needed, scores }) => ({
       commit: task.commit,
       parent: task.parent,
       subject: task.subject,
       chatFile: task.chatFile,
       targets: task.targets,
       mentions: task.mentions,
+      needed,
       indexMs,
       parsed,
       indexed,

@@ -1,19 +1,23 @@
 // `repomap eval`: mine tasks from a repository's own history and score maps against them. For each
 // task the parent commit is checked out in a scratch folder, the map is built from the chat file
 // (the changed file with the most changed lines) and the commit message's identifiers, and the
-// other changed files are the targets: how many of them does the map show, at each budget?
+// other changed files are the targets: how many of them does the map show, at each budget? And of
+// the names the commit's added lines use from a few other files, how many does it show?
 import { UserError } from '../errors.js';
 import { performance } from 'node:perf_hooks';
-import { languageForPath } from '../extract/languages.js';
-import { EMPTY_NAMES, ReferenceGraph } from '../graph/graph.js';
+import { languageFamily, languageForPath } from '../extract/languages.js';
+import { EMPTY_NAMES, ReferenceGraph, isMultiWordIdentifier } from '../graph/graph.js';
 import { indexRepository, type RepoIndex } from '../index/indexer.js';
 import { createRunner, type ParseRunner } from '../index/pool.js';
 import { mapFromIndex, resolveRoot } from '../map.js';
+import { comparePaths } from '../discover/discover.js';
+import { mentionedIdentifiers } from '../mentions.js';
 import { DEFAULT_ENCODING, tokenCounter } from '../pack/tokens.js';
 import { DEFAULT_RANKING, RANKINGS, type RankingName } from '../rank/rank.js';
+import type { MapBlock } from '../render/render.js';
 import type { FileNames } from '../types.js';
 import { directoryOrder, lexicalOrder, packFileList } from './baselines.js';
-import { type EvalTask, type TaskOptions, mineTasks, openRepo } from './git.js';
+import { type EvalTask, type TaskOptions, addedIdentifiers, isTestPath, isVendoredOrGenerated, mineTasks, openRepo } from './git.js';
 import { ScratchCheckout } from './scratch.js';
 import { TagStore } from '../store/store.js';
 
@@ -33,10 +37,16 @@ export interface TaskContext {
   encoding: string;
 }
 
-/** Something that produces a map (or a baseline list) for a task: the files shown, in order, and the tokens used. */
+/** What a ranker shows: the map's blocks (a file and its shown lines), in map order, and the tokens used. */
+export interface Shown {
+  blocks: readonly MapBlock[];
+  tokens: number;
+}
+
+/** Something that produces a map (or a baseline list) for a task. */
 export interface Ranker {
   name: string;
-  run(context: TaskContext): { files: string[]; tokens: number };
+  run(context: TaskContext): Shown;
 }
 
 /** A ranking of the engine, through mapFromIndex exactly as `repomap map` computes it. */
@@ -51,7 +61,7 @@ export function rankingRanker(ranking: RankingName): Ranker {
         encoding,
         ranking,
       });
-      return { files: map.files.map((file) => file.path), tokens: map.tokens };
+      return { blocks: map.files, tokens: map.tokens };
     },
   };
 }
@@ -64,7 +74,7 @@ export function baselineRanker(name: BaselineName): Ranker {
         ? directoryOrder(task.chatFile, [...namesByPath.keys()])
         : lexicalOrder(task.chatFile, task.mentions, namesByPath);
       const packed = packFileList(order, index.lookups.outlineOf, budget, tokenCounter(encoding), name.endsWith('-paths'));
-      return { files: packed.blocks.map((block) => block.path), tokens: packed.tokens };
+      return { blocks: packed.blocks, tokens: packed.tokens };
     },
   };
 }
@@ -95,8 +105,11 @@ export interface EvalOptions extends TaskOptions {
   onNotice?: (message: string) => void;
 }
 
-/** How a ranker did on one task at one budget. */
-export interface Score {
+/** How a ranker did on one task at one budget: its files, and the needed names it shows. */
+export type Score = FileScore & ApiScore;
+
+/** How the files a ranker shows meet the targets. */
+export interface FileScore {
   /** Share of the targets the map shows. */
   recall: number;
   /** 1 when any target is shown. */
@@ -112,6 +125,26 @@ export interface Score {
   found: string[];
 }
 
+/** How the lines a ranker shows meet the task's needed names. */
+export interface ApiScore {
+  /** Share of the needed names shown; null when the task needs none (it is left out of the mean). */
+  apiRecall: number | null;
+  /** The needed names shown, each on a line under a file that defines it. */
+  shownNames: string[];
+}
+
+/** A name the commit's added lines use and a few other files define: one the map should show. */
+export interface NeededName {
+  name: string;
+  /** The files that define it (not tests, not vendored, of the chat file's language family), by path. */
+  definers: string[];
+}
+
+/** Names shorter than this are not needed names: too many of them are common words. */
+export const MIN_NEEDED_NAME_LENGTH = 5;
+/** A name defined in more files than this is a common name (`handleError`), not an API to find. */
+export const MAX_NEEDED_NAME_DEFINERS = 3;
+
 export interface TaskResult {
   task: EvalTask;
   /** Milliseconds to bring the index up to date for this task's parent tree. */
@@ -120,6 +153,8 @@ export interface TaskResult {
   parsed: number;
   /** Source files indexed. */
   indexed: number;
+  /** The names the commit's added lines use from other files (see neededNames), by name. */
+  needed: NeededName[];
   /** budget -> ranker -> score. */
   scores: Record<number, Record<string, Score>>;
 }
@@ -128,6 +163,10 @@ export interface SummaryRow {
   budget: number;
   ranker: string;
   recall: number;
+  /** Mean API recall over the tasks that need names; null when none does. */
+  apiRecall: number | null;
+  /** Tasks that need names (the same for every row of a run). */
+  apiTasks: number;
   hit: number;
   mrr: number;
   tokens: number;
@@ -190,6 +229,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     const results: TaskResult[] = [];
     for (const [i, task] of tasks.entries()) {
       options.onTask?.(i, tasks.length, task);
+      const added = await addedIdentifiers(repo, task.parent, task.commit);
       const indexStart = performance.now();
       await scratch.checkout(task.parent);
       const index = await indexRepository({
@@ -218,6 +258,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         }
       }
       const indexMs = performance.now() - indexStart;
+      const needed = neededNames(added, task.chatFile, namesByPath);
 
       const scores: Record<number, Record<string, Score>> = {};
       for (const budget of budgets) {
@@ -226,10 +267,11 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           const t0 = performance.now();
           const shown = ranker.run({ index, graph, namesByPath, task, budget, encoding });
           const ms = performance.now() - t0;
-          scores[budget][ranker.name] = score(task.targets, shown.files, shown.tokens, ms);
+          const paths = shown.blocks.map((block) => block.path);
+          scores[budget][ranker.name] = { ...score(task.targets, paths, shown.tokens, ms), ...apiScore(needed, shown.blocks) };
         }
       }
-      results.push({ task, indexMs, parsed: index.stats.parsed, indexed: index.records.length, scores });
+      results.push({ task, indexMs, parsed: index.stats.parsed, indexed: index.records.length, needed, scores });
     }
     if (tasks.length > 0) options.onTask?.(tasks.length, tasks.length, tasks[tasks.length - 1]);
     return {
@@ -254,7 +296,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
 }
 
 /** Scores the files a map shows (in map order) against the targets. */
-export function score(targets: readonly string[], shown: readonly string[], tokens: number, ms = 0): Score {
+export function score(targets: readonly string[], shown: readonly string[], tokens: number, ms = 0): FileScore {
   const wanted = new Set(targets);
   const found = shown.filter((path) => wanted.has(path));
   // Positions count source files only: the READMEs and manifests a map names first are never targets.
@@ -270,17 +312,69 @@ export function score(targets: readonly string[], shown: readonly string[], toke
   };
 }
 
-/** Means over the tasks, per budget and ranker. */
+/**
+ * The needed names of a task: the identifiers of its added lines that are of two words or more
+ * (isMultiWordIdentifier) and at least MIN_NEEDED_NAME_LENGTH long, that the chat file does not
+ * define, and that 1 to MAX_NEEDED_NAME_DEFINERS files of the parent tree define, counting only
+ * files of the chat file's language family that are neither tests nor vendored. Sorted by name.
+ */
+export function neededNames(added: Iterable<string>, chatFile: string, namesByPath: ReadonlyMap<string, FileNames>): NeededName[] {
+  const chatLang = languageForPath(chatFile);
+  if (!chatLang) return [];
+  const family = languageFamily(chatLang.id);
+  const candidates = new Set<string>();
+  for (const name of added) if (name.length >= MIN_NEEDED_NAME_LENGTH && isMultiWordIdentifier(name)) candidates.add(name);
+  for (const name of namesByPath.get(chatFile)?.defined ?? []) candidates.delete(name);
+  const definers = new Map<string, string[]>();
+  for (const [path, names] of namesByPath) {
+    if (path === chatFile || isTestPath(path) || isVendoredOrGenerated(path)) continue;
+    const lang = languageForPath(path);
+    if (!lang || languageFamily(lang.id) !== family) continue;
+    // FileNames.defined is distinct: a file is listed once per name.
+    for (const name of names.defined) {
+      if (!candidates.has(name)) continue;
+      const list = definers.get(name);
+      if (list) list.push(path);
+      else definers.set(name, [path]);
+    }
+  }
+  return [...definers]
+    .filter(([, paths]) => paths.length <= MAX_NEEDED_NAME_DEFINERS)
+    .map(([name, paths]) => ({ name, definers: paths.sort(comparePaths) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * Scores the lines a map shows against the needed names: a name is shown when a shown line of one
+ * of its definers has it as a whole word (as --message splits words), not as part of a longer one.
+ */
+export function apiScore(needed: readonly NeededName[], blocks: readonly MapBlock[]): ApiScore {
+  const definerPaths = new Set(needed.flatMap((entry) => entry.definers));
+  const wordsByPath = new Map<string, Set<string>>();
+  for (const block of blocks) {
+    if (!definerPaths.has(block.path)) continue;
+    const words = wordsByPath.get(block.path) ?? new Set<string>();
+    for (const { text } of block.lines) for (const word of mentionedIdentifiers(text)) words.add(word);
+    wordsByPath.set(block.path, words);
+  }
+  const shownNames = needed.filter(({ name, definers }) => definers.some((path) => wordsByPath.get(path)?.has(name))).map(({ name }) => name);
+  return { apiRecall: needed.length > 0 ? shownNames.length / needed.length : null, shownNames };
+}
+
+/** Means over the tasks, per budget and ranker (API recall: over the tasks that need names). */
 export function summarize(results: readonly TaskResult[], budgets: readonly number[], rankers: readonly string[]): SummaryRow[] {
   const rows: SummaryRow[] = [];
   for (const budget of budgets) {
     for (const ranker of rankers) {
       const scores = results.map((result) => result.scores[budget][ranker]);
       const mean = (pick: (s: Score) => number) => (scores.length === 0 ? 0 : scores.reduce((sum, s) => sum + pick(s), 0) / scores.length);
+      const apiRecalls = scores.flatMap((s) => (s.apiRecall === null ? [] : [s.apiRecall]));
       rows.push({
         budget,
         ranker,
         recall: mean((s) => s.recall),
+        apiRecall: apiRecalls.length === 0 ? null : apiRecalls.reduce((sum, r) => sum + r, 0) / apiRecalls.length,
+        apiTasks: apiRecalls.length,
         hit: mean((s) => s.hit),
         mrr: mean((s) => s.rr),
         tokens: mean((s) => s.tokens),
@@ -300,11 +394,12 @@ export function formatReport(report: EvalReport): string {
       `(of ${report.candidates} candidate commits in the last ${report.window} of the first-parent chain, seed ${report.seed})`,
     '',
   ];
-  const header = ['budget', 'ranking', 'recall', 'hit', 'MRR', 'files', 'tokens', 'ms'];
+  const header = ['budget', 'ranking', 'recall', 'API', 'hit', 'MRR', 'files', 'tokens', 'ms'];
   const rows = report.summary.map((row) => [
     String(row.budget),
     row.ranker,
     row.recall.toFixed(3),
+    row.apiRecall === null ? '-' : row.apiRecall.toFixed(3),
     row.hit.toFixed(3),
     row.mrr.toFixed(3),
     row.files.toFixed(1),
@@ -321,7 +416,10 @@ export function formatReport(report: EvalReport): string {
     previous = row[0];
     lines.push(format(row));
   }
+  const apiTasks = report.tasks.filter((task) => task.needed.length > 0).length;
+  const neededCount = report.tasks.reduce((sum, task) => sum + task.needed.length, 0);
+  lines.push('', `API: recall of the names the added lines use from 1 to ${MAX_NEEDED_NAME_DEFINERS} other files, over the ${apiTasks} of ${report.tasks.length} tasks that use any (${neededCount} names)`);
   const indexSeconds = report.tasks.reduce((sum, task) => sum + task.indexMs, 0) / 1000;
-  lines.push('', `${report.seconds.toFixed(1)} s in all, ${indexSeconds.toFixed(1)} s of it checking out and indexing parent trees`);
+  lines.push(`${report.seconds.toFixed(1)} s in all, ${indexSeconds.toFixed(1)} s of it checking out and indexing parent trees`);
   return lines.join('\n') + '\n';
 }

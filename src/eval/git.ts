@@ -187,6 +187,49 @@ export function taskOf(info: CommitInfo, options: TaskOptions = {}): EvalTask | 
   };
 }
 
+/**
+ * The identifiers (as --message extracts words) of the lines a commit adds to its source files:
+ * the `+` lines of the diff from its parent, in every changed file of a supported language that is
+ * not vendored or generated (test files included: what a test calls is used too). One git call.
+ */
+export async function addedIdentifiers(repo: GitRepo, parent: string, commit: string): Promise<Set<string>> {
+  const out = await runGit([
+    '--git-dir',
+    repo.gitDir,
+    'diff-tree',
+    '-p',
+    '--unified=0',
+    '--no-renames',
+    '--no-color',
+    '--no-ext-diff',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+    parent,
+    commit,
+    '--',
+  ]);
+  const words = new Set<string>();
+  // A file's header runs from `diff --git` to its first hunk: only there is `+++ ` the new path
+  // (in a hunk, `+++ x` is an added line reading `++ x`).
+  let inHeader = false;
+  let counted = false;
+  for (const line of out.split('\n')) {
+    if (line.startsWith('diff --git ')) {
+      inHeader = true;
+      counted = false;
+    } else if (inHeader && line.startsWith('+++ ')) {
+      const path = line.slice(4);
+      // A quoted path (unusual characters) or /dev/null (a deleted file) is not a source file taken.
+      counted = path.startsWith('b/') && languageForPath(path) !== undefined && !isVendoredOrGenerated(path.slice(2));
+    } else if (line.startsWith('@@')) {
+      inHeader = false;
+    } else if (!inHeader && counted && line.startsWith('+')) {
+      for (const word of mentionedIdentifiers(line.slice(1))) words.add(word);
+    }
+  }
+  return words;
+}
+
 function pathOrParentMatches(path: string, isMatch: (path: string) => boolean): boolean {
   for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
     if (isMatch(path.slice(0, slash))) return true;

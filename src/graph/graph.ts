@@ -1672,6 +1672,16 @@ export function isCompoundIdentifier(ident: string): boolean {
   return snake || kebab || camel;
 }
 
+/**
+ * An identifier of two words or more: camelCase (`parseOrder`, `getHTTPClient`), PascalCase of two
+ * words (`PriceOrder`, `HTTPClient`, but not `Router`), snake_case or CONSTANT_CASE (an underscore
+ * between two letters or digits: `load_config`, `MAX_SIZE`, but not `__init__` or `_x`). Stricter
+ * than isCompoundIdentifier, which is Aider's test and keeps its model: there any mixed case counts.
+ */
+export function isMultiWordIdentifier(ident: string): boolean {
+  return /[\p{Ll}\p{Nd}]\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|[\p{L}\p{Nd}]_+[\p{L}\p{Nd}]/u.test(ident);
+}
+
 /** Numbers strings in order of first sight: `id` gives a string's number, `list` the strings by number. */
 function interner(): { index: Map<string, number>; list: string[]; id: (value: string) => number } {
   const index = new Map<string, number>();
