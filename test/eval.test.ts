@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { directoryOrder, lexicalOrder, packFileList } from '../src/eval/baselines.js';
 import { apiScore, neededNames, rankerByName, runEval, score } from '../src/eval/eval.js';
 import { addedIdentifiers, isChore, isTestPath, isVendoredOrGenerated, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
-import { languageFamily } from '../src/extract/languages.js';
+import { familyOfPath } from '../src/extract/languages.js';
 import { isMultiWordIdentifier } from '../src/graph/graph.js';
 import type { MapBlock } from '../src/render/render.js';
 import { tokenCounter } from '../src/pack/tokens.js';
@@ -268,7 +268,7 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
 
 /** Names of a file as the index keeps them: only the defined ones matter to needed names. */
 function defining(...defined: string[]): FileNames {
-  return { defined: [...defined].sort(), referenced: [], counts: [], imports: [] };
+  return { defined: [...defined].sort(), referenced: [], counts: [], imports: [], modules: [] };
 }
 
 test('identifiers of two words or more, and language families', () => {
@@ -276,11 +276,11 @@ test('identifiers of two words or more, and language families', () => {
     assert.ok(isMultiWordIdentifier(ident), ident);
   }
   for (const ident of ['Router', 'HTTP', 'value', '__init__', '_private', 'x_', '123']) assert.ok(!isMultiWordIdentifier(ident), ident);
-  assert.equal(languageFamily('tsx'), languageFamily('javascript'));
-  assert.equal(languageFamily('kotlin'), languageFamily('java'));
-  assert.equal(languageFamily('cpp'), languageFamily('c'));
-  assert.notEqual(languageFamily('python'), languageFamily('typescript'));
-  assert.notEqual(languageFamily('ruby'), languageFamily('php'));
+  assert.equal(familyOfPath('a.tsx'), familyOfPath('b.js'));
+  assert.equal(familyOfPath('A.kt'), familyOfPath('B.java'));
+  assert.equal(familyOfPath('a.cpp'), familyOfPath('b.c'));
+  assert.notEqual(familyOfPath('a.py'), familyOfPath('b.ts'));
+  assert.notEqual(familyOfPath('a.rb'), familyOfPath('b.php'));
 });
 
 test('needed names: compound, 5+ characters, defined by 1 to 3 other non-test files of the chat file\'s family', () => {
@@ -309,7 +309,7 @@ test('needed names: compound, 5+ characters, defined by 1 to 3 other non-test fi
 });
 
 test('API score: a needed name counts when a shown line of a file defining it has it as a whole word', () => {
-  const block = (path: string, ...texts: string[]): MapBlock => ({ path, rank: 1, lines: texts.map((text, line) => ({ line, text })), lineCount: texts.length });
+  const block = (path: string, ...texts: string[]): MapBlock => ({ path, rank: 1, lang: '', lines: texts.map((text, line) => ({ line, text, role: 'scope' as const })), lineCount: texts.length });
   const needed = [
     { name: 'parseOrder', definers: ['src/parse.ts'] },
     { name: 'jsHelper', definers: ['src/helper.js'] },

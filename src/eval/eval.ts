@@ -5,7 +5,7 @@
 // the names the commit's added lines use from a few other files, how many does it show?
 import { UserError } from '../errors.js';
 import { performance } from 'node:perf_hooks';
-import { languageFamily, languageForPath } from '../extract/languages.js';
+import { familyOfPath, languageForPath } from '../extract/languages.js';
 import { EMPTY_NAMES, ReferenceGraph, isMultiWordIdentifier } from '../graph/graph.js';
 import { indexRepository, type RepoIndex } from '../index/indexer.js';
 import { createRunner, type ParseRunner } from '../index/pool.js';
@@ -319,17 +319,15 @@ export function score(targets: readonly string[], shown: readonly string[], toke
  * files of the chat file's language family that are neither tests nor vendored. Sorted by name.
  */
 export function neededNames(added: Iterable<string>, chatFile: string, namesByPath: ReadonlyMap<string, FileNames>): NeededName[] {
-  const chatLang = languageForPath(chatFile);
-  if (!chatLang) return [];
-  const family = languageFamily(chatLang.id);
+  const family = familyOfPath(chatFile);
+  if (!family) return [];
   const candidates = new Set<string>();
   for (const name of added) if (name.length >= MIN_NEEDED_NAME_LENGTH && isMultiWordIdentifier(name)) candidates.add(name);
   for (const name of namesByPath.get(chatFile)?.defined ?? []) candidates.delete(name);
   const definers = new Map<string, string[]>();
   for (const [path, names] of namesByPath) {
     if (path === chatFile || isTestPath(path) || isVendoredOrGenerated(path)) continue;
-    const lang = languageForPath(path);
-    if (!lang || languageFamily(lang.id) !== family) continue;
+    if (familyOfPath(path) !== family) continue;
     // FileNames.defined is distinct: a file is listed once per name.
     for (const name of names.defined) {
       if (!candidates.has(name)) continue;

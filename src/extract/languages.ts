@@ -248,24 +248,6 @@ export function languageById(id: string): LanguageSpec | undefined {
   return byId.get(id);
 }
 
-// Languages whose files use each other's definitions: a TypeScript file imports a JavaScript one,
-// Kotlin calls Java, C++ includes C headers. Every other language is a family of its own.
-const FAMILIES = new Map<string, string>([
-  ['typescript', 'ecmascript'],
-  ['tsx', 'ecmascript'],
-  ['javascript', 'ecmascript'],
-  ['java', 'jvm'],
-  ['kotlin', 'jvm'],
-  ['scala', 'jvm'],
-  ['c', 'c'],
-  ['cpp', 'c'],
-]);
-
-/** The family of a language id: the languages whose definitions a file of this one can use directly. */
-export function languageFamily(langId: string): string {
-  return FAMILIES.get(langId) ?? langId;
-}
-
 /** The text of a language's tag query. */
 export function readQuerySource(lang: LanguageSpec): string {
   return lang.queryFiles.map((file) => readFileSync(join(packageRoot, 'queries', file), 'utf8')).join('\n');
