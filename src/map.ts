@@ -68,6 +68,7 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
     // The map may need the saved graph: read while git lists the files.
     const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
     const index = await indexing;
+    graph.useImports(index.lookups.importsOf);
     startTokenizer(options.encoding);
     return { index, graph, store, savedGraph: await savedGraph };
   } catch (err) {
@@ -96,13 +97,14 @@ export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
     if (!related || !savedGraph) return mapFromIndex(index, graph, options);
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);
-    if (restoreRelatedGraph(graph, savedGraph, hashOf) === 'restored') {
+    const projectKey = index.lookups.projectKey();
+    if (restoreRelatedGraph(graph, savedGraph, hashOf, projectKey) === 'restored') {
       index.stats.restoredGraphs++;
       return mapFromIndex(index, graph, options);
     }
     // A graph built here is saved while the map is laid out.
     graph.prepareRelated({ spare: false });
-    const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, options.onNotice);
+    const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, projectKey, options.onNotice);
     const map = mapFromIndex(index, graph, options);
     await saving;
     return map;

@@ -42,7 +42,8 @@ export class RepoState {
       return state && 'record' in state && !state.record.skip ? this.outlines.get(path) : undefined;
     },
     important: () => (this.important ??= importantFiles(this.sortedPaths)),
-    importsOf: (path) => (this.imports ??= new ImportLookup(this.root, this.index().paths, (file) => this.graph.fileNames(file))).importsOf(path),
+    importsOf: (path) => this.importLookup().importsOf(path),
+    projectKey: () => this.importLookup().projectKey(),
   };
 
   /** `store` has a file's outline and names by the time its record is applied. */
@@ -52,6 +53,11 @@ export class RepoState {
   ) {
     this.outlines = new OutlineCache((path) => store.outline(path), OUTLINES_KEPT);
     this.graph = new ReferenceGraph((path) => store.names(path));
+    this.graph.useImports(this.lookups.importsOf);
+  }
+
+  private importLookup(): ImportLookup {
+    return (this.imports ??= new ImportLookup(this.root, this.index().paths, (file) => this.graph.fileNames(file)));
   }
 
   get fileCount(): number {
@@ -79,11 +85,13 @@ export class RepoState {
   apply(updates: ReadonlyMap<string, PathState>): void {
     if (updates.size > PATCH_LIMIT) this.viewsStale = true;
     const patch = !this.viewsStale;
+    let projectChanged = false;
     for (const [path, state] of updates) {
       this.outlines.forget(path);
       const before = this.states.get(path);
       // A path that comes or goes, or a changed tsconfig.json, go.mod, ..., can change what any file imports.
-      if (before === undefined || 'gone' in state || isProjectFile(path)) this.imports = undefined;
+      if (isProjectFile(path)) projectChanged = true;
+      else if (before === undefined || 'gone' in state) this.imports = undefined;
       else this.imports?.forget(path);
       if (patch) this.unview(path, before);
       if ('gone' in state) {
@@ -104,6 +112,11 @@ export class RepoState {
       else this.graph.removeFile(path);
     }
     if (updates.size > 0) this.snapshot = this.fileRank = undefined;
+    // Every file's imports are resolved again, and the related graph derived again under them.
+    if (projectChanged) {
+      this.imports = undefined;
+      this.graph.useImports(this.lookups.importsOf);
+    }
   }
 
   /** Takes a path's previous state out of the sorted views. */

@@ -257,6 +257,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           graphed.delete(path);
         }
       }
+      // Imports resolve over this tree's paths and project files: every edge is derived again.
+      graph.useImports(index.lookups.importsOf);
       const indexMs = performance.now() - indexStart;
       const needed = neededNames(added, task.chatFile, namesByPath);
 

@@ -19,11 +19,13 @@ import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated }
 const MAGIC = Buffer.from('repomap related graph\n');
 const FILE_NAME = 'related-graph.bin';
 /** Bump when the layout or the meaning of the arrays changes (the way the ranks are computed included). */
-const GRAPH_FILE_FORMAT = 4;
+const GRAPH_FILE_FORMAT = 5;
 const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edges: EDGE_WEIGHTS, related: RELATED_WEIGHTS, damping: RELATED_MODEL.damping });
 
 interface Header {
   key: string;
+  /** What the project files (tsconfig.json, go.mod, ...) said when it was built: imports resolve by them. */
+  project: string;
   paths: string[];
   hashes: string[];
   idents: string[];
@@ -57,8 +59,8 @@ export type HashOf = (path: string) => string | undefined;
  * Writes the graph's related graph to `dir` (to a temporary file, flushed, then renamed: a crash
  * leaves the old file or the new one). Returns false when there is nothing current to save.
  */
-export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: HashOf): boolean {
-  const parts = fileParts(graph, hashOf);
+export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: HashOf, projectKey: string): boolean {
+  const parts = fileParts(graph, hashOf, projectKey);
   if (!parts) return false;
   const target = join(dir, FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
@@ -81,8 +83,8 @@ export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: Has
  * laid out meanwhile). The weights are copied first, as a request patches them in place; the
  * graph must not otherwise change until the promise settles.
  */
-export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: string, hashOf: HashOf): Promise<boolean> {
-  const parts = fileParts(graph, hashOf, { copyWeights: true });
+export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: string, hashOf: HashOf, projectKey: string): Promise<boolean> {
+  const parts = fileParts(graph, hashOf, projectKey, { copyWeights: true });
   if (!parts) return false;
   const target = join(dir, FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
@@ -101,7 +103,7 @@ export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: s
 }
 
 /** The file's bytes for the graph's related graph as it stands, in parts; undefined when there is nothing current to save. */
-function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyWeights = false } = {}): Uint8Array[] | undefined {
+function fileParts(graph: ReferenceGraph, hashOf: HashOf, projectKey: string, { copyWeights = false } = {}): Uint8Array[] | undefined {
   const related = graph.savedRelated();
   if (!related) return undefined;
   // The ranks of the graph as it stands (the walk is the same whether merged anew or patched change by change).
@@ -120,6 +122,7 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyWeights = false 
   for (const bytes of arrays) checksum = crc32(bytes, checksum);
   const header: Header = {
     key: KEY,
+    project: projectKey,
     paths: [...saved.paths],
     hashes,
     idents: [...saved.idents],
@@ -134,9 +137,9 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, { copyWeights = false 
 }
 
 /** saveRelatedGraph, with a failure (a full disk, a read-only cache) told to `say` rather than thrown: the graph is only a cache. */
-export function saveGraphOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, say?: (message: string) => void): boolean {
+export function saveGraphOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, projectKey: string, say?: (message: string) => void): boolean {
   try {
-    return saveRelatedGraph(graph, dir, hashOf);
+    return saveRelatedGraph(graph, dir, hashOf, projectKey);
   } catch (err) {
     sayUnsaved(dir, err, say);
     return false;
@@ -144,8 +147,8 @@ export function saveGraphOrSay(graph: ReferenceGraph, dir: string, hashOf: HashO
 }
 
 /** saveRelatedGraphInBackground, with a failure told to `say` as saveGraphOrSay does. */
-export function saveGraphInBackgroundOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, say?: (message: string) => void): Promise<boolean> {
-  return saveRelatedGraphInBackground(graph, dir, hashOf).catch((err: unknown) => (sayUnsaved(dir, err, say), false));
+export function saveGraphInBackgroundOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, projectKey: string, say?: (message: string) => void): Promise<boolean> {
+  return saveRelatedGraphInBackground(graph, dir, hashOf, projectKey).catch((err: unknown) => (sayUnsaved(dir, err, say), false));
 }
 
 function sayUnsaved(dir: string, err: unknown, say?: (message: string) => void): void {
@@ -175,12 +178,13 @@ export async function readSavedGraph(dir: string): Promise<SavedGraphFile> {
 
 /**
  * Gives the graph (all of whose files are in, and whose related graph was never built) the saved
- * related graph when it was built from the same files with the same contents.
+ * related graph when it was built from the same files with the same contents, and the same
+ * project files (`projectKey`, see ImportLookup.projectKey).
  */
-export function restoreRelatedGraph(graph: ReferenceGraph, file: SavedGraphFile, hashOf: HashOf): RestoreOutcome {
+export function restoreRelatedGraph(graph: ReferenceGraph, file: SavedGraphFile, hashOf: HashOf, projectKey: string): RestoreOutcome {
   if (typeof file === 'string') return file;
   const { header, saved } = file;
-  if (header.key !== KEY) return 'out of date';
+  if (header.key !== KEY || header.project !== projectKey) return 'out of date';
   for (let i = 0; i < header.paths.length; i++) if (hashOf(header.paths[i]) !== header.hashes[i]) return 'out of date';
   return graph.restoreRelated(saved) ? 'restored' : 'out of date';
 }

@@ -260,6 +260,8 @@ export class ReferenceGraph {
   private previousRelated: { base: RelatedBase; numbering: number } | undefined;
   /** Identifiers of related edges, numbered for the life of the graph. */
   private readonly relatedIdents = interner();
+  /** The repository files a file imports (see useImports); none until told. */
+  private importsOf: (path: string) => readonly string[] = () => NO_NAMES;
 
   /**
    * `readNames` reads a file's names from the tag store, for records read from it without them
@@ -896,9 +898,35 @@ export class ReferenceGraph {
     return { ...base.graph, patched: true, withoutPatch: unpatched };
   }
 
+  /**
+   * Where the related graph learns what each file imports (IndexLookups.importsOf): a reference
+   * then links to the definers among its file's imports first. Every edge is derived again under
+   * the new answers; after that, a change to a file's imports comes with a change of its names
+   * (setFile), and one to what a path resolves to with a file that comes or goes, whose names'
+   * referencers move (definersChanged); a changed project file (tsconfig.json, go.mod) calls this again.
+   */
+  useImports(importsOf: (path: string) => readonly string[]): void {
+    this.importsOf = importsOf;
+    this.relatedAllStale = true;
+    this.staleRelated.clear();
+    this.base = this.relatedBase = undefined;
+  }
+
+  /** The nodes of the files `u` imports (of its family: the resolver answers no other). */
+  private importedNodes(u: FileNode): FileNode[] {
+    const nodes: FileNode[] = [];
+    for (const path of this.importsOf(u.path)) {
+      const node = this.files.get(path);
+      if (node) nodes.push(node);
+    }
+    return nodes;
+  }
+
   /** A file's forward edges, from its references and the current definers. */
   private deriveRelated(u: FileNode): RelatedEdges {
     this.load(u);
+    const imported = this.importedNodes(u);
+    const viaImport: FileNode[] = [];
     const to: FileNode[] = [];
     const idents: number[] = [];
     const weights: number[] = [];
@@ -907,6 +935,19 @@ export class ReferenceGraph {
       const count = u.refCounts[k];
       const definers = this.definersOfFamily(ident, u.family);
       if (!definers) continue;
+      // First the definers among the files it imports: the name is the one they export.
+      viaImport.length = 0;
+      for (const v of imported) if (isDefiner(definers.entry, v)) viaImport.push(v);
+      if (viaImport.length > 0) {
+        if (definers.relatedId < 0) definers.relatedId = this.relatedIdents.id(ident);
+        const weight = (definers.multiplier * Math.sqrt(count)) / viaImport.length;
+        for (const v of viaImport) {
+          to.push(v);
+          idents.push(definers.relatedId);
+          weights.push(weight);
+        }
+        continue;
+      }
       // Counted from the folder index, not by walking every definer: a name like __init__ has thousands.
       const sameFolder = definersIn(definers, u.folder);
       const near = sameFolder.length - (isDefiner(definers.entry, u) ? 1 : 0);

@@ -79,6 +79,8 @@ export interface IndexLookups {
   important: () => readonly string[];
   /** The repository files an indexed file imports, resolved (sorted; empty when none resolves). */
   importsOf: (path: string) => readonly string[];
+  /** A digest of the project files that resolution reads (see ImportLookup.projectKey). */
+  projectKey: () => string;
 }
 
 /** What one path is after an update: its record, a skip without a record, or gone. */
@@ -295,11 +297,13 @@ function storeLookups(root: string, store: TagStore, paths: readonly string[], r
   const outlines = new OutlineCache((path) => store.outline(path));
   let important: string[] | undefined;
   let imports: ImportLookup | undefined;
+  const importLookup = () => (imports ??= new ImportLookup(root, paths, (file) => store.names(file)));
   return {
     isKnown: (path) => known.has(path),
     outlineOf: (path) => (indexed.has(path) ? outlines.get(path) : undefined),
     important: () => (important ??= importantFiles(paths)),
-    importsOf: (path) => (imports ??= new ImportLookup(root, paths, (file) => store.names(file))).importsOf(path),
+    importsOf: (path) => importLookup().importsOf(path),
+    projectKey: () => importLookup().projectKey(),
   };
 }
 

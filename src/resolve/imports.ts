@@ -1,9 +1,10 @@
 // The imports of an index's files, resolved when first asked for and kept: what a map's layout
 // and ranking read (IndexLookups.importsOf). One lookup serves one list of paths and one state of
 // the project files; whoever holds the index makes a new one when either changes.
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ImportResolver, createResolver } from './resolve.js';
+import { type ImportResolver, createResolver, isProjectFile } from './resolve.js';
 
 /** Project files larger than this are not read (a tsconfig.json or go.mod is a few KB). */
 const MAX_PROJECT_FILE_BYTES = 1 << 20;
@@ -11,6 +12,7 @@ const MAX_PROJECT_FILE_BYTES = 1 << 20;
 export class ImportLookup {
   private resolver: ImportResolver | undefined;
   private readonly resolved = new Map<string, readonly string[]>();
+  private key: string | undefined;
 
   constructor(
     private readonly root: string,
@@ -28,6 +30,19 @@ export class ImportLookup {
       this.resolved.set(path, files);
     }
     return files;
+  }
+
+  /**
+   * A digest of the project files among the paths (what resolution reads besides the paths): a
+   * saved related graph is good only for the same (see restoreRelatedGraph).
+   */
+  projectKey(): string {
+    if (this.key === undefined) {
+      const hash = createHash('sha1');
+      for (const path of this.paths) if (isProjectFile(path)) hash.update(`${path}\0${readProjectFile(this.root, path) ?? ''}\0`);
+      this.key = hash.digest('hex');
+    }
+    return this.key;
   }
 
   /** Forgets what `path` imports (its modules changed). */
