@@ -148,6 +148,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   // Candidates in order: important files, then the ranking's files and definitions.
   const important = importantPaths().filter((path) => !chatFiles.has(path));
   let entries: PackEntries;
+  let placeOf: ((path: string) => number) | undefined;
   if ((request.ranking ?? DEFAULT_RANKING) === 'aider') {
     const candidates: PackEntry[] = [];
     entries = candidates;
@@ -190,6 +191,10 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
       isLate: lateFiles([...chatFiles, ...mentioned]),
     });
     entries = followedBy([...importantEntries, ...depth.entries], breadth);
+    // Files are shown in rank order, the important ones first, wherever their entries came from.
+    const place = new Map<string, number>(important.map((path, i) => [path, i - important.length]));
+    ranking.files.forEach((path, i) => place.set(path, i));
+    placeOf = (path) => place.get(path) ?? ranking.files.length;
   }
 
   // Important files are named in the map even without a grammar: they are not skipped.
@@ -197,7 +202,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
   const skipped = countSkips(skippedFiles);
   const style = { preamble: request.preamble, markdown: request.markdown };
-  const packed = packMap(entries, outlineOf, budget, countTokens, skipFooter(skipped), style);
+  const packed = packMap(entries, outlineOf, budget, countTokens, skipFooter(skipped), style, placeOf);
   // Lines are counted once each (see tokenCounter): a block's count costs no encoding.
   const files = packed.blocks.map((block) => ({ ...block, tokens: countTokens(renderText([block], '', { markdown: style.markdown })) }));
   return {

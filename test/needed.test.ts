@@ -117,15 +117,17 @@ test('a name never links files of two language families: a Go file and a Python 
     'service/decoder.go': 'package service\n\ntype StreamDecoder struct{}\n\nfunc (d StreamDecoder) Decode() {}\n',
     'service/use.go': 'package service\n\nfunc Use() { var d StreamDecoder; d.Decode() }\n',
   });
-  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 1024, chatFiles: [join(root, 'service/reader.py')] });
+  const chatFiles = [join(root, 'service/reader.py')];
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 1024, chatFiles });
   const python = map.files.find((file) => file.path === 'service/decoder.py');
   assert.ok(python?.lines.some((line) => line.text.startsWith('class StreamDecoder')), map.text);
-  // The walk never reaches the Go files, and their definitions come after every Python one.
-  const withLines = map.files.filter((file) => file.lines.length > 0).map((file) => file.path);
-  const firstGo = withLines.findIndex((path) => path.endsWith('.go'));
-  assert.ok(firstGo === -1 || withLines.slice(firstGo).every((path) => path.endsWith('.go')), map.text);
+  // The walk never reaches the Go files ...
   const json = mapToJson(map);
   for (const path of ['service/decoder.go', 'service/use.go']) assert.equal(json.files.find((file) => file.path === path)?.rank ?? 0, 0);
+  // ... and where only a few lines fit, they are the Python definer's, not the Go one's.
+  const small = await buildMap({ root, cacheDir: tempDir(), tokens: 40, chatFiles });
+  assert.ok(small.files.find((file) => file.path === 'service/decoder.py')?.lines.length, small.text);
+  assert.equal(small.files.find((file) => file.path === 'service/decoder.go')?.lines.length ?? 0, 0, small.text);
 });
 
 test('a test file\'s definitions come after code\'s unless the chat file is a test', async () => {
@@ -134,13 +136,14 @@ test('a test file\'s definitions come after code\'s unless the chat file is a te
     'src/lexer.ts': 'export function tokenizeSource(text: string): string[] {\n  return text.split(" ");\n}\nexport function lexerInternals(): void {}\n',
     'src/parser.test.ts': "import { parseSource } from './parser.js';\nexport function checkParseSource(): void {\n  parseSource('a b');\n}\nexport function parseSourceFixture(): string {\n  return 'a b';\n}\n",
   });
-  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 1024, chatFiles: [join(root, 'src/parser.ts')] });
-  const order = map.files.filter((file) => file.lines.length > 0).map((file) => file.path);
-  assert.ok(order.indexOf('src/lexer.ts') >= 0, map.text);
-  if (order.includes('src/parser.test.ts')) assert.ok(order.indexOf('src/parser.test.ts') > order.indexOf('src/lexer.ts'), map.text);
-  // With the test in the chat, what it tests is needed, and shown first.
-  const forTest = await buildMap({ root, cacheDir: tempDir(), tokens: 1024, chatFiles: [join(root, 'src/parser.test.ts')] });
-  assert.equal(forTest.files.find((file) => file.lines.length > 0)?.path, 'src/parser.ts', forTest.text);
+  const linesOf = (map: { files: Array<{ path: string; lines: unknown[] }> }, path: string) => map.files.find((file) => file.path === path)?.lines.length ?? 0;
+  // Where a few lines fit, they are code's: the lexer the parser uses, not the parser's test.
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 48, chatFiles: [join(root, 'src/parser.ts')] });
+  assert.ok(linesOf(map, 'src/lexer.ts') > 0, map.text);
+  assert.equal(linesOf(map, 'src/parser.test.ts'), 0, map.text);
+  // With the test in the chat, what it tests is needed, and shown.
+  const forTest = await buildMap({ root, cacheDir: tempDir(), tokens: 48, chatFiles: [join(root, 'src/parser.test.ts')] });
+  assert.ok(linesOf(forTest, 'src/parser.ts') > 0, forTest.text);
 });
 
 test('markdown fences name the language; each file reports the tokens it takes', async () => {

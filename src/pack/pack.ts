@@ -36,8 +36,8 @@ const FILL_ATTEMPTS = 16;
 export const FILL_SCAN = 256;
 
 /**
- * Chooses the entries to show: the longest prefix of `entries` whose rendering (with the footer)
- * fits `budget` tokens, found on exact counts (doubling, then bisection), then a few later
+ * Chooses the entries to show: the longest prefix of `entries` whose rendering (with the footer,
+ * its files placed by `placeOf`: see buildBlocks) fits `budget` tokens, found on exact counts (doubling, then bisection), then a few later
  * entries that still fit. Never exceeds the budget.
  */
 export function packMap(
@@ -47,9 +47,10 @@ export function packMap(
   countTokens: TokenCounter,
   footer: string,
   style: RenderStyle = {},
+  placeOf?: (path: string) => number,
 ): PackResult {
   const render = (chosen: readonly number[]): PackResult => {
-    const blocks = buildBlocks(entries, chosen, outlineOf);
+    const blocks = buildBlocks(entries, chosen, outlineOf, placeOf);
     const text = renderText(blocks, footer, style);
     return { blocks, text, tokens: countTokens(text) };
   };
@@ -103,11 +104,15 @@ export function packMap(
   return best;
 }
 
-/** Groups chosen entries by file, in order of first appearance, with each definition's signature and scope lines. */
+/**
+ * Groups chosen entries by file, with each definition's signature and scope lines: files in order
+ * of `placeOf` when given (lower first), else (and among equal places) of first appearance.
+ */
 export function buildBlocks(
   entries: PackEntries,
   chosen: readonly number[],
   outlineOf: (path: string) => Outline | undefined,
+  placeOf?: (path: string) => number,
 ): MapBlock[] {
   const rowsByPath = new Map<string, { rank: number; rows: Map<number, ShownLine> }>();
   for (const i of chosen) {
@@ -132,5 +137,7 @@ export function buildBlocks(
     for (const row of lines) row.text = tags?.lineText(row.line) ?? '';
     blocks.push({ path, rank, lang: tags?.lang ?? '', lines, lineCount: tags?.lineCount ?? 0 });
   }
+  // Array sort is stable: equal places keep their order of first appearance.
+  if (placeOf) blocks.sort((a, b) => placeOf(a.path) - placeOf(b.path));
   return blocks;
 }
