@@ -147,6 +147,11 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents };
   // Candidates in order: important files, then the ranking's files and definitions.
   const important = importantPaths().filter((path) => !chatFiles.has(path));
+  // Important files are named in the map even without a grammar: they are not skipped.
+  const shownAnyway = new Set(important);
+  const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
+  const skipped = countSkips(skippedFiles);
+  const footer = skipFooter(skipped);
   let entries: PackEntries;
   let placeOf: ((path: string) => number) | undefined;
   if ((request.ranking ?? DEFAULT_RANKING) === 'aider') {
@@ -178,14 +183,14 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     const others = (function* () {
       for (const record of index.records) if (!chatFiles.has(record.path)) yield record.path;
     })();
-    const layoutBudget = budget - countTokens(important.join('\n'));
+    const layoutBudget = budget - countTokens(important.join('\n')) - countTokens(footer);
     const importantEntries = important.map((path) => ({ path, rank: ranking.rankOf(path) }));
     // Depth first: the code the request's files use, within its share; breadth in what remains.
     const needed = neededEntries(
       { fileNames: (path) => graph.fileNames(path), definersOf: (idents) => definersOf(graph, idents), importsOf: index.lookups.importsOf, outlineOf },
       { from: [...chatFiles, ...mentioned], hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf },
     );
-    const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens);
+    const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);
     const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
       mentioned: mentionedIdents,
       isLate: lateFiles([...chatFiles, ...mentioned]),
@@ -197,12 +202,8 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     placeOf = (path) => place.get(path) ?? ranking.files.length;
   }
 
-  // Important files are named in the map even without a grammar: they are not skipped.
-  const shownAnyway = new Set(important);
-  const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
-  const skipped = countSkips(skippedFiles);
   const style = { preamble: request.preamble, markdown: request.markdown };
-  const packed = packMap(entries, outlineOf, budget, countTokens, skipFooter(skipped), style, placeOf);
+  const packed = packMap(entries, outlineOf, budget, countTokens, footer, style, placeOf);
   // Lines are counted once each (see tokenCounter): a block's count costs no encoding.
   const files = packed.blocks.map((block) => ({ ...block, tokens: countTokens(renderText([block], '', { markdown: style.markdown })) }));
   return {

@@ -552,3 +552,33 @@ test('the daemon exits after its idle timeout, and when its socket is removed', 
   assert.equal(await orphan.exited, 0);
   assert.match(orphan.stderr(), /socket was removed/);
 });
+
+test('a renamed import target is resolved again: the chat file\'s map follows what its import now names', async () => {
+  const root = tempDir('repomap-imports-');
+  mkdirSync(join(root, 'src', 'lib'), { recursive: true });
+  mkdirSync(join(root, 'src', 'alt'), { recursive: true });
+  writeFileSync(join(root, 'src', 'main.ts'), "import { computeSharedValue } from './lib/impl.js';\nexport const answer = computeSharedValue(41);\n");
+  writeFileSync(join(root, 'src', 'lib', 'impl.ts'), 'export function computeSharedValue(fromLib: number): number {\n  return fromLib + 1;\n}\n');
+  writeFileSync(join(root, 'src', 'alt', 'impl.ts'), 'export function computeSharedValue(fromAlt: string): string {\n  return fromAlt;\n}\n');
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const request = { tokens: 1024, chatFiles: ['src/main.ts'] };
+  const rankOf = (map: RepoMapJson, path: string) => map.files.find((file) => file.path === path)?.rank ?? 0;
+  const first = await call<RepoMapJson>(daemon.socket, 'map', request);
+  assert.match(first.text, /src\/lib\/impl\.ts:\n│export function computeSharedValue\(fromLib: number\)/);
+  // The graph links the reference to the imported definer only, so the walk ranks it above the other.
+  assert.ok(rankOf(first, 'src/lib/impl.ts') > rankOf(first, 'src/alt/impl.ts'), first.text);
+
+  // The import now names the other definer: the chat file did not change, what it imports did.
+  renameSync(join(root, 'src', 'lib', 'impl.ts'), join(root, 'src', 'lib', 'old.ts'));
+  renameSync(join(root, 'src', 'alt', 'impl.ts'), join(root, 'src', 'lib', 'impl.ts'));
+  const moved = await mapUntil(daemon.socket, (map) => map.text.includes('src/lib/old.ts') && !map.text.includes('src/alt/'), request);
+  assert.match(moved.text, /src\/lib\/impl\.ts:\n│export function computeSharedValue\(fromAlt: string\): string \{/);
+  assert.ok(rankOf(moved, 'src/lib/impl.ts') > rankOf(moved, 'src/lib/old.ts'), moved.text);
+  // The hot graph and its resolution are what a fresh index of the same tree gives.
+  const fresh = await buildMap({ root, cacheDir: tempDir(), ...request });
+  assert.equal(moved.text, fresh.text);
+  assert.deepEqual(moved.files.map((file) => [file.path, file.rank]), fresh.files.map((file) => [file.path, file.rank]));
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});

@@ -155,3 +155,119 @@ test('markdown fences name the language; each file reports the tokens it takes',
   const b = map.files.find((file) => file.path === 'b.ts')!;
   assert.equal(renderText([b], '', { markdown: true }), 'b.ts:\n```typescript\n│export function betaFunction(): void {}\n```\n');
 });
+
+/**
+ * Per language: two files in other folders define the same name; the chat file imports one. The
+ * map shows the imported one's signature, and not the other's, where a few lines fit.
+ */
+const RESOLUTION_CASES: Array<{ language: string; files: Record<string, string>; chat: string; imported: RegExp; other: RegExp; tokens?: number }> = [
+  {
+    language: 'TypeScript, a relative specifier written .js for a .ts file',
+    files: {
+      'src/app/main.ts': "import { makeWidgetThing } from '../widgets/make.js';\nexport const w = makeWidgetThing(1);\n",
+      'src/widgets/make.ts': 'export function makeWidgetThing(size: number): number {\n  return size;\n}\n',
+      'src/legacy/make.ts': 'export function makeWidgetThing(name: string): string {\n  return name;\n}\n',
+    },
+    chat: 'src/app/main.ts',
+    imported: /src\/widgets\/make\.ts:\n│export function makeWidgetThing\(size: number\)/,
+    other: /makeWidgetThing\(name: string\)/,
+  },
+  {
+    language: 'TypeScript, tsconfig paths',
+    files: {
+      'tsconfig.json': '{ "compilerOptions": { "baseUrl": ".", "paths": { "@core/*": ["src/core/*"] } } }\n',
+      'src/app/main.ts': "import { makeWidgetThing } from '@core/make';\nexport const w = makeWidgetThing(1);\n",
+      'src/core/make.ts': 'export function makeWidgetThing(size: number): number {\n  return size;\n}\n',
+      'src/at-first/make.ts': 'export function makeWidgetThing(name: string): string {\n  return name;\n}\n',
+    },
+    chat: 'src/app/main.ts',
+    imported: /src\/core\/make\.ts:\n│export function makeWidgetThing\(size: number\)/,
+    other: /makeWidgetThing\(name: string\)/,
+  },
+  {
+    language: 'TypeScript, a workspace package by its name',
+    files: {
+      'package.json': '{ "name": "root", "private": true, "workspaces": ["packages/*"] }\n',
+      'packages/widgets/package.json': '{ "name": "@acme/widgets", "main": "dist/index.js", "types": "dist/index.d.ts" }\n',
+      'packages/widgets/src/index.ts': 'export function makeWidgetThing(size: number): number {\n  return size;\n}\n',
+      'packages/legacy/src/index.ts': 'export function makeWidgetThing(nameOfTheWidgetInTheLegacyCatalogue: string, anotherLongParameter: number): string {\n  return name;\n}\n',
+      'packages/app/src/main.ts': "import { makeWidgetThing } from '@acme/widgets';\nexport const w = makeWidgetThing(1);\n",
+    },
+    chat: 'packages/app/src/main.ts',
+    imported: /packages\/widgets\/src\/index\.ts:\n│export function makeWidgetThing\(size: number\)/,
+    other: /makeWidgetThing\(nameOfTheWidget/,
+    tokens: 64,
+  },
+  {
+    language: 'Python, a relative import',
+    files: {
+      'pkg/__init__.py': '',
+      'pkg/app/__init__.py': '',
+      'pkg/app/main.py': 'from ..widgets.make import make_widget_thing\n\nvalue = make_widget_thing(1)\n',
+      'pkg/widgets/__init__.py': '',
+      'pkg/widgets/make.py': 'def make_widget_thing(size):\n    return size\n',
+      'pkg/legacy/make.py': 'def make_widget_thing(name_of_the_widget_in_the_legacy_catalogue, another_long_parameter):\n    return name\n',
+    },
+    chat: 'pkg/app/main.py',
+    imported: /pkg\/widgets\/make\.py:\n│def make_widget_thing\(size\):/,
+    other: /make_widget_thing\(name_of_the_widget/,
+  },
+  {
+    language: 'Go, a package of several files by its module path',
+    files: {
+      'go.mod': 'module example.com/shop\n\ngo 1.22\n',
+      'cmd/main.go': 'package main\n\nimport "example.com/shop/widgets"\n\nfunc main() { widgets.MakeWidgetThing(1) }\n',
+      'widgets/types.go': 'package widgets\n\ntype Size int\n',
+      'widgets/make.go': 'package widgets\n\nfunc MakeWidgetThing(size Size) Size { return size }\n',
+      'legacy/make.go': 'package legacy\n\nfunc MakeWidgetThing(name string) string { return name }\n',
+    },
+    chat: 'cmd/main.go',
+    imported: /widgets\/make\.go:\n⋮\n│func MakeWidgetThing\(size Size\) Size/,
+    other: /MakeWidgetThing\(name string\)/,
+  },
+  {
+    language: 'Rust, the module tree and a crate path',
+    files: {
+      'Cargo.toml': '[package]\nname = "shop"\nversion = "0.1.0"\n',
+      'src/lib.rs': 'pub mod widgets;\npub mod legacy;\npub mod app;\n',
+      'src/widgets/mod.rs': 'pub mod make;\n',
+      'src/widgets/make.rs': 'pub fn make_widget_thing(size: u32) -> u32 {\n    size\n}\n',
+      'src/legacy.rs': 'pub fn make_widget_thing(name: &str) -> &str {\n    name\n}\n',
+      'src/app.rs': 'use crate::widgets::make::make_widget_thing;\n\npub fn run() -> u32 {\n    make_widget_thing(1)\n}\n',
+    },
+    chat: 'src/app.rs',
+    imported: /src\/widgets\/make\.rs:\n│pub fn make_widget_thing\(size: u32\) -> u32 \{/,
+    other: /make_widget_thing\(name: &str\)/,
+  },
+  {
+    language: 'Java, an import by package',
+    files: {
+      'src/main/java/com/acme/app/Main.java': 'package com.acme.app;\n\nimport com.acme.widgets.WidgetMaker;\n\npublic class Main {\n  int run() { return WidgetMaker.makeWidgetThing(1); }\n}\n',
+      'src/main/java/com/acme/widgets/WidgetMaker.java': 'package com.acme.widgets;\n\npublic class WidgetMaker {\n  public static int makeWidgetThing(int size) { return size; }\n}\n',
+      'src/main/java/com/acme/legacy/WidgetMaker.java': 'package com.acme.legacy;\n\npublic class WidgetMaker {\n  public static String makeWidgetThing(String name) { return name; }\n}\n',
+    },
+    chat: 'src/main/java/com/acme/app/Main.java',
+    imported: /com\/acme\/widgets\/WidgetMaker\.java:\n⋮\n│public class WidgetMaker \{/,
+    other: /makeWidgetThing\(String name\)/,
+  },
+  {
+    language: 'C, a quoted include',
+    files: {
+      'src/app/main.c': '#include "../widgets/make.h"\n\nint main(void) { return make_widget_thing(1); }\n',
+      'src/widgets/make.h': 'int make_widget_thing(int size);\n',
+      'src/legacy/make.h': 'const char *make_widget_thing(const char *name_of_the_widget_in_the_legacy_catalogue, int another_long_parameter);\n',
+    },
+    chat: 'src/app/main.c',
+    imported: /src\/widgets\/make\.h:\n│int make_widget_thing\(int size\);/,
+    other: /make_widget_thing\(const char \*name_of/,
+  },
+];
+
+for (const { language, files, chat, imported, other, tokens = 40 } of RESOLUTION_CASES) {
+  test(`resolution decides which definer is shown: ${language}`, async () => {
+    const root = repo(files);
+    const map = await buildMap({ root, cacheDir: tempDir(), tokens, chatFiles: [join(root, chat)] });
+    assert.match(map.text, imported);
+    assert.doesNotMatch(map.text, other);
+  });
+}

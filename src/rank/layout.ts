@@ -173,14 +173,16 @@ export function fileLimit(budget: number): number {
 
 /**
  * The longest prefix of `entries` whose lines fit about `tokens` (each definition's scope and
- * signature lines, and its file's header when the file is new, counted once): how much of the
- * budget the code the request needs takes. An estimate; the packer counts the map exactly.
+ * signature lines, and its file's header when the file is new, counted once), and at least the
+ * first entry when it fits `firstWithin`: how much of the budget the code the request needs takes.
+ * An estimate; the packer counts the map exactly.
  */
 export function entriesWithin(
   entries: readonly PackEntry[],
   tokens: number,
   outlineOf: (path: string) => Outline | undefined,
   countTokens: TokenCounter,
+  firstWithin = tokens,
 ): { entries: PackEntry[]; tokens: number } {
   const rows = new Map<string, Set<number>>();
   let used = 0;
@@ -197,7 +199,7 @@ export function entriesWithin(
       lines.push('⋮', '│' + (outline?.lineText(row) ?? ''));
     }
     const cost = countTokens(lines.join('\n') + '\n');
-    if (used + cost > tokens) break;
+    if (used + cost > (k === 0 ? Math.max(tokens, firstWithin) : tokens)) break;
     used += cost;
     if (!rows.has(path)) rows.set(path, shown);
     for (const row of def ? [...def.scopes, ...signatureRows(def)] : []) shown.add(row);
