@@ -11,7 +11,7 @@ import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/l
 import { neededEntries } from './rank/needed.js';
 import { isTestPath } from './file-kinds.js';
 import { familyOfPath } from './extract/languages.js';
-import { pathIndex } from './rank/path-index.js';
+import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
 import { TagStore } from './store/store.js';
@@ -179,7 +179,8 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   } else {
     // This project's ranking: the fused file order names files first, then shows their definitions.
     const limit = fileLimit(budget);
-    const ranking = rankRelated(graph.compileRelated({ chatFiles, mentionedIdents }), rankRequest, graph, limit);
+    const related = graph.compileRelated({ chatFiles, mentionedIdents });
+    const ranking = rankRelated(related, rankRequest, graph, limit);
     const others = (function* () {
       for (const record of index.records) if (!chatFiles.has(record.path)) yield record.path;
     })();
@@ -187,7 +188,13 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     const importantEntries = important.map((path) => ({ path, rank: ranking.rankOf(path) }));
     // Depth first: the code the request's files use, within its share; breadth in what remains.
     const needed = neededEntries(
-      { fileNames: (path) => graph.fileNames(path), definersOf: (idents) => definersOf(graph, idents), importsOf: index.lookups.importsOf, outlineOf },
+      {
+        fileNames: (path) => graph.fileNames(path),
+        definersOf: (idents) => definersOf(graph, idents),
+        importsOf: index.lookups.importsOf,
+        neighboursOf: (path) => neighboursOf(related.paths, path),
+        outlineOf,
+      },
       { from: [...chatFiles, ...mentioned], hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf },
     );
     const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);

@@ -27,6 +27,8 @@ export interface NeededSources {
   definersOf: (idents: readonly string[]) => Map<string, ReadonlySet<string> | undefined>;
   /** The repository files a file imports (resolved, sorted). */
   importsOf: (path: string) => readonly string[];
+  /** The files beside a file: its folder (a Go package, sibling modules), its tests or its subject (see neighboursOf). */
+  neighboursOf: (path: string) => readonly string[];
   outlineOf: (path: string) => Outline | undefined;
 }
 
@@ -109,14 +111,26 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
       }
     }
   }
-  // The rest of the imported modules' API: their top-level definitions, module by module.
-  const modules = [...new Set([...imported.values()].flatMap((set) => [...set]))]
-    .filter((path) => !hidden.has(path) && (anyTest || !isTestPath(path)))
-    .sort((a, b) => request.rankOf(b) - request.rankOf(a) || comparePaths(a, b));
-  for (const path of modules) {
-    const outline = sources.outlineOf(path);
-    if (!outline) continue;
-    for (let i = 0; i < outline.defCount; i++) if (outline.defDepth(i) === 0 && !outline.defName(i).startsWith('_')) add(path, outline, i);
+  // Then the API the change may start to use: the imported modules' top-level definitions, then
+  // those of the files beside the request's files, file by file in turn, best-ranked first.
+  const shownFile = (path: string) => !hidden.has(path) && (families.size === 0 || families.has(familyOfPath(path))) && (anyTest || !isTestPath(path));
+  const byRank = (paths: Iterable<string>) => [...new Set(paths)].filter(shownFile).sort((a, b) => request.rankOf(b) - request.rankOf(a) || comparePaths(a, b));
+  const modules = byRank([...imported.values()].flatMap((set) => [...set]));
+  const listed = new Set(modules);
+  const neighbours = byRank(from.flatMap(sources.neighboursOf)).filter((path) => !listed.has(path));
+  for (const files of [modules, neighbours]) {
+    const apis = files.map((path) => ({ path, outline: sources.outlineOf(path), next: 0 }));
+    for (let more = true; more; ) {
+      more = false;
+      for (const api of apis) {
+        const { outline } = api;
+        if (!outline) continue;
+        while (api.next < outline.defCount && !(outline.defDepth(api.next) === 0 && !outline.defName(api.next).startsWith('_'))) api.next++;
+        if (api.next >= outline.defCount) continue;
+        add(api.path, outline, api.next++);
+        more = true;
+      }
+    }
   }
   return entries;
 }

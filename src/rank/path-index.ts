@@ -218,6 +218,18 @@ function patchPathIndex(index: PathIndex, before: readonly string[], paths: read
   return patched;
 }
 
+/**
+ * The files that live beside `path` (in its folder) or share its subject name (its tests, or a
+ * test's subject: see subjectName), `path` left out, in node order.
+ */
+export function neighboursOf(paths: readonly string[], path: string): string[] {
+  const index = pathIndex(paths);
+  const folder = index.folderIds.get(folderKey(path, path.lastIndexOf('/')));
+  const ids = [...(folder === undefined ? [] : index.folderNodes[folder]), ...(index.bySubject.get(subjectName(path)) ?? [])];
+  const nodes = [...new Set(nodesOfIds(index, ids))];
+  return nodes.map((node) => paths[node]).filter((other) => other !== path);
+}
+
 /** A file's name without folders, extension(s) and test markers: test_app.py, app_test.go, app.spec.ts -> app. */
 export function subjectName(path: string): string {
   const base = path.slice(path.lastIndexOf('/') + 1);
