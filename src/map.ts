@@ -201,6 +201,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
       mentioned: mentionedIdents,
       isLate: lateFiles([...chatFiles, ...mentioned]),
+      namesOnly: depth.entries.length > 0,
     });
     entries = followedBy([...importantEntries, ...depth.entries], breadth);
     // Files are shown in rank order, the important ones first, wherever their entries came from.

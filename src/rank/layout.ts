@@ -1,10 +1,10 @@
 // How the 'repomap' ranking spends a budget. First the code the request's files use (see
 // needed.ts), within NEEDED_SHARE of the budget; then breadth: a bare path costs a few tokens and
 // a signature line many more, and a change usually needs files more than every signature of one
-// file, so the map names the best-ranked files (with all of the rest but what their definitions
-// get: a quarter of it, at most 768 tokens), then shows their best definitions round by round
-// (each file's first, then each file's second, ...; tests after code unless the request's files
-// are tests), then names further files while tokens remain.
+// file, so the map names the best-ranked files with the rest (without a depth section, with all
+// of it but what their definitions get: a quarter, at most 768 tokens), then shows their best
+// definitions round by round (each file's first, then each file's second, ...; tests after code
+// unless the request's files are tests), then names further files while tokens remain.
 import { FILL_SCAN, type PackEntries, type PackEntry } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
 import type { Outline } from '../store/outline.js';
@@ -14,7 +14,7 @@ import type { RelatedRanking } from './rank.js';
 /** The code the request's files use (needed.ts) gets at most this share of the budget. */
 export const NEEDED_SHARE = 0.5;
 
-/** Definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS; the rest names files first. */
+/** Without a depth section, definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS; the rest names files first. */
 export const DEFINITIONS_SHARE = 0.25;
 export const DEFINITIONS_MAX_TOKENS = 768;
 
@@ -34,6 +34,8 @@ export interface LayoutInput {
   countTokens: TokenCounter;
   /** Files whose definitions come after every other file's (tests, when the request is not about one). */
   isLate?: (path: string) => boolean;
+  /** Tokens spent naming files before any of their definitions (default: namingTokens(budget)). */
+  naming?: number;
 }
 
 /** A file's definitions, best first, each made when first asked for. */
@@ -46,9 +48,8 @@ const NO_MENTIONS: ReadonlySet<string> = new Set();
 const NO_DEFINITIONS: RankedDefinitions = { count: 0, at: () => undefined as never };
 
 /** The candidates of a 'repomap' map in order (after the important files): the packer takes the longest prefix that fits. */
-export function layoutEntries({ files, rankOf, definitionsOf, budget, countTokens, isLate = () => false }: LayoutInput): PackEntries {
+export function layoutEntries({ files, rankOf, definitionsOf, budget, countTokens, isLate = () => false, naming = namingTokens(budget) }: LayoutInput): PackEntries {
   // How many files the naming part of the budget can list as bare paths (one line each).
-  const naming = namingTokens(budget);
   let named = 0;
   for (let used = 0; named < files.length; named++) {
     used += countTokens(files[named] + '\n');
@@ -140,7 +141,16 @@ export function relatedEntries(
   budget: number,
   countTokens: TokenCounter,
   limit: number,
-  { mentioned = NO_MENTIONS, isLate }: { mentioned?: ReadonlySet<string>; isLate?: (path: string) => boolean } = {},
+  {
+    mentioned = NO_MENTIONS,
+    isLate,
+    namesOnly = false,
+  }: {
+    mentioned?: ReadonlySet<string>;
+    isLate?: (path: string) => boolean;
+    /** The map shows the request's code already (needed.ts): the budget names files first, all of it. */
+    namesOnly?: boolean;
+  } = {},
 ): PackEntries {
   const files = [...ranking.files];
   if (files.length < limit) {
@@ -160,6 +170,7 @@ export function relatedEntries(
     budget,
     countTokens,
     isLate,
+    naming: namesOnly ? budget : namingTokens(budget),
   });
 }
 

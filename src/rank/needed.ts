@@ -72,7 +72,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const definers = sources.definersOf(wanted);
   const families = new Set(from.map(familyOfPath));
   const anyTest = from.some(isTestPath);
-  const imported = new Map(from.map((path) => [path, new Set(sources.importsOf(path))]));
+  const imported = new Map(from.map((path) => [path, importsThroughBarrels(path, sources.importsOf)]));
 
   const needs: Need[] = [];
   for (const ident of wanted) {
@@ -133,6 +133,19 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     }
   }
   return entries;
+}
+
+/** A module that mostly gathers others' exports (`export * from`, `from .x import y`): index.ts, __init__.py, mod.rs, lib.rs. */
+const BARREL = /(^|\/)(index\.[cm]?[jt]sx?|__init__\.pyi?|mod\.rs|lib\.rs)$/;
+
+/**
+ * The files `path` imports, and those its imported barrels import: a name imported from a
+ * package's index is defined in the module the index re-exports it from.
+ */
+function importsThroughBarrels(path: string, importsOf: (path: string) => readonly string[]): Set<string> {
+  const files = new Set(importsOf(path));
+  for (const file of [...files]) if (BARREL.test(file)) for (const next of importsOf(file)) if (next !== path) files.add(next);
+  return files;
 }
 
 const IMPORTED = 0;
