@@ -52,6 +52,7 @@ export class FileSet {
   private readonly byFolder = new Map<string, string[]>();
   private readonly byBase = new Map<string, string[]>();
   private foldersByBase: Map<string, string[]> | undefined;
+  private subfolders: Map<string, string[]> | undefined;
 
   constructor(paths: readonly string[]) {
     this.all = new Set(paths);
@@ -83,6 +84,15 @@ export class FileSet {
   /** The files directly in `folder`. */
   filesIn(folder: string): readonly string[] {
     return this.byFolder.get(folder) ?? EMPTY;
+  }
+
+  /** The folders directly in `folder`. */
+  foldersIn(folder: string): readonly string[] {
+    if (!this.subfolders) {
+      this.subfolders = new Map();
+      for (const sub of this.byFolder.keys()) if (sub !== '') push(this.subfolders, dirOf(sub), sub);
+    }
+    return this.subfolders.get(folder) ?? EMPTY;
   }
 
   /** The files named `name` (a base name), anywhere. */

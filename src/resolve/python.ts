@@ -18,6 +18,25 @@ export function createPythonResolver({ files, read }: ResolveContext): FamilyRes
   const roots = configuredRoots(files, read);
   const topLevel = topLevelPackages(files);
   const results = new Memo<Found>();
+  const submodules = new Memo<Map<string, string[]>>();
+
+  /** A package's submodules by name: its module files, and its subpackages' __init__ files. */
+  function submodulesOf(packageDir: string): Map<string, string[]> {
+    const subs = new Map<string, string[]>();
+    for (const path of files.filesIn(packageDir)) {
+      if (!isPython(path)) continue;
+      const name = baseOf(path).replace(/\.pyi?$/, '');
+      if (name !== '__init__' && !subs.has(name)) subs.set(name, moduleAt(packageDir, [name])?.files ?? []);
+    }
+    for (const folder of files.foldersIn(packageDir)) {
+      const name = baseOf(folder);
+      if (!subs.has(name)) {
+        const found = moduleAt(packageDir, [name]);
+        if (found && found.files.length > 0) subs.set(name, found.files);
+      }
+    }
+    return subs;
+  }
 
   /** The module `segments` names under `root`: a package (its __init__) before a module file. */
   function moduleAt(root: string, segments: readonly string[]): Found | undefined {
@@ -62,9 +81,12 @@ export function createPythonResolver({ files, read }: ResolveContext): FamilyRes
         yield* found.files;
         // `from pkg import mod` imports pkg/mod.py when mod is a submodule, not a name in pkg.
         if (found.packageDir === undefined) continue;
+        // Each package's submodules are listed once; a file's many imported names are only looked up in them.
+        const subs = submodules.get(found.packageDir, () => submodulesOf(found.packageDir!));
+        if (subs.size === 0) continue;
         for (const name of importedNames) {
-          const sub = moduleAt(found.packageDir, [name]);
-          if (sub) yield* sub.files;
+          const sub = subs.get(name);
+          if (sub) yield* sub;
         }
       }
     },
