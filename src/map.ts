@@ -195,7 +195,8 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
         neighboursOf: (path) => neighboursOf(related.paths, path),
         outlineOf,
       },
-      { from: [...chatFiles, ...mentioned], hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf },
+      // A shown definition takes a few tokens at the least: more entries than this never fit.
+      { from: [...chatFiles, ...mentioned], hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) },
     );
     const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);
     const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {

@@ -39,6 +39,8 @@ export interface NeededRequest {
   hidden: ReadonlySet<string>;
   mentionedIdents: ReadonlySet<string>;
   rankOf: (path: string) => number;
+  /** Entries enough to fill the depth section's budget: the list stops there. */
+  limit: number;
 }
 
 /** One needed name, resolved to the files that define it. */
@@ -72,13 +74,14 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const definers = sources.definersOf(wanted);
   const families = new Set(from.map(familyOfPath));
   const anyTest = from.some(isTestPath);
+  const shownFile = (path: string) => !hidden.has(path) && (families.size === 0 || families.has(familyOfPath(path))) && (anyTest || !isTestPath(path));
   const imported = new Map(from.map((path) => [path, importsThroughBarrels(path, sources.importsOf)]));
 
   const needs: Need[] = [];
   for (const ident of wanted) {
     const all = definers.get(ident);
     if (!all) continue;
-    const candidates = [...all].sort(comparePaths).filter((path) => !hidden.has(path) && (families.size === 0 || families.has(familyOfPath(path))) && (anyTest || !isTestPath(path)));
+    const candidates = [...all].sort(comparePaths).filter(shownFile);
     if (candidates.length === 0) continue;
     const use = uses.get(ident);
     const mentioned = mentionedIdents.has(ident);
@@ -99,7 +102,9 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     shown.add(key);
     entries.push({ path, rank: request.rankOf(path), def: outline.def(i) });
   };
+  const full = () => entries.length >= request.limit;
   for (const { ident, files } of needs) {
+    if (full()) return entries;
     for (const path of files) {
       const outline = sources.outlineOf(path);
       if (!outline) continue;
@@ -113,16 +118,21 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   }
   // Then the API the change may start to use: the imported modules' top-level definitions, then
   // those of the files beside the request's files, file by file in turn, best-ranked first.
-  const shownFile = (path: string) => !hidden.has(path) && (families.size === 0 || families.has(familyOfPath(path))) && (anyTest || !isTestPath(path));
   const byRank = (paths: Iterable<string>) => [...new Set(paths)].filter(shownFile).sort((a, b) => request.rankOf(b) - request.rankOf(a) || comparePaths(a, b));
   const modules = byRank([...imported.values()].flatMap((set) => [...set]));
   const listed = new Set(modules);
   const neighbours = byRank(from.flatMap(sources.neighboursOf)).filter((path) => !listed.has(path));
   for (const files of [modules, neighbours]) {
-    const apis = files.map((path) => ({ path, outline: sources.outlineOf(path), next: 0 }));
+    // Outlines read as the turns reach them: a Go package's folder may hold hundreds of files.
+    const apis = files.map((path) => ({ path, outline: undefined as Outline | undefined, read: false, next: 0 }));
     for (let more = true; more; ) {
       more = false;
       for (const api of apis) {
+        if (full()) return entries;
+        if (!api.read) {
+          api.outline = sources.outlineOf(api.path);
+          api.read = true;
+        }
         const { outline } = api;
         if (!outline) continue;
         while (api.next < outline.defCount && !(outline.defDepth(api.next) === 0 && !outline.defName(api.next).startsWith('_'))) api.next++;
