@@ -33,7 +33,11 @@ export interface NeededSources {
 }
 
 export interface NeededRequest {
-  /** The files the definitions are needed for, most important first (chat files, then named files). */
+  /**
+   * The files the definitions are needed for, most important first (chat files, then named
+   * files). Those not hidden (the named files) are shown themselves: their top-level definitions
+   * come right after the mentioned ones.
+   */
   from: readonly string[];
   /** Files never shown (the chat files: the model has them). */
   hidden: ReadonlySet<string>;
@@ -51,9 +55,10 @@ interface Need {
 }
 
 /**
- * The needed definitions as pack entries, best first: the mentioned names' definitions, then the
- * names the request's files use (by Aider's identifier weight times the square root of the uses,
- * then nearer resolution first), then the imported modules' top-level definitions in line order.
+ * The needed definitions as pack entries, best first: the mentioned names' definitions; the named
+ * files' own top-level definitions; the names the request's files use (by Aider's identifier
+ * weight times the square root of the uses, nearer resolution first); then the top-level
+ * definitions of the modules they import, and of the files beside them. At most `limit` entries.
  */
 export function neededEntries(sources: NeededSources, request: NeededRequest): PackEntry[] {
   const { from, hidden, mentionedIdents } = request;
@@ -61,7 +66,8 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const uses = new Map<string, { count: number; users: string[] }>();
   for (const path of from) {
     const names = sources.fileNames(path);
-    for (const name of names.defined) own.add(name);
+    // A name a chat file defines is there for the model already.
+    if (hidden.has(path)) for (const name of names.defined) own.add(name);
     names.referenced.forEach((ident, k) => {
       const use = uses.get(ident);
       if (use) {
@@ -103,45 +109,58 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     entries.push({ path, rank: request.rankOf(path), def: outline.def(i) });
   };
   const full = () => entries.length >= request.limit;
-  for (const { ident, files } of needs) {
-    if (full()) return entries;
-    for (const path of files) {
-      const outline = sources.outlineOf(path);
-      if (!outline) continue;
-      let taken = 0;
-      for (let i = 0; i < outline.defCount && taken < MAX_DEFINITIONS_PER_NAME; i++) {
-        if (outline.defName(i) !== ident) continue;
-        add(path, outline, i);
-        taken++;
+  /** Each group's files' top-level definitions, file by file in turn; false once the list is full. */
+  const showApis = (groups: ReadonlyArray<readonly string[]>): boolean => {
+    for (const files of groups) {
+      // Outlines read as the turns reach them: a Go package's folder may hold hundreds of files.
+      const apis = files.map((path) => ({ path, outline: undefined as Outline | undefined, read: false, next: 0 }));
+      for (let more = true; more; ) {
+        more = false;
+        for (const api of apis) {
+          if (full()) return false;
+          if (!api.read) {
+            api.outline = sources.outlineOf(api.path);
+            api.read = true;
+          }
+          const { outline } = api;
+          if (!outline) continue;
+          while (api.next < outline.defCount && !(outline.defDepth(api.next) === 0 && !outline.defName(api.next).startsWith('_'))) api.next++;
+          if (api.next >= outline.defCount) continue;
+          add(api.path, outline, api.next++);
+          more = true;
+        }
       }
     }
-  }
+    return true;
+  };
+  /** The definitions each need resolves to, in turn; false once the list is full. */
+  const showNeeds = (list: readonly Need[]): boolean => {
+    for (const { ident, files } of list) {
+      for (const path of files) {
+        const outline = sources.outlineOf(path);
+        if (!outline) continue;
+        for (let i = 0, taken = 0; i < outline.defCount && taken < MAX_DEFINITIONS_PER_NAME; i++) {
+          if (outline.defName(i) !== ident) continue;
+          if (full()) return false;
+          add(path, outline, i);
+          taken++;
+        }
+      }
+    }
+    return true;
+  };
+  // The mentioned names' definitions, the named files' own API, the names the request's files use.
+  const named = from.filter((path) => !hidden.has(path));
+  const mentionedNeeds = needs.filter((need) => need.score === Infinity);
+  const usedNeeds = needs.filter((need) => need.score !== Infinity);
+  if (!showNeeds(mentionedNeeds) || !showApis([named]) || !showNeeds(usedNeeds)) return entries;
   // Then the API the change may start to use: the imported modules' top-level definitions, then
   // those of the files beside the request's files, file by file in turn, best-ranked first.
   const byRank = (paths: Iterable<string>) => [...new Set(paths)].filter(shownFile).sort((a, b) => request.rankOf(b) - request.rankOf(a) || comparePaths(a, b));
   const modules = byRank([...imported.values()].flatMap((set) => [...set]));
   const listed = new Set(modules);
   const neighbours = byRank(from.flatMap(sources.neighboursOf)).filter((path) => !listed.has(path));
-  for (const files of [modules, neighbours]) {
-    // Outlines read as the turns reach them: a Go package's folder may hold hundreds of files.
-    const apis = files.map((path) => ({ path, outline: undefined as Outline | undefined, read: false, next: 0 }));
-    for (let more = true; more; ) {
-      more = false;
-      for (const api of apis) {
-        if (full()) return entries;
-        if (!api.read) {
-          api.outline = sources.outlineOf(api.path);
-          api.read = true;
-        }
-        const { outline } = api;
-        if (!outline) continue;
-        while (api.next < outline.defCount && !(outline.defDepth(api.next) === 0 && !outline.defName(api.next).startsWith('_'))) api.next++;
-        if (api.next >= outline.defCount) continue;
-        add(api.path, outline, api.next++);
-        more = true;
-      }
-    }
-  }
+  showApis([modules, neighbours]);
   return entries;
 }
 
