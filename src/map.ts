@@ -190,7 +190,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
     const needed = neededEntries(
       {
         fileNames: (path) => graph.fileNames(path),
-        definersOf: (idents) => definersOf(graph, idents),
+        definersOf: (idents) => graph.definersOfAll(idents),
         importsOf: index.lookups.importsOf,
         neighboursOf: (path) => neighboursOf(related.paths, path),
         outlineOf,
@@ -296,13 +296,6 @@ function lateFiles(files: readonly string[]): ((path: string) => boolean) | unde
   const aboutTests = files.some(isTestPath);
   const families = new Set(files.map(familyOfPath));
   return (path) => (!aboutTests && isTestPath(path)) || !families.has(familyOfPath(path));
-}
-
-/** The files defining each of `idents`, from the graph's name indexes. */
-function definersOf(graph: ReferenceGraph, idents: readonly string[]): Map<string, ReadonlySet<string> | undefined> {
-  const found = new Map<string, ReadonlySet<string> | undefined>();
-  for (const [ident, files] of graph.namesOfAll(idents)) found.set(ident, files.definers);
-  return found;
 }
 
 function getOrPush<T>(map: Map<string, T[]>, key: string, value: T): void {

@@ -1355,6 +1355,23 @@ export class ReferenceGraph {
     return answers;
   }
 
+  /** The files that define each of `idents` (namesOfAll without the referencers: a name like `get` has thousands). */
+  definersOfAll(idents: Iterable<string>): Map<string, ReadonlySet<string> | undefined> {
+    const found = new Map<string, Set<string> | undefined>();
+    let current: string;
+    this.eachNamer(
+      idents,
+      (ident) => found.set((current = ident), undefined),
+      (node) => {
+        const set = found.get(current);
+        if (set) set.add(node.path);
+        else found.set(current, new Set([node.path]));
+      },
+      { referencers: false },
+    );
+    return found;
+  }
+
   /**
    * What namesOfAll says, by node number (a file's place in filePaths()) and without a list per
    * name: `next` before each name, then `visit` for each file defining it (count 1) or
@@ -1367,15 +1384,22 @@ export class ReferenceGraph {
   }
 
   /** Each of `idents` once (`onName` first), then each of its definers and referencers: from the name indexes, and from a scan of the files not linked yet. */
-  private eachNamer(idents: Iterable<string>, onName: (ident: string) => void, visit: (node: FileNode, count: number, defines: boolean) => void): void {
+  private eachNamer(
+    idents: Iterable<string>,
+    onName: (ident: string) => void,
+    visit: (node: FileNode, count: number, defines: boolean) => void,
+    { referencers = true } = {},
+  ): void {
     const wanted = [...new Set(idents)];
     const scanned = new Map<string, { definers: FileNode[]; referencers: Referencers }>();
     // No name asked, no file read: a map with no chat file and no mention asks none.
-    if (this.pendingCount > 0 && wanted.length > 0) {
+    const from = referencers ? this.referencersFrom : this.definersFrom;
+    if (from < this.pending.length && wanted.length > 0) {
       for (const ident of wanted) scanned.set(ident, { definers: [], referencers: [] });
-      for (let i = this.referencersFrom; i < this.pending.length; i++) {
+      for (let i = from; i < this.pending.length; i++) {
         const node = this.load(this.pending[i]);
         if (i >= this.definersFrom) for (const ident of node.defined) scanned.get(ident)?.definers.push(node);
+        if (!referencers) continue;
         const { refNames } = node;
         for (let k = 0; k < refNames.length; k++) scanned.get(refNames[k])?.referencers.push(node, k);
       }
@@ -1393,6 +1417,7 @@ export class ReferenceGraph {
       else if (entry) visit(entry, 1, true);
       const extra = scanned.get(ident);
       for (const node of extra?.definers ?? []) visit(node, 1, true);
+      if (!referencers) continue;
       visitReferencers(this.referencerIndex.get(ident) ?? []);
       if (extra) visitReferencers(extra.referencers);
     }

@@ -195,6 +195,15 @@ export function entriesWithin(
   countTokens: TokenCounter,
   firstWithin = tokens,
 ): { entries: PackEntry[]; tokens: number } {
+  // Every line the entries could show counted at once: the counts below then come from the
+  // counter's memo, not one round trip to its thread each.
+  const texts: string[] = [];
+  for (const { path, def } of entries) {
+    const outline = outlineOf(path);
+    texts.push(path + ':');
+    if (def) for (const row of [...def.scopes, ...signatureRows(def)]) texts.push('│' + (outline?.lineText(row) ?? ''));
+  }
+  countTokens(texts.join('\n'));
   const rows = new Map<string, Set<number>>();
   let used = 0;
   let k = 0;
