@@ -200,7 +200,7 @@ export class Daemon {
     this.reconciler.prune(states, this.state.stats);
     this.state.inOrder(discovery.paths);
     const prepared = Date.now();
-    const saved = restoreRelatedGraph(this.state.graph, await savedGraph, this.hashOf, this.state.index().lookups.projectKey());
+    const saved = restoreRelatedGraph(this.state.graph, await savedGraph, this.hashOf, this.state.projectKey());
     if (saved === 'restored') {
       this.state.stats.restoredGraphs++;
       log(`related graph read from the cache in ${Date.now() - prepared} ms`);
@@ -598,7 +598,7 @@ export class Daemon {
     const started = Date.now();
     // Built now if the last change is not in it yet (no request asked since).
     this.state.graph.prepareRelated({ spare: false });
-    if (saveGraphOrSay(this.state.graph, this.store.dir, this.hashOf, this.state.index().lookups.projectKey(), this.options.log)) {
+    if (saveGraphOrSay(this.state.graph, this.store.dir, this.hashOf, this.state.projectKey(), this.options.log)) {
       this.options.log(`related graph saved in ${Date.now() - started} ms`);
     }
     this.graphUnsaved = false;

@@ -57,7 +57,12 @@ export class RepoState {
   }
 
   private importLookup(): ImportLookup {
-    return (this.imports ??= new ImportLookup(this.root, this.index().paths, (file) => this.graph.fileNames(file)));
+    return (this.imports ??= new ImportLookup(this.root, this.sortedViews().paths.slice(), (file) => this.graph.fileNames(file)));
+  }
+
+  /** A digest of the project files that import resolution reads (see ImportLookup.projectKey). */
+  projectKey(): string {
+    return this.importLookup().projectKey();
   }
 
   get fileCount(): number {
@@ -155,6 +160,20 @@ export class RepoState {
 
   /** The repository as the map engine takes it (copies of the sorted views, with lookups over the states). */
   index(): RepoIndex {
+    const { paths, records, skipped } = this.sortedViews();
+    this.snapshot ??= {
+      root: this.root,
+      paths: paths.slice(),
+      records: records.slice(),
+      skipped: skipped.slice(),
+      stats: { ...this.stats, discovered: this.states.size },
+      lookups: this.lookups,
+    };
+    return this.snapshot;
+  }
+
+  /** The sorted views, rebuilt first when a large update left them stale. */
+  private sortedViews(): { paths: readonly string[]; records: readonly FileRecord[]; skipped: readonly SkippedFile[] } {
     if (this.viewsStale) {
       const entries = this.order ? this.entriesInOrder(this.order) : undefined;
       if (entries) {
@@ -168,15 +187,7 @@ export class RepoState {
       this.important = undefined;
       this.viewsStale = false;
     }
-    this.snapshot ??= {
-      root: this.root,
-      paths: this.sortedPaths.slice(),
-      records: this.records.slice(),
-      skipped: this.skipped.slice(),
-      stats: { ...this.stats, discovered: this.states.size },
-      lookups: this.lookups,
-    };
-    return this.snapshot;
+    return { paths: this.sortedPaths, records: this.records, skipped: this.skipped };
   }
 
   /** The states of `paths` in that order, if they are all the states there are (undefined if not). */
