@@ -143,7 +143,7 @@ function collectTags(langId: string, source: string, captures: Parser.QueryCaptu
           shownLines.add(scope.row);
         }
       }
-      const signatureEnd = signatureEndOf(lineTexts, line, declarationOf(node).endPosition.row);
+      const signatureEnd = signatureEndOf(lineTexts, line);
       for (let row = line; row <= signatureEnd; row++) shownLines.add(row);
       defs.push({ name, subkind, line, signatureEnd, scopes: enclosing });
     } else {
@@ -198,26 +198,18 @@ function moduleSpecifier(capture: string, text: string): string | undefined {
 }
 
 /**
- * The node that declares a captured name: the name's parent, or its grandparent when the parent
- * only wraps the name (a declarator, a type spec). Bounds how far a signature may run.
- */
-function declarationOf(name: Parser.SyntaxNode): Parser.SyntaxNode {
-  const parent = name.parent ?? name;
-  return parent.endPosition.row === name.endPosition.row && parent.parent ? parent.parent : parent;
-}
-
-/**
  * The last line of the signature starting at `line`: while a round bracket opened on its lines is
  * still open (a parameter list over several lines), the next line belongs to it; never past
- * `lastRow` (the declaration's end), MAX_SIGNATURE_LINES or MAX_SIGNATURE_CHARS. Brackets tell
- * the end of a parameter list in every language alike, where syntax trees name their parts
- * differently; square brackets are left out (an array constant is not a signature).
+ * MAX_SIGNATURE_LINES or MAX_SIGNATURE_CHARS. Brackets tell the end of a parameter list in every
+ * language alike, where syntax trees name their parts differently (and asking the tree for a
+ * node's parent and extent, per definition, cost a tenth of extraction); square brackets are left
+ * out (an array constant is not a signature).
  */
-export function signatureEndOf(lineTexts: readonly string[], line: number, lastRow: number): number {
+export function signatureEndOf(lineTexts: readonly string[], line: number): number {
   let depth = 0;
   let chars = 0;
   let end = line;
-  for (let row = line; row <= lastRow && row < line + MAX_SIGNATURE_LINES; row++) {
+  for (let row = line; row < Math.min(lineTexts.length, line + MAX_SIGNATURE_LINES); row++) {
     const text = lineTexts[row] ?? '';
     chars += text.trim().length;
     if (row > line && chars > MAX_SIGNATURE_CHARS) break;

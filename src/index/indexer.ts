@@ -275,7 +275,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     reconciler.prune(states, stats);
     const paths = discovery.paths.filter((path) => !('gone' in states.get(path)!));
     const { records, skipped } = splitStates(states);
-    return { root, paths, records, skipped, stats, lookups: storeLookups(root, store, paths, records) };
+    return { root, paths, records, skipped, stats, lookups: storeLookups(root, store, paths, records, graph) };
   } finally {
     if (!options.runner) await runner.close();
   }
@@ -291,13 +291,15 @@ export function linkWhileParsing(graph: ReferenceGraph, stats: IndexStats): void
 }
 
 /** Lookups over a finished index, with outlines read from the store (each once). */
-function storeLookups(root: string, store: TagStore, paths: readonly string[], records: readonly FileRecord[]): IndexLookups {
+function storeLookups(root: string, store: TagStore, paths: readonly string[], records: readonly FileRecord[], graph?: ReferenceGraph): IndexLookups {
   const known = new Set(paths);
   const indexed = new Set(records.map((record) => record.path));
   const outlines = new OutlineCache((path) => store.outline(path));
   let important: string[] | undefined;
   let imports: ImportLookup | undefined;
-  const importLookup = () => (imports ??= new ImportLookup(root, paths, (file) => store.names(file)));
+  // A file's modules from the graph that holds its names when there is one (not decoded again from the store).
+  const namesOf = graph ? (file: string) => graph.fileNames(file) : (file: string) => store.names(file);
+  const importLookup = () => (imports ??= new ImportLookup(root, paths, namesOf));
   return {
     isKnown: (path) => known.has(path),
     outlineOf: (path) => (indexed.has(path) ? outlines.get(path) : undefined),
