@@ -13,7 +13,9 @@ import type { MapBlock } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
 import { TagStore } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './types.js';
-import { resolveRoot, toRootRelative } from './paths.js';
+import { escapeControls, requestFilePath, resolveRoot } from './paths.js';
+import { UserError } from './errors.js';
+import { excludeMatcher } from './discover/discover.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor } from './request.js';
 
@@ -125,15 +127,13 @@ export function centrality(graph: ReferenceGraph): Map<string, number> {
  */
 const DEFINITIONS_PER_TOKEN = 4;
 
-export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest): RepoMap {
+export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy): RepoMap {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
-  const { isKnown, outlineOf, important: importantPaths } = index.lookups;
-  const chatFiles = new Set((request.chatFiles ?? []).map((path) => toRootRelative(index.root, path)));
+  const { outlineOf, important: importantPaths } = index.lookups;
+  const chatFiles = new Set((request.chatFiles ?? []).map((path) => indexedFilePath(index, path, 'chat file', request.exclude)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
-  const mentioned = new Set(
-    (request.mentionedFiles ?? []).map((path) => toRootRelative(index.root, path)).filter(isKnown),
-  );
+  const mentioned = new Set((request.mentionedFiles ?? []).map((path) => indexedFilePath(index, path, 'mentioned file', request.exclude)));
   if (request.message) {
     for (const ident of mentionedIdentifiers(request.message)) mentionedIdents.add(ident);
     for (const path of mentionedFiles(request.message, index.paths, chatFiles)) mentioned.add(path);
@@ -198,6 +198,24 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
       mentionedIdents: [...mentionedIdents].sort(comparePaths),
     },
   };
+}
+
+/** How the index was made, for telling why a file a request names is not in it. */
+export interface IndexedBy {
+  /** The --exclude globs of the index. */
+  exclude?: readonly string[];
+}
+
+/**
+ * A file a request names, checked (see requestFilePath) and in the index: a file discovery left
+ * out (git ignores it, or --exclude) is refused rather than dropped, since a map made as if it
+ * were not named would be the wrong map without a word.
+ */
+function indexedFilePath(index: RepoIndex, path: string, what: string, exclude: readonly string[] = []): string {
+  const rel = requestFilePath(index.root, path, what);
+  if (index.lookups.isKnown(rel)) return rel;
+  const why = excludeMatcher(exclude)?.(rel) ? 'excluded by --exclude' : 'ignored by git or a .gitignore';
+  throw new UserError(`${what} ${escapeControls(path)} is not indexed (${why})`);
 }
 
 const SKIP_ORDER: readonly SkipReason[] = [

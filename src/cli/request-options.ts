@@ -1,9 +1,6 @@
 // The options that shape one map, shared by `repomap map` (in-process) and `repomap query`
 // (through the daemon). Light on purpose: the thin client loads it.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { UserError } from '../errors.js';
-import { toRootRelative } from '../paths.js';
+import { requestFilePath } from '../paths.js';
 import { DEFAULT_ENCODING, DEFAULT_MAX_TOKENS, DEFAULT_RANKING, DEFAULT_TOKENS, type MapRequest, RANKINGS } from '../request.js';
 import { type OptionSpec, choiceOption, integerOption } from './args.js';
 
@@ -42,15 +39,11 @@ interface RequestValues {
   ranking?: string;
 }
 
-/** The request the options describe; chat files are taken from the current directory and must exist inside the root. */
+/** The request the options describe; chat files are taken from the current directory and checked (see requestFilePath). */
 export function requestFromOptions(values: RequestValues, root: string): { request: MapRequest; format: 'text' | 'json' } {
   const chosen = choiceOption(values.format, 'format', ['text', 'markdown', 'json'] as const, 'text');
   const format = chosen === 'json' ? 'json' : 'text';
-  const chatFiles = (values.chat ?? []).map((file) => {
-    const rel = toRootRelative(root, file, process.cwd());
-    if (!existsSync(resolve(root, rel))) throw new UserError(`chat file ${file} does not exist`);
-    return rel;
-  });
+  const chatFiles = (values.chat ?? []).map((file) => requestFilePath(root, file, 'chat file', process.cwd()));
   const request: MapRequest = {
     chatFiles,
     mentionedIdents: values.mention ?? [],

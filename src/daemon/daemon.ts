@@ -512,7 +512,7 @@ export class Daemon {
         budgetFor(params); // bad numbers fail now, not after the wait
         await this.settled();
         const started = performance.now();
-        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, params), { listSkipped: params.listSkipped === true });
+        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, { ...params, exclude: this.options.exclude }), { listSkipped: params.listSkipped === true });
         const ms = performance.now() - started;
         if (ms > SLOW_MAP_MS) this.options.log(`map took ${ms.toFixed(0)} ms`);
         setImmediate(() => this.startBackground()); // once the answer is written
