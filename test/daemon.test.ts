@@ -523,6 +523,87 @@ test('bad input gets a clear error and the daemon keeps answering', async () => 
   assert.equal(await daemon.exited, 0);
 });
 
+test('params named after Object.prototype members, lines one byte over the limit, and files the CLI refuses are refused', async () => {
+  const root = gitRepo();
+  mkdirSync(join(root, 'bad'));
+  writeFileSync(join(root, 'bad', '..foo.py'), 'def dotted():\n    return 1\n');
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+  const requests = names.flatMap((name, i) => [
+    `{"jsonrpc":"2.0","id":${100 + i},"method":"map","params":{"${name}":1}}`,
+    `{"jsonrpc":"2.0","id":${200 + i},"method":"symbols","params":{"name":"Cart","${name}":1}}`,
+  ]);
+  const answers = await rawExchange(daemon.socket, requests.join('\n') + '\n', requests.length);
+  for (const answer of answers) {
+    assert.equal(answer.error?.code, -32602, JSON.stringify(answer));
+    assert.match(answer.error?.message ?? '', /^unknown param '(__proto__|constructor|toString|hasOwnProperty|valueOf)'/);
+  }
+
+  const files = [
+    ['README.md\u0000../../etc/passwd', /control character/],
+    ['src', /chat file src is a folder, not a file/],
+    ['src/nope.ts', /chat file src\/nope\.ts does not exist/],
+    ['README.md\nx', /control character/],
+  ] as const;
+  const fileAnswers = await rawExchange(
+    daemon.socket,
+    files.map(([file], i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'map', params: { chatFiles: [file] } })).join('\n') + '\n',
+    files.length,
+  );
+  for (const answer of fileAnswers) {
+    const [file, pattern] = files[answer.id as number];
+    assert.equal(answer.error?.code, -32602, `${JSON.stringify(file)}: ${JSON.stringify(answer)}`);
+    assert.match(answer.error?.message ?? '', pattern);
+    assert.doesNotMatch(answer.error?.message ?? '', /etc\/passwd$/);
+  }
+  const dotted = await call<RepoMapJson>(daemon.socket, 'map', { chatFiles: ['bad/..foo.py'], mentionedFiles: ['src/cart.ts'] });
+  assert.deepEqual(dotted.request.chatFiles, ['bad/..foo.py']);
+  await assert.rejects(call(daemon.socket, 'map', { mentionedFiles: ['src/gone.ts'] }), /mentioned file src\/gone\.ts does not exist/);
+
+  // A request line of exactly the limit (the newline not counted) is served; one byte more is refused.
+  const lineOf = (id: number, bytes: number) => {
+    const head = `{"jsonrpc":"2.0","id":${id},"method":"status","pad":"`;
+    return head + 'x'.repeat(bytes - head.length - 2) + '"}';
+  };
+  const [atLimit, overLimit, after] = await rawExchange(
+    daemon.socket,
+    `${lineOf(1, 1_048_576)}\n${lineOf(2, 1_048_577)}\n{"jsonrpc":"2.0","id":3,"method":"status"}\n`,
+    3,
+  );
+  assert.equal(atLimit.id, 1, JSON.stringify(atLimit.error));
+  assert.equal(overLimit.error?.code, -32600);
+  assert.match(overLimit.error?.message ?? '', /request over 1048576 bytes/);
+  assert.equal(after.id, 3);
+
+  // A client that writes requests and reads no answer: the daemon stops reading it (its answers
+  // would pile up in the daemon's memory), so the client's writes back up; read, it gets them all.
+  const greedy = connect(daemon.socket);
+  await new Promise((resolve) => greedy.once('connect', resolve));
+  const count = 30_000;
+  let payload = '';
+  for (let id = 0; id < count; id++) payload += `{"jsonrpc":"2.0","id":${id},"method":"status"}\n`;
+  greedy.write(payload);
+  await sleep(1500);
+  assert.ok(greedy.writableLength > 0, 'the daemon stopped reading a client that reads no answer');
+  let received = 0;
+  let tail = '';
+  await new Promise<void>((resolve) => {
+    greedy.setEncoding('utf8');
+    greedy.on('data', (chunk: string) => {
+      tail += chunk;
+      const lines = tail.split('\n');
+      tail = lines.pop()!;
+      received += lines.length;
+      if (received === count) resolve();
+    });
+  });
+  greedy.destroy();
+  assert.equal(received, count);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test('the runtime folder is private (0700), the socket 0600; a group-writable folder is refused', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { findRoot } from '../client/client.js';
 import { UserError } from '../errors.js';
-import { createMcpServer } from '../mcp/server.js';
+import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
 import { packageVersion } from '../paths.js';
 import { integerOption, parseCommandArgs } from './args.js';
 
@@ -47,6 +47,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((done) => (transport.onclose = done));
   await server.connect(transport);
+  refuseUnknownArguments(transport);
   await closed;
   return 0;
 }

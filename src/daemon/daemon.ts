@@ -63,6 +63,11 @@ export function createLog(file: string | undefined): (line: string) => void {
   };
 }
 
+/** Bytes of answers queued for a connection past which it is no longer read (see serve). */
+const MAX_QUEUED_BYTES = 1024 * 1024;
+/** Requests of one connection answered at once, past which it is no longer read (see serve). */
+const MAX_IN_FLIGHT = 64;
+
 /** A map slower than this is logged with its time. */
 const SLOW_MAP_MS = 100;
 /**
@@ -451,30 +456,55 @@ export class Daemon {
     return { files: discovery.paths.length, parsed: this.state.stats.parsed - before };
   }
 
+  /**
+   * Reads one connection's requests, one per line. A line over MAX_REQUEST_BYTES (its bytes, the
+   * newline not counted) is refused and skipped. A client that does not read its answers is not
+   * read either: while its answers queued in this process exceed MAX_QUEUED_BYTES, or
+   * MAX_IN_FLIGHT of its requests are being answered, the socket is paused (the kernel's buffer
+   * then fills and the client's writes wait), and read again once they drain.
+   */
   private serve(socket: Socket): void {
     this.connections.add(socket);
     socket.setEncoding('utf8');
     let buffer = '';
     let discarding = false;
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n')) {
+    let inFlight = 0;
+    const congested = () => inFlight >= MAX_IN_FLIGHT || socket.writableLength > MAX_QUEUED_BYTES;
+    const pump = () => {
+      for (let newline = buffer.indexOf('\n'); newline !== -1 && !congested(); newline = buffer.indexOf('\n')) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
         if (discarding) {
-          discarding = false;
+          discarding = false; // the end of a line already refused
           continue;
         }
-        if (line.trim() !== '') void this.answer(socket, line);
+        if (Buffer.byteLength(line) > MAX_REQUEST_BYTES) {
+          send(socket, errorResponse(null, ERROR_CODES.invalidRequest, `request over ${MAX_REQUEST_BYTES} bytes`));
+          continue;
+        }
+        if (line.trim() === '') continue;
+        inFlight++;
+        void this.answer(socket, line).finally(() => {
+          inFlight--;
+          pump();
+        });
       }
-      if (!discarding && Buffer.byteLength(buffer) > MAX_REQUEST_BYTES) {
-        buffer = '';
-        discarding = true;
-        send(socket, errorResponse(null, ERROR_CODES.invalidRequest, `request over ${MAX_REQUEST_BYTES} bytes`));
-      } else if (discarding) {
-        buffer = '';
+      if (buffer.indexOf('\n') === -1) {
+        if (discarding) buffer = '';
+        else if (Buffer.byteLength(buffer) > MAX_REQUEST_BYTES) {
+          buffer = '';
+          discarding = true;
+          send(socket, errorResponse(null, ERROR_CODES.invalidRequest, `request over ${MAX_REQUEST_BYTES} bytes`));
+        }
       }
+      if (congested()) socket.pause();
+      else if (socket.isPaused()) socket.resume();
+    };
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      pump();
     });
+    socket.on('drain', pump);
     socket.on('error', () => {}); // a client that goes away mid-answer is its own business
     socket.on('close', () => this.connections.delete(socket));
   }
@@ -712,7 +742,8 @@ function checkFields(params: unknown, fields: Record<string, FieldType>): Record
   }
   const given = params as Record<string, unknown>;
   for (const [key, value] of Object.entries(given)) {
-    const type = fields[key];
+    // Own fields only: a param named after an Object.prototype member (constructor, __proto__) is unknown too.
+    const type = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (!type) throw new RpcFailure(ERROR_CODES.invalidParams, `unknown param '${key}' (known: ${Object.keys(fields).join(', ')})`);
     const [valid, what] = FIELD_RULES[type];
     if (value !== undefined && !valid(value)) throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be ${what}`);
