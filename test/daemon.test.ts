@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
@@ -618,7 +618,62 @@ test('the runtime folder is private (0700), the socket 0600; a group-writable fo
   chmodSync(join(open.XDG_RUNTIME_DIR, 'repomap'), 0o777);
   const refused = await startDaemon(root, open);
   assert.equal(await refused.exited, 2);
-  assert.match(refused.stderr(), /writable by group or others/);
+  assert.match(refused.stderr(), /runtime folder .* is open to group or others \(mode 777, not 700\)/);
+});
+
+function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(packageRoot, 'bin', 'repomap.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
+test('clients refuse a runtime folder or a socket another user could have made, in one line', async () => {
+  const root = gitRepo();
+  // XDG_RUNTIME_DIR unset: the folder is $TMPDIR/repomap-<uid>, a name anyone can take first.
+  const tmp = tempDir('repomap-tmp-');
+  const env = { TMPDIR: tmp, XDG_RUNTIME_DIR: '' };
+  const folder = join(tmp, `repomap-${process.getuid!()}`);
+  mkdirSync(folder);
+  chmodSync(folder, 0o777);
+  // A stand-in listening where the root's daemon is looked for.
+  const socket = daemonPaths(root, folder).socket;
+  const requests: string[] = [];
+  const fake = createServer((s) => s.setEncoding('utf8').on('data', (chunk: string) => { requests.push(chunk); s.destroy(); }));
+  await new Promise<void>((resolve) => fake.listen(socket, resolve));
+  try {
+    // Run asynchronously: the stand-in answers from this process.
+    const refusedOpen = async (command: string) => {
+      const result = await runCliAsync([command, root], env);
+      assert.equal(result.code, 2, `${command}: ${result.stderr}`);
+      assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
+      return result.stderr;
+    };
+    for (const command of ['query', 'status', 'start', 'stop']) {
+      assert.match(await refusedOpen(command), new RegExp(`^repomap: runtime folder ${folder} is open to group or others \\(mode 777, not 700\\); refusing to use it$`, 'm'));
+    }
+    chmodSync(folder, 0o700);
+    chownSync(socket, 65534, 65534);
+    assert.match(await refusedOpen('query'), /^repomap: socket .* belongs to another user \(uid 65534\); refusing to use it$/m);
+    chownSync(folder, 65534, 65534);
+    assert.match(await refusedOpen('status'), /^repomap: runtime folder .* belongs to another user \(uid 65534\)/m);
+    rmSync(folder, { recursive: true });
+    const elsewhere = tempDir('repomap-elsewhere-');
+    chmodSync(elsewhere, 0o700);
+    symlinkSync(elsewhere, folder);
+    assert.match(await refusedOpen('query'), /^repomap: runtime folder .* is a symlink; refusing to use it$/m);
+    assert.deepEqual(requests, [], 'nothing was sent to the stand-in');
+  } finally {
+    fake.close();
+  }
 });
 
 test('the daemon exits after its idle timeout, and when its socket is removed', async () => {

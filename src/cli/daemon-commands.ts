@@ -130,7 +130,8 @@ export async function stopDaemon(root: string): Promise<boolean> {
   let client: DaemonClient;
   try {
     client = await DaemonClient.connect(paths.socket);
-  } catch {
+  } catch (err) {
+    if (err instanceof UserError) throw err; // a runtime folder or socket not to be trusted
     return false;
   }
   await ask(client, 'shutdown').catch(() => {});
@@ -168,11 +169,14 @@ export async function statusCommand(args: string[]): Promise<number> {
   const json = values.format === 'json';
   if (values.format !== undefined && !json && values.format !== 'text') throw new UserError(`--format must be one of text, json, not '${values.format}'`);
   const statusAt = async (socket: string): Promise<DaemonStatus | undefined> => {
+    let client: DaemonClient;
     try {
-      return await ask<DaemonStatus>(await DaemonClient.connect(socket), 'status');
-    } catch {
+      client = await DaemonClient.connect(socket);
+    } catch (err) {
+      if (err instanceof UserError) throw err; // a runtime folder or socket not to be trusted
       return undefined;
     }
+    return ask<DaemonStatus>(client, 'status').catch(() => undefined);
   };
   if (values.all) {
     const statuses = (await Promise.all(listDaemons().map((daemon) => statusAt(daemon.socket)))).filter((s) => s !== undefined);

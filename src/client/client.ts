@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { UserError } from '../errors.js';
 import type { RpcResponse } from '../daemon/protocol.js';
-import { type DaemonPaths, daemonPaths } from '../daemon/runtime.js';
+import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
 
 const execFileAsync = promisify(execFile);
 /** How long a starting daemon may take to listen on its socket. */
@@ -41,7 +41,18 @@ export class DaemonClient {
     socket.on('close', () => fail(new Error('the daemon closed the connection')));
   }
 
+  /**
+   * Connects to the daemon listening on `socketPath`, once its folder and the socket are checked
+   * (see checkRuntimeDir): a UserError when they could be another user's, an ENOENT error when
+   * no daemon has made them.
+   */
   static connect(socketPath: string): Promise<DaemonClient> {
+    try {
+      checkRuntimeDir(dirname(socketPath));
+      checkSocket(socketPath);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     return new Promise((resolve, reject) => {
       const socket = connect(socketPath);
       socket.once('connect', () => {
@@ -111,7 +122,8 @@ export async function connectOrStart(root: string, options: StartOptions = {}): 
   const paths = daemonPaths(root);
   try {
     return await DaemonClient.connect(paths.socket);
-  } catch {
+  } catch (err) {
+    if (err instanceof UserError) throw err; // a runtime folder or socket not to be trusted
     options.onStarting?.();
     await startDaemon(root, paths, options);
     return DaemonClient.connect(paths.socket);
@@ -138,7 +150,8 @@ export async function startDaemon(root: string, paths: DaemonPaths, options: Sta
       try {
         (await DaemonClient.connect(paths.socket)).close();
         return;
-      } catch {
+      } catch (err) {
+        if (err instanceof UserError) throw err;
         // not listening yet
       }
       if (exited !== undefined) {
