@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
+import { connect as connectRepo } from '../src/index.js';
 import type { DaemonStatus } from '../src/daemon/protocol.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { type RepoMapJson, buildMap } from '../src/map.js';
@@ -358,6 +359,59 @@ test('query starts a daemon when none runs, and answers like map does', async ()
   assert.equal(stopped.code, 0);
   assert.match(stopped.stdout, /stopped/);
   assert.equal(runCli(['status', root], { env }).code, 1);
+});
+
+test('a subfolder ROOT is the root for query and connect() (mcp takes it the same way): its daemon serves only the files under it', async () => {
+  const root = gitRepo();
+  const sub = realpathSync(join(root, 'src'));
+  const env = runtimeEnv();
+  const cache = tempDir('repomap-cache-');
+  const query = runCli(['query', sub, '--format', 'json', '--cache-dir', cache, '--idle-timeout', '60'], { env });
+  assert.equal(query.code, 0, query.stderr);
+  const map = JSON.parse(query.stdout) as RepoMapJson;
+  assert.equal(map.root, sub);
+  assert.ok(map.files.length > 0 && map.files.every((file) => !file.path.includes('/') && !file.path.startsWith('api')), map.files.map((f) => f.path).join(' '));
+  const previous = process.env.XDG_RUNTIME_DIR;
+  process.env.XDG_RUNTIME_DIR = env.XDG_RUNTIME_DIR;
+  try {
+    const repo = await connectRepo(join(root, 'src'));
+    try {
+      assert.equal(repo.root, sub);
+      assert.equal((await repo.status()).root, sub);
+      assert.equal((await repo.status()).files, map.stats.discovered);
+    } finally {
+      repo.close();
+    }
+  } finally {
+    process.env.XDG_RUNTIME_DIR = previous;
+  }
+  assert.equal(runCli(['stop', sub], { env }).code, 0);
+});
+
+test('a running daemon started with other options says so, with the restart that applies them', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const cache = tempDir('repomap-cache-');
+  const first = runCli(['query', root, '--cache-dir', cache, '--idle-timeout', '60'], { env });
+  assert.equal(first.code, 0, first.stderr);
+  const same = runCli(['query', root, '--cache-dir', cache], { env });
+  assert.equal(same.stderr, '', 'the options it runs with: nothing to say');
+  const other = runCli(['query', root, '--exclude', 'api', '--workers', '1'], { env });
+  assert.equal(other.code, 0, other.stderr);
+  assert.equal(other.stderr.trimEnd().split('\n').length, 1, other.stderr);
+  assert.match(
+    other.stderr,
+    /^repomap: the daemon for .* already runs and keeps the options it was started with, not --exclude api \(it uses: none\), --workers 1 \(it uses: \d+\); to apply them: repomap restart .* --exclude api --workers 1$/m,
+  );
+  assert.match(other.stdout, /api\/server\.py/, 'the map is the running daemon\'s');
+  const status = JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
+  assert.deepEqual(status.exclude, []);
+  assert.equal(status.idleTimeoutSeconds, 60);
+  assert.equal(runCli(['restart', root, '--exclude', 'api', '--cache-dir', cache], { env }).code, 0);
+  const applied = runCli(['query', root, '--exclude', 'api'], { env });
+  assert.equal(applied.stderr, '');
+  assert.doesNotMatch(applied.stdout, /api\/server\.py/);
+  assert.equal(runCli(['stop', root], { env }).code, 0);
 });
 
 test('a stale socket and lock left by kill -9 are cleaned up; nothing indexed is lost', async () => {

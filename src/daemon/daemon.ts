@@ -603,6 +603,8 @@ export class Daemon {
       memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
       workers: this.options.workers,
+      exclude: this.options.exclude,
+      idleTimeoutSeconds: this.options.idleTimeoutMs / 1000,
       socket: this.options.paths.socket,
       cacheDir: this.options.cacheDir,
     };

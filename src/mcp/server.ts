@@ -80,9 +80,12 @@ export function createMcpServer(root: string, version: string, options: StartOpt
       }
     }
   };
+  // A daemon already running with other options keeps its own: each answer says so, after the answer.
   const tool = async (run: () => Promise<string>): Promise<ToolResult> => {
     try {
-      return { content: [{ type: 'text', text: await run() }] };
+      const text = await run();
+      const notice = (await daemon?.catch(() => undefined))?.notice;
+      return { content: [{ type: 'text', text }, ...(notice ? [{ type: 'text' as const, text: `note: ${notice}` }] : [])] };
     } catch (err) {
       return { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
     }
