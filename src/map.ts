@@ -17,7 +17,7 @@ import { escapeControls, requestFilePath, resolveRoot } from './paths.js';
 import { UserError } from './errors.js';
 import { excludeMatcher } from './discover/discover.js';
 
-export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor } from './request.js';
+export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor, nothingToMap } from './request.js';
 
 export interface RepoMap {
   root: string;

@@ -60,3 +60,8 @@ function tokenCount(value: number, name: string): number {
   if (value > MAX_TOKENS) throw new UserError(`--${name} must be at most ${MAX_TOKENS}, not ${value}`);
   return value;
 }
+
+/** What is said instead of a map when a root has no file to map (an empty repository or folder). */
+export function nothingToMap(root: string): string {
+  return `nothing to map in ${root}: it has no files to index`;
+}

@@ -7,6 +7,7 @@ import type { DaemonStatus } from '../daemon/protocol.js';
 import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon/runtime.js';
 import { UserError } from '../errors.js';
 import { resolveRoot } from '../paths.js';
+import { nothingToMap } from '../request.js';
 import { connect } from '../index.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { printDetails } from './details.js';
@@ -99,6 +100,7 @@ export async function queryCommand(args: string[]): Promise<number> {
   const map = await answer(() => repo.map({ ...request, listSkipped: values.verbose === true }), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : map.text);
+  if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
 }
 

@@ -4,6 +4,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DaemonError, type StartOptions } from '../client/client.js';
 import { type RepomapDaemon, connect } from '../index.js';
+import { nothingToMap } from '../request.js';
 import { renderSymbols } from '../symbols.js';
 
 type ToolResult = { content: Array<{ type: 'text'; text: string }>; isError?: boolean };
@@ -114,7 +115,7 @@ export function createMcpServer(root: string, version: string, options: StartOpt
             ...(args.max_tokens ? { tokens: args.max_tokens, maxTokens: args.max_tokens } : {}),
           }),
         );
-        return map.text;
+        return map.text || nothingToMap(root);
       }),
   );
 

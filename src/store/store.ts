@@ -1,8 +1,9 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import type { FileNames, FileRecord, FileRefs, FileTags } from '../types.js';
 import { Outline } from './outline.js';
+import { ensureCacheDir } from './cache-dir.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
 export const STORE_FORMAT = 5;
@@ -43,7 +44,7 @@ export class TagStore {
 
   static open(cacheDir: string, options: StoreOptions = {}): TagStore {
     const path = join(cacheDir, 'tags.lmdb');
-    mkdirSync(cacheDir, { recursive: true });
+    ensureCacheDir(cacheDir);
     try {
       const store = TagStore.openAt(cacheDir);
       const format = store.root.get(META_KEY) as unknown;
