@@ -11,7 +11,7 @@ import { fileLimit, relatedEntries } from './rank/layout.js';
 import { pathIndex } from './rank/path-index.js';
 import type { MapBlock } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
-import { TagStore } from './store/store.js';
+import { TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './types.js';
 import { escapeControls, requestFilePath, resolveRoot } from './paths.js';
 import { UserError } from './errors.js';
@@ -60,18 +60,25 @@ export interface OpenRepository {
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
 export async function openRepository(options: BuildMapOptions, { readGraph = false } = {}): Promise<OpenRepository> {
   const root = await resolveRoot(options.root);
-  const store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice });
-  try {
-    const graph = new ReferenceGraph((path) => store.names(path));
-    const indexing = indexRepository({ ...options, root, store, graph });
-    // The map may need the saved graph: read while git lists the files.
-    const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
-    const index = await indexing;
-    startTokenizer(options.encoding);
-    return { index, graph, store, savedGraph: await savedGraph };
-  } catch (err) {
-    await store.close();
-    throw err;
+  let store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice });
+  // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const graph = new ReferenceGraph((path) => store.names(path));
+      const indexing = indexRepository({ ...options, root, store, graph });
+      // The map may need the saved graph: read while git lists the files.
+      const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
+      const index = await indexing;
+      startTokenizer(options.encoding);
+      return { index, graph, store, savedGraph: await savedGraph };
+    } catch (err) {
+      if (isStoreFailure(err) && attempt === 0 && !options.runner) {
+        store = await TagStore.rebuild(store, err, { onNotice: options.onNotice });
+        continue;
+      }
+      await store.close();
+      throw err;
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -447,6 +447,27 @@ test('kill -9 during the cold index leaves a store the next start repairs', asyn
   assert.match(map.text, /generated_2999/);
   await call(second.socket, 'shutdown');
   await second.exited;
+});
+
+test('a daemon whose store is damaged moves it aside, rebuilds it from the source files and serves', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const first = await startDaemon(root, env);
+  const before = await call<RepoMapJson>(first.socket, 'map', { tokens: 4096 });
+  await call(first.socket, 'shutdown');
+  assert.equal(await first.exited, 0);
+  for (const damage of ['truncate', 'header'] as const) {
+    const file = join(cacheFor(root), 'tags.lmdb', 'data.mdb');
+    const data = readFileSync(file);
+    if (damage === 'truncate') writeFileSync(file, data.subarray(0, 3 * 4096 + 100));
+    else writeFileSync(file, Buffer.concat([Buffer.alloc(64, 0x5a), data.subarray(64)]));
+    const daemon = await startDaemon(root, env);
+    const after = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+    assert.equal(after.text, before.text, damage);
+    assert.match(daemon.stderr(), /tag cache at .* (is unreadable|failed).*moved (it )?aside to .*rebuilding it/, damage);
+    await call(daemon.socket, 'shutdown');
+    assert.equal(await daemon.exited, 0, damage);
+  }
 });
 
 test('SIGTERM during the cold index stops it at its next batch; what was stored is kept', async () => {

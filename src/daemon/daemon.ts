@@ -8,7 +8,7 @@ import { type ParseRunner, createRunner } from '../index/pool.js';
 import { statAll } from '../index/stat.js';
 import { languageForPath } from '../extract/languages.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson, readSavedGraphAhead } from '../map.js';
-import { TagStore } from '../store/store.js';
+import { TagStore, isStoreFailure } from '../store/store.js';
 import { restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import { loadTokenizerHere, startTokenizer } from '../pack/tokens.js';
 import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
@@ -84,10 +84,11 @@ const BACKGROUND_AFTER_MS = Number(process.env.REPOMAP_TEST_BACKGROUND_MS ?? 100
  * at once, `map` as soon as the index is complete), never with a wrong map.
  */
 export class Daemon {
-  private readonly state: RepoState;
-  private readonly store: TagStore;
-  private readonly runner: ParseRunner;
-  private readonly reconciler: Reconciler;
+  // Replaced together when the store fails during the cold index (see rebuildStore).
+  private state: RepoState;
+  private store: TagStore;
+  private runner: ParseRunner;
+  private reconciler: Reconciler;
   private readonly server: Server;
   private readonly connections = new Set<Socket>();
   /** Started once the cold index is done (see watch). */
@@ -188,21 +189,15 @@ export class Daemon {
     const discovering = this.discover();
     const savedGraph = readSavedGraphAhead(this.store.dir);
     const discovery = await discovering;
-    // States are applied as they settle, so the graph takes each record's references as it comes.
-    const states = await this.reconciler.update(
-      discovery.paths,
-      this.state.stats,
-      (done, total) => {
-        this.progress = { done, total };
-      },
-      (batch) => {
-        this.state.apply(batch);
-        linkWhileParsing(this.state.graph, this.state.stats);
-      },
-      this.stop.signal,
-    );
+    // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
+    try {
+      await this.indexPass(discovery.paths);
+    } catch (err) {
+      if (!isStoreFailure(err) || this.isStopping) throw err;
+      await this.rebuildStore(err);
+      await this.indexPass(discovery.paths);
+    }
     startTokenizer();
-    this.reconciler.prune(states, this.state.stats);
     this.state.inOrder(discovery.paths);
     const prepared = Date.now();
     const saved = restoreRelatedGraph(this.state.graph, await savedGraph, this.hashOf);
@@ -243,6 +238,37 @@ export class Daemon {
       this.watch(started - 1000).catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
     };
     this.backgroundTimer = setTimeout(() => this.startBackground(), BACKGROUND_AFTER_MS);
+  }
+
+  /** Brings the store up to date with `paths` and takes every state into the hot view, dropping records of paths not among them. */
+  private async indexPass(paths: readonly string[]): Promise<void> {
+    // States are applied as they settle, so the graph takes each record's references as it comes.
+    const states = await this.reconciler.update(
+      paths,
+      this.state.stats,
+      (done, total) => {
+        this.progress = { done, total };
+      },
+      (batch) => {
+        this.state.apply(batch);
+        linkWhileParsing(this.state.graph, this.state.stats);
+      },
+      this.stop.signal,
+    );
+    this.reconciler.prune(states, this.state.stats);
+  }
+
+  /**
+   * Moves a store that failed aside and starts over on a new one: the pool's threads (which hold
+   * the old store open) are closed first, and the hot view, which took records from it, is made anew.
+   */
+  private async rebuildStore(error: unknown): Promise<void> {
+    const { root, workers, log } = this.options;
+    await this.runner.close();
+    this.store = await TagStore.rebuild(this.store, error, { onNotice: log });
+    this.state = new RepoState(root, this.store);
+    this.runner = createRunner(workers);
+    this.reconciler = new Reconciler(root, this.store, this.runner, this.options);
   }
 
   /** Starts the work the cold index left for after the first map (once). */
