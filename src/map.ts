@@ -235,6 +235,7 @@ const SKIP_ORDER: readonly SkipReason[] = [
   'parse timeout',
   'unreadable',
   'symlink outside root',
+  'not a regular file',
 ];
 
 function countSkips(skipped: readonly SkippedFile[]): Partial<Record<SkipReason, number>> {

@@ -1,10 +1,11 @@
 // What the CLI prints for odd trees and odd paths: control characters in names, an empty root, a
 // cache folder that is a file.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { copyFixture, runCli, tempDir } from './helpers.js';
+import { copyFixture, git, runCli, tempDir } from './helpers.js';
 
 test('a path with a newline or another control character is one escaped map line, in text and markdown', () => {
   const root = copyFixture('shop');
@@ -43,4 +44,17 @@ test('an empty root prints one line saying there is nothing to map; a --cache-di
   assert.equal(below.code, 2, below.stderr);
   assert.equal(below.stderr.trimEnd().split('\n').length, 1, below.stderr);
   assert.match(below.stderr, /^repomap: cache folder .*below cannot be made: /);
+});
+
+test('a FIFO in the tree is listed as skipped, not a regular file, in git and outside it, and never read', () => {
+  for (const inGit of [false, true]) {
+    const root = copyFixture('shop');
+    if (inGit) git(root, 'init', '-q');
+    execFileSync('mkfifo', [join(root, 'src', 'pipe.ts'), join(root, 'fifo')]);
+    const result = runCli(['map', root, '--cache-dir', tempDir(), '--verbose', '--quiet'], { timeout: 60_000 });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /^skipped fifo: not a regular file$/m, `in git: ${inGit}`);
+    assert.match(result.stderr, /^skipped src\/pipe\.ts: not a regular file$/m, `in git: ${inGit}`);
+    assert.match(result.stdout, /\(\d+ files not mapped: .*2 not a regular file; --verbose lists them\)/, `in git: ${inGit}`);
+  }
 });

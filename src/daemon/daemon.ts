@@ -191,11 +191,11 @@ export class Daemon {
     const discovery = await discovering;
     // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
     try {
-      await this.indexPass(discovery.paths);
+      await this.indexPass(discovery);
     } catch (err) {
       if (!isStoreFailure(err) || this.isStopping) throw err;
       await this.rebuildStore(err);
-      await this.indexPass(discovery.paths);
+      await this.indexPass(discovery);
     }
     startTokenizer();
     this.state.inOrder(discovery.paths);
@@ -241,7 +241,7 @@ export class Daemon {
   }
 
   /** Brings the store up to date with `paths` and takes every state into the hot view, dropping records of paths not among them. */
-  private async indexPass(paths: readonly string[]): Promise<void> {
+  private async indexPass({ paths, special }: Discovery): Promise<void> {
     // States are applied as they settle, so the graph takes each record's references as it comes.
     const states = await this.reconciler.update(
       paths,
@@ -254,6 +254,7 @@ export class Daemon {
         linkWhileParsing(this.state.graph, this.state.stats);
       },
       this.stop.signal,
+      special,
     );
     this.reconciler.prune(states, this.state.stats);
   }
@@ -471,7 +472,7 @@ export class Daemon {
     const discovery = await this.discover();
     await this.rulesReady;
     const present = new Set(discovery.paths);
-    const updates = await this.reconciler.update(discovery.paths, this.state.stats, undefined, undefined, this.stop.signal);
+    const updates = await this.reconciler.update(discovery.paths, this.state.stats, undefined, undefined, this.stop.signal, discovery.special);
     this.reconciler.prune(updates, this.state.stats);
     for (const path of this.state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
     this.state.apply(updates);
