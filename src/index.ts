@@ -3,10 +3,11 @@
 //   daemon:      const repo = await connect(root); await repo.map(request); repo.close()
 // The CLI, the daemon and the MCP server are built on these same functions. The engine is
 // loaded on first in-process use, so a daemon-only user loads nothing heavy.
-import { type DaemonClient, type StartOptions, connectOrStart, findRoot } from './client/client.js';
+import { type StartOptions, connectOrStart } from './client/client.js';
 import type { DaemonStatus } from './daemon/protocol.js';
 import type { BuildMapOptions, RepoMap, RepoMapJson } from './map.js';
 import type { MapRequest } from './request.js';
+import { resolveRoot } from './paths.js';
 import type { SymbolAnswer, SymbolQuery } from './symbols.js';
 
 export type { BuildMapOptions, RepoMap, RepoMapJson } from './map.js';
@@ -41,6 +42,11 @@ export async function findSymbolsIn(options: Omit<BuildMapOptions, keyof MapRequ
 export interface RepomapDaemon {
   /** The repository root the daemon serves. */
   readonly root: string;
+  /**
+   * Set when the daemon already ran with other options than those given (it keeps its own): which,
+   * and the `repomap restart` that applies them.
+   */
+  readonly notice?: string;
   map(request?: MapRequest): Promise<RepoMapJson>;
   symbols(query: SymbolQuery): Promise<SymbolAnswer>;
   status(): Promise<DaemonStatus>;
@@ -49,14 +55,15 @@ export interface RepomapDaemon {
 }
 
 /**
- * Connects to the daemon of the repository containing `dir` (its git top level, or `dir`),
- * starting it in the background when none runs.
+ * Connects to the daemon of the repository at `dir` (its real path: a subfolder of a git work
+ * tree is a root of its own, as for `repomap map`), starting it in the background when none runs.
  */
 export async function connect(dir: string, options: StartOptions = {}): Promise<RepomapDaemon> {
-  const root = await findRoot(dir);
-  const client: DaemonClient = await connectOrStart(root, options);
+  const root = await resolveRoot(dir);
+  const { client, notice } = await connectOrStart(root, options);
   return {
     root,
+    ...(notice ? { notice } : {}),
     map: (request = {}) => client.request<RepoMapJson>('map', request),
     symbols: (query) => client.request<SymbolAnswer>('symbols', query),
     status: () => client.request<DaemonStatus>('status'),

@@ -14,11 +14,13 @@ import { familyOfPath } from './extract/languages.js';
 import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
-import { TagStore } from './store/store.js';
+import { TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './types.js';
-import { resolveRoot, toRootRelative } from './paths.js';
+import { escapeControls, requestFilePath, resolveRoot } from './paths.js';
+import { UserError } from './errors.js';
+import { excludeMatcher } from './discover/discover.js';
 
-export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor } from './request.js';
+export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor, nothingToMap } from './request.js';
 
 export interface RepoMap {
   root: string;
@@ -61,19 +63,26 @@ export interface OpenRepository {
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
 export async function openRepository(options: BuildMapOptions, { readGraph = false } = {}): Promise<OpenRepository> {
   const root = await resolveRoot(options.root);
-  const store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice });
-  try {
-    const graph = new ReferenceGraph((path) => store.names(path));
-    const indexing = indexRepository({ ...options, root, store, graph });
-    // The map may need the saved graph: read while git lists the files.
-    const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
-    const index = await indexing;
-    graph.useImports(index.lookups.importsOf);
-    startTokenizer(options.encoding);
-    return { index, graph, store, savedGraph: await savedGraph };
-  } catch (err) {
-    await store.close();
-    throw err;
+  let store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice });
+  // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const graph = new ReferenceGraph((path) => store.names(path));
+      const indexing = indexRepository({ ...options, root, store, graph });
+      // The map may need the saved graph: read while git lists the files.
+      const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
+      const index = await indexing;
+      graph.useImports(index.lookups.importsOf);
+      startTokenizer(options.encoding);
+      return { index, graph, store, savedGraph: await savedGraph };
+    } catch (err) {
+      if (isStoreFailure(err) && attempt === 0 && !options.runner) {
+        store = await TagStore.rebuild(store, err, { onNotice: options.onNotice });
+        continue;
+      }
+      await store.close();
+      throw err;
+    }
   }
 }
 
@@ -130,15 +139,13 @@ export function centrality(graph: ReferenceGraph): Map<string, number> {
  */
 const DEFINITIONS_PER_TOKEN = 4;
 
-export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest): RepoMap {
+export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy): RepoMap {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
-  const { isKnown, outlineOf, important: importantPaths } = index.lookups;
-  const chatFiles = new Set((request.chatFiles ?? []).map((path) => toRootRelative(index.root, path)));
+  const { outlineOf, important: importantPaths } = index.lookups;
+  const chatFiles = new Set((request.chatFiles ?? []).map((path) => indexedFilePath(index, path, 'chat file', request.exclude)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
-  const mentioned = new Set(
-    (request.mentionedFiles ?? []).map((path) => toRootRelative(index.root, path)).filter(isKnown),
-  );
+  const mentioned = new Set((request.mentionedFiles ?? []).map((path) => indexedFilePath(index, path, 'mentioned file', request.exclude)));
   if (request.message) {
     for (const ident of mentionedIdentifiers(request.message)) mentionedIdents.add(ident);
     for (const path of mentionedFiles(request.message, index.paths, chatFiles)) mentioned.add(path);
@@ -232,6 +239,24 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   };
 }
 
+/** How the index was made, for telling why a file a request names is not in it. */
+export interface IndexedBy {
+  /** The --exclude globs of the index. */
+  exclude?: readonly string[];
+}
+
+/**
+ * A file a request names, checked (see requestFilePath) and in the index: a file discovery left
+ * out (git ignores it, or --exclude) is refused rather than dropped, since a map made as if it
+ * were not named would be the wrong map without a word.
+ */
+function indexedFilePath(index: RepoIndex, path: string, what: string, exclude: readonly string[] = []): string {
+  const rel = requestFilePath(index.root, path, what);
+  if (index.lookups.isKnown(rel)) return rel;
+  const why = excludeMatcher(exclude)?.(rel) ? 'excluded by --exclude' : 'ignored by git or a .gitignore';
+  throw new UserError(`${what} ${escapeControls(path)} is not indexed (${why})`);
+}
+
 const SKIP_ORDER: readonly SkipReason[] = [
   'no grammar',
   'too large',
@@ -242,6 +267,7 @@ const SKIP_ORDER: readonly SkipReason[] = [
   'parse timeout',
   'unreadable',
   'symlink outside root',
+  'not a regular file',
 ];
 
 function countSkips(skipped: readonly SkippedFile[]): Partial<Record<SkipReason, number>> {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,10 +22,63 @@ export const packageRoot: string = (() => {
 export function toRootRelative(root: string, path: string, base: string = root): string {
   const absolute = resolve(base, path);
   const rel = relative(root, absolute);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw new UserError(`${path} is outside the repository root ${root}`);
-  }
+  if (!isBelow(rel)) throw new UserError(`${escapeControls(path)} is outside the repository root ${root}`);
   return rel.split(sep).join('/');
+}
+
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
+const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
+
+/** Whether a relative path (from `relative`) names something strictly below its base: `..foo` is, `../foo` is not. */
+function isBelow(rel: string): boolean {
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/**
+ * Control characters (C0, DEL, C1) as escapes (`\n`, `\t`, `\x00`), so that a path prints on
+ * one line whatever its name holds (a map line, an error message).
+ */
+export function escapeControls(text: string): string {
+  if (!CONTROL.test(text)) return text;
+  return text.replace(CONTROLS, (char) => {
+    if (char === '\n') return '\\n';
+    if (char === '\t') return '\\t';
+    if (char === '\r') return '\\r';
+    return `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+}
+
+/**
+ * A file a request names (a chat file, a mentioned file), checked as every entry point checks it
+ * (the CLI, the daemon, MCP, the library): relative inputs resolve against `base`; the name holds
+ * no control character (a NUL would cut the path short in the system calls); the file exists, is
+ * a regular file, and is inside the root once symlinks are resolved (no file outside the root is
+ * ever read or named). Returns the path relative to the root, POSIX style; throws a UserError
+ * naming the file and the problem.
+ */
+export function requestFilePath(root: string, path: string, what: string, base: string = root): string {
+  if (CONTROL.test(path)) throw new UserError(`${what} ${escapeControls(path)}: a path may not contain a control character (NUL, newline)`);
+  const rel = toRootRelative(root, path, base);
+  let real: string;
+  try {
+    real = realpathSync(resolve(root, rel));
+  } catch {
+    throw new UserError(`${what} ${escapeControls(path)} does not exist`);
+  }
+  if (!isBelow(relative(realRootOf(root), real))) throw new UserError(`${what} ${escapeControls(path)} leads outside the repository root ${root}`);
+  const info = statSync(real);
+  if (info.isDirectory()) throw new UserError(`${what} ${escapeControls(path)} is a folder, not a file`);
+  if (!info.isFile()) throw new UserError(`${what} ${escapeControls(path)} is not a regular file`);
+  return rel;
+}
+
+/** The root's real path (a root given through a symlink compares with resolved paths only once resolved). */
+function realRootOf(root: string): string {
+  try {
+    return realpathSync(root);
+  } catch {
+    return root;
+  }
 }
 
 /** Resolves and checks a repository root: its real path, which must be a directory. */

@@ -4,6 +4,8 @@ import { UserError } from './errors.js';
 
 export const DEFAULT_TOKENS = 1024;
 export const DEFAULT_MAX_TOKENS = 8192;
+/** The largest budget a request may ask for (`tokens` and `maxTokens`): it bounds one request's work. */
+export const MAX_TOKENS = 65536;
 /** With no chat files the model knows nothing of the repository yet: the budget grows (Aider's map_mul_no_files). */
 export const NO_CHAT_MULTIPLIER = 8;
 export const DEFAULT_ENCODING = 'cl100k_base';
@@ -21,7 +23,10 @@ export interface MapRequest {
   mentionedIdents?: readonly string[];
   /** The user's request as free text: identifiers and file names are taken from it. */
   message?: string;
-  /** Token budget (default 1024), multiplied by 8 when there are no chat files, up to maxTokens. */
+  /**
+   * Token budget, at most MAX_TOKENS. Given, it is the budget; left out, it is 1024, multiplied by
+   * 8 when there are no chat files, up to maxTokens.
+   */
   tokens?: number;
   maxTokens?: number;
   /** tiktoken encoding used to count tokens (default cl100k_base). */
@@ -36,18 +41,27 @@ export interface MapRequest {
   listSkipped?: boolean;
 }
 
-/** The token budget of a request, validated (and its ranking name, the other field a caller can get wrong). */
+/**
+ * The token budget of a request, validated (and its ranking name, the other field a caller can get
+ * wrong). A budget the caller gives is the cap; only the default grows when there is no chat file.
+ */
 export function budgetFor(request: MapRequest): number {
   if (request.ranking !== undefined && !(RANKINGS as readonly string[]).includes(request.ranking)) {
     throw new UserError(`unknown ranking '${request.ranking}' (known: ${RANKINGS.join(', ')})`);
   }
-  const tokens = positiveInteger(request.tokens ?? DEFAULT_TOKENS, 'tokens');
-  const maxTokens = positiveInteger(request.maxTokens ?? DEFAULT_MAX_TOKENS, 'max-tokens');
-  if ((request.chatFiles ?? []).length > 0) return tokens;
+  const tokens = tokenCount(request.tokens ?? DEFAULT_TOKENS, 'tokens');
+  const maxTokens = tokenCount(request.maxTokens ?? DEFAULT_MAX_TOKENS, 'max-tokens');
+  if (request.tokens !== undefined || (request.chatFiles ?? []).length > 0) return tokens;
   return Math.max(tokens, Math.min(tokens * NO_CHAT_MULTIPLIER, maxTokens));
 }
 
-function positiveInteger(value: number, name: string): number {
+function tokenCount(value: number, name: string): number {
   if (!Number.isInteger(value) || value <= 0) throw new UserError(`--${name} must be a positive whole number, not ${value}`);
+  if (value > MAX_TOKENS) throw new UserError(`--${name} must be at most ${MAX_TOKENS}, not ${value}`);
   return value;
+}
+
+/** What is said instead of a map when a root has no file to map (an empty repository or folder). */
+export function nothingToMap(root: string): string {
+  return `nothing to map in ${root}: it has no files to index`;
 }

@@ -54,7 +54,8 @@ export type SkipReason =
   | 'parse failed'
   | 'parse timeout'
   | 'unreadable'
-  | 'symlink outside root';
+  | 'symlink outside root'
+  | 'not a regular file';
 
 /**
  * What rendering reads of a file, as extraction gives it: its definitions and the lines they name,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
@@ -11,7 +11,8 @@ import { buildMap, mapFromIndex, readSavedGraphAhead } from '../src/map.js';
 import { pathIndex } from '../src/rank/path-index.js';
 import { unpersonalizedRanks } from '../src/rank/rank.js';
 import { STORE_FORMAT, TagStore } from '../src/store/store.js';
-import { copyFixture, tempDir } from './helpers.js';
+import { seededRandom } from '../src/random.js';
+import { copyFixture, runCli, tempDir } from './helpers.js';
 
 const SOURCES = 9; // source files in fixtures/repos/shop
 
@@ -134,9 +135,61 @@ test('a corrupt cache is rebuilt with a one-line notice, never a crash', async (
   const notices: string[] = [];
   const run = await mapOf(root, cache, notices);
   assert.equal(notices.length, 1);
-  assert.match(notices[0], /unreadable.*rebuilding/);
+  assert.match(notices[0], /unreadable.*moved aside.*rebuilding/);
   assert.equal(run.stats.parsed, SOURCES);
   assert.equal(run.text, first.text);
+});
+
+/** Damage to a store's data file, of each kind a disk or a crash can leave. */
+const DAMAGE: Record<string, (data: Buffer) => Buffer> = {
+  truncated: (data) => data.subarray(0, Math.floor(data.length / 2 / 4096) * 4096 + 1000),
+  empty: () => Buffer.alloc(0),
+  header: (data) => {
+    const damaged = Buffer.from(data);
+    damaged.fill(0x5a, 0, 64);
+    return damaged;
+  },
+  // Seeded random bytes in the pages after the two meta pages: here the first commit fails (MDB_BAD_TXN).
+  'random bytes in the middle': (data) => {
+    const damaged = Buffer.from(data);
+    const random = seededRandom(15);
+    for (let block = 0; block < 4; block++) {
+      const at = 2 * 4096 + Math.floor(random() * (damaged.length - 2 * 4096 - 256));
+      for (let i = 0; i < 256; i++) damaged[at + i] = Math.floor(random() * 256);
+    }
+    return damaged;
+  },
+};
+
+test('a damaged store (truncated, empty, bad header, random bytes in the middle) is moved aside and rebuilt with a one-line notice', async () => {
+  const root = copyFixture('shop');
+  const pristine = tempDir();
+  const fresh = runCli(['map', root, '--cache-dir', pristine, '--quiet']);
+  assert.equal(fresh.code, 0, fresh.stderr);
+  for (const [kind, damage] of Object.entries(DAMAGE)) {
+    const cache = tempDir();
+    cpSync(pristine, cache, { recursive: true });
+    const file = join(cache, 'tags.lmdb', 'data.mdb');
+    writeFileSync(file, damage(readFileSync(file)));
+    // In a child process: a store LMDB trusts blindly can take the process down (SIGBUS).
+    const run = runCli(['map', root, '--cache-dir', cache, '--quiet']);
+    assert.equal(run.code, 0, `${kind}: ${run.stderr}`);
+    const notices = run.stderr.split('\n').filter((line) => line.startsWith('repomap: '));
+    assert.equal(notices.length, 1, `${kind}: ${run.stderr}`);
+    assert.match(notices[0], /^repomap: tag cache at .*tags\.lmdb (is unreadable|failed).*moved (it )?aside to .*tags\.lmdb\.damaged, rebuilding it/, kind);
+    assert.equal(run.stdout, fresh.stdout, `${kind}: the map of a rebuilt store`);
+    assert.ok(existsSync(join(cache, 'tags.lmdb.damaged')), `${kind}: moved aside`);
+    const again = runCli(['map', root, '--cache-dir', cache, '--quiet', '--verbose']);
+    assert.match(again.stderr, /0 parsed/, `${kind}: the rebuilt store is used`);
+  }
+  // The file's size is checked against its meta pages at open: no read past its end.
+  const cache = tempDir();
+  cpSync(pristine, cache, { recursive: true });
+  const file = join(cache, 'tags.lmdb', 'data.mdb');
+  truncateSync(file, statSync(file).size - 4096);
+  const notices: string[] = [];
+  await TagStore.open(cache, { onNotice: (message) => notices.push(message) }).close();
+  assert.match(notices[0] ?? '', /truncated file: \d+ bytes, its meta pages name page \d+ of 4096 bytes/);
 });
 
 test('the saved related graph carries its unpersonalized ranks: a graph restored from it takes them, bit for bit those it would compute', async () => {

@@ -57,6 +57,8 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   assertUserError(runCli(['map', root, '--chat', '/etc/hostname', '--cache-dir', cache]), /outside the repository root/);
   assertUserError(runCli(['map', root, '--chat', 'src/missing.ts', '--cache-dir', cache], { cwd: root }), /chat file src\/missing\.ts does not exist/);
   assertUserError(runCli(['map', root, '--tokens', 'many']), /--tokens takes a positive whole number/);
+  assertUserError(runCli(['map', root, '--tokens', '65537']), /--tokens must be at most 65536, not 65537/);
+  assertUserError(runCli(['query', root, '--tokens', '65537']), /--tokens must be at most 65536, not 65537/);
   assertUserError(runCli(['map', root, '--format', 'xml']), /--format must be one of text, markdown, json/);
   assertUserError(runCli(['map', root, '--encoding', 'klingon', '--cache-dir', cache]), /unknown token encoding 'klingon'/);
   assertUserError(runCli(['map', root, root]), /one ROOT/);
@@ -64,9 +66,22 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   assertUserError(runCli(['frobnicate']), /unknown command 'frobnicate'/);
 });
 
+test('an explicit --tokens is the cap, chat file or not (the x8 applies to the default budget only)', () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const given = runCli(['map', root, '--cache-dir', cache, '--tokens', '128', '--format', 'json']);
+  assert.equal(given.code, 0, given.stderr);
+  const map = JSON.parse(given.stdout) as { budget: number; tokens: number };
+  assert.equal(map.budget, 128);
+  assert.ok(map.tokens <= 128, `${map.tokens} tokens`);
+  const byDefault = runCli(['map', root, '--cache-dir', cache, '--format', 'json']);
+  assert.equal((JSON.parse(byDefault.stdout) as { budget: number }).budget, 8192);
+});
+
 test('--help tells the options', () => {
   const result = runCli(['map', '--help']);
   assert.equal(result.code, 0);
+  assert.match(result.stdout, /--tokens N +token budget, at most 65536; given, it is the cap/);
   for (const flag of ['--chat', '--mention', '--message', '--tokens', '--max-tokens', '--format', '--cache-dir', '--exclude', '--verbose']) {
     assert.ok(result.stdout.includes(flag), `help mentions ${flag}`);
   }

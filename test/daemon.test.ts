@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
+import { connect as connectRepo } from '../src/index.js';
 import type { DaemonStatus } from '../src/daemon/protocol.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { type RepoMapJson, buildMap } from '../src/map.js';
@@ -360,6 +361,59 @@ test('query starts a daemon when none runs, and answers like map does', async ()
   assert.equal(runCli(['status', root], { env }).code, 1);
 });
 
+test('a subfolder ROOT is the root for query and connect() (mcp takes it the same way): its daemon serves only the files under it', async () => {
+  const root = gitRepo();
+  const sub = realpathSync(join(root, 'src'));
+  const env = runtimeEnv();
+  const cache = tempDir('repomap-cache-');
+  const query = runCli(['query', sub, '--format', 'json', '--cache-dir', cache, '--idle-timeout', '60'], { env });
+  assert.equal(query.code, 0, query.stderr);
+  const map = JSON.parse(query.stdout) as RepoMapJson;
+  assert.equal(map.root, sub);
+  assert.ok(map.files.length > 0 && map.files.every((file) => !file.path.includes('/') && !file.path.startsWith('api')), map.files.map((f) => f.path).join(' '));
+  const previous = process.env.XDG_RUNTIME_DIR;
+  process.env.XDG_RUNTIME_DIR = env.XDG_RUNTIME_DIR;
+  try {
+    const repo = await connectRepo(join(root, 'src'));
+    try {
+      assert.equal(repo.root, sub);
+      assert.equal((await repo.status()).root, sub);
+      assert.equal((await repo.status()).files, map.stats.discovered);
+    } finally {
+      repo.close();
+    }
+  } finally {
+    process.env.XDG_RUNTIME_DIR = previous;
+  }
+  assert.equal(runCli(['stop', sub], { env }).code, 0);
+});
+
+test('a running daemon started with other options says so, with the restart that applies them', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const cache = tempDir('repomap-cache-');
+  const first = runCli(['query', root, '--cache-dir', cache, '--idle-timeout', '60'], { env });
+  assert.equal(first.code, 0, first.stderr);
+  const same = runCli(['query', root, '--cache-dir', cache], { env });
+  assert.equal(same.stderr, '', 'the options it runs with: nothing to say');
+  const other = runCli(['query', root, '--exclude', 'api', '--workers', '1'], { env });
+  assert.equal(other.code, 0, other.stderr);
+  assert.equal(other.stderr.trimEnd().split('\n').length, 1, other.stderr);
+  assert.match(
+    other.stderr,
+    /^repomap: the daemon for .* already runs and keeps the options it was started with, not --exclude api \(it uses: none\), --workers 1 \(it uses: \d+\); to apply them: repomap restart .* --exclude api --workers 1$/m,
+  );
+  assert.match(other.stdout, /api\/server\.py/, 'the map is the running daemon\'s');
+  const status = JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
+  assert.deepEqual(status.exclude, []);
+  assert.equal(status.idleTimeoutSeconds, 60);
+  assert.equal(runCli(['restart', root, '--exclude', 'api', '--cache-dir', cache], { env }).code, 0);
+  const applied = runCli(['query', root, '--exclude', 'api'], { env });
+  assert.equal(applied.stderr, '');
+  assert.doesNotMatch(applied.stdout, /api\/server\.py/);
+  assert.equal(runCli(['stop', root], { env }).code, 0);
+});
+
 test('a stale socket and lock left by kill -9 are cleaned up; nothing indexed is lost', async () => {
   const root = gitRepo();
   const env = runtimeEnv();
@@ -393,6 +447,27 @@ test('kill -9 during the cold index leaves a store the next start repairs', asyn
   assert.match(map.text, /generated_2999/);
   await call(second.socket, 'shutdown');
   await second.exited;
+});
+
+test('a daemon whose store is damaged moves it aside, rebuilds it from the source files and serves', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const first = await startDaemon(root, env);
+  const before = await call<RepoMapJson>(first.socket, 'map', { tokens: 4096 });
+  await call(first.socket, 'shutdown');
+  assert.equal(await first.exited, 0);
+  for (const damage of ['truncate', 'header'] as const) {
+    const file = join(cacheFor(root), 'tags.lmdb', 'data.mdb');
+    const data = readFileSync(file);
+    if (damage === 'truncate') writeFileSync(file, data.subarray(0, 3 * 4096 + 100));
+    else writeFileSync(file, Buffer.concat([Buffer.alloc(64, 0x5a), data.subarray(64)]));
+    const daemon = await startDaemon(root, env);
+    const after = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+    assert.equal(after.text, before.text, damage);
+    assert.match(daemon.stderr(), /tag cache at .* (is unreadable|failed).*moved (it )?aside to .*rebuilding it/, damage);
+    await call(daemon.socket, 'shutdown');
+    assert.equal(await daemon.exited, 0, damage);
+  }
 });
 
 test('SIGTERM during the cold index stops it at its next batch; what was stored is kept', async () => {
@@ -523,6 +598,87 @@ test('bad input gets a clear error and the daemon keeps answering', async () => 
   assert.equal(await daemon.exited, 0);
 });
 
+test('params named after Object.prototype members, lines one byte over the limit, and files the CLI refuses are refused', async () => {
+  const root = gitRepo();
+  mkdirSync(join(root, 'bad'));
+  writeFileSync(join(root, 'bad', '..foo.py'), 'def dotted():\n    return 1\n');
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+  const requests = names.flatMap((name, i) => [
+    `{"jsonrpc":"2.0","id":${100 + i},"method":"map","params":{"${name}":1}}`,
+    `{"jsonrpc":"2.0","id":${200 + i},"method":"symbols","params":{"name":"Cart","${name}":1}}`,
+  ]);
+  const answers = await rawExchange(daemon.socket, requests.join('\n') + '\n', requests.length);
+  for (const answer of answers) {
+    assert.equal(answer.error?.code, -32602, JSON.stringify(answer));
+    assert.match(answer.error?.message ?? '', /^unknown param '(__proto__|constructor|toString|hasOwnProperty|valueOf)'/);
+  }
+
+  const files = [
+    ['README.md\u0000../../etc/passwd', /control character/],
+    ['src', /chat file src is a folder, not a file/],
+    ['src/nope.ts', /chat file src\/nope\.ts does not exist/],
+    ['README.md\nx', /control character/],
+  ] as const;
+  const fileAnswers = await rawExchange(
+    daemon.socket,
+    files.map(([file], i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'map', params: { chatFiles: [file] } })).join('\n') + '\n',
+    files.length,
+  );
+  for (const answer of fileAnswers) {
+    const [file, pattern] = files[answer.id as number];
+    assert.equal(answer.error?.code, -32602, `${JSON.stringify(file)}: ${JSON.stringify(answer)}`);
+    assert.match(answer.error?.message ?? '', pattern);
+    assert.doesNotMatch(answer.error?.message ?? '', /etc\/passwd$/);
+  }
+  const dotted = await call<RepoMapJson>(daemon.socket, 'map', { chatFiles: ['bad/..foo.py'], mentionedFiles: ['src/cart.ts'] });
+  assert.deepEqual(dotted.request.chatFiles, ['bad/..foo.py']);
+  await assert.rejects(call(daemon.socket, 'map', { mentionedFiles: ['src/gone.ts'] }), /mentioned file src\/gone\.ts does not exist/);
+
+  // A request line of exactly the limit (the newline not counted) is served; one byte more is refused.
+  const lineOf = (id: number, bytes: number) => {
+    const head = `{"jsonrpc":"2.0","id":${id},"method":"status","pad":"`;
+    return head + 'x'.repeat(bytes - head.length - 2) + '"}';
+  };
+  const [atLimit, overLimit, after] = await rawExchange(
+    daemon.socket,
+    `${lineOf(1, 1_048_576)}\n${lineOf(2, 1_048_577)}\n{"jsonrpc":"2.0","id":3,"method":"status"}\n`,
+    3,
+  );
+  assert.equal(atLimit.id, 1, JSON.stringify(atLimit.error));
+  assert.equal(overLimit.error?.code, -32600);
+  assert.match(overLimit.error?.message ?? '', /request over 1048576 bytes/);
+  assert.equal(after.id, 3);
+
+  // A client that writes requests and reads no answer: the daemon stops reading it (its answers
+  // would pile up in the daemon's memory), so the client's writes back up; read, it gets them all.
+  const greedy = connect(daemon.socket);
+  await new Promise((resolve) => greedy.once('connect', resolve));
+  const count = 30_000;
+  let payload = '';
+  for (let id = 0; id < count; id++) payload += `{"jsonrpc":"2.0","id":${id},"method":"status"}\n`;
+  greedy.write(payload);
+  await sleep(1500);
+  assert.ok(greedy.writableLength > 0, 'the daemon stopped reading a client that reads no answer');
+  let received = 0;
+  let tail = '';
+  await new Promise<void>((resolve) => {
+    greedy.setEncoding('utf8');
+    greedy.on('data', (chunk: string) => {
+      tail += chunk;
+      const lines = tail.split('\n');
+      tail = lines.pop()!;
+      received += lines.length;
+      if (received === count) resolve();
+    });
+  });
+  greedy.destroy();
+  assert.equal(received, count);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test('the runtime folder is private (0700), the socket 0600; a group-writable folder is refused', async () => {
   const root = gitRepo();
   const env = runtimeEnv();
@@ -537,7 +693,62 @@ test('the runtime folder is private (0700), the socket 0600; a group-writable fo
   chmodSync(join(open.XDG_RUNTIME_DIR, 'repomap'), 0o777);
   const refused = await startDaemon(root, open);
   assert.equal(await refused.exited, 2);
-  assert.match(refused.stderr(), /writable by group or others/);
+  assert.match(refused.stderr(), /runtime folder .* is open to group or others \(mode 777, not 700\)/);
+});
+
+function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(packageRoot, 'bin', 'repomap.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
+test('clients refuse a runtime folder or a socket another user could have made, in one line', async () => {
+  const root = gitRepo();
+  // XDG_RUNTIME_DIR unset: the folder is $TMPDIR/repomap-<uid>, a name anyone can take first.
+  const tmp = tempDir('repomap-tmp-');
+  const env = { TMPDIR: tmp, XDG_RUNTIME_DIR: '' };
+  const folder = join(tmp, `repomap-${process.getuid!()}`);
+  mkdirSync(folder);
+  chmodSync(folder, 0o777);
+  // A stand-in listening where the root's daemon is looked for.
+  const socket = daemonPaths(root, folder).socket;
+  const requests: string[] = [];
+  const fake = createServer((s) => s.setEncoding('utf8').on('data', (chunk: string) => { requests.push(chunk); s.destroy(); }));
+  await new Promise<void>((resolve) => fake.listen(socket, resolve));
+  try {
+    // Run asynchronously: the stand-in answers from this process.
+    const refusedOpen = async (command: string) => {
+      const result = await runCliAsync([command, root], env);
+      assert.equal(result.code, 2, `${command}: ${result.stderr}`);
+      assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
+      return result.stderr;
+    };
+    for (const command of ['query', 'status', 'start', 'stop']) {
+      assert.match(await refusedOpen(command), new RegExp(`^repomap: runtime folder ${folder} is open to group or others \\(mode 777, not 700\\); refusing to use it$`, 'm'));
+    }
+    chmodSync(folder, 0o700);
+    chownSync(socket, 65534, 65534);
+    assert.match(await refusedOpen('query'), /^repomap: socket .* belongs to another user \(uid 65534\); refusing to use it$/m);
+    chownSync(folder, 65534, 65534);
+    assert.match(await refusedOpen('status'), /^repomap: runtime folder .* belongs to another user \(uid 65534\)/m);
+    rmSync(folder, { recursive: true });
+    const elsewhere = tempDir('repomap-elsewhere-');
+    chmodSync(elsewhere, 0o700);
+    symlinkSync(elsewhere, folder);
+    assert.match(await refusedOpen('query'), /^repomap: runtime folder .* is a symlink; refusing to use it$/m);
+    assert.deepEqual(requests, [], 'nothing was sent to the stand-in');
+  } finally {
+    fake.close();
+  }
 });
 
 test('the daemon exits after its idle timeout, and when its socket is removed', async () => {

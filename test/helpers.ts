@@ -34,9 +34,10 @@ export interface CliResult {
 }
 
 /** Runs bin/repomap.js as a user would. */
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {}): CliResult {
   const result = spawnSync(process.execPath, [join(packageRoot, 'bin', 'repomap.js'), ...args], {
     cwd: options.cwd ?? packageRoot,
+    ...(options.timeout ? { timeout: options.timeout } : {}),
     env: { ...process.env, ...options.env },
     encoding: 'utf8',
   });

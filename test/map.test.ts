@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
 import { ReferenceGraph } from '../src/graph/graph.js';
 import { buildMap } from '../src/map.js';
+import { MAX_TOKENS } from '../src/request.js';
 import { rankDefinitions } from '../src/rank/rank.js';
 import { MAX_STORED_LINE } from '../src/extract/extract.js';
 import { copyFixture, git, indexOnce, tempDir } from './helpers.js';
@@ -43,16 +44,18 @@ test('the map never exceeds the budget and fills at least 90% of it on a larger 
   }
 });
 
-test('with no chat files the budget is multiplied by 8, capped by maxTokens', async () => {
+test('with no chat files the default budget is multiplied by 8, capped by maxTokens; a given budget is the cap', async () => {
   const root = tempDir();
   writeLargeRepo(root);
   const cacheDir = tempDir();
-  const wide = await buildMap({ root, cacheDir, tokens: 512 });
+  const wide = await buildMap({ root, cacheDir, maxTokens: 4096 });
   assert.equal(wide.budget, 4096);
   assert.ok(wide.tokens <= 4096 && wide.tokens >= 0.9 * 4096);
-  const capped = await buildMap({ root, cacheDir, tokens: 512, maxTokens: 1000 });
-  assert.equal(capped.budget, 1000);
-  assert.ok(capped.tokens <= 1000);
+  const given = await buildMap({ root, cacheDir, tokens: 512 });
+  assert.equal(given.budget, 512);
+  assert.ok(given.tokens <= 512);
+  await assert.rejects(buildMap({ root, cacheDir, tokens: MAX_TOKENS + 1 }), new RegExp(`--tokens must be at most ${MAX_TOKENS}, not ${MAX_TOKENS + 1}`));
+  await assert.rejects(buildMap({ root, cacheDir, maxTokens: MAX_TOKENS + 1 }), /--max-tokens must be at most/);
 });
 
 test('the same tree and request give byte-identical maps, with a fresh or a warm cache', async () => {

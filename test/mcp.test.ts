@@ -50,6 +50,18 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
     assert.match(outside.content[0].text, /outside the repository root/);
     const bad = (await client.callTool({ name: 'find_symbol', arguments: { name: '' } })) as TextResult;
     assert.equal(bad.isError, true);
+    // Unknown arguments are tool errors of one line, also those named after Object.prototype members.
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'chatFiles']) {
+      const unknown = (await client.callTool({ name: 'repo_map', arguments: JSON.parse(`{"${name}":1}`) })) as TextResult;
+      assert.equal(unknown.isError, true, `${name}: ${JSON.stringify(unknown)}`);
+      assert.equal(unknown.content[0].text, `unknown argument '${name}' of repo_map (known: chat_files, mentioned_files, mentioned_identifiers, message, max_tokens)`);
+    }
+    // Files are checked as --chat checks them (one function): no NUL smuggles a path out, no folder.
+    for (const [file, pattern] of [['README.md\u0000../../etc/passwd', /control character/], ['src', /is a folder/], ['src/nope.ts', /does not exist/]] as const) {
+      const refused = (await client.callTool({ name: 'repo_map', arguments: { chat_files: [file] } })) as TextResult;
+      assert.equal(refused.isError, true);
+      assert.match(refused.content[0].text, pattern);
+    }
 
     // The server is still alive after the errors.
     const again = (await client.callTool({ name: 'find_symbol', arguments: { name: 'Cart', limit: 1 } })) as TextResult;

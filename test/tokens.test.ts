@@ -2,10 +2,15 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { get_encoding } from 'tiktoken';
 import { ENCODINGS, loadTokenizerHere, tokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
 import { seededRandom } from '../src/random.js';
 import { packageRoot } from '../src/paths.js';
+
+// Every tokenizer thread of this file signals its answer before it posts it, the order a caller
+// may see them in anyway (a message crosses threads on its own schedule): counts must wait for it.
+process.env.REPOMAP_TEST_TOKEN_SIGNAL_EARLY = '1';
 
 // Pieces chosen to sit at line ends and starts, where the line sums could go wrong.
 const PIECES = [
@@ -53,4 +58,20 @@ test('a counter counts the same in its thread and once its tokenizer is loaded i
   await loadTokenizerHere(encoding); // once moved, again is nothing to do
   assert.equal(tokenCounter(encoding), summed, 'the same counter');
   for (const text of texts) assert.equal(summed(text), whole(text), `in this thread: ${JSON.stringify(text.slice(0, 80))}`);
+});
+
+test('many thousands of counts in the tokenizer thread, under load, each get their own answer', async () => {
+  // Threads that keep the cores busy, so the tokenizer thread and this one are descheduled at any point.
+  const busy = Array.from({ length: 3 }, () => new Worker('const end = Date.now() + 60000; while (Date.now() < end) {}', { eval: true }));
+  try {
+    const summed = tokenCounter('gpt2');
+    const whole = wholeTextCounter(get_encoding('gpt2'));
+    for (let i = 0; i < 20_000; i++) {
+      // Each text new to the counter: one round trip to the thread per call.
+      const text = `const value${i} = compute(${i}, "${'x'.repeat(i % 7)}");\n`;
+      assert.equal(summed(text), whole(text), `call ${i}`);
+    }
+  } finally {
+    await Promise.all(busy.map((worker) => worker.terminate()));
+  }
 });

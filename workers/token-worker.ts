@@ -1,6 +1,6 @@
 // The tokenizer thread: loads one tiktoken encoding (half a second of the main thread's start
 // otherwise) and counts the tokens of the lines it is sent, answering on the port and then
-// waking the caller, which waits on the shared signal (see src/pack/tokens.ts).
+// setting the shared signal to the request's number, which wakes the caller (see src/pack/tokens.ts).
 import { type MessagePort, workerData } from 'node:worker_threads';
 import { get_encoding, type TiktokenEncoding } from 'tiktoken';
 import { type TokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
@@ -8,14 +8,25 @@ import { type TokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
 export interface TokenWorkerData {
   encoding: TiktokenEncoding;
   port: MessagePort;
-  /** Set to 1 (and notified) once an answer is on the port. */
+  /** [0]: the number of the last request answered, set (and notified) once its answer is posted. */
   signal: Int32Array;
 }
 
+/** A batch of lines to count, numbered so that its answer is known by its number. */
+export interface TokenRequest {
+  seq: number;
+  lines: string[];
+}
+
 /** What the thread answers a batch of lines with. */
-export type TokenReply = { counts: number[] } | { error: string };
+export type TokenReply = { seq: number } & ({ counts: number[] } | { error: string });
 
 const { encoding, port, signal } = workerData as TokenWorkerData;
+/**
+ * Tests only: set the signal before the answer is posted, the order in which the caller may see
+ * them anyway (a message crosses threads on its own schedule), every time rather than now and then.
+ */
+const SIGNAL_EARLY = process.env.REPOMAP_TEST_TOKEN_SIGNAL_EARLY === '1';
 let count: TokenCounter | undefined;
 let failure: string | undefined;
 try {
@@ -24,14 +35,25 @@ try {
   failure = `could not load the ${encoding} tokenizer: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-port.on('message', (lines: string[]) => {
+port.on('message', ({ seq, lines }: TokenRequest) => {
   let reply: TokenReply;
   try {
-    reply = count ? { counts: lines.map(count) } : { error: failure! };
+    reply = count ? { seq, counts: lines.map(count) } : { seq, error: failure! };
   } catch (err) {
-    reply = { error: err instanceof Error ? err.message : String(err) };
+    reply = { seq, error: err instanceof Error ? err.message : String(err) };
   }
-  port.postMessage(reply);
-  Atomics.store(signal, 0, 1);
-  Atomics.notify(signal, 0);
+  if (SIGNAL_EARLY) {
+    answered(seq);
+    const until = performance.now() + 0.05;
+    while (performance.now() < until); // the message crosses a moment after the signal
+    port.postMessage(reply);
+  } else {
+    port.postMessage(reply);
+    answered(seq);
+  }
 });
+
+function answered(seq: number): void {
+  Atomics.store(signal, 0, seq);
+  Atomics.notify(signal, 0);
+}

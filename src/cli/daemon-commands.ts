@@ -2,10 +2,12 @@
 // daemon. Nothing here loads the engine.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DaemonClient, DaemonError, findRoot } from '../client/client.js';
+import { DaemonClient, DaemonError } from '../client/client.js';
 import type { DaemonStatus } from '../daemon/protocol.js';
 import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon/runtime.js';
 import { UserError } from '../errors.js';
+import { resolveRoot } from '../paths.js';
+import { nothingToMap } from '../request.js';
 import { connect } from '../index.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { printDetails } from './details.js';
@@ -26,14 +28,16 @@ const START_HELP = `  --cache-dir DIR      the daemon's tag cache (default $XDG_
 
 export const QUERY_HELP = `Usage: repomap query [ROOT] [options]
 
-Prints the map of the repository containing ROOT (default: the current directory) from its
-daemon, starting the daemon in the background when none runs. The root is the git top level, or
-ROOT itself outside git. The answer is the same map as 'repomap map' prints.
+Prints the map of the repository at ROOT (default: the current directory) from its
+daemon, starting the daemon in the background when none runs. ROOT is the root, as for 'repomap
+map' (a subfolder of a git work tree maps only what is under it). The answer is the same map as
+'repomap map' prints.
 
 Map options:
 ${REQUEST_HELP}  --verbose            on stderr: the daemon's work counts, the map's size and every skipped file
 
-Options used when this command starts the daemon (a running daemon keeps its own):
+Options used when this command starts the daemon (a running daemon keeps its own, and a line on
+stderr names those it does not use, with the 'repomap restart' that applies them):
 ${START_HELP}  -h, --help           show this help
 `;
 
@@ -59,7 +63,7 @@ function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?
 
 async function rootOf(positionals: string[], command: string): Promise<string> {
   if (positionals.length > 1) throw new UserError(`${command} takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
-  return findRoot(positionals[0] ?? '.');
+  return resolveRoot(positionals[0] ?? '.');
 }
 
 /** Runs one request, turning the daemon's error answers into user errors, then closes. */
@@ -92,9 +96,11 @@ export async function queryCommand(args: string[]): Promise<number> {
   const root = await rootOf(positionals, 'query');
   const { request, format } = requestFromOptions(values, root);
   const repo = await connect(root, startOptions(values));
+  if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
   const map = await answer(() => repo.map({ ...request, listSkipped: values.verbose === true }), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : map.text);
+  if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
 }
 
@@ -106,6 +112,7 @@ export async function startCommand(args: string[]): Promise<number> {
   }
   const root = await rootOf(positionals, 'start');
   const repo = await connect(root, startOptions(values));
+  if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
   const status = await answer(() => repo.status(), () => repo.close());
   process.stdout.write(`repomap: daemon for ${root} is running (pid ${status.pid}, ${status.state})\n`);
   return 0;
@@ -130,7 +137,8 @@ export async function stopDaemon(root: string): Promise<boolean> {
   let client: DaemonClient;
   try {
     client = await DaemonClient.connect(paths.socket);
-  } catch {
+  } catch (err) {
+    if (err instanceof UserError) throw err; // a runtime folder or socket not to be trusted
     return false;
   }
   await ask(client, 'shutdown').catch(() => {});
@@ -168,11 +176,14 @@ export async function statusCommand(args: string[]): Promise<number> {
   const json = values.format === 'json';
   if (values.format !== undefined && !json && values.format !== 'text') throw new UserError(`--format must be one of text, json, not '${values.format}'`);
   const statusAt = async (socket: string): Promise<DaemonStatus | undefined> => {
+    let client: DaemonClient;
     try {
-      return await ask<DaemonStatus>(await DaemonClient.connect(socket), 'status');
-    } catch {
+      client = await DaemonClient.connect(socket);
+    } catch (err) {
+      if (err instanceof UserError) throw err; // a runtime folder or socket not to be trusted
       return undefined;
     }
+    return ask<DaemonStatus>(client, 'status').catch(() => undefined);
   };
   if (values.all) {
     const statuses = (await Promise.all(listDaemons().map((daemon) => statusAt(daemon.socket)))).filter((s) => s !== undefined);

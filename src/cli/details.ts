@@ -1,4 +1,5 @@
 import type { IndexStats } from '../index/indexer.js';
+import { escapeControls } from '../paths.js';
 import type { SkippedFile } from '../types.js';
 
 /** What --verbose reads of a map, in-process or from a daemon. */
@@ -23,7 +24,7 @@ export function printDetails(map: MapDetails, { daemon }: { daemon: boolean }): 
       (restoredGraphs > 0 ? '; related graph read from the cache' : ''),
     `repomap: map of ${map.tokens} tokens (budget ${map.budget}), ${map.files.length} files shown`,
     ...(daemon ? [] : [`repomap: peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`]),
-    ...map.skippedFiles.map((file) => `skipped ${file.path}: ${file.reason}${file.detail ? ` (${file.detail})` : ''}`),
+    ...map.skippedFiles.map((file) => `skipped ${escapeControls(file.path)}: ${file.reason}${file.detail ? ` (${file.detail})` : ''}`),
   ];
   process.stderr.write(lines.join('\n') + '\n');
 }

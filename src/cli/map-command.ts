@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../index/indexer.js';
 import { defaultWorkerCount } from '../index/pool.js';
-import { buildMap, mapToJson, resolveRoot } from '../map.js';
+import { buildMap, mapToJson, nothingToMap, resolveRoot } from '../map.js';
 import { printDetails } from './details.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
@@ -57,5 +57,6 @@ export async function mapCommand(args: string[]): Promise<number> {
   progress.finish();
   if (values.verbose) printDetails(map, { daemon: false });
   process.stdout.write(format === 'json' ? JSON.stringify(mapToJson(map), null, 2) + '\n' : map.text);
+  if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
 }

@@ -1,15 +1,15 @@
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { findRoot } from '../client/client.js';
 import { UserError } from '../errors.js';
-import { createMcpServer } from '../mcp/server.js';
-import { packageVersion } from '../paths.js';
+import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
+import { packageVersion, resolveRoot } from '../paths.js';
 import { integerOption, parseCommandArgs } from './args.js';
 
 export const MCP_HELP = `Usage: repomap mcp [ROOT] [options]
 
-Serves the Model Context Protocol over stdio for the repository containing ROOT (default: the
-current directory), backed by its daemon (started when needed). Tools: repo_map, find_symbol,
+Serves the Model Context Protocol over stdio for the repository at ROOT (default: the current
+directory; a subfolder of a git work tree maps only what is under it), backed by its daemon
+(started when needed). Tools: repo_map, find_symbol,
 repo_status. Configure an MCP client with:
 
   {"mcpServers": {"repomap": {"command": "node", "args": ["/path/to/repomap/bin/repomap.js", "mcp", "/path/to/repo"]}}}
@@ -37,7 +37,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   if (positionals.length > 1) throw new UserError(`mcp takes one ROOT, got ${positionals.length}`);
   const idle = values['idle-timeout'];
   if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
-  const root = await findRoot(positionals[0] ?? '.');
+  const root = await resolveRoot(positionals[0] ?? '.');
   const server = createMcpServer(root, await packageVersion(), {
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     workers: integerOption(values.workers, 'workers'),
@@ -47,6 +47,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((done) => (transport.onclose = done));
   await server.connect(transport);
+  refuseUnknownArguments(transport);
   await closed;
   return 0;
 }

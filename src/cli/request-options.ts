@@ -1,10 +1,7 @@
 // The options that shape one map, shared by `repomap map` (in-process) and `repomap query`
 // (through the daemon). Light on purpose: the thin client loads it.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { UserError } from '../errors.js';
-import { toRootRelative } from '../paths.js';
-import { DEFAULT_ENCODING, DEFAULT_MAX_TOKENS, DEFAULT_RANKING, DEFAULT_TOKENS, type MapRequest, RANKINGS } from '../request.js';
+import { requestFilePath } from '../paths.js';
+import { DEFAULT_ENCODING, DEFAULT_MAX_TOKENS, DEFAULT_RANKING, DEFAULT_TOKENS, MAX_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, RANKINGS, budgetFor } from '../request.js';
 import { type OptionSpec, choiceOption, integerOption } from './args.js';
 
 export const REQUEST_OPTIONS = {
@@ -22,8 +19,9 @@ export const REQUEST_OPTIONS = {
 export const REQUEST_HELP = `  --chat FILE          a file the model already has (repeatable): steers the ranking, not shown
   --mention IDENT      an identifier the user mentioned (repeatable)
   --message TEXT       the user's request; identifiers and file names are taken from it
-  --tokens N           token budget (default ${DEFAULT_TOKENS}); x8 when no --chat is given, up to --max-tokens
-  --max-tokens N       cap of the enlarged budget (default ${DEFAULT_MAX_TOKENS})
+  --tokens N           token budget, at most ${MAX_TOKENS}; given, it is the cap. Without it the budget is
+                       ${DEFAULT_TOKENS}, x${NO_CHAT_MULTIPLIER} when no --chat is given, up to --max-tokens
+  --max-tokens N       cap of that enlarged default budget (default ${DEFAULT_MAX_TOKENS})
   --encoding NAME      tiktoken encoding for counting (default ${DEFAULT_ENCODING})
   --format FMT         text (default), markdown (each file in a fenced block) or json
   --preamble           start the map with an instruction: these files are read-only summaries
@@ -42,15 +40,11 @@ interface RequestValues {
   ranking?: string;
 }
 
-/** The request the options describe; chat files are taken from the current directory and must exist inside the root. */
+/** The request the options describe; chat files are taken from the current directory and checked (see requestFilePath). */
 export function requestFromOptions(values: RequestValues, root: string): { request: MapRequest; format: 'text' | 'json' } {
   const chosen = choiceOption(values.format, 'format', ['text', 'markdown', 'json'] as const, 'text');
   const format = chosen === 'json' ? 'json' : 'text';
-  const chatFiles = (values.chat ?? []).map((file) => {
-    const rel = toRootRelative(root, file, process.cwd());
-    if (!existsSync(resolve(root, rel))) throw new UserError(`chat file ${file} does not exist`);
-    return rel;
-  });
+  const chatFiles = (values.chat ?? []).map((file) => requestFilePath(root, file, 'chat file', process.cwd()));
   const request: MapRequest = {
     chatFiles,
     mentionedIdents: values.mention ?? [],
@@ -62,5 +56,6 @@ export function requestFromOptions(values: RequestValues, root: string): { reque
     ...(chosen === 'markdown' ? { markdown: true } : {}),
     ...(values.ranking !== undefined ? { ranking: choiceOption(values.ranking, 'ranking', RANKINGS, DEFAULT_RANKING) } : {}),
   };
+  budgetFor(request); // a bad budget is refused before any work (or a daemon) is started
   return { request, format };
 }

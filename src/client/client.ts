@@ -1,16 +1,13 @@
 // The thin client: finds a repository's daemon, starts it when none runs, and talks JSON-RPC to
 // it. Loads no tree-sitter, no LMDB and no graph, so `repomap query` starts fast.
-import { execFile, spawn } from 'node:child_process';
-import { realpathSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { type Socket, connect } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { UserError } from '../errors.js';
-import type { RpcResponse } from '../daemon/protocol.js';
-import { type DaemonPaths, daemonPaths } from '../daemon/runtime.js';
+import type { DaemonStatus, RpcResponse } from '../daemon/protocol.js';
+import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
 
-const execFileAsync = promisify(execFile);
 /** How long a starting daemon may take to listen on its socket. */
 const START_TIMEOUT_MS = 20_000;
 
@@ -41,7 +38,18 @@ export class DaemonClient {
     socket.on('close', () => fail(new Error('the daemon closed the connection')));
   }
 
+  /**
+   * Connects to the daemon listening on `socketPath`, once its folder and the socket are checked
+   * (see checkRuntimeDir): a UserError when they could be another user's, an ENOENT error when
+   * no daemon has made them.
+   */
   static connect(socketPath: string): Promise<DaemonClient> {
+    try {
+      checkRuntimeDir(dirname(socketPath));
+      checkSocket(socketPath);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     return new Promise((resolve, reject) => {
       const socket = connect(socketPath);
       socket.once('connect', () => {
@@ -78,24 +86,6 @@ export class DaemonClient {
   }
 }
 
-/** The repository root for a directory: its git top level, else the directory itself (real path). */
-export async function findRoot(dir: string): Promise<string> {
-  let real: string;
-  try {
-    real = realpathSync(dir);
-  } catch {
-    throw new UserError(`repository root ${dir} does not exist`);
-  }
-  if (!statSync(real).isDirectory()) throw new UserError(`repository root ${dir} is not a directory`);
-  try {
-    const { stdout } = await execFileAsync('git', ['rev-parse', '--show-toplevel'], { cwd: real, encoding: 'utf8' });
-    const top = stdout.trim();
-    return top ? realpathSync(top) : real;
-  } catch {
-    return real;
-  }
-}
-
 /** Options passed to a daemon that this client starts (they do not change a running one). */
 export interface StartOptions {
   cacheDir?: string;
@@ -106,16 +96,53 @@ export interface StartOptions {
   onStarting?: () => void;
 }
 
-/** Connects to the root's daemon, starting one in the background when none answers. */
-export async function connectOrStart(root: string, options: StartOptions = {}): Promise<DaemonClient> {
+/**
+ * Connects to the root's daemon, starting one in the background when none answers. `notice` says
+ * which of the start options a daemon already running does not use (see ignoredOptions).
+ */
+export async function connectOrStart(root: string, options: StartOptions = {}): Promise<{ client: DaemonClient; notice?: string }> {
   const paths = daemonPaths(root);
+  let client: DaemonClient;
   try {
-    return await DaemonClient.connect(paths.socket);
-  } catch {
+    client = await DaemonClient.connect(paths.socket);
+  } catch (err) {
+    if (err instanceof UserError) throw err; // a runtime folder or socket not to be trusted
     options.onStarting?.();
     await startDaemon(root, paths, options);
-    return DaemonClient.connect(paths.socket);
+    return { client: await DaemonClient.connect(paths.socket) };
   }
+  if (!hasStartOptions(options)) return { client };
+  const notice = ignoredOptions(root, options, await client.request<DaemonStatus>('status'));
+  return notice ? { client, notice } : { client };
+}
+
+function hasStartOptions(options: StartOptions): boolean {
+  return options.cacheDir !== undefined || options.workers !== undefined || (options.exclude ?? []).length > 0 || options.idleTimeoutSeconds !== undefined;
+}
+
+/**
+ * One line naming the start options a running daemon does not use (it keeps those it was started
+ * with), and the restart that applies them; undefined when it uses them all.
+ */
+export function ignoredOptions(root: string, options: StartOptions, status: DaemonStatus): string | undefined {
+  const differ: string[] = [];
+  const flags: string[] = [];
+  const given = [...(options.exclude ?? [])].sort();
+  const used = [...status.exclude].sort();
+  if (given.length > 0 && given.join('\0') !== used.join('\0')) {
+    differ.push(`--exclude ${given.join(' ')} (it uses: ${used.join(' ') || 'none'})`);
+  }
+  if (options.workers !== undefined && options.workers !== status.workers) differ.push(`--workers ${options.workers} (it uses: ${status.workers})`);
+  if (options.cacheDir !== undefined && resolve(options.cacheDir) !== status.cacheDir) differ.push(`--cache-dir ${options.cacheDir} (it uses: ${status.cacheDir})`);
+  if (options.idleTimeoutSeconds !== undefined && options.idleTimeoutSeconds !== status.idleTimeoutSeconds) {
+    differ.push(`--idle-timeout ${options.idleTimeoutSeconds} (it uses: ${status.idleTimeoutSeconds})`);
+  }
+  if (differ.length === 0) return undefined;
+  for (const glob of given) flags.push('--exclude', glob);
+  if (options.workers !== undefined) flags.push('--workers', String(options.workers));
+  if (options.cacheDir !== undefined) flags.push('--cache-dir', options.cacheDir);
+  if (options.idleTimeoutSeconds !== undefined) flags.push('--idle-timeout', String(options.idleTimeoutSeconds));
+  return `the daemon for ${root} already runs and keeps the options it was started with, not ${differ.join(', ')}; to apply them: repomap restart ${root} ${flags.join(' ')}`;
 }
 
 /** Starts a daemon in the background and waits until it listens; its error, if it fails. */
@@ -138,7 +165,8 @@ export async function startDaemon(root: string, paths: DaemonPaths, options: Sta
       try {
         (await DaemonClient.connect(paths.socket)).close();
         return;
-      } catch {
+      } catch (err) {
+        if (err instanceof UserError) throw err;
         // not listening yet
       }
       if (exited !== undefined) {

@@ -8,7 +8,7 @@ import { type ParseRunner, createRunner } from '../index/pool.js';
 import { statAll } from '../index/stat.js';
 import { languageForPath } from '../extract/languages.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson, readSavedGraphAhead } from '../map.js';
-import { TagStore } from '../store/store.js';
+import { TagStore, isStoreFailure } from '../store/store.js';
 import { restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import { loadTokenizerHere, startTokenizer } from '../pack/tokens.js';
 import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
@@ -63,6 +63,11 @@ export function createLog(file: string | undefined): (line: string) => void {
   };
 }
 
+/** Bytes of answers queued for a connection past which it is no longer read (see serve). */
+const MAX_QUEUED_BYTES = 1024 * 1024;
+/** Requests of one connection answered at once, past which it is no longer read (see serve). */
+const MAX_IN_FLIGHT = 64;
+
 /** A map slower than this is logged with its time. */
 const SLOW_MAP_MS = 100;
 /**
@@ -79,10 +84,11 @@ const BACKGROUND_AFTER_MS = Number(process.env.REPOMAP_TEST_BACKGROUND_MS ?? 100
  * at once, `map` as soon as the index is complete), never with a wrong map.
  */
 export class Daemon {
-  private readonly state: RepoState;
-  private readonly store: TagStore;
-  private readonly runner: ParseRunner;
-  private readonly reconciler: Reconciler;
+  // Replaced together when the store fails during the cold index (see rebuildStore).
+  private state: RepoState;
+  private store: TagStore;
+  private runner: ParseRunner;
+  private reconciler: Reconciler;
   private readonly server: Server;
   private readonly connections = new Set<Socket>();
   /** Started once the cold index is done (see watch). */
@@ -183,21 +189,15 @@ export class Daemon {
     const discovering = this.discover();
     const savedGraph = readSavedGraphAhead(this.store.dir);
     const discovery = await discovering;
-    // States are applied as they settle, so the graph takes each record's references as it comes.
-    const states = await this.reconciler.update(
-      discovery.paths,
-      this.state.stats,
-      (done, total) => {
-        this.progress = { done, total };
-      },
-      (batch) => {
-        this.state.apply(batch);
-        linkWhileParsing(this.state.graph, this.state.stats);
-      },
-      this.stop.signal,
-    );
+    // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
+    try {
+      await this.indexPass(discovery);
+    } catch (err) {
+      if (!isStoreFailure(err) || this.isStopping) throw err;
+      await this.rebuildStore(err);
+      await this.indexPass(discovery);
+    }
     startTokenizer();
-    this.reconciler.prune(states, this.state.stats);
     this.state.inOrder(discovery.paths);
     const prepared = Date.now();
     const saved = restoreRelatedGraph(this.state.graph, await savedGraph, this.hashOf, this.state.projectKey());
@@ -238,6 +238,38 @@ export class Daemon {
       this.watch(started - 1000).catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
     };
     this.backgroundTimer = setTimeout(() => this.startBackground(), BACKGROUND_AFTER_MS);
+  }
+
+  /** Brings the store up to date with `paths` and takes every state into the hot view, dropping records of paths not among them. */
+  private async indexPass({ paths, special }: Discovery): Promise<void> {
+    // States are applied as they settle, so the graph takes each record's references as it comes.
+    const states = await this.reconciler.update(
+      paths,
+      this.state.stats,
+      (done, total) => {
+        this.progress = { done, total };
+      },
+      (batch) => {
+        this.state.apply(batch);
+        linkWhileParsing(this.state.graph, this.state.stats);
+      },
+      this.stop.signal,
+      special,
+    );
+    this.reconciler.prune(states, this.state.stats);
+  }
+
+  /**
+   * Moves a store that failed aside and starts over on a new one: the pool's threads (which hold
+   * the old store open) are closed first, and the hot view, which took records from it, is made anew.
+   */
+  private async rebuildStore(error: unknown): Promise<void> {
+    const { root, workers, log } = this.options;
+    await this.runner.close();
+    this.store = await TagStore.rebuild(this.store, error, { onNotice: log });
+    this.state = new RepoState(root, this.store);
+    this.runner = createRunner(workers);
+    this.reconciler = new Reconciler(root, this.store, this.runner, this.options);
   }
 
   /** Starts the work the cold index left for after the first map (once). */
@@ -440,7 +472,7 @@ export class Daemon {
     const discovery = await this.discover();
     await this.rulesReady;
     const present = new Set(discovery.paths);
-    const updates = await this.reconciler.update(discovery.paths, this.state.stats, undefined, undefined, this.stop.signal);
+    const updates = await this.reconciler.update(discovery.paths, this.state.stats, undefined, undefined, this.stop.signal, discovery.special);
     this.reconciler.prune(updates, this.state.stats);
     for (const path of this.state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
     this.state.apply(updates);
@@ -451,30 +483,55 @@ export class Daemon {
     return { files: discovery.paths.length, parsed: this.state.stats.parsed - before };
   }
 
+  /**
+   * Reads one connection's requests, one per line. A line over MAX_REQUEST_BYTES (its bytes, the
+   * newline not counted) is refused and skipped. A client that does not read its answers is not
+   * read either: while its answers queued in this process exceed MAX_QUEUED_BYTES, or
+   * MAX_IN_FLIGHT of its requests are being answered, the socket is paused (the kernel's buffer
+   * then fills and the client's writes wait), and read again once they drain.
+   */
   private serve(socket: Socket): void {
     this.connections.add(socket);
     socket.setEncoding('utf8');
     let buffer = '';
     let discarding = false;
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n')) {
+    let inFlight = 0;
+    const congested = () => inFlight >= MAX_IN_FLIGHT || socket.writableLength > MAX_QUEUED_BYTES;
+    const pump = () => {
+      for (let newline = buffer.indexOf('\n'); newline !== -1 && !congested(); newline = buffer.indexOf('\n')) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
         if (discarding) {
-          discarding = false;
+          discarding = false; // the end of a line already refused
           continue;
         }
-        if (line.trim() !== '') void this.answer(socket, line);
+        if (Buffer.byteLength(line) > MAX_REQUEST_BYTES) {
+          send(socket, errorResponse(null, ERROR_CODES.invalidRequest, `request over ${MAX_REQUEST_BYTES} bytes`));
+          continue;
+        }
+        if (line.trim() === '') continue;
+        inFlight++;
+        void this.answer(socket, line).finally(() => {
+          inFlight--;
+          pump();
+        });
       }
-      if (!discarding && Buffer.byteLength(buffer) > MAX_REQUEST_BYTES) {
-        buffer = '';
-        discarding = true;
-        send(socket, errorResponse(null, ERROR_CODES.invalidRequest, `request over ${MAX_REQUEST_BYTES} bytes`));
-      } else if (discarding) {
-        buffer = '';
+      if (buffer.indexOf('\n') === -1) {
+        if (discarding) buffer = '';
+        else if (Buffer.byteLength(buffer) > MAX_REQUEST_BYTES) {
+          buffer = '';
+          discarding = true;
+          send(socket, errorResponse(null, ERROR_CODES.invalidRequest, `request over ${MAX_REQUEST_BYTES} bytes`));
+        }
       }
+      if (congested()) socket.pause();
+      else if (socket.isPaused()) socket.resume();
+    };
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      pump();
     });
+    socket.on('drain', pump);
     socket.on('error', () => {}); // a client that goes away mid-answer is its own business
     socket.on('close', () => this.connections.delete(socket));
   }
@@ -512,7 +569,7 @@ export class Daemon {
         budgetFor(params); // bad numbers fail now, not after the wait
         await this.settled();
         const started = performance.now();
-        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, params), { listSkipped: params.listSkipped === true });
+        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, { ...params, exclude: this.options.exclude }), { listSkipped: params.listSkipped === true });
         const ms = performance.now() - started;
         if (ms > SLOW_MAP_MS) this.options.log(`map took ${ms.toFixed(0)} ms`);
         setImmediate(() => this.startBackground()); // once the answer is written
@@ -573,6 +630,8 @@ export class Daemon {
       memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
       workers: this.options.workers,
+      exclude: this.options.exclude,
+      idleTimeoutSeconds: this.options.idleTimeoutMs / 1000,
       socket: this.options.paths.socket,
       cacheDir: this.options.cacheDir,
     };
@@ -712,7 +771,8 @@ function checkFields(params: unknown, fields: Record<string, FieldType>): Record
   }
   const given = params as Record<string, unknown>;
   for (const [key, value] of Object.entries(given)) {
-    const type = fields[key];
+    // Own fields only: a param named after an Object.prototype member (constructor, __proto__) is unknown too.
+    const type = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (!type) throw new RpcFailure(ERROR_CODES.invalidParams, `unknown param '${key}' (known: ${Object.keys(fields).join(', ')})`);
     const [valid, what] = FIELD_RULES[type];
     if (value !== undefined && !valid(value)) throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be ${what}`);

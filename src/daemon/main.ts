@@ -4,7 +4,7 @@ import { parseCommandArgs, integerOption } from '../cli/args.js';
 import { UserError, errorMessage } from '../errors.js';
 import { defaultWorkerCount } from '../index/pool.js';
 import { resolveRoot } from '../map.js';
-import { defaultCacheDir } from '../store/cache-dir.js';
+import { defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, Daemon, createLog } from './daemon.js';
 import { daemonPaths } from './runtime.js';
 
@@ -47,6 +47,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
     if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
     const root = await resolveRoot(positionals[0] ?? '.');
     const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : defaultCacheDir(root);
+    ensureCacheDir(cacheDir);
     log = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
     const daemon = await Daemon.start({
       root,

@@ -59,6 +59,9 @@ export interface DaemonStatus {
   memory: { rssBytes: number; heapUsedBytes: number };
   uptimeSeconds: number;
   workers: number;
+  /** The options the daemon was started with (a client's other options do not change them). */
+  exclude: string[];
+  idleTimeoutSeconds: number;
   socket: string;
   cacheDir: string;
 }

@@ -23,19 +23,43 @@ export function daemonPaths(realRoot: string, dir: string = runtimeDir()): Daemo
   return { dir, socket: join(dir, `${id}.sock`), lock: join(dir, `${id}.lock`) };
 }
 
-/**
- * Creates the runtime folder (0700) if needed, and refuses one that another user owns or that
- * others can write to: anyone who can write there could stand in for the daemon.
- */
+/** Creates the runtime folder (0700) if needed, and checks it (see checkRuntimeDir). */
 export function ensureRuntimeDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  checkRuntimeDir(dir);
+}
+
+/**
+ * Refuses a runtime folder anyone but this user could have made or changed: a symlink, one owned
+ * by another user, one open to group or others (not 0700). Its name is predictable
+ * ($TMPDIR/repomap-<uid> when XDG_RUNTIME_DIR is unset), so another local user could create it
+ * first and put a socket of their own where a daemon's is looked for. The daemon checks it before
+ * it listens, every client before it connects. Throws ENOENT when the folder does not exist (no
+ * daemon has run), a UserError naming the folder and the reason otherwise.
+ */
+export function checkRuntimeDir(dir: string): void {
   const info = lstatSync(dir);
+  if (info.isSymbolicLink()) throw new UserError(`runtime folder ${dir} is a symlink; refusing to use it`);
   if (!info.isDirectory()) throw new UserError(`runtime folder ${dir} is not a directory`);
-  const uid = process.getuid?.();
-  if (uid !== undefined && info.uid !== uid) throw new UserError(`runtime folder ${dir} belongs to another user (uid ${info.uid})`);
-  if ((info.mode & 0o022) !== 0) {
-    throw new UserError(`runtime folder ${dir} is writable by group or others (mode ${(info.mode & 0o777).toString(8)})`);
+  checkOwner(info.uid, `runtime folder ${dir}`);
+  if ((info.mode & 0o077) !== 0) {
+    throw new UserError(`runtime folder ${dir} is open to group or others (mode ${(info.mode & 0o777).toString(8)}, not 700); refusing to use it`);
   }
+}
+
+/**
+ * Refuses a socket in the runtime folder that is not a socket of this user: a client would send
+ * its requests (paths, messages) to whoever made it. Throws ENOENT when there is none.
+ */
+export function checkSocket(socket: string): void {
+  const info = lstatSync(socket);
+  if (!info.isSocket()) throw new UserError(`${socket} is not a socket; refusing to connect`);
+  checkOwner(info.uid, `socket ${socket}`);
+}
+
+function checkOwner(owner: number, what: string): void {
+  const uid = process.getuid?.();
+  if (uid !== undefined && owner !== uid) throw new UserError(`${what} belongs to another user (uid ${owner}); refusing to use it`);
 }
 
 export function isProcessAlive(pid: number): boolean {

@@ -17,6 +17,8 @@ export interface Discovery {
   paths: string[];
   /** How the list was made: git's view of the work tree, or a walk honouring .gitignore. */
   source: 'git' | 'walk';
+  /** Those of `paths` that are neither files nor folders nor symlinks (FIFOs, sockets, devices): listed, never read. */
+  special: Set<string>;
 }
 
 /**
@@ -48,11 +50,47 @@ export async function ignoredFolders(root: string, source: Discovery['source']):
  */
 export async function discoverFiles(root: string, options: DiscoverOptions = {}): Promise<Discovery> {
   const fromGit = await gitFiles(root);
-  const paths = fromGit ?? (await walkFiles(root));
+  const found: string[] = [];
+  const paths = fromGit ?? (await walkFiles(root, undefined, found));
+  // git lists no FIFO, socket or device: they are looked for in the folders it lists files in.
+  if (fromGit) for (const path of await specialEntries(root, fromGit)) found.push(path);
+  if (fromGit) paths.push(...found);
+  const special = new Set(found);
   const excluded = excludeMatcher(options.exclude ?? []);
   const kept = excluded ? paths.filter((path) => !excluded(path)) : paths;
   kept.sort(comparePaths);
-  return { paths: kept, source: fromGit ? 'git' : 'walk' };
+  return { paths: kept, source: fromGit ? 'git' : 'walk', special };
+}
+
+/**
+ * The FIFOs, sockets and devices in the folders that hold listed files (and the root), that git
+ * does not ignore. Nothing skipped silently: they are listed, and skipped as not regular files.
+ */
+async function specialEntries(root: string, listed: readonly string[]): Promise<string[]> {
+  const folders = new Set<string>(['']);
+  for (const path of listed) {
+    const slash = path.lastIndexOf('/');
+    if (slash !== -1) folders.add(path.slice(0, slash));
+  }
+  const candidates: string[] = [];
+  await Promise.all(
+    [...folders].map(async (folder) => {
+      const entries = await readdir(join(root, folder), { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) {
+          candidates.push(folder ? `${folder}/${entry.name}` : entry.name);
+        }
+      }
+    }),
+  );
+  if (candidates.length === 0) return [];
+  const ignored = await new Promise<Set<string>>((resolve) => {
+    const child = execFile('git', ['check-ignore', '-z', '--stdin'], { cwd: root, encoding: 'utf8' }, (_error, stdout) =>
+      resolve(new Set(String(stdout ?? '').split('\0'))),
+    );
+    child.stdin?.end(candidates.join('\0') + '\0');
+  });
+  return candidates.filter((path) => !ignored.has(path));
 }
 
 /** Byte-wise path order, independent of locale: the order every stage uses. */
@@ -221,7 +259,7 @@ interface IgnoreLevel {
   rules: Ignore;
 }
 
-async function walkFiles(root: string, ignoredDirs?: Set<string>): Promise<string[]> {
+async function walkFiles(root: string, ignoredDirs?: Set<string>, special?: string[]): Promise<string[]> {
   const files: string[] = [];
   const walk = async (dir: string, levels: IgnoreLevel[]): Promise<void> => {
     const absDir = join(root, dir);
@@ -247,6 +285,10 @@ async function walkFiles(root: string, ignoredDirs?: Set<string>): Promise<strin
       // Symlinked folders are not followed (they may lead out of the root or loop).
       if (isDir) await walk(path, here);
       else if (entry.isFile() || entry.isSymbolicLink()) files.push(path);
+      else {
+        files.push(path); // a FIFO, a socket, a device: listed, and skipped as not a regular file
+        special?.push(path);
+      }
     }
   };
   await walk('', []);

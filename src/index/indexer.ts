@@ -123,6 +123,7 @@ export class Reconciler {
     onProgress?: (done: number, total: number) => void,
     onSettled?: (batch: ReadonlyMap<string, PathState>) => void,
     signal?: AbortSignal,
+    special?: ReadonlySet<string>,
   ): Promise<Map<string, PathState>> {
     const states = new Map<string, PathState>();
     let batch = new Map<string, PathState>();
@@ -136,7 +137,9 @@ export class Reconciler {
     };
     const sources: string[] = [];
     for (const path of paths) {
-      if (languageForPath(path)) sources.push(path);
+      // A FIFO, socket or device discovery found (`special`) is never read; one with a grammar's extension is found by its stat.
+      if (special?.has(path)) settle(path, { skip: { path, reason: 'not a regular file' } });
+      else if (languageForPath(path)) sources.push(path);
       else settle(path, { skip: { path, reason: 'no grammar' } });
     }
     // A first index parses everything: the workers load their grammars while the files are
@@ -167,8 +170,8 @@ export class Reconciler {
             if (store.get(path)) gone.push(path);
             continue;
           }
-          if (info === 'outside') {
-            settle(path, { skip: { path, reason: 'symlink outside root' } });
+          if (info === 'outside' || info === 'special') {
+            settle(path, { skip: { path, reason: info === 'outside' ? 'symlink outside root' : 'not a regular file' } });
             continue;
           }
           const previous = store.get(path);
@@ -260,18 +263,25 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     stats.discovered = discovery.paths.length;
     const { graph } = options;
     let parsedAtCollect = 0;
-    const states = await reconciler.update(discovery.paths, stats, options.onProgress, (batch) => {
-      if (!graph) return;
-      for (const state of batch.values()) if ('record' in state) graph.takeRecord(state.record);
-      linkWhileParsing(graph, stats);
-      // Without these collections a cold index of the large corpus peaked 60 MB higher (the parsed
-      // records' garbage, which V8 sees no hurry to collect), near the 1.5 GB bound. A run that
-      // parses nothing does not need them: the large corpus's warm run takes 2 s less, same peak.
-      if (stats.parsed - parsedAtCollect >= COLLECT_EVERY_PARSED) {
-        parsedAtCollect = stats.parsed;
-        collectGarbage();
-      }
-    });
+    const states = await reconciler.update(
+      discovery.paths,
+      stats,
+      options.onProgress,
+      (batch) => {
+        if (!graph) return;
+        for (const state of batch.values()) if ('record' in state) graph.takeRecord(state.record);
+        linkWhileParsing(graph, stats);
+        // Without these collections a cold index of the large corpus peaked 60 MB higher (the parsed
+        // records' garbage, which V8 sees no hurry to collect), near the 1.5 GB bound. A run that
+        // parses nothing does not need them: the large corpus's warm run takes 2 s less, same peak.
+        if (stats.parsed - parsedAtCollect >= COLLECT_EVERY_PARSED) {
+          parsedAtCollect = stats.parsed;
+          collectGarbage();
+        }
+      },
+      undefined,
+      discovery.special,
+    );
     reconciler.prune(states, stats);
     const paths = discovery.paths.filter((path) => !('gone' in states.get(path)!));
     const { records, skipped } = splitStates(states);
@@ -382,7 +392,7 @@ export async function outOfDate(
     const info = found[i];
     if (info === 'missing') return true;
     const record = recordOf(path);
-    if (info === 'outside') return record !== undefined;
+    if (info === 'outside' || info === 'special') return record !== undefined;
     return record ? !statMatches(record, info) : info.mtimeMs >= sinceMs;
   });
 }

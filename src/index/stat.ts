@@ -3,8 +3,11 @@ import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { FileStat } from '../extract/file.js';
 
-/** What a path is: a file's stat, gone (or not a file), or a symlink leading outside the root. */
-export type StatResult = FileStat | 'missing' | 'outside';
+/**
+ * What a path is: a file's stat, gone (or a folder), a symlink leading outside the root, or
+ * something that is neither a file nor a folder (a FIFO, a socket, a device: never read).
+ */
+export type StatResult = FileStat | 'missing' | 'outside' | 'special';
 
 /** Files stat'ed between two turns of the event loop (a daemon answers `status` meanwhile). */
 const STAT_CHUNK = 1024;
@@ -86,8 +89,8 @@ function classify(root: string, abs: string, info: Stats | undefined): StatResul
     if (target !== root && !target.startsWith(root + sep)) return 'outside';
     info = statSync(target);
   }
-  if (!info.isFile()) return 'missing';
-  return { mtimeMs: info.mtimeMs, size: info.size };
+  if (info.isFile()) return { mtimeMs: info.mtimeMs, size: info.size };
+  return info.isDirectory() ? 'missing' : 'special';
 }
 
 async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
-import type { TokenReply, TokenWorkerData } from '../../workers/token-worker.js';
+import type { TokenReply, TokenRequest, TokenWorkerData } from '../../workers/token-worker.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_ENCODING } from '../request.js';
 
@@ -102,10 +102,13 @@ export function startTokenizer(encoding: string = DEFAULT_ENCODING): void {
 
 /** How long a count waits for the tokenizer thread before it gives up (loading takes under a second). */
 const TOKEN_THREAD_TIMEOUT_MS = 60_000;
+/** Looks at the port for an answer signalled but not there yet, before napping a millisecond between looks. */
+const SPINS_FOR_MESSAGE = 10_000;
 
 /** Starts a tokenizer thread for `encoding`: counts lines there (waiting for the answer), and stops it. */
 function tokenThread(encoding: TiktokenEncoding): { encodeLines: (lines: string[]) => number[]; stop: () => Promise<number> } {
   const { port1, port2 } = new MessageChannel();
+  // [0]: the number of the last request answered (see TokenWorkerData.signal).
   const signal = new Int32Array(new SharedArrayBuffer(4));
   const data: TokenWorkerData = { encoding, port: port2, signal };
   const worker = new Worker(new URL('../../workers/token-worker.js', import.meta.url), { workerData: data, transferList: [port2] });
@@ -115,15 +118,35 @@ function tokenThread(encoding: TiktokenEncoding): { encodeLines: (lines: string[
   let exited: string | undefined;
   worker.on('error', (err: Error) => (exited = err.message));
   worker.on('exit', (code) => (exited ??= `exit code ${code}`));
+  let sent = 0;
+  /**
+   * The answer to request `seq`. The signal says the thread has posted it, but a message crosses
+   * threads on its own schedule: it may not be on this port yet when the signal is seen. So the
+   * wait goes on, in short naps, until the message is there; an answer to an earlier request (one
+   * that gave up waiting) is dropped. Only the deadline ends the wait without an answer.
+   */
+  const awaitReply = (seq: number): TokenReply => {
+    const deadline = Date.now() + TOKEN_THREAD_TIMEOUT_MS;
+    for (let tries = 0; ; tries++) {
+      const answered = Atomics.load(signal, 0);
+      if (((answered - seq) | 0) >= 0) {
+        const reply = receiveMessageOnPort(port1 as MessagePort)?.message as TokenReply | undefined;
+        if (reply?.seq === seq) return reply;
+        if (reply) continue; // a late answer to a request that gave up
+        if (tries < SPINS_FOR_MESSAGE) continue; // it is on its way: microseconds, as a rule
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`the tokenizer thread did not answer in ${TOKEN_THREAD_TIMEOUT_MS / 1000} s`);
+      if (exited) throw new Error(`the tokenizer thread stopped (${exited})`);
+      // Until the signal moves past what it was; once it has, a nap while the message crosses.
+      Atomics.wait(signal, 0, answered, ((answered - seq) | 0) >= 0 ? 1 : Math.min(left, 1000));
+    }
+  };
   const encodeLines = (lines: string[]): number[] => {
     if (exited) throw new Error(`the tokenizer thread stopped (${exited})`);
-    Atomics.store(signal, 0, 0);
-    port1.postMessage(lines);
-    if (Atomics.wait(signal, 0, 0, TOKEN_THREAD_TIMEOUT_MS) === 'timed-out') {
-      throw new Error(`the tokenizer thread did not answer in ${TOKEN_THREAD_TIMEOUT_MS / 1000} s`);
-    }
-    const reply = receiveMessageOnPort(port1 as MessagePort)?.message as TokenReply | undefined;
-    if (!reply) throw new Error('the tokenizer thread woke without an answer');
+    const seq = (sent = (sent + 1) | 0);
+    port1.postMessage({ seq, lines } satisfies TokenRequest);
+    const reply = awaitReply(seq);
     if ('error' in reply) throw new Error(reply.error);
     return reply.counts;
   };

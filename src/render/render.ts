@@ -1,3 +1,5 @@
+import { escapeControls } from '../paths.js';
+
 export const SHOWN_MARK = '│';
 export const ELIDED_MARK = '⋮';
 
@@ -38,7 +40,8 @@ export const PREAMBLE = [
 /**
  * Renders blocks as the text map: `path:` then `│`-prefixed shown lines with `⋮` wherever lines
  * are elided; a block with nothing to show is its bare path. A blank line separates blocks,
- * except between consecutive bare paths. An optional footer ends the map.
+ * except between consecutive bare paths. An optional footer ends the map. Control characters in
+ * a path are escaped (see escapeControls): a file named `new\nline.py` is one map line.
  */
 export function renderText(blocks: readonly MapBlock[], footer = '', style: RenderStyle = {}): string {
   const out: string[] = [];
@@ -50,10 +53,10 @@ export function renderText(blocks: readonly MapBlock[], footer = '', style: Rend
     if (out.length > start && !(bare && previousBare)) out.push('');
     previousBare = bare;
     if (bare) {
-      out.push(block.path);
+      out.push(escapeControls(block.path));
       continue;
     }
-    out.push(`${block.path}:`);
+    out.push(`${escapeControls(block.path)}:`);
     if (style.markdown) out.push('```' + block.lang);
     let next = 0; // the first line not yet accounted for
     for (const { line, text } of block.lines) {

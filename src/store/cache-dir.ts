@@ -1,10 +1,30 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { UserError, errorMessage } from '../errors.js';
 
 /** The default cache folder of a repository: $XDG_CACHE_HOME/repomap/<hash of the root's real path>. */
 export function defaultCacheDir(realRoot: string): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   const digest = createHash('sha256').update(realRoot).digest('hex').slice(0, 16);
   return join(base, 'repomap', digest);
+}
+
+/** Makes a cache folder (and its parents) if needed; a path that is a file, or cannot be made, is a UserError naming it. */
+export function ensureCacheDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    if (isFile(dir)) throw new UserError(`cache folder ${dir} is a file, not a folder`);
+    throw new UserError(`cache folder ${dir} cannot be made: ${errorMessage(err)}`);
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return !statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -1,8 +1,9 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import type { FileNames, FileRecord, FileRefs, FileTags } from '../types.js';
 import { Outline } from './outline.js';
+import { ensureCacheDir } from './cache-dir.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
 export const STORE_FORMAT = 6;
@@ -12,6 +13,33 @@ const META_KEY = 'format';
 type StoredRecord = Omit<FileRecord, 'path' | 'tags' | 'names'>;
 /** The reference sites of a file (FileRefs without the names, which the names database holds). */
 type StoredSites = Pick<FileRefs, 'subkinds' | 'sites'>;
+
+/**
+ * A failure of the store itself (a commit or a transaction that LMDB refused): the file is
+ * damaged in a way the checks at open could not see. The index pass that meets one moves the
+ * store aside and rebuilds it (see TagStore.rebuild).
+ */
+export class StoreError extends Error {
+  override name = 'StoreError';
+  constructor(
+    readonly dir: string,
+    cause: unknown,
+  ) {
+    super(`tag cache at ${join(dir, 'tags.lmdb')} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * Whether an error is the store's: a StoreError, or one LMDB raised (an MDB_ code, a failed commit),
+ * also when it crossed from a worker thread, which writes tags into the same store and whose
+ * errors arrive as plain Errors.
+ */
+export function isStoreFailure(err: unknown): boolean {
+  if (err instanceof StoreError) return true;
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  return err.name === 'StoreError' || /^(Commit failed|MDB_)|tag cache at .* failed/.test(err.message) || (typeof code === 'number' && code <= -30600 && code >= -30800);
+}
 
 export interface StoreOptions {
   /** Receives one-line notices (a store rebuilt, and why). */
@@ -42,10 +70,12 @@ export class TagStore {
   ) {}
 
   static open(cacheDir: string, options: StoreOptions = {}): TagStore {
+    ignoreOrphanCommitFailures();
     const path = join(cacheDir, 'tags.lmdb');
-    mkdirSync(cacheDir, { recursive: true });
+    ensureCacheDir(cacheDir);
+    let store: TagStore | undefined;
     try {
-      const store = TagStore.openAt(cacheDir);
+      store = TagStore.openAt(cacheDir);
       const format = store.root.get(META_KEY) as unknown;
       if (format === STORE_FORMAT) return store;
       if (format !== undefined) {
@@ -56,13 +86,32 @@ export class TagStore {
       return store;
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      options.onNotice?.(`repomap: tag cache at ${path} is unreadable (${reason}); rebuilding it`);
-      rmSync(path, { force: true, recursive: true });
-      rmSync(`${path}-lock`, { force: true });
-      const store = TagStore.openAt(cacheDir);
-      store.root.putSync(META_KEY, STORE_FORMAT);
-      return store;
+      try {
+        store?.root.close();
+      } catch {
+        // a damaged environment may not close cleanly: it is moved aside all the same
+      }
+      options.onNotice?.(`repomap: tag cache at ${path} is unreadable (${reason}); moved aside to ${moveAside(cacheDir)}, rebuilding it`);
+      return TagStore.fresh(cacheDir);
     }
+  }
+
+  /**
+   * Moves a store that failed during an index pass aside (closing this one first), and opens a
+   * new, empty one in its place. Threads that attached to the old one must be gone first: they
+   * would go on writing into it.
+   */
+  static async rebuild(failed: TagStore, error: unknown, options: StoreOptions = {}): Promise<TagStore> {
+    await failed.close().catch(() => {});
+    const reason = error instanceof Error ? error.message : String(error);
+    options.onNotice?.(`repomap: ${reason}; moved it aside to ${moveAside(failed.dir)}, rebuilding it from the source files`);
+    return TagStore.fresh(failed.dir);
+  }
+
+  private static fresh(cacheDir: string): TagStore {
+    const store = TagStore.openAt(cacheDir);
+    store.root.putSync(META_KEY, STORE_FORMAT);
+    return store;
   }
 
   /**
@@ -81,8 +130,8 @@ export class TagStore {
     const fileNames = root.openDB<FileNames, string>({ name: 'names' });
     const outlines = root.openDB<Buffer, string>({ name: 'outlines', encoding: 'binary' });
     const sites = root.openDB<StoredSites, string>({ name: 'sites' });
-    // Touch the database so that a corrupt file fails here, inside open()'s recovery.
-    for (const _ of files.getKeys({ limit: 1 })) break;
+    // A first read of each database, so that a damaged file fails here, inside open()'s recovery.
+    for (const db of [files, fileNames, outlines, sites]) for (const _ of db.getKeys({ limit: 1 })) break;
     return new TagStore(cacheDir, root, files, fileNames, outlines, sites);
   }
 
@@ -115,26 +164,41 @@ export class TagStore {
 
   /** Whether nothing is stored yet (a first index). */
   isEmpty(): boolean {
-    for (const _ of this.files.getKeys({ limit: 1 })) return false;
-    return true;
+    return this.guarded(() => {
+      for (const _ of this.files.getKeys({ limit: 1 })) return false;
+      return true;
+    });
   }
 
   /** How many records are stored (counted by LMDB, none decoded). */
   count(): number {
-    return this.files.getCount();
+    return this.guarded(() => this.files.getCount());
   }
 
   /** Every stored path, in key order. */
   paths(): string[] {
-    return [...this.files.getKeys()] as string[];
+    return this.guarded(() => [...this.files.getKeys()] as string[]);
+  }
+
+  /** Runs a read over many pages: an LMDB error there is the store's (see StoreError). */
+  private guarded<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (err) {
+      throw new StoreError(this.dir, err);
+    }
   }
 
   /** Removes paths (records and tags) in one transaction: a crash leaves all or none of it. */
   remove(paths: readonly string[]): void {
     if (paths.length === 0) return;
-    this.files.transactionSync(() => {
-      for (const path of paths) for (const db of [this.outlines, this.sites, this.fileNames, this.files]) db.removeSync(path);
-    });
+    try {
+      this.files.transactionSync(() => {
+        for (const path of paths) for (const db of [this.outlines, this.sites, this.fileNames, this.files]) db.removeSync(path);
+      });
+    } catch (err) {
+      throw new StoreError(this.dir, err);
+    }
   }
 
   /**
@@ -148,13 +212,13 @@ export class TagStore {
     const { path, tags, names, ...stored } = record;
     if (tags) this.writeTags(path, tags);
     else if (record.skip) {
-      this.outlines.remove(path);
-      this.sites.remove(path);
+      this.queued(this.outlines.remove(path));
+      this.queued(this.sites.remove(path));
     }
     if (names) {
-      this.fileNames.put(path, names);
+      this.queued(this.fileNames.put(path, names));
       stored.links = names.defined.length + names.referenced.length;
-    } else if (record.skip) this.fileNames.remove(path);
+    } else if (record.skip) this.queued(this.fileNames.remove(path));
     this.queued(this.files.put(path, stored));
   }
 
@@ -163,7 +227,7 @@ export class TagStore {
    * Extraction workers write the tags they take, so that only the record travels back.
    */
   writeTags(path: string, tags: FileTags): void {
-    this.outlines.put(path, Outline.encode(tags));
+    this.queued(this.outlines.put(path, Outline.encode(tags)));
     const { refs } = tags;
     this.queued(refs.sites.length > 0 ? this.sites.put(path, { subkinds: refs.subkinds, sites: refs.sites }) : this.sites.remove(path));
   }
@@ -178,12 +242,19 @@ export class TagStore {
     await this.files.remove('/');
   }
 
+  /**
+   * Every write goes through here: a failed commit rejects each of its writes (and lmdb-js's
+   * `commitError` with them), and one rejection left unhandled would end the process.
+   */
   private queued(write: Promise<boolean>): void {
     // Transactions commit in order, so the last write settles last; an earlier failure is kept for `flushed`.
-    this.lastWrite = write.catch((err: unknown) => {
+    (write as { flushed?: Promise<unknown> }).flushed?.catch(() => {}); // settles with the commit: its failure is reported there
+    const settled = write.catch((err: unknown) => {
+      (err as { commitError?: Promise<unknown> }).commitError?.catch(() => {});
       this.writeError ??= err;
       return false;
     });
+    this.lastWrite = settled;
   }
 
   /** Resolves when every queued write is committed (reads see them); rejects if one failed. */
@@ -192,7 +263,7 @@ export class TagStore {
     this.lastWrite = undefined;
     const error = this.writeError;
     this.writeError = undefined;
-    if (error !== undefined) throw error;
+    if (error !== undefined) throw new StoreError(this.dir, error);
   }
 
   async close(): Promise<void> {
@@ -210,24 +281,72 @@ function readSafely<V>(db: Database<V, string>, path: string): V | undefined {
   }
 }
 
-const LMDB_MAGIC = 0xbeefc0de;
+let orphansIgnored = false;
 
 /**
- * LMDB trusts its file: a data file with garbage meta pages crashes the process on open. Check
- * both meta pages (magic number, page size) first, so such a file is rebuilt instead.
+ * lmdb-js makes a promise for the instruction that starts each write batch and keeps it to itself:
+ * when the batch's commit fails, that promise is rejected with nobody to handle it, and Node ends
+ * the process. The failure reaches the writes of the batch (see queued), so that rejection alone
+ * is let go; any other unhandled rejection is thrown as Node would.
+ */
+function ignoreOrphanCommitFailures(): void {
+  if (orphansIgnored) return;
+  orphansIgnored = true;
+  process.on('unhandledRejection', (reason) => {
+    if (reason instanceof Error && 'commitError' in reason && reason.message.startsWith('Commit failed')) {
+      (reason.commitError as Promise<unknown>).catch(() => {});
+      return;
+    }
+    throw reason;
+  });
+}
+
+/** Where a damaged store is moved (the one moved before is dropped): kept for a look, never read. */
+function moveAside(cacheDir: string): string {
+  const path = join(cacheDir, 'tags.lmdb');
+  const aside = `${path}.damaged`;
+  rmSync(aside, { force: true, recursive: true });
+  try {
+    renameSync(path, aside);
+  } catch {
+    rmSync(path, { force: true, recursive: true }); // could not be moved: it goes
+  }
+  rmSync(`${path}-lock`, { force: true });
+  return aside;
+}
+
+const LMDB_MAGIC = 0xbeefc0de;
+/**
+ * Offsets in a meta page of lmdb-js's LMDB (its pages start with a 24-byte header): the magic
+ * number, the page size (in the free database's record) and the last page used; `size` is what is read.
+ */
+const META = { magic: 24, pageSize: 48, lastPage: 144, size: 160 } as const;
+
+/**
+ * LMDB trusts its file: a data file with garbage meta pages crashes the process on open, and one
+ * shorter than its meta pages say (truncated) crashes it with SIGBUS when a missing page is read.
+ * Check both meta pages (magic number, page size) and the file's size against the last page they
+ * name first, so such a file is rebuilt instead.
  */
 function checkDataFile(file: string): void {
   if (!existsSync(file)) return;
   const fd = openSync(file, 'r');
   try {
     const size = fstatSync(fd).size;
-    const head = Buffer.alloc(64);
-    if (readSync(fd, head, 0, 64, 0) < 64 || head.readUInt32LE(24) !== LMDB_MAGIC) throw new Error('bad LMDB header');
-    const pageSize = head.readUInt32LE(48);
+    const meta = Buffer.alloc(META.size);
+    if (readSync(fd, meta, 0, META.size, 0) < META.size || meta.readUInt32LE(META.magic) !== LMDB_MAGIC) throw new Error('bad LMDB header');
+    const pageSize = meta.readUInt32LE(META.pageSize);
     if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0 || size < 2 * pageSize) {
       throw new Error('bad LMDB page size or truncated file');
     }
-    if (readSync(fd, head, 0, 64, pageSize) < 64 || head.readUInt32LE(24) !== LMDB_MAGIC) throw new Error('bad LMDB header');
+    let lastPage = meta.readBigUInt64LE(META.lastPage);
+    if (readSync(fd, meta, 0, META.size, pageSize) < META.size || meta.readUInt32LE(META.magic) !== LMDB_MAGIC) throw new Error('bad LMDB header');
+    const second = meta.readBigUInt64LE(META.lastPage);
+    if (second > lastPage) lastPage = second;
+    // Either meta page may be the one in use (LMDB takes the one with the higher transaction id): both must fit.
+    if (BigInt(size) < (lastPage + 1n) * BigInt(pageSize)) {
+      throw new Error(`truncated file: ${size} bytes, its meta pages name page ${lastPage} of ${pageSize} bytes`);
+    }
   } finally {
     closeSync(fd);
   }

@@ -1,0 +1,64 @@
+// The files a request names (chat and mentioned files) are checked by one function everywhere:
+// the CLI, the engine (and so the daemon and MCP, tested in daemon.test.ts and mcp.test.ts).
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { buildMap } from '../src/map.js';
+import { copyFixture, git, runCli, tempDir } from './helpers.js';
+
+function oneLineError(result: { code: number; stderr: string }, pattern: RegExp): void {
+  assert.equal(result.code, 2, result.stderr);
+  assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
+  assert.match(result.stderr, pattern);
+  assert.doesNotMatch(result.stderr, /\n\s+at /);
+}
+
+test('a file whose name starts with .. is inside the root: indexed, and accepted as a chat file', () => {
+  const root = copyFixture('shop');
+  mkdirSync(join(root, 'bad'));
+  writeFileSync(join(root, 'bad', '..foo.py'), 'def dotted_name():\n    return 1\n');
+  writeFileSync(join(root, '..top.py'), 'def top_name():\n    return 1\n');
+  const cache = tempDir();
+  for (const [cwd, chat, rel] of [[root, 'bad/..foo.py', 'bad/..foo.py'], [root, '..top.py', '..top.py'], [join(root, 'bad'), '..foo.py', 'bad/..foo.py']]) {
+    const result = runCli(['map', root, '--cache-dir', cache, '--chat', chat, '--format', 'json'], { cwd });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout).request.chatFiles, [rel]);
+  }
+  oneLineError(runCli(['map', root, '--cache-dir', tempDir(), '--chat', '../../x.py'], { cwd: join(root, 'src') }), /outside the repository root/);
+});
+
+test('--chat refuses a folder, a path with a NUL or a newline, and a symlink to a file outside the root', () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const outside = join(tempDir(), 'secret.py');
+  writeFileSync(outside, 'def secret():\n    pass\n');
+  symlinkSync(outside, join(root, 'src', 'link.py'));
+  oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', 'src'], { cwd: root }), /chat file src is a folder, not a file/);
+  oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', 'src/link.py'], { cwd: root }), /chat file src\/link\.py leads outside the repository root/);
+  oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', 'README.md\n../x'], { cwd: root }), /chat file README\.md\\n\.\.\/x: a path may not contain a control character/);
+});
+
+test('--chat refuses a file git ignores or --exclude leaves out, saying it is not indexed', () => {
+  const root = copyFixture('shop');
+  git(root, 'init', '-q');
+  writeFileSync(join(root, '.gitignore'), 'build/\n');
+  mkdirSync(join(root, 'build'));
+  writeFileSync(join(root, 'build', 'gen.ts'), 'export const generated = 1;\n');
+  const cache = tempDir();
+  oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', 'build/gen.ts'], { cwd: root }), /chat file build\/gen\.ts is not indexed \(ignored by git or a \.gitignore\)/);
+  oneLineError(
+    runCli(['map', root, '--cache-dir', cache, '--exclude', 'api', '--chat', 'api/server.py'], { cwd: root }),
+    /chat file api\/server\.py is not indexed \(excluded by --exclude\)/,
+  );
+});
+
+test('the library checks a request\'s files as the CLI does: a NUL cannot smuggle a path out', async () => {
+  const root = copyFixture('shop');
+  const cacheDir = tempDir();
+  await assert.rejects(buildMap({ root, cacheDir, chatFiles: ['README.md\u0000../../etc/passwd'] }), /control character/);
+  await assert.rejects(buildMap({ root, cacheDir, mentionedFiles: ['src/nope.ts'] }), /mentioned file src\/nope\.ts does not exist/);
+  await assert.rejects(buildMap({ root, cacheDir, mentionedFiles: ['src'] }), /mentioned file src is a folder/);
+  const map = await buildMap({ root, cacheDir, chatFiles: ['src/checkout.ts'], mentionedFiles: [join(root, 'src/cart.ts')] });
+  assert.deepEqual(map.request.mentionedFiles, ['src/cart.ts']);
+});
