@@ -16,8 +16,9 @@ export const REQUEST_OPTIONS = {
   ranking: { type: 'string' },
 } satisfies OptionSpec;
 
-export const REQUEST_HELP = `  --chat FILE          a file the model already has (repeatable): steers the ranking, not shown
-  --mention IDENT      an identifier the user mentioned (repeatable)
+export const REQUEST_HELP = `  --chat FILE          a file the model already has (repeatable): not shown; the map shows the code it
+                       uses first, and ranks from it
+  --mention IDENT      an identifier the user mentioned (repeatable): its definitions are shown first
   --message TEXT       the user's request; identifiers and file names are taken from it
   --tokens N           token budget, at most ${MAX_TOKENS}; given, it is the cap. Without it the budget is
                        ${DEFAULT_TOKENS}, x${NO_CHAT_MULTIPLIER} when no --chat is given, up to --max-tokens
