@@ -4,9 +4,9 @@ import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBa
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
-import { startTokenizer, tokenCounter } from './pack/tokens.js';
+import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
-import { DEFAULT_RANKING, rankDefinitions, rankRelated } from './rank/rank.js';
+import { DEFAULT_RANKING, type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
 import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { neededEntries } from './rank/needed.js';
 import { isTestPath } from './file-kinds.js';
@@ -152,71 +152,15 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   }
 
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents };
-  // Candidates in order: important files, then the ranking's files and definitions.
   const important = importantPaths().filter((path) => !chatFiles.has(path));
   // Important files are named in the map even without a grammar: they are not skipped.
   const shownAnyway = new Set(important);
   const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
   const skipped = countSkips(skippedFiles);
   const footer = skipFooter(skipped);
-  let entries: PackEntries;
-  let placeOf: ((path: string) => number) | undefined;
-  if ((request.ranking ?? DEFAULT_RANKING) === 'aider') {
-    const candidates: PackEntry[] = [];
-    entries = candidates;
-    const ranking = rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), rankRequest, DEFINITIONS_PER_TOKEN * budget);
-    const rankOf = (path: string) => ranking.fileRank.get(path) ?? 0;
-    for (const path of important) candidates.push({ path, rank: rankOf(path) });
-    const defsByName = new Map<string, Map<string, DefTag[]>>();
-    for (const { path, ident } of ranking.definitions) {
-      let byName = defsByName.get(path);
-      if (!byName) {
-        byName = new Map();
-        for (const def of outlineOf(path)?.defs() ?? []) getOrPush(byName, def.name, def);
-        defsByName.set(path, byName);
-      }
-      for (const def of byName.get(ident) ?? []) candidates.push({ path, rank: rankOf(path), def });
-    }
-    // Then every other file by rank.
-    const byRank = index.records
-      .filter((record) => !chatFiles.has(record.path))
-      .map((record) => record.path)
-      .sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
-    for (const path of byRank) candidates.push({ path, rank: rankOf(path) });
-  } else {
-    // This project's ranking: the fused file order names files first, then shows their definitions.
-    const limit = fileLimit(budget);
-    const related = graph.compileRelated({ chatFiles, mentionedIdents });
-    const ranking = rankRelated(related, rankRequest, graph, limit);
-    const others = (function* () {
-      for (const record of index.records) if (!chatFiles.has(record.path)) yield record.path;
-    })();
-    const layoutBudget = budget - countTokens(important.join('\n')) - countTokens(footer);
-    const importantEntries = important.map((path) => ({ path, rank: ranking.rankOf(path) }));
-    // Depth first: the code the request's files use, within its share; breadth in what remains.
-    const needed = neededEntries(
-      {
-        fileNames: (path) => graph.fileNames(path),
-        definersOf: (idents) => graph.definersOfAll(idents),
-        importsOf: index.lookups.importsOf,
-        neighboursOf: (path) => neighboursOf(related.paths, path),
-        outlineOf,
-      },
-      // A shown definition takes a few tokens at the least: more entries than this never fit.
-      { from: [...chatFiles, ...mentioned], hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) },
-    );
-    const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);
-    const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
-      mentioned: mentionedIdents,
-      isLate: lateFiles([...chatFiles, ...mentioned]),
-      namesOnly: depth.entries.length > 0,
-    });
-    entries = followedBy([...importantEntries, ...depth.entries], breadth);
-    // Files are shown in rank order, the important ones first, wherever their entries came from.
-    const place = new Map<string, number>(important.map((path, i) => [path, i - important.length]));
-    ranking.files.forEach((path, i) => place.set(path, i));
-    placeOf = (path) => place.get(path) ?? ranking.files.length;
-  }
+  const layout = { index, graph, request: rankRequest, important, budget, countTokens };
+  const { entries, placeOf } =
+    (request.ranking ?? DEFAULT_RANKING) === 'aider' ? aiderEntries(layout) : relatedMapEntries({ ...layout, footer });
 
   const style = { preamble: request.preamble, markdown: request.markdown };
   const packed = packMap(entries, outlineOf, budget, countTokens, footer, style, placeOf);
@@ -236,6 +180,89 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
       mentionedFiles: [...mentioned].sort(comparePaths),
       mentionedIdents: [...mentionedIdents].sort(comparePaths),
     },
+  };
+}
+
+/** What laying out a map's candidates reads: the index and graph, the request understood, the important files, the budget. */
+interface LayoutContext {
+  index: RepoIndex;
+  graph: ReferenceGraph;
+  request: RankRequest;
+  important: readonly string[];
+  budget: number;
+  countTokens: TokenCounter;
+}
+
+/** A map's candidates in order, and where each file's block goes (map order when undefined: first appearance). */
+interface MapEntries {
+  entries: PackEntries;
+  placeOf?: (path: string) => number;
+}
+
+/** Aider's layout: the important files, the ranked definitions, then every other file by rank. */
+function aiderEntries({ index, graph, request, important, budget }: LayoutContext): MapEntries {
+  const { chatFiles, mentionedIdents } = request;
+  const candidates: PackEntry[] = [];
+  const ranking = rankDefinitions(graph.compile({ chatFiles, mentionedIdents }), request, DEFINITIONS_PER_TOKEN * budget);
+  const rankOf = (path: string) => ranking.fileRank.get(path) ?? 0;
+  for (const path of important) candidates.push({ path, rank: rankOf(path) });
+  const defsByName = new Map<string, Map<string, DefTag[]>>();
+  for (const { path, ident } of ranking.definitions) {
+    let byName = defsByName.get(path);
+    if (!byName) {
+      byName = new Map();
+      for (const def of index.lookups.outlineOf(path)?.defs() ?? []) getOrPush(byName, def.name, def);
+      defsByName.set(path, byName);
+    }
+    for (const def of byName.get(ident) ?? []) candidates.push({ path, rank: rankOf(path), def });
+  }
+  const byRank = index.records
+    .filter((record) => !chatFiles.has(record.path))
+    .map((record) => record.path)
+    .sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
+  for (const path of byRank) candidates.push({ path, rank: rankOf(path) });
+  return { entries: candidates };
+}
+
+/**
+ * This project's layout: the important files; the code the request's files use (needed.ts),
+ * within its share of the budget; then breadth, the fused file order named first, then their
+ * definitions. Files are shown in rank order, the important ones first.
+ */
+function relatedMapEntries({ index, graph, request, important, budget, countTokens, footer }: LayoutContext & { footer: string }): MapEntries {
+  const { chatFiles, mentionedFiles, mentionedIdents } = request;
+  const { outlineOf } = index.lookups;
+  const limit = fileLimit(budget);
+  const related = graph.compileRelated({ chatFiles, mentionedIdents });
+  const ranking = rankRelated(related, request, graph, limit);
+  const others = (function* () {
+    for (const record of index.records) if (!chatFiles.has(record.path)) yield record.path;
+  })();
+  const layoutBudget = budget - countTokens(important.join('\n')) - countTokens(footer);
+  const importantEntries = important.map((path) => ({ path, rank: ranking.rankOf(path) }));
+  const from = [...chatFiles, ...mentionedFiles];
+  const needed = neededEntries(
+    {
+      fileNames: (path) => graph.fileNames(path),
+      definersOf: (idents) => graph.definersOfAll(idents),
+      importsOf: index.lookups.importsOf,
+      neighboursOf: (path) => neighboursOf(related.paths, path),
+      outlineOf,
+    },
+    // A shown definition takes a few tokens at the least: more entries than this never fit.
+    { from, hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) },
+  );
+  const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);
+  const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
+    mentioned: mentionedIdents,
+    isLate: lateFiles(from),
+    namesOnly: depth.entries.length > 0,
+  });
+  const place = new Map<string, number>(important.map((path, i) => [path, i - important.length]));
+  ranking.files.forEach((path, i) => place.set(path, i));
+  return {
+    entries: followedBy([...importantEntries, ...depth.entries], breadth),
+    placeOf: (path) => place.get(path) ?? ranking.files.length,
   };
 }
 
