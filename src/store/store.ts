@@ -287,7 +287,8 @@ let orphansIgnored = false;
  * lmdb-js makes a promise for the instruction that starts each write batch and keeps it to itself:
  * when the batch's commit fails, that promise is rejected with nobody to handle it, and Node ends
  * the process. The failure reaches the writes of the batch (see queued), so that rejection alone
- * is let go; any other unhandled rejection is thrown as Node would.
+ * is let go; any other unhandled rejection is thrown as Node would, unless the process has
+ * listeners of its own.
  */
 function ignoreOrphanCommitFailures(): void {
   if (orphansIgnored) return;
@@ -297,6 +298,8 @@ function ignoreOrphanCommitFailures(): void {
       (reason.commitError as Promise<unknown>).catch(() => {});
       return;
     }
+    // Another listener (an application using the library) decides what its rejections do.
+    if (process.listenerCount('unhandledRejection') > 1) return;
     throw reason;
   });
 }
