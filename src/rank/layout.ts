@@ -36,6 +36,8 @@ export interface LayoutInput {
   isLate?: (path: string) => boolean;
   /** Tokens spent naming files before any of their definitions (default: namingTokens(budget)). */
   naming?: number;
+  /** Every file named before any definition (the map shows the request's code already: see needed.ts). */
+  definitionsLast?: boolean;
 }
 
 /** A file's definitions, best first, each made when first asked for. */
@@ -48,22 +50,31 @@ const NO_MENTIONS: ReadonlySet<string> = new Set();
 const NO_DEFINITIONS: RankedDefinitions = { count: 0, at: () => undefined as never };
 
 /** The candidates of a 'repomap' map in order (after the important files): the packer takes the longest prefix that fits. */
-export function layoutEntries({ files, rankOf, definitionsOf, budget, countTokens, isLate = () => false, naming = namingTokens(budget) }: LayoutInput): PackEntries {
+export function layoutEntries({
+  files,
+  rankOf,
+  definitionsOf,
+  budget,
+  countTokens,
+  isLate = () => false,
+  naming = namingTokens(budget),
+  definitionsLast = false,
+}: LayoutInput): PackEntries {
   // How many files the naming part of the budget can list as bare paths (one line each).
   let named = 0;
   for (let used = 0; named < files.length; named++) {
     used += countTokens(files[named] + '\n');
     if (used > naming) break;
   }
-  return new LaidOutEntries(files, named, definitionsOf(files.slice(0, named)), rankOf, isLate);
+  return new LaidOutEntries(files, named, definitionsOf(files.slice(0, named)), rankOf, isLate, definitionsLast ? files.length : named);
 }
 
 /**
  * layoutEntries' order: the named files, their definitions round by round (the late files' after
- * all the others'), the other files. Each
- * entry is made when the packer first reads it: it reads a few hundred, and the named files of a
- * large repository define thousands of names (made every map, they were most of what a map
- * request left for the old generation).
+ * all the others'), the other files; or, with definitionsLast, every file and then the named
+ * files' definitions. Each entry is made when the packer first reads it: it reads a few hundred,
+ * and the named files of a large repository define thousands of names (made every map, they were
+ * most of what a map request left for the old generation).
  */
 class LaidOutEntries implements PackEntries {
   readonly length: number;
@@ -74,10 +85,12 @@ class LaidOutEntries implements PackEntries {
 
   constructor(
     private readonly files: readonly string[],
-    private readonly named: number,
+    named: number,
     private readonly definitions: readonly RankedDefinitions[],
     private readonly rankOf: (path: string) => number,
     isLate: (path: string) => boolean,
+    /** Where the definitions start among the entries: after the named files, or after every file. */
+    private readonly definitionsFrom: number,
   ) {
     this.definitionCount = definitions.reduce((sum, list) => sum + list.count, 0);
     this.length = files.length + this.definitionCount;
@@ -108,10 +121,10 @@ class LaidOutEntries implements PackEntries {
   }
 
   private make(index: number): PackEntry {
-    const { files, named } = this;
+    const { files, definitionsFrom } = this;
     // Entries are made in order (see at), so the next definition is the iterator's next.
-    if (index >= named && index < named + this.definitionCount) return this.rounds.next().value as PackEntry;
-    const path = files[index < named ? index : index - this.definitionCount];
+    if (index >= definitionsFrom && index < definitionsFrom + this.definitionCount) return this.rounds.next().value as PackEntry;
+    const path = files[index < definitionsFrom ? index : index - this.definitionCount];
     return { path, rank: this.rankOf(path) };
   }
 }
@@ -148,7 +161,7 @@ export function relatedEntries(
   }: {
     mentioned?: ReadonlySet<string>;
     isLate?: (path: string) => boolean;
-    /** The map shows the request's code already (needed.ts): the budget names files first, all of it. */
+    /** The map shows the request's code already (needed.ts): every file is named before any definition. */
     namesOnly?: boolean;
   } = {},
 ): PackEntries {
@@ -171,6 +184,7 @@ export function relatedEntries(
     countTokens,
     isLate,
     naming: namesOnly ? budget : namingTokens(budget),
+    definitionsLast: namesOnly,
   });
 }
 
