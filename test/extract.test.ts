@@ -7,6 +7,7 @@ import { type FileJob, type FileResult, contentHash, indexFiles } from '../src/e
 import { ReadAhead, ReadTiming } from '../src/extract/read-ahead.js';
 import { tempDir } from './helpers.js';
 import { packRefs, unpackRefs } from '../src/extract/refs.js';
+import { MAX_SIGNATURE_CHARS, MAX_SIGNATURE_LINES, signatureEndOf } from '../src/extract/extract.js';
 import type { FileRecord } from '../src/types.js';
 import {
   type Fixture,
@@ -681,4 +682,20 @@ test('references by column: names once each, sorted, with counts and imports; un
   // Equal lists in another order of first use give the same names (the graph's input).
   assert.deepEqual(packRefs([...refs].reverse()).names, packed.names);
   assert.deepEqual(unpackRefs(packRefs([])), []);
+});
+
+test('a signature runs to the line that closes its parameter list, or opens a type argument list, within its caps', () => {
+  const lines = (text: string) => text.split('\n');
+  // A parameter list over three lines, its return type on the last.
+  assert.equal(signatureEndOf(lines('export function f(\n  a: number,\n  b: string,\n): void {\n  return;\n}'), 0), 3);
+  // Closed on its own line: one line.
+  assert.equal(signatureEndOf(lines('def g(a, b):\n    return a'), 0), 0);
+  // A type argument list opened at the end of the line goes on.
+  assert.equal(signatureEndOf(lines('export interface R extends Readonly<\n  Omit<C, "x">\n> {\n}'), 0), 1);
+  // An array constant is not a signature.
+  assert.equal(signatureEndOf(lines('export const names = [\n  "a",\n  "b",\n];'), 0), 0);
+  // At most MAX_SIGNATURE_LINES lines, and no further line past MAX_SIGNATURE_CHARS characters.
+  assert.equal(signatureEndOf(lines('f(\na,\nb,\nc,\nd,\ne)'), 0), MAX_SIGNATURE_LINES - 1);
+  const long = 'x'.repeat(MAX_SIGNATURE_CHARS);
+  assert.equal(signatureEndOf(lines(`g(\n${long},\ny)`), 0), 0);
 });

@@ -219,7 +219,8 @@ export function signatureEndOf(lineTexts: readonly string[], line: number): numb
       if (c === 40) depth++; // (
       else if (c === 41 && depth > 0) depth--; // )
     }
-    if (depth === 0) break;
+    // A line that ends opening a type argument list (`extends Readonly<`) goes on as well.
+    if (depth === 0 && !text.trimEnd().endsWith('<')) break;
   }
   return end;
 }

@@ -6,7 +6,7 @@ import { Outline } from './outline.js';
 import { ensureCacheDir } from './cache-dir.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 6;
+export const STORE_FORMAT = 7;
 const META_KEY = 'format';
 
 /** A path's record: stat, hash, skip and how many names it has (what a warm start decodes). */
