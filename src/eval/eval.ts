@@ -257,8 +257,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           graphed.delete(path);
         }
       }
-      // Imports resolve over this tree's paths and project files: every edge is derived again.
+      // Imports resolve over this tree's paths and project files: every edge is derived again,
+      // here, so that the time it takes counts as indexing, not as the first ranking's map.
       graph.useImports(index.lookups.importsOf);
+      graph.prepareRelated({ spare: false });
       const indexMs = performance.now() - indexStart;
       const needed = neededNames(added, task.chatFile, namesByPath);
 
