@@ -3,6 +3,7 @@ import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
+import { requestFilePath } from '../paths.js';
 import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, outOfDate } from '../index/indexer.js';
 import { type ParseRunner, createRunner } from '../index/pool.js';
 import { statAll } from '../index/stat.js';
@@ -567,6 +568,7 @@ export class Daemon {
       case 'map': {
         const params = parseMapParams(request.params);
         budgetFor(params); // bad numbers fail now, not after the wait
+        this.catchUpNamed([...(params.chatFiles ?? []), ...(params.mentionedFiles ?? [])]);
         await this.settled();
         const started = performance.now();
         const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, { ...params, exclude: this.options.exclude }), { listSkipped: params.listSkipped === true });
@@ -588,6 +590,25 @@ export class Daemon {
       default:
         throw new RpcFailure(ERROR_CODES.methodNotFound, `unknown method '${request.method}' (methods: map, symbols, status, reindex, shutdown)`);
     }
+  }
+
+  /**
+   * Queues the files a request names that the index does not know yet (written a moment ago, the
+   * watcher has not told of them): the map then finds them indexed, or refuses one the discovery
+   * rules leave out. A path that is no file of the root is left for the map to refuse.
+   */
+  private catchUpNamed(paths: readonly string[]): void {
+    if (this.phase !== 'ready') return; // the cold index lists what exists
+    const unknown = new Set<string>();
+    for (const path of paths) {
+      try {
+        const rel = requestFilePath(this.options.root, path, 'file');
+        if (!this.state.has(rel)) unknown.add(rel);
+      } catch {
+        // Not a file of the root: the map refuses it with the reason.
+      }
+    }
+    if (unknown.size > 0) this.enqueue(unknown);
   }
 
   /** Waits for the cold index and for every update queued so far. */
