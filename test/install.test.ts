@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { packageRoot } from '../src/paths.js';
+import { copyFixture, tempDir } from './helpers.js';
 
 function npm(args: string[], options: { cwd?: string; timeout?: number } = {}): { code: number; stdout: string; stderr: string } {
   const result = spawnSync('npm', args, { cwd: options.cwd ?? packageRoot, encoding: 'utf8', timeout: options.timeout ?? 60_000 });
@@ -32,4 +33,28 @@ test('the installed tree is the one package.json declares: no invalid peer, no u
   assert.equal(tool.code, 0, tool.stderr);
   assert.match(tool.stdout, /npm-check-updates@npm:empty-npm-package@/);
   assert.doesNotMatch(tool.stdout, /npm-check-updates@\d/);
+});
+
+// Slow (about a minute: npm installs the package's dependencies, from npm's cache when it holds them).
+test('SLOW: the packed package, installed into a fresh prefix, maps a repository from another folder', () => {
+  const work = tempDir('repomap-install-');
+  // dist/ is built by the test command; the pack takes what is there rather than building again.
+  const pack = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work]);
+  assert.equal(pack.code, 0, pack.stderr);
+  const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const files = packed.files.map((file) => file.path);
+  assert.ok(files.includes('LICENSE') && files.includes('dist/src/index.js') && files.includes('dist/workers/extract-worker.js'), files.join(' '));
+  assert.deepEqual(files.filter((path) => path.endsWith('.map') || path.startsWith('test') || path.startsWith('dist/test')), [], 'no source map without its source, no tests');
+
+  const prefix = join(work, 'prefix');
+  const install = npm(['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename)], { timeout: 600_000 });
+  assert.equal(install.code, 0, install.stderr);
+
+  const elsewhere = tempDir('repomap-cwd-');
+  const run = (args: string[]) => spawnSync(join(prefix, 'bin', 'repomap'), args, { cwd: elsewhere, encoding: 'utf8', timeout: 120_000 });
+  const map = run(['map', copyFixture('shop'), '--cache-dir', join(work, 'cache'), '--tokens', '256']);
+  assert.equal(map.status, 0, map.stderr);
+  assert.match(map.stdout, /^src\/cart\.ts:$/m);
+  const version = run(['--version']);
+  assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version);
 });
