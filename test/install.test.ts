@@ -58,3 +58,11 @@ test('SLOW: the packed package, installed into a fresh prefix, maps a repository
   const version = run(['--version']);
   assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version);
 });
+
+test("the README's install command allows the install scripts package.json approves, no more, no fewer", () => {
+  const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+  const command = /^npm install -g repomap --allow-scripts=(\S+)$/m.exec(readme);
+  assert.ok(command, 'the README gives the install command for a platform without prebuilt binaries');
+  const approved = Object.keys((JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean> }).allowScripts);
+  assert.deepEqual(command[1].split(',').sort(), approved.sort());
+});
