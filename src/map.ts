@@ -18,7 +18,8 @@ import { TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './types.js';
 import { escapeControls, requestFilePath, resolveRoot } from './paths.js';
 import { UserError } from './errors.js';
-import { excludeMatcher } from './discover/discover.js';
+import { applyProjectConfig } from './config.js';
+import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor, nothingToMap } from './request.js';
 
@@ -47,6 +48,8 @@ export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' |
   root: string;
   /** Where the tag store lives (default: $XDG_CACHE_HOME/repomap/<hash of the root>). */
   cacheDir?: string;
+  /** Whether the root's project config (repomap.config.json) fills the options not given (default true). */
+  projectConfig?: boolean;
 }
 
 export { resolveRoot } from './paths.js';
@@ -98,7 +101,8 @@ export async function readSavedGraphAhead(dir: string): Promise<SavedGraphFile> 
 }
 
 /** Index (with the persistent cache) and map a repository in-process. */
-export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
+export async function buildMap(given: BuildMapOptions): Promise<RepoMap> {
+  const options = await applyProjectConfig(given);
   // The 'repomap' ranking's graph is read from the cache when no file in it changed, and saved for next time when one did.
   const related = (options.ranking ?? DEFAULT_RANKING) !== 'aider';
   const { index, graph, store, savedGraph } = await openRepository(options, { readGraph: related });
@@ -143,9 +147,9 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
   const { outlineOf, important: importantPaths } = index.lookups;
-  const chatFiles = new Set((request.chatFiles ?? []).map((path) => indexedFilePath(index, path, 'chat file', request.exclude)));
+  const chatFiles = new Set((request.chatFiles ?? []).map((path) => indexedFilePath(index, path, 'chat file', request)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
-  const mentioned = new Set((request.mentionedFiles ?? []).map((path) => indexedFilePath(index, path, 'mentioned file', request.exclude)));
+  const mentioned = new Set((request.mentionedFiles ?? []).map((path) => indexedFilePath(index, path, 'mentioned file', request)));
   if (request.message) {
     for (const ident of mentionedIdentifiers(request.message)) mentionedIdents.add(ident);
     for (const path of mentionedFiles(request.message, index.paths, chatFiles)) mentioned.add(path);
@@ -241,8 +245,10 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
 
 /** How the index was made, for telling why a file a request names is not in it. */
 export interface IndexedBy {
-  /** The --exclude globs of the index. */
+  /** The --exclude globs of the index (with the project config's). */
   exclude?: readonly string[];
+  /** The project config's include globs. */
+  include?: readonly string[];
 }
 
 /**
@@ -250,10 +256,14 @@ export interface IndexedBy {
  * out (git ignores it, or --exclude) is refused rather than dropped, since a map made as if it
  * were not named would be the wrong map without a word.
  */
-function indexedFilePath(index: RepoIndex, path: string, what: string, exclude: readonly string[] = []): string {
+function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy: IndexedBy): string {
   const rel = requestFilePath(index.root, path, what);
   if (index.lookups.isKnown(rel)) return rel;
-  const why = excludeMatcher(exclude)?.(rel) ? 'excluded by --exclude' : 'ignored by git or a .gitignore';
+  const why = excludeMatcher(indexedBy.exclude ?? [])?.(rel)
+    ? 'excluded by --exclude or the project config'
+    : leftOutMatcher(indexedBy)?.(rel)
+      ? "not matched by the project config's include"
+      : 'ignored by git or a .gitignore';
   throw new UserError(`${what} ${escapeControls(path)} is not indexed (${why})`);
 }
 

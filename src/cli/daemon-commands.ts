@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { DaemonClient, DaemonError } from '../client/client.js';
 import type { DaemonStatus } from '../daemon/protocol.js';
 import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon/runtime.js';
+import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { nothingToMap } from '../request.js';
@@ -39,7 +40,8 @@ ${REQUEST_HELP}  --verbose            on stderr: the daemon's work counts, the m
 Options used when this command starts the daemon (a running daemon keeps its own, and a line on
 stderr names those it does not use, with the 'repomap restart' that applies them):
 ${START_HELP}  -h, --help           show this help
-`;
+
+${CONFIG_HELP}`;
 
 const STATUS_HELP = `Usage: repomap status [ROOT] [--all] [--format text|json]
 
@@ -64,6 +66,13 @@ function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?
 async function rootOf(positionals: string[], command: string): Promise<string> {
   if (positionals.length > 1) throw new UserError(`${command} takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
   return resolveRoot(positionals[0] ?? '.');
+}
+
+/** The root of a command that may start its daemon: its project config is checked here first, so a mistake in it is said directly. */
+async function startableRoot(positionals: string[], command: string): Promise<string> {
+  const root = await rootOf(positionals, command);
+  readProjectConfig(root);
+  return root;
 }
 
 /** Runs one request, turning the daemon's error answers into user errors, then closes. */
@@ -93,7 +102,7 @@ export async function queryCommand(args: string[]): Promise<number> {
     process.stdout.write(QUERY_HELP);
     return 0;
   }
-  const root = await rootOf(positionals, 'query');
+  const root = await startableRoot(positionals, 'query');
   const { request, format } = requestFromOptions(values, root);
   const repo = await connect(root, startOptions(values));
   if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
@@ -110,7 +119,7 @@ export async function startCommand(args: string[]): Promise<number> {
     process.stdout.write(`Usage: repomap start [ROOT] [options]\n\nStarts the daemon of ROOT's repository in the background (no-op when it runs).\n\n${START_HELP}`);
     return 0;
   }
-  const root = await rootOf(positionals, 'start');
+  const root = await startableRoot(positionals, 'start');
   const repo = await connect(root, startOptions(values));
   if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
   const status = await answer(() => repo.status(), () => repo.close());
@@ -155,7 +164,7 @@ export async function restartCommand(args: string[]): Promise<number> {
     process.stdout.write(`Usage: repomap restart [ROOT] [options]\n\nStops the daemon of ROOT's repository, then starts it.\n\n${START_HELP}`);
     return 0;
   }
-  const root = await rootOf(positionals, 'restart');
+  const root = await startableRoot(positionals, 'restart');
   await stopDaemon(root);
   const repo = await connect(root, startOptions(values));
   const status = await answer(() => repo.status(), () => repo.close());

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
 import { packageVersion, resolveRoot } from '../paths.js';
@@ -20,7 +21,8 @@ Options (used when this starts the daemon):
   --exclude GLOB       paths the daemon leaves out (repeatable)
   --idle-timeout SECS  the daemon exits after this long without a request (default 1800)
   -h, --help           show this help
-`;
+
+${CONFIG_HELP}`;
 
 export async function mcpCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('mcp', args, {
@@ -38,6 +40,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const idle = values['idle-timeout'];
   if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
   const root = await resolveRoot(positionals[0] ?? '.');
+  readProjectConfig(root); // a mistake in it is said now, not by the daemon this starts
   const server = createMcpServer(root, await packageVersion(), {
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     workers: integerOption(values.workers, 'workers'),

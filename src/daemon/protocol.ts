@@ -61,6 +61,8 @@ export interface DaemonStatus {
   workers: number;
   /** The options the daemon was started with (a client's other options do not change them). */
   exclude: string[];
+  /** The project config's include globs (empty: every file). */
+  include: string[];
   idleTimeoutSeconds: number;
   socket: string;
   cacheDir: string;

@@ -10,6 +10,8 @@ const execFileAsync = promisify(execFile);
 export interface DiscoverOptions {
   /** Globs of paths to leave out (matched against the path relative to the root, and against each parent folder). */
   exclude?: readonly string[];
+  /** Globs of the files to keep, matched as `exclude` is; when given, a file none matches is left out. Folders are never left out by it. */
+  include?: readonly string[];
 }
 
 export interface Discovery {
@@ -56,7 +58,7 @@ export async function discoverFiles(root: string, options: DiscoverOptions = {})
   if (fromGit) for (const path of await specialEntries(root, fromGit)) found.push(path);
   if (fromGit) paths.push(...found);
   const special = new Set(found);
-  const excluded = excludeMatcher(options.exclude ?? []);
+  const excluded = leftOutMatcher(options);
   const kept = excluded ? paths.filter((path) => !excluded(path)) : paths;
   kept.sort(comparePaths);
   return { paths: kept, source: fromGit ? 'git' : 'walk', special };
@@ -121,6 +123,7 @@ export interface DiscoverableFilter {
  */
 export async function discoverableFilter(root: string, source: Discovery['source'], options: DiscoverOptions = {}): Promise<DiscoverableFilter> {
   const excluded = excludeMatcher(options.exclude ?? []);
+  const leftOut = leftOutMatcher(options);
   const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', [], false);
   const skips = async (folder: string): Promise<boolean> => {
     if (excluded?.(folder) || folder.split('/').includes('.git')) return true;
@@ -133,7 +136,7 @@ export async function discoverableFilter(root: string, source: Discovery['source
     const kept = new Set<string>();
     const doubtful: string[] = [];
     for (const path of paths) {
-      if (excluded?.(path) || path.split('/').includes('.git')) continue;
+      if (leftOut?.(path) || path.split('/').includes('.git')) continue;
       if (rules && !(await rules.ignores(path))) kept.add(path);
       else if (source === 'git') doubtful.push(path);
     }
@@ -329,10 +332,28 @@ function isIgnored(levels: IgnoreLevel[], path: string, isDir: boolean): boolean
 
 /** A test for paths the --exclude globs leave out (a glob naming a folder excludes what is in it). */
 export function excludeMatcher(globs: readonly string[]): ((path: string) => boolean) | null {
-  if (globs.length === 0) return null;
+  return globs.length === 0 ? null : globMatcher(globs);
+}
+
+/**
+ * A test for the files discovery leaves out: those `exclude` matches and, when `include` globs are
+ * given, those no include glob matches. A folder is judged by `excludeMatcher` alone: an include
+ * glob names files, which may lie in any folder.
+ */
+export function leftOutMatcher(options: DiscoverOptions): ((path: string) => boolean) | null {
+  const excluded = excludeMatcher(options.exclude ?? []);
+  if ((options.include ?? []).length === 0) return excluded;
+  const included = globMatcher(options.include ?? []);
+  return (path) => excluded?.(path) === true || !included(path);
+}
+
+/**
+ * Whether a path, or one of its folders, matches one of the globs. A glob without a slash matches
+ * basenames anywhere; one that names a folder matches everything below it.
+ */
+function globMatcher(globs: readonly string[]): (path: string) => boolean {
   const isMatch = picomatch(globs as string[], { dot: true, basename: true });
   return (path) => {
-    // A glob naming a folder excludes everything below it.
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
       if (isMatch(path.slice(0, slash))) return true;
     }

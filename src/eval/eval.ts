@@ -237,6 +237,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         store,
         runner,
         exclude: options.exclude,
+        include: options.include,
         maxFileBytes: options.maxFileBytes,
         onNotice: options.onNotice,
       });
