@@ -263,7 +263,7 @@ function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy
     ? 'excluded by --exclude or the project config'
     : leftOutMatcher(indexedBy)?.(rel)
       ? "not matched by the project config's include"
-      : 'ignored by git or a .gitignore';
+      : 'ignored by git or an ignore file: .gitignore, .repomapignore, .aiderignore';
   throw new UserError(`${what} ${escapeControls(path)} is not indexed (${why})`);
 }
 

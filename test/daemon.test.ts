@@ -823,3 +823,20 @@ test('the daemon reads the project config, under its flags, and reloads it when 
   await call(daemon.socket, 'shutdown');
   assert.equal(await daemon.exited, 0);
 });
+
+test('a .repomapignore written or changed while the daemon runs re-runs discovery, as a .gitignore does', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const first = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+  assert.ok(first.files.some((file) => file.path.startsWith('api/')));
+  writeFileSync(join(root, 'api', '.repomapignore'), '*.py\n');
+  const left = await mapUntil(daemon.socket, (map) => !map.files.some((file) => file.path.startsWith('api/')));
+  assert.ok(!left.files.some((file) => file.path.startsWith('api/')), left.text);
+  assert.ok(!left.skippedFiles.some((file) => file.path.startsWith('api/')), 'ignored, not listed as skipped');
+  writeFileSync(join(root, 'api', '.repomapignore'), '*.py\n!server.py\n');
+  const back = await mapUntil(daemon.socket, (map) => map.files.some((file) => file.path === 'api/server.py'));
+  assert.ok(back.files.some((file) => file.path === 'api/server.py'), back.text);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
-import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders } from '../discover/discover.js';
+import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
 import { type ProjectConfig, isConfigPath, readProjectConfig, withProjectConfig } from '../config.js';
 import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, outOfDate } from '../index/indexer.js';
@@ -445,12 +445,13 @@ export class Daemon {
   }
 
   /**
-   * Brings changed paths up to date; a .gitignore change, or a project config change that moves
+   * Brings changed paths up to date; a change of an ignore file (.gitignore, .repomapignore,
+   * .aiderignore), or a project config change that moves
    * what discovery lists, re-runs discovery over the tree.
    */
   private async applyChanges(changed: Set<string>): Promise<void> {
     const configMoved = [...changed].some(isConfigPath) && (await this.reloadConfig());
-    if (configMoved || [...changed].some((path) => path === '.gitignore' || path.endsWith('/.gitignore'))) {
+    if (configMoved || [...changed].some(isIgnoreFile)) {
       await this.rediscover();
       return;
     }
