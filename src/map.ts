@@ -162,7 +162,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const shownAnyway = new Set(important);
   const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
   const skipped = countSkips(skippedFiles);
-  const footer = skipFooter(skipped);
+  const footer = skipFooter(skipped, request.verboseHint ?? true);
   let entries: PackEntries;
   let placeOf: ((path: string) => number) | undefined;
   if ((request.ranking ?? DEFAULT_RANKING) === 'aider') {
@@ -290,11 +290,11 @@ function countSkips(skipped: readonly SkippedFile[]): Partial<Record<SkipReason,
 }
 
 /** One line counting the skipped files by reason; empty when none was skipped. */
-export function skipFooter(counts: Partial<Record<SkipReason, number>>): string {
+export function skipFooter(counts: Partial<Record<SkipReason, number>>, verboseHint: boolean): string {
   const parts = SKIP_ORDER.filter((reason) => counts[reason]).map((reason) => `${counts[reason]} ${reason}`);
   if (parts.length === 0) return '';
   const total = SKIP_ORDER.reduce((sum, reason) => sum + (counts[reason] ?? 0), 0);
-  return `(${total} ${total === 1 ? 'file' : 'files'} not mapped: ${parts.join(', ')}; --verbose lists them)`;
+  return `(${total} ${total === 1 ? 'file' : 'files'} not mapped: ${parts.join(', ')}${verboseHint ? '; --verbose lists them' : ''})`;
 }
 
 /**

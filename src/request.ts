@@ -41,6 +41,8 @@ export interface MapRequest {
   ranking?: RankingName;
   /** A daemon's answer lists every skipped file only when this is true (the counts are always there). */
   listSkipped?: boolean;
+  /** Whether the map's last line (the skipped files by reason) ends saying --verbose lists them (default true; MCP answers have no flags). */
+  verboseHint?: boolean;
 }
 
 /**

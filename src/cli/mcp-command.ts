@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
@@ -40,8 +42,11 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const idle = values['idle-timeout'];
   if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
   const root = await resolveRoot(positionals[0] ?? '.');
-  readProjectConfig(root); // a mistake in it is said now, not by the daemon this starts
+  const refusal = positionals.length === 0 ? unlikelyRoot(root) : undefined;
+  if (refusal) process.stderr.write(`repomap: ${refusal}\n`); // clients log a server's stderr
+  else readProjectConfig(root); // a mistake in it is said now, not by the daemon this starts
   const server = createMcpServer(root, await packageVersion(), {
+    refusal,
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     workers: integerOption(values.workers, 'workers'),
     exclude: values.exclude ?? [],
@@ -53,4 +58,27 @@ export async function mcpCommand(args: string[]): Promise<number> {
   refuseUnknownArguments(transport);
   await closed;
   return 0;
+}
+
+/**
+ * Why a root the server got from its working folder, not from a ROOT, is not indexed: the home
+ * folder or the file system root, where an MCP client that starts servers in its own folder
+ * would have a daemon index everything below. Undefined for any other folder.
+ */
+function unlikelyRoot(root: string): string | undefined {
+  const home = realHome();
+  if (root !== '/' && root !== home) return undefined;
+  const what = root === '/' ? 'the file system root' : 'your home folder';
+  return (
+    `repomap mcp was started without a ROOT in ${root} (${what}), which it does not index: ` +
+    'give the repository as ROOT (the server\'s "args": ["mcp", "/path/to/repo"]), or start the MCP client in the repository'
+  );
+}
+
+function realHome(): string | undefined {
+  try {
+    return realpathSync(homedir());
+  } catch {
+    return undefined;
+  }
 }

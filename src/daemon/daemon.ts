@@ -819,6 +819,7 @@ const MAP_FIELDS: Record<string, FieldType> = {
   preamble: 'boolean',
   markdown: 'boolean',
   listSkipped: 'boolean',
+  verboseHint: 'boolean',
 };
 
 const SYMBOL_FIELDS: Record<string, FieldType> = { name: 'string', prefix: 'boolean', limit: 'count' };
