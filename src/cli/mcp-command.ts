@@ -15,7 +15,10 @@ directory; a subfolder of a git work tree maps only what is under it), backed by
 (started when needed). Tools: repo_map, find_symbol,
 repo_status. Configure an MCP client with:
 
-  {"mcpServers": {"repomap": {"command": "node", "args": ["/path/to/repomap/bin/repomap.js", "mcp", "/path/to/repo"]}}}
+  {"mcpServers": {"repomap": {"command": "npx", "args": ["-y", "repomap", "mcp", "/path/to/repo"]}}}
+
+(Claude Code: claude mcp add repomap -- npx -y repomap mcp; the README has Cursor's and VS Code's.)
+Without ROOT the server maps the folder it is started in, but not the home folder or /.
 
 Options (used when this starts the daemon):
   --cache-dir DIR      the daemon's tag cache
