@@ -126,7 +126,7 @@ test('a call made while the daemon indexes reports progress to a client that ask
     const progress: Array<{ progress: number; total?: number }> = [];
     const early = (await client.callTool({ name: 'repo_map', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) })) as TextResult;
     assert.equal(early.isError, undefined, early.content[0].text);
-    assert.match(early.content[0].text, /^The repository index is being built: (\d+ of 1500 files indexed \(\d+%\)|listing the files)\. Call repo_map again in a little while/);
+    assert.match(early.content[0].text, /^The repository index is being built: (\d+ of 1500 files indexed \(\d+%\)|listing the files and checking them against the cache)\. Call repo_map again in a little while/);
     const indexing = (early.structuredContent as { indexing: { done: number; total: number } }).indexing;
     assert.ok(indexing.done <= indexing.total, JSON.stringify(indexing));
     assert.ok(progress.length >= 1, 'a progress notification for the call');

@@ -3,13 +3,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DaemonClient, DaemonError } from '../client/client.js';
-import type { DaemonStatus } from '../daemon/protocol.js';
+import { type DaemonStatus, indexingProgress } from '../daemon/protocol.js';
 import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon/runtime.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { nothingToMap } from '../request.js';
-import { connect } from '../index.js';
+import { type RepomapDaemon, connect } from '../index.js';
+import { progressReporter } from './progress.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { printDetails } from './details.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
@@ -36,6 +37,7 @@ map' (a subfolder of a git work tree maps only what is under it). The answer is 
 
 Map options:
 ${REQUEST_HELP}  --verbose            on stderr: the daemon's work counts, the map's size and every skipped file
+  --quiet              no progress line on stderr while the daemon indexes (shown only on a terminal anyway)
 
 Options used when this command starts the daemon (a running daemon keeps its own, and a line on
 stderr names those it does not use, with the 'repomap restart' that applies them):
@@ -96,6 +98,7 @@ export async function queryCommand(args: string[]): Promise<number> {
     ...REQUEST_OPTIONS,
     ...START_OPTIONS,
     verbose: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -106,11 +109,40 @@ export async function queryCommand(args: string[]): Promise<number> {
   const { request, format } = requestFromOptions(values, root);
   const repo = await connect(root, startOptions(values));
   if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
-  const map = await answer(() => repo.map({ ...request, listSkipped: values.verbose === true }), () => repo.close());
+  const map = await answer(() => whileShowingProgress(repo, repo.map({ ...request, listSkipped: values.verbose === true }), !values.quiet), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : map.text);
   if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
+}
+
+/** How often a waiting query asks the daemon how far its index is. */
+const PROGRESS_POLL_MS = 100;
+
+/**
+ * Waits for a request, drawing the daemon's indexing progress on a terminal meanwhile (files done
+ * of total, rate, time left), as 'repomap map' draws its own. The status is asked on the same
+ * connection, whose requests the daemon answers concurrently.
+ */
+async function whileShowingProgress<T>(repo: RepomapDaemon, pending: Promise<T>, enabled: boolean): Promise<T> {
+  if (!enabled || !process.stderr.isTTY) return pending;
+  const progress = progressReporter(process.stderr, true);
+  let settled = false;
+  const follow = async () => {
+    while (!settled) {
+      const status = await repo.status().catch(() => undefined);
+      if (!status || status.state === 'ready' || settled) return;
+      progress.update(status.progress.done, status.progress.total);
+      await new Promise((resolve) => setTimeout(resolve, PROGRESS_POLL_MS));
+    }
+  };
+  void follow();
+  try {
+    return await pending;
+  } finally {
+    settled = true;
+    progress.finish();
+  }
 }
 
 export async function startCommand(args: string[]): Promise<number> {
@@ -216,9 +248,9 @@ function statusLine(status: DaemonStatus): string {
   return `${status.root}  pid ${status.pid}  ${status.state}  ${status.files} files  ${mib(status.memory.rssBytes)} RSS  up ${status.uptimeSeconds} s`;
 }
 
-function statusReport(status: DaemonStatus): string {
+export function statusReport(status: DaemonStatus): string {
   const skipped = Object.entries(status.skipped).map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none';
-  const state = status.state === 'indexing' ? `indexing: ${status.progress.done} of ${status.progress.total} files` : 'ready';
+  const state = status.state === 'indexing' ? `indexing: ${indexingProgress(status.progress)}` : 'ready';
   return [
     `root:            ${status.root}`,
     `pid:             ${status.pid}`,

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
@@ -80,16 +80,32 @@ class RpcFailure extends Error {
   }
 }
 
-/** A log function writing timestamped lines to a file (created with its folder), or to stderr. */
-export function createLog(file: string | undefined): (line: string) => void {
-  if (file) mkdirSync(dirname(file), { recursive: true });
+/** The log file's size past which it is moved to `<file>.1` (replacing the one there) and started anew. */
+export const LOG_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A log function writing timestamped lines to a file (created with its folder), or to stderr. The
+ * file is bounded: past `maxBytes` it becomes `<file>.1` and a new one starts, so a daemon that
+ * runs for weeks keeps at most twice that.
+ */
+export function createLog(file: string | undefined, maxBytes = LOG_MAX_BYTES): (line: string) => void {
   // A foreground daemon whose terminal or pipe went away goes on serving; its log lines are lost.
   // (Unhandled, the write error would be logged, to stderr again: an endless loop.)
-  else process.stderr.on('error', () => {});
+  if (!file) {
+    process.stderr.on('error', () => {});
+    return (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  let size = existsSync(file) ? statSync(file).size : 0;
   return (line) => {
     const stamped = `${new Date().toISOString()} ${line}\n`;
-    if (file) appendFileSync(file, stamped);
-    else process.stderr.write(stamped);
+    const bytes = Buffer.byteLength(stamped);
+    if (size > 0 && size + bytes > maxBytes) {
+      renameSync(file, `${file}.1`);
+      size = 0;
+    }
+    appendFileSync(file, stamped);
+    size += bytes;
   };
 }
 

@@ -4,7 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DaemonError, type StartOptions } from '../client/client.js';
-import type { DaemonStatus } from '../daemon/protocol.js';
+import { type DaemonStatus, indexingProgress } from '../daemon/protocol.js';
 import { type RepomapDaemon, connect } from '../index.js';
 import { nothingToMap } from '../request.js';
 import { renderSymbols } from '../symbols.js';
@@ -266,8 +266,5 @@ function stillIndexing(tool: string, status: DaemonStatus): Answer {
 }
 
 function indexingLine(status: DaemonStatus): string {
-  const { done, total } = status.progress;
-  return total > 0
-    ? `The repository index is being built: ${done} of ${total} files indexed (${Math.floor((100 * done) / total)}%)`
-    : 'The repository index is being built: listing the files';
+  return `The repository index is being built: ${indexingProgress(status.progress)}`;
 }
