@@ -126,13 +126,15 @@ function unknownArgument(message: JSONRPCMessage): JSONRPCMessage | undefined {
  * started again if it went away). A failing call is a tool error, never a dead server.
  */
 export function createMcpServer(root: string, version: string, options: StartOptions & { refusal?: string } = {}): McpServer {
+  // `refusal`: why this root is not indexed (see mcpCommand); every call answers it as an error.
+  const { refusal, ...startOptions } = options;
   const server = new McpServer({ name: 'repomap', version });
   let daemon: Promise<RepomapDaemon> | undefined;
 
   // Runs a request on the daemon; a lost connection (an idle daemon exited) reconnects once.
   const withDaemon = async <T>(ask: (repo: RepomapDaemon) => Promise<T>): Promise<T> => {
     for (let attempt = 0; ; attempt++) {
-      daemon ??= connect(root, options);
+      daemon ??= connect(root, startOptions);
       try {
         return await ask(await daemon);
       } catch (err) {
@@ -145,7 +147,7 @@ export function createMcpServer(root: string, version: string, options: StartOpt
   // A daemon already running with other options keeps its own: each answer says so, after the answer.
   const tool = async (run: () => Promise<Answer>): Promise<ToolResult> => {
     try {
-      if (options.refusal) throw new Error(options.refusal);
+      if (refusal) throw new Error(refusal);
       const { text, structured } = await run();
       const notice = (await daemon?.catch(() => undefined))?.notice;
       return { content: [{ type: 'text', text }, ...(notice ? [{ type: 'text' as const, text: `note: ${notice}` }] : [])], structuredContent: structured };
