@@ -8,6 +8,7 @@ import type { DaemonStatus } from './daemon/protocol.js';
 import type { BuildMapOptions, RepoMap, RepoMapJson } from './map.js';
 import type { MapRequest } from './request.js';
 import { resolveRoot } from './paths.js';
+import { applyProjectConfig } from './config.js';
 import type { SymbolAnswer, SymbolQuery } from './symbols.js';
 
 export type { BuildMapOptions, RepoMap, RepoMapJson } from './map.js';
@@ -18,6 +19,7 @@ export type { StartOptions } from './client/client.js';
 export type { MapBlock } from './render/render.js';
 export type { SkipReason, SkippedFile } from './types.js';
 export { UserError } from './errors.js';
+export { CONFIG_FILE, type ProjectConfig, parseProjectConfig, readProjectConfig } from './config.js';
 export { DaemonError } from './client/client.js';
 
 /** Indexes ROOT (reusing its tag cache) and builds one map, in this process. */
@@ -29,7 +31,7 @@ export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
 export async function findSymbolsIn(options: Omit<BuildMapOptions, keyof MapRequest> & SymbolQuery): Promise<SymbolAnswer> {
   const { openRepository, centrality } = await import('./map.js');
   const { findSymbols, namesIn } = await import('./symbols.js');
-  const { index, graph, store } = await openRepository(options);
+  const { index, graph, store } = await openRepository(await applyProjectConfig(options));
   try {
     const query = { name: options.name, prefix: options.prefix, limit: options.limit };
     return findSymbols(index, centrality(graph), query, namesIn(graph, store));

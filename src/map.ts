@@ -18,7 +18,8 @@ import { TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './types.js';
 import { escapeControls, requestFilePath, resolveRoot } from './paths.js';
 import { UserError } from './errors.js';
-import { excludeMatcher } from './discover/discover.js';
+import { applyProjectConfig } from './config.js';
+import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor, nothingToMap } from './request.js';
 
@@ -47,6 +48,8 @@ export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' |
   root: string;
   /** Where the tag store lives (default: $XDG_CACHE_HOME/repomap/<hash of the root>). */
   cacheDir?: string;
+  /** Whether the root's project config (repomap.config.json) fills the options not given (default true). */
+  projectConfig?: boolean;
 }
 
 export { resolveRoot } from './paths.js';
@@ -98,7 +101,8 @@ export async function readSavedGraphAhead(dir: string): Promise<SavedGraphFile> 
 }
 
 /** Index (with the persistent cache) and map a repository in-process. */
-export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
+export async function buildMap(given: BuildMapOptions): Promise<RepoMap> {
+  const options = await applyProjectConfig(given);
   // The 'repomap' ranking's graph is read from the cache when no file in it changed, and saved for next time when one did.
   const related = (options.ranking ?? DEFAULT_RANKING) !== 'aider';
   const { index, graph, store, savedGraph } = await openRepository(options, { readGraph: related });
@@ -143,9 +147,9 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
   const { outlineOf, important: importantPaths } = index.lookups;
-  const chatFiles = new Set((request.chatFiles ?? []).map((path) => indexedFilePath(index, path, 'chat file', request.exclude)));
+  const chatFiles = new Set((request.chatFiles ?? []).map((path) => indexedFilePath(index, path, 'chat file', request)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
-  const mentioned = new Set((request.mentionedFiles ?? []).map((path) => indexedFilePath(index, path, 'mentioned file', request.exclude)));
+  const mentioned = new Set((request.mentionedFiles ?? []).map((path) => indexedFilePath(index, path, 'mentioned file', request)));
   if (request.message) {
     for (const ident of mentionedIdentifiers(request.message)) mentionedIdents.add(ident);
     for (const path of mentionedFiles(request.message, index.paths, chatFiles)) mentioned.add(path);
@@ -157,7 +161,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const shownAnyway = new Set(important);
   const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
   const skipped = countSkips(skippedFiles);
-  const footer = skipFooter(skipped);
+  const footer = skipFooter(skipped, request.verboseHint ?? true);
   const layout = { index, graph, request: rankRequest, important, budget, countTokens };
   const { entries, placeOf } =
     (request.ranking ?? DEFAULT_RANKING) === 'aider' ? aiderEntries(layout) : relatedMapEntries({ ...layout, footer });
@@ -268,8 +272,10 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
 
 /** How the index was made, for telling why a file a request names is not in it. */
 export interface IndexedBy {
-  /** The --exclude globs of the index. */
+  /** The --exclude globs of the index (with the project config's). */
   exclude?: readonly string[];
+  /** The project config's include globs. */
+  include?: readonly string[];
 }
 
 /**
@@ -277,10 +283,14 @@ export interface IndexedBy {
  * out (git ignores it, or --exclude) is refused rather than dropped, since a map made as if it
  * were not named would be the wrong map without a word.
  */
-function indexedFilePath(index: RepoIndex, path: string, what: string, exclude: readonly string[] = []): string {
+function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy: IndexedBy): string {
   const rel = requestFilePath(index.root, path, what);
   if (index.lookups.isKnown(rel)) return rel;
-  const why = excludeMatcher(exclude)?.(rel) ? 'excluded by --exclude' : 'ignored by git or a .gitignore';
+  const why = excludeMatcher(indexedBy.exclude ?? [])?.(rel)
+    ? 'excluded by --exclude or the project config'
+    : leftOutMatcher(indexedBy)?.(rel)
+      ? "not matched by the project config's include"
+      : 'ignored by git or an ignore file: .gitignore, .repomapignore, .aiderignore';
   throw new UserError(`${what} ${escapeControls(path)} is not indexed (${why})`);
 }
 
@@ -307,11 +317,11 @@ function countSkips(skipped: readonly SkippedFile[]): Partial<Record<SkipReason,
 }
 
 /** One line counting the skipped files by reason; empty when none was skipped. */
-export function skipFooter(counts: Partial<Record<SkipReason, number>>): string {
+export function skipFooter(counts: Partial<Record<SkipReason, number>>, verboseHint: boolean): string {
   const parts = SKIP_ORDER.filter((reason) => counts[reason]).map((reason) => `${counts[reason]} ${reason}`);
   if (parts.length === 0) return '';
   const total = SKIP_ORDER.reduce((sum, reason) => sum + (counts[reason] ?? 0), 0);
-  return `(${total} ${total === 1 ? 'file' : 'files'} not mapped: ${parts.join(', ')}; --verbose lists them)`;
+  return `(${total} ${total === 1 ? 'file' : 'files'} not mapped: ${parts.join(', ')}${verboseHint ? '; --verbose lists them' : ''})`;
 }
 
 /**

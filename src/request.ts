@@ -9,6 +9,8 @@ export const MAX_TOKENS = 65536;
 /** With no chat files the model knows nothing of the repository yet: the budget grows (Aider's map_mul_no_files). */
 export const NO_CHAT_MULTIPLIER = 8;
 export const DEFAULT_ENCODING = 'cl100k_base';
+/** The tiktoken encodings a map can count with. */
+export const ENCODINGS = ['cl100k_base', 'o200k_base', 'p50k_base', 'p50k_edit', 'r50k_base', 'gpt2'] as const;
 
 /** The rankings a map can use: this project's (the default) and Aider's, reproduced exactly. */
 export const RANKINGS = ['repomap', 'aider'] as const;
@@ -39,6 +41,8 @@ export interface MapRequest {
   ranking?: RankingName;
   /** A daemon's answer lists every skipped file only when this is true (the counts are always there). */
   listSkipped?: boolean;
+  /** Whether the map's last line (the skipped files by reason) ends saying --verbose lists them (default true; MCP answers have no flags). */
+  verboseHint?: boolean;
 }
 
 /**

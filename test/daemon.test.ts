@@ -811,3 +811,50 @@ test('a file written a moment before a request that names it is indexed for that
   await call(daemon.socket, 'shutdown');
   assert.equal(await daemon.exited, 0);
 });
+
+test('the daemon reads the project config, under its flags, and reloads it when it changes', async () => {
+  const root = gitRepo();
+  const config = join(root, 'repomap.config.json');
+  writeFileSync(config, JSON.stringify({ exclude: ['api'], tokens: 256, idleTimeout: 600 }));
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env, '--idle-timeout', '900');
+  const first = await call<RepoMapJson>(daemon.socket, 'map', {});
+  assert.equal(first.budget, 256, 'a request without tokens takes the config\'s');
+  assert.ok(!first.files.some((file) => file.path.startsWith('api/')));
+  const status = await call<DaemonStatus>(daemon.socket, 'status');
+  assert.deepEqual(status.exclude, ['api']);
+  assert.equal(status.idleTimeoutSeconds, 900, 'a flag wins over the config');
+
+  writeFileSync(config, JSON.stringify({ include: ['api', 'src'], tokens: 512 }));
+  const reloaded = await mapUntil(daemon.socket, (map) => map.budget === 512 && map.files.some((file) => file.path.startsWith('api/')), {});
+  assert.equal(reloaded.budget, 512);
+  assert.ok(reloaded.files.some((file) => file.path === 'api/server.py'), reloaded.text);
+  assert.ok(reloaded.files.every((file) => /^(api|src)\//.test(file.path)), reloaded.files.map((file) => file.path).join(' '));
+  assert.deepEqual((await call<DaemonStatus>(daemon.socket, 'status')).include, ['api', 'src']);
+
+  // A config that cannot be read is logged, and the one before kept.
+  writeFileSync(config, JSON.stringify({ tokens: 'many' }));
+  const deadline = Date.now() + 15_000;
+  while (!daemon.stderr().includes('project config not applied') && Date.now() < deadline) await sleep(50);
+  assert.match(daemon.stderr(), /project config not applied: .*repomap\.config\.json: 'tokens' must be a positive whole number/);
+  assert.equal((await call<RepoMapJson>(daemon.socket, 'map', {})).budget, 512);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
+test('a .repomapignore written or changed while the daemon runs re-runs discovery, as a .gitignore does', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const first = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+  assert.ok(first.files.some((file) => file.path.startsWith('api/')));
+  writeFileSync(join(root, 'api', '.repomapignore'), '*.py\n');
+  const left = await mapUntil(daemon.socket, (map) => !map.files.some((file) => file.path.startsWith('api/')));
+  assert.ok(!left.files.some((file) => file.path.startsWith('api/')), left.text);
+  assert.ok(!left.skippedFiles.some((file) => file.path.startsWith('api/')), 'ignored, not listed as skipped');
+  writeFileSync(join(root, 'api', '.repomapignore'), '*.py\n!server.py\n');
+  const back = await mapUntil(daemon.socket, (map) => map.files.some((file) => file.path === 'api/server.py'));
+  assert.ok(back.files.some((file) => file.path === 'api/server.py'), back.text);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});

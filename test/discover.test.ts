@@ -115,3 +115,35 @@ test('the filter of a root below the git top level reads the rules from the top 
   assert.deepEqual([...listed].sort(), [...discovery.paths].sort());
   assert.ok(listed.has('keep.gen.ts') && !listed.has('a.gen.ts') && !listed.has('deep/b.gen.ts'));
 });
+
+for (const withGit of [true, false]) {
+  test(`.repomapignore and .aiderignore in any folder leave files out, as .gitignore does (${withGit ? 'inside git, tracked files too' : 'outside git'}); the filter agrees`, async () => {
+    const root = tempDir();
+    write(root, {
+      '.repomapignore': 'fixtures/\n*.snap\n',
+      '.aiderignore': 'docs/\n',
+      'src/app.py': 'x = 1\n',
+      'src/app.snap': 'snapshot\n',
+      'fixtures/big.py': 'data = 1\n',
+      'docs/guide.py': 'print(1)\n',
+      'lib/.repomapignore': '*.gen.ts\n!keep.gen.ts\n',
+      'lib/a.gen.ts': 'ignored by the nested rule\n',
+      'lib/keep.gen.ts': 're-included\n',
+      'lib/c.ts': 'kept\n',
+    });
+    if (withGit) {
+      git(root, 'init', '-q');
+      git(root, 'add', '.');
+      git(root, 'commit', '-qm', 'init'); // tracked: git lists them, the ignore files still leave them out
+    }
+    const expected = ['.aiderignore', '.repomapignore', 'lib/.repomapignore', 'lib/c.ts', 'lib/keep.gen.ts', 'src/app.py'];
+    const discovery = await discoverFiles(root);
+    assert.equal(discovery.source, withGit ? 'git' : 'walk');
+    assert.deepEqual(discovery.paths, expected);
+    const filter = await discoverableFilter(root, discovery.source);
+    assert.deepEqual([...(await filter(allFiles(root).filter((path) => !path.startsWith('.git/'))))].sort(), expected);
+    assert.equal(await filter.skips('fixtures'), true);
+    assert.equal(await filter.skips('docs'), true);
+    assert.equal(await filter.skips('lib'), false);
+  });
+}

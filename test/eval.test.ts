@@ -31,9 +31,10 @@ function module(name: string, uses: string[] = [], extra = ''): string {
  * A scripted history: an initial tree, then commits that each modify a few files (the tasks),
  * a chore, a merge-free one-file change, and a commit adding files only.
  */
-function scriptedRepo(): string {
+function scriptedRepo(initial: Record<string, string> = {}): string {
   const root = tempDir('repomap-eval-repo-');
   git(root, 'init', '-q');
+  for (const [path, text] of Object.entries(initial)) write(root, path, text);
   const names = ['parseOrder', 'priceOrder', 'shipOrder', 'taxRate', 'formatMoney', 'auditTrail', 'sendMail', 'loadConfig'];
   write(root, 'src/parseOrder.ts', module('parseOrder', ['loadConfig']));
   write(root, 'src/priceOrder.ts', module('priceOrder', ['parseOrder', 'taxRate', 'formatMoney']));
@@ -401,4 +402,20 @@ test('eval scores API recall: a map showing the needed name, a list of paths tha
   assert.equal(row('repomap').apiRecall, 1);
   assert.equal(row('directory-paths').apiRecall, 0);
   assert.equal(row('repomap').apiTasks, 1);
+});
+
+test('files the parent tree\'s .repomapignore leaves out are no part of a task: a task left without targets is dropped, and said', async () => {
+  const root = scriptedRepo({ 'src/.repomapignore': 'taxRate.ts\nformatMoney.ts\n' });
+  const notices: string[] = [];
+  const report = await runEval({
+    root,
+    budgets: [1024],
+    rankers: [rankerByName('repomap')!],
+    scratchBase: tempDir('repomap-eval-scratch-'),
+    onNotice: (message) => notices.push(message),
+  });
+  // The three priceOrder rounds change only ignored files besides their chat file.
+  assert.equal(report.tasks.length, 1, JSON.stringify(report.tasks.map((result) => result.task.subject)));
+  assert.equal(report.tasks[0].task.chatFile, 'src/shipOrder.ts');
+  assert.equal(notices.filter((line) => /dropped: discovery of its parent leaves out/.test(line)).length, 3);
 });

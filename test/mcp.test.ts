@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,10 +7,28 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { packageRoot } from '../src/paths.js';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
 
-type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
+type TextResult = { content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+/** An MCP client of `repomap mcp ARGS...` over stdio, in a private runtime folder. */
+async function mcpClient(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ client: Client; env: Record<string, string> }> {
+  const runtime = tempDir('repomap-run-');
+  chmodSync(runtime, 0o700);
+  const env = { ...(process.env as Record<string, string>), XDG_RUNTIME_DIR: runtime, ...options.env };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(packageRoot, 'bin', 'repomap.js'), 'mcp', ...args],
+    env,
+    stderr: 'pipe',
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
+  const client = new Client({ name: 'repomap-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, env };
+}
 
 test('MCP over stdio, with the SDK client: list the tools, call each, errors are tool errors', async () => {
   const root = copyFixture('shop');
+  writeFileSync(join(root, 'notes.txt'), 'no grammar: counted in the last line\n');
   git(root, 'init', '-q');
   git(root, 'add', '.');
   git(root, 'commit', '-qm', 'init');
@@ -33,17 +51,37 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
     assert.ok(repoMap.description && repoMap.description.length > 100, 'a description written for a model');
     assert.deepEqual(Object.keys(repoMap.inputSchema.properties ?? {}).sort(), ['chat_files', 'max_tokens', 'mentioned_files', 'mentioned_identifiers', 'message']);
 
+    // Every tool only reads; the map and the symbol search give the same answer for the same index.
+    for (const tool of tools) {
+      assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
+      assert.equal(tool.annotations?.idempotentHint, tool.name !== 'repo_status' ? true : undefined, tool.name);
+      assert.equal(tool.outputSchema?.type, 'object', tool.name);
+    }
+
     const map = (await client.callTool({ name: 'repo_map', arguments: { chat_files: ['src/checkout.ts'], max_tokens: 400 } })) as TextResult;
     assert.equal(map.isError, undefined);
     assert.match(map.content[0].text, /^src\/cart\.ts:$/m);
     assert.doesNotMatch(map.content[0].text, /^src\/checkout\.ts:$/m);
+    // The last line counts what is not mapped, without the CLI's flag a model cannot give.
+    assert.match(map.content[0].text, /\(1 file not mapped: 1 no grammar\)$/m);
+    assert.doesNotMatch(map.content[0].text, /--verbose/);
+    // The same map as data.
+    const structured = map.structuredContent as { text: string; files: string[]; tokens: number; budget: number };
+    assert.equal(structured.text, map.content[0].text);
+    assert.ok(structured.files.includes('src/cart.ts'));
+    assert.equal(structured.budget, 400);
+    assert.ok(structured.tokens <= 400);
 
     const symbol = (await client.callTool({ name: 'find_symbol', arguments: { name: 'sendReceipt' } })) as TextResult;
     assert.match(symbol.content[0].text, /^src\/mailer\.ts:6 function sendReceipt$/m);
     assert.match(symbol.content[0].text, /^src\/checkout\.ts:\d+ call: await sendReceipt\(email, receipt\);$/m);
+    const found = symbol.structuredContent as { definitions: Array<{ path: string; line: number }>; totalReferences: number };
+    assert.deepEqual(found.definitions.map((def) => `${def.path}:${def.line}`), ['src/mailer.ts:6']);
+    assert.ok(found.totalReferences >= 1);
 
     const status = (await client.callTool({ name: 'repo_status', arguments: {} })) as TextResult;
     assert.equal(JSON.parse(status.content[0].text).root, root);
+    assert.equal((status.structuredContent as { state: string }).state, 'ready');
 
     const outside = (await client.callTool({ name: 'repo_map', arguments: { chat_files: ['../../etc/passwd'] } })) as TextResult;
     assert.equal(outside.isError, true);
@@ -71,5 +109,55 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
   } finally {
     await client.close();
     runCli(['stop', root], { env });
+  }
+});
+
+test('a call made while the daemon indexes reports progress to a client that asks, and answers how far it is instead of waiting past its bound', async () => {
+  const root = tempDir('repomap-many-');
+  mkdirSync(join(root, 'src'));
+  for (let i = 0; i < 1500; i++) {
+    writeFileSync(join(root, 'src', `m${i}.ts`), `export function handler${i}(value: number): number {\n  return value + ${i};\n}\n`);
+  }
+  // A bound of half a second (20 s otherwise): the call answers then, with what the index has done
+  // so far. (Not 0: the SDK's client handles a notification a tick after it reads it, and drops
+  // one read in the same chunk as the answer, which then no longer waits for it.)
+  const { client, env } = await mcpClient([root, '--cache-dir', tempDir(), '--workers', '1'], { env: { REPOMAP_TEST_MCP_WAIT_MS: '500' } });
+  try {
+    const progress: Array<{ progress: number; total?: number }> = [];
+    const early = (await client.callTool({ name: 'repo_map', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) })) as TextResult;
+    assert.equal(early.isError, undefined, early.content[0].text);
+    assert.match(early.content[0].text, /^The repository index is being built: (\d+ of 1500 files indexed \(\d+%\)|listing the files and checking them against the cache)\. Call repo_map again in a little while/);
+    const indexing = (early.structuredContent as { indexing: { done: number; total: number } }).indexing;
+    assert.ok(indexing.done <= indexing.total, JSON.stringify(indexing));
+    assert.ok(progress.length >= 1, 'a progress notification for the call');
+
+    const deadline = Date.now() + 60_000;
+    let status = (await client.callTool({ name: 'repo_status', arguments: {} })) as TextResult;
+    while ((status.structuredContent as { state: string }).state !== 'ready' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = (await client.callTool({ name: 'repo_status', arguments: {} })) as TextResult;
+    }
+    const ready = (await client.callTool({ name: 'repo_map', arguments: { max_tokens: 256 } })) as TextResult;
+    assert.match(ready.content[0].text, /^src\/m\d+\.ts/m);
+    assert.equal((ready.structuredContent as { indexing?: unknown }).indexing, undefined);
+  } finally {
+    await client.close();
+    runCli(['stop', root], { env });
+  }
+});
+
+test('without a ROOT, in the home folder, the server answers every call with how to give a root, and starts no daemon', async () => {
+  const home = tempDir('repomap-home-');
+  const { client, env } = await mcpClient([], { cwd: home, env: { HOME: home } });
+  try {
+    for (const name of ['repo_map', 'repo_status']) {
+      const refused = (await client.callTool({ name, arguments: {} })) as TextResult;
+      assert.equal(refused.isError, true);
+      assert.match(refused.content[0].text, /^repomap mcp was started without a ROOT in .* \(your home folder\), which it does not index: give the repository as ROOT/);
+    }
+    const runtime = join(env.XDG_RUNTIME_DIR, 'repomap');
+    assert.ok(!existsSync(runtime) || readdirSync(runtime).length === 0, 'no daemon was started');
+  } finally {
+    await client.close();
   }
 });

@@ -53,3 +53,64 @@ test('README example: the daemon API', () => {
     runCli(['stop', join(run.cwd, 'fixtures', 'repos', 'shop')], { env: run.env });
   }
 });
+
+/** The MCP client configurations of README.md, marked `<!-- mcp-config: CLIENT -->`, by client. */
+function mcpConfigs(): Map<string, { lang: string; text: string }> {
+  const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+  const configs = new Map<string, { lang: string; text: string }>();
+  for (const match of readme.matchAll(/<!-- mcp-config: ([\w-]+) -->\n```(\w+)\n([\s\S]*?)```/g)) configs.set(match[1], { lang: match[2], text: match[3] });
+  return configs;
+}
+
+type ServerEntry = { type?: string; command: string; args: string[] };
+
+test('README MCP configurations: Claude Code, Claude Desktop, Cursor and VS Code, each of the shape its client reads, each starting the server', async () => {
+  const configs = mcpConfigs();
+  assert.deepEqual([...configs.keys()].sort(), ['claude-code', 'claude-desktop', 'cursor', 'vscode']);
+
+  // Claude Code: one command, the server's command line after `--`, run in the project.
+  const claudeCode = configs.get('claude-code')!;
+  assert.equal(claudeCode.lang, 'sh');
+  const words = claudeCode.text.trim().split(/\s+/);
+  assert.deepEqual(words.slice(0, 5), ['claude', 'mcp', 'add', 'repomap', '--']);
+  const entries: Array<[string, ServerEntry]> = [['claude-code', { command: words[5], args: words.slice(6) }]];
+
+  // Claude Desktop and Cursor: mcpServers.NAME {command, args}; VS Code: servers.NAME {type, command, args}.
+  for (const [client, key] of [['claude-desktop', 'mcpServers'], ['cursor', 'mcpServers'], ['vscode', 'servers']] as const) {
+    const { lang, text } = configs.get(client)!;
+    assert.equal(lang, 'json');
+    const config = JSON.parse(text) as Record<string, Record<string, ServerEntry>>;
+    assert.deepEqual(Object.keys(config), [key], client);
+    assert.deepEqual(Object.keys(config[key]), ['repomap'], client);
+    const entry = config[key].repomap;
+    assert.deepEqual(Object.keys(entry).sort(), client === 'vscode' ? ['args', 'command', 'type'] : ['args', 'command'], client);
+    if (client === 'vscode') assert.equal(entry.type, 'stdio');
+    entries.push([client, entry]);
+  }
+
+  // Each runs `npx -y repomap mcp [ROOT]`: started here as `node bin/repomap.js mcp [ROOT]`, a
+  // placeholder ROOT given a fixture (the client's working folder, for Claude Code), its tools listed.
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const fixture = join(packageRoot, 'fixtures', 'repos', 'shop');
+  for (const [client, entry] of entries) {
+    assert.equal(entry.command, 'npx', client);
+    assert.deepEqual(entry.args.slice(0, 3), ['-y', 'repomap', 'mcp'], client);
+    const rest = entry.args.slice(3);
+    assert.ok(rest.length <= 1 && rest.every((arg) => arg === '/path/to/your/repo' || arg === '${workspaceFolder}'), `${client}: ${rest.join(' ')}`);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(packageRoot, 'bin', 'repomap.js'), 'mcp', ...rest.map(() => fixture)],
+      cwd: fixture,
+      stderr: 'pipe',
+    });
+    const mcp = new Client({ name: `readme-${client}`, version: '1.0.0' });
+    await mcp.connect(transport);
+    try {
+      const { tools } = await mcp.listTools();
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), ['find_symbol', 'repo_map', 'repo_status'], client);
+    } finally {
+      await mcp.close();
+    }
+  }
+});

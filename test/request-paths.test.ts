@@ -46,10 +46,10 @@ test('--chat refuses a file git ignores or --exclude leaves out, saying it is no
   mkdirSync(join(root, 'build'));
   writeFileSync(join(root, 'build', 'gen.ts'), 'export const generated = 1;\n');
   const cache = tempDir();
-  oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', 'build/gen.ts'], { cwd: root }), /chat file build\/gen\.ts is not indexed \(ignored by git or a \.gitignore\)/);
+  oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', 'build/gen.ts'], { cwd: root }), /chat file build\/gen\.ts is not indexed \(ignored by git or an ignore file: \.gitignore, \.repomapignore, \.aiderignore\)/);
   oneLineError(
     runCli(['map', root, '--cache-dir', cache, '--exclude', 'api', '--chat', 'api/server.py'], { cwd: root }),
-    /chat file api\/server\.py is not indexed \(excluded by --exclude\)/,
+    /chat file api\/server\.py is not indexed \(excluded by --exclude or the project config\)/,
   );
 });
 

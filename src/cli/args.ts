@@ -3,14 +3,47 @@ import { UserError } from '../errors.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
-/** parseArgs, with its errors (unknown flag, missing value) turned into one-line user errors. */
+/**
+ * parseArgs, with its errors (unknown flag, missing value) turned into one-line user errors; an
+ * unknown flag close to a known one is told which (`--tokns`: did you mean --tokens?).
+ */
 export function parseCommandArgs<T extends OptionSpec>(command: string, args: string[], options: T) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true as const });
   } catch (err) {
-    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new UserError(`${command}: ${message.replace(/\. To specify a positional argument.*$/, '')} (see 'repomap ${command} --help')`);
+    const message = (err instanceof Error ? err.message.split('\n')[0] : String(err)).replace(/\. To specify a positional argument.*$/, '');
+    const unknown = /^Unknown option '--([^'=]+)'/.exec(message)?.[1];
+    const guess = unknown === undefined ? undefined : closest(unknown, Object.keys(options));
+    throw new UserError(`${command}: ${message}${guess ? ` (did you mean --${guess}?)` : ''} (see 'repomap ${command} --help')`);
   }
+}
+
+/**
+ * The candidate nearest to a misspelt word, when it is near enough to be meant: at most 2 edits
+ * (insertions, deletions, substitutions, transpositions), and fewer than a third of its length.
+ */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const distance = editDistance(word, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best !== undefined && bestDistance <= Math.min(2, Math.ceil(best.length / 3)) ? best : undefined;
+}
+
+/** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+    }
+  }
+  return rows[a.length][b.length];
 }
 
 export function integerOption(value: string | undefined, name: string): number | undefined {

@@ -3,12 +3,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DaemonClient, DaemonError } from '../client/client.js';
-import type { DaemonStatus } from '../daemon/protocol.js';
+import { type DaemonStatus, indexingProgress } from '../daemon/protocol.js';
 import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon/runtime.js';
+import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { nothingToMap } from '../request.js';
-import { connect } from '../index.js';
+import { type RepomapDaemon, connect } from '../index.js';
+import { progressReporter } from './progress.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { printDetails } from './details.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
@@ -35,11 +37,13 @@ map' (a subfolder of a git work tree maps only what is under it). The answer is 
 
 Map options:
 ${REQUEST_HELP}  --verbose            on stderr: the daemon's work counts, the map's size and every skipped file
+  --quiet              no progress line on stderr while the daemon indexes (shown only on a terminal anyway)
 
 Options used when this command starts the daemon (a running daemon keeps its own, and a line on
 stderr names those it does not use, with the 'repomap restart' that applies them):
 ${START_HELP}  -h, --help           show this help
-`;
+
+${CONFIG_HELP}`;
 
 const STATUS_HELP = `Usage: repomap status [ROOT] [--all] [--format text|json]
 
@@ -66,6 +70,13 @@ async function rootOf(positionals: string[], command: string): Promise<string> {
   return resolveRoot(positionals[0] ?? '.');
 }
 
+/** The root of a command that may start its daemon: its project config is checked here first, so a mistake in it is said directly. */
+async function startableRoot(positionals: string[], command: string): Promise<string> {
+  const root = await rootOf(positionals, command);
+  readProjectConfig(root);
+  return root;
+}
+
 /** Runs one request, turning the daemon's error answers into user errors, then closes. */
 async function answer<T>(request: () => Promise<T>, close: () => void): Promise<T> {
   try {
@@ -87,21 +98,51 @@ export async function queryCommand(args: string[]): Promise<number> {
     ...REQUEST_OPTIONS,
     ...START_OPTIONS,
     verbose: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     process.stdout.write(QUERY_HELP);
     return 0;
   }
-  const root = await rootOf(positionals, 'query');
+  const root = await startableRoot(positionals, 'query');
   const { request, format } = requestFromOptions(values, root);
   const repo = await connect(root, startOptions(values));
   if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
-  const map = await answer(() => repo.map({ ...request, listSkipped: values.verbose === true }), () => repo.close());
+  const map = await answer(() => whileShowingProgress(repo, repo.map({ ...request, listSkipped: values.verbose === true }), !values.quiet), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : map.text);
   if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
+}
+
+/** How often a waiting query asks the daemon how far its index is. */
+const PROGRESS_POLL_MS = 100;
+
+/**
+ * Waits for a request, drawing the daemon's indexing progress on a terminal meanwhile (files done
+ * of total, rate, time left), as 'repomap map' draws its own. The status is asked on the same
+ * connection, whose requests the daemon answers concurrently.
+ */
+async function whileShowingProgress<T>(repo: RepomapDaemon, pending: Promise<T>, enabled: boolean): Promise<T> {
+  if (!enabled || !process.stderr.isTTY) return pending;
+  const progress = progressReporter(process.stderr, true);
+  let settled = false;
+  const follow = async () => {
+    while (!settled) {
+      const status = await repo.status().catch(() => undefined);
+      if (!status || status.state === 'ready' || settled) return;
+      progress.update(status.progress.done, status.progress.total);
+      await new Promise((resolve) => setTimeout(resolve, PROGRESS_POLL_MS));
+    }
+  };
+  void follow();
+  try {
+    return await pending;
+  } finally {
+    settled = true;
+    progress.finish();
+  }
 }
 
 export async function startCommand(args: string[]): Promise<number> {
@@ -110,7 +151,7 @@ export async function startCommand(args: string[]): Promise<number> {
     process.stdout.write(`Usage: repomap start [ROOT] [options]\n\nStarts the daemon of ROOT's repository in the background (no-op when it runs).\n\n${START_HELP}`);
     return 0;
   }
-  const root = await rootOf(positionals, 'start');
+  const root = await startableRoot(positionals, 'start');
   const repo = await connect(root, startOptions(values));
   if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
   const status = await answer(() => repo.status(), () => repo.close());
@@ -155,7 +196,7 @@ export async function restartCommand(args: string[]): Promise<number> {
     process.stdout.write(`Usage: repomap restart [ROOT] [options]\n\nStops the daemon of ROOT's repository, then starts it.\n\n${START_HELP}`);
     return 0;
   }
-  const root = await rootOf(positionals, 'restart');
+  const root = await startableRoot(positionals, 'restart');
   await stopDaemon(root);
   const repo = await connect(root, startOptions(values));
   const status = await answer(() => repo.status(), () => repo.close());
@@ -207,9 +248,9 @@ function statusLine(status: DaemonStatus): string {
   return `${status.root}  pid ${status.pid}  ${status.state}  ${status.files} files  ${mib(status.memory.rssBytes)} RSS  up ${status.uptimeSeconds} s`;
 }
 
-function statusReport(status: DaemonStatus): string {
+export function statusReport(status: DaemonStatus): string {
   const skipped = Object.entries(status.skipped).map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none';
-  const state = status.state === 'indexing' ? `indexing: ${status.progress.done} of ${status.progress.total} files` : 'ready';
+  const state = status.state === 'indexing' ? `indexing: ${indexingProgress(status.progress)}` : 'ready';
   return [
     `root:            ${status.root}`,
     `pid:             ${status.pid}`,

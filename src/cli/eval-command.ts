@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
+import { CONFIG_HELP, type ProjectConfig, readProjectConfig, withProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
+import { resolveRoot } from '../paths.js';
 import { DEFAULT_BUDGETS, DEFAULT_RANKERS, type EvalReport, type Ranker, formatReport, rankerByName, runEval } from '../eval/eval.js';
 import { DEFAULT_COMMITS, DEFAULT_TASKS } from '../eval/git.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../index/indexer.js';
@@ -36,7 +38,8 @@ Options:
   --workers N          parse threads (default ${defaultWorkerCount()})
   --quiet              no progress line on stderr (it is shown only on a terminal anyway)
   -h, --help           show this help
-`;
+
+${CONFIG_HELP}`;
 
 const EVAL_OPTIONS = {
   commits: { type: 'string' },
@@ -73,8 +76,19 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (new Set(rankers.map((ranker) => ranker.name)).size !== rankers.length) throw new UserError('--ranking names a ranking twice');
 
   const progress = evalProgress(process.stderr, !values.quiet);
+  const root = positionals[0] ?? '.';
+  // Flags over the project config of ROOT's work tree (a bare repository has none).
+  const configured = withProjectConfig<ProjectConfig>(
+    {
+      exclude: values.exclude,
+      encoding: values.encoding,
+      maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
+      workers: integerOption(values.workers, 'workers'),
+    },
+    readProjectConfig(await resolveRoot(root)).config,
+  );
   const report = await runEval({
-    root: positionals[0] ?? '.',
+    root,
     rev: values.rev,
     commits: integerOption(values.commits, 'commits'),
     tasks: integerOption(values.tasks, 'tasks'),
@@ -82,11 +96,12 @@ export async function evalCommand(args: string[]): Promise<number> {
     budgets: budgets.length > 0 ? budgets : undefined,
     rankers: rankers.length > 0 ? rankers : undefined,
     excludeTests: values['exclude-tests'] ?? false,
-    exclude: values.exclude ?? [],
-    encoding: values.encoding,
+    exclude: configured.exclude ?? [],
+    include: configured.include ?? [],
+    encoding: configured.encoding,
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
-    maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
-    workers: integerOption(values.workers, 'workers') ?? defaultWorkerCount(),
+    maxFileBytes: configured.maxFileBytes,
+    workers: configured.workers ?? defaultWorkerCount(),
     onTask: progress.update,
     onNotice: (message) => process.stderr.write(message + '\n'),
   });

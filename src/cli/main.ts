@@ -1,5 +1,6 @@
 import { UserError } from '../errors.js';
 import { packageVersion } from '../paths.js';
+import { closest } from './args.js';
 
 const HELP = `Usage: repomap <command> [options]
 
@@ -15,7 +16,7 @@ Commands:
   symbols NAME [ROOT]  where NAME is defined and referenced (see 'repomap symbols --help')
   mcp [ROOT]       serve the Model Context Protocol over stdio (see 'repomap mcp --help')
   eval [ROOT]      score the map against ROOT's git history (see 'repomap eval --help')
-  help             show this help
+  help [COMMAND]   show this help, or COMMAND's
 
 Options:
   -h, --help     show this help
@@ -41,6 +42,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    // `repomap help COMMAND` is `repomap COMMAND --help`.
+    if (command === 'help' && rest.length > 0) return await main([rest[0], '--help']);
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(HELP);
       return command === undefined ? 2 : 0;
@@ -50,7 +53,10 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const load = COMMANDS[command];
-    if (!load) throw new UserError(`unknown command '${command}' (commands: ${Object.keys(COMMANDS).join(', ')})`);
+    if (!load) {
+      const guess = closest(command, [...Object.keys(COMMANDS), 'help']);
+      throw new UserError(`unknown command '${command}'${guess ? ` (did you mean '${guess}'?)` : ''} (commands: ${Object.keys(COMMANDS).join(', ')})`);
+    }
     return await (await load())(rest);
   } catch (err) {
     if (err instanceof UserError) {

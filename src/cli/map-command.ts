@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { CONFIG_HELP, readProjectConfig, withProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../index/indexer.js';
 import { defaultWorkerCount } from '../index/pool.js';
@@ -21,7 +22,8 @@ ${REQUEST_HELP}  --cache-dir DIR      where the tag cache lives (default $XDG_CA
   --quiet              no progress line on stderr (it is shown only on a terminal anyway)
   --verbose            list skipped files, indexing counts and peak memory on stderr
   -h, --help           show this help
-`;
+
+${CONFIG_HELP}`;
 
 const MAP_OPTIONS = {
   ...REQUEST_OPTIONS,
@@ -44,13 +46,22 @@ export async function mapCommand(args: string[]): Promise<number> {
   const root = await resolveRoot(positionals[0] ?? '.');
   const { request, format } = requestFromOptions(values, root);
   const progress = progressReporter(process.stderr, !values.quiet);
+  // Flags over the project config; the cores only when neither sets the workers.
+  const options = withProjectConfig(
+    {
+      ...request,
+      root,
+      exclude: values.exclude,
+      maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
+      workers: integerOption(values.workers, 'workers'),
+    },
+    readProjectConfig(root).config,
+  );
   const map = await buildMap({
-    ...request,
-    root,
+    ...options,
+    projectConfig: false,
+    workers: options.workers ?? defaultWorkerCount(),
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
-    exclude: values.exclude ?? [],
-    maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
-    workers: integerOption(values.workers, 'workers') ?? defaultWorkerCount(),
     onNotice: (message) => process.stderr.write(message + '\n'),
     onProgress: progress.update,
   });

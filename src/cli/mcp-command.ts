@@ -1,5 +1,8 @@
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
 import { packageVersion, resolveRoot } from '../paths.js';
@@ -12,7 +15,10 @@ directory; a subfolder of a git work tree maps only what is under it), backed by
 (started when needed). Tools: repo_map, find_symbol,
 repo_status. Configure an MCP client with:
 
-  {"mcpServers": {"repomap": {"command": "node", "args": ["/path/to/repomap/bin/repomap.js", "mcp", "/path/to/repo"]}}}
+  {"mcpServers": {"repomap": {"command": "npx", "args": ["-y", "repomap", "mcp", "/path/to/repo"]}}}
+
+(Claude Code: claude mcp add repomap -- npx -y repomap mcp; the README has Cursor's and VS Code's.)
+Without ROOT the server maps the folder it is started in, but not the home folder or /.
 
 Options (used when this starts the daemon):
   --cache-dir DIR      the daemon's tag cache
@@ -20,7 +26,8 @@ Options (used when this starts the daemon):
   --exclude GLOB       paths the daemon leaves out (repeatable)
   --idle-timeout SECS  the daemon exits after this long without a request (default 1800)
   -h, --help           show this help
-`;
+
+${CONFIG_HELP}`;
 
 export async function mcpCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('mcp', args, {
@@ -38,7 +45,11 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const idle = values['idle-timeout'];
   if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
   const root = await resolveRoot(positionals[0] ?? '.');
+  const refusal = positionals.length === 0 ? unlikelyRoot(root) : undefined;
+  if (refusal) process.stderr.write(`repomap: ${refusal}\n`); // clients log a server's stderr
+  else readProjectConfig(root); // a mistake in it is said now, not by the daemon this starts
   const server = createMcpServer(root, await packageVersion(), {
+    refusal,
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     workers: integerOption(values.workers, 'workers'),
     exclude: values.exclude ?? [],
@@ -50,4 +61,27 @@ export async function mcpCommand(args: string[]): Promise<number> {
   refuseUnknownArguments(transport);
   await closed;
   return 0;
+}
+
+/**
+ * Why a root the server got from its working folder, not from a ROOT, is not indexed: the home
+ * folder or the file system root, where an MCP client that starts servers in its own folder
+ * would have a daemon index everything below. Undefined for any other folder.
+ */
+function unlikelyRoot(root: string): string | undefined {
+  const home = realHome();
+  if (root !== '/' && root !== home) return undefined;
+  const what = root === '/' ? 'the file system root' : 'your home folder';
+  return (
+    `repomap mcp was started without a ROOT in ${root} (${what}), which it does not index: ` +
+    'give the repository as ROOT (the server\'s "args": ["mcp", "/path/to/repo"]), or start the MCP client in the repository'
+  );
+}
+
+function realHome(): string | undefined {
+  try {
+    return realpathSync(homedir());
+  } catch {
+    return undefined;
+  }
 }

@@ -11,16 +11,20 @@ export function progressReporter(
   label = 'indexing',
 ): { update: (done: number, total: number) => void; finish: () => void } {
   if (!enabled || !stream.isTTY) return { update: () => {}, finish: () => {} };
-  const started = Date.now();
+  // The rate counts from the first count seen: a client that joins a daemon's index midway does
+  // not credit itself with what was done before it asked.
+  let first: { at: number; done: number } | undefined;
   let lastDraw = 0;
   let drawn = false;
   return {
     update(done, total) {
       const now = Date.now();
-      if (total === 0 || (now - lastDraw < REDRAW_MS && done < total)) return;
+      if (total === 0) return;
+      first ??= { at: now, done };
+      if (now - lastDraw < REDRAW_MS && done < total) return;
       lastDraw = now;
-      const seconds = (now - started) / 1000;
-      const rate = seconds > 0 ? done / seconds : 0;
+      const seconds = (now - first.at) / 1000;
+      const rate = seconds > 0 ? (done - first.done) / seconds : 0;
       const left = rate > 0 ? Math.ceil((total - done) / rate) : undefined;
       const line = `${label} ${done}/${total} files, ${Math.round(rate)} files/s${left === undefined ? '' : `, ${left} s left`}`;
       stream.write(`\r\x1b[K${line}`);

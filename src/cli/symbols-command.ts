@@ -1,3 +1,4 @@
+import { CONFIG_HELP } from '../config.js';
 import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { connect, findSymbolsIn } from '../index.js';
@@ -20,7 +21,8 @@ Options:
   --exclude GLOB       leave out matching paths (repeatable)
   --workers N          parse threads for the index (default: the cores available)
   -h, --help           show this help
-`;
+
+${CONFIG_HELP}`;
 
 export async function symbolsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('symbols', args, {
@@ -53,7 +55,7 @@ export async function symbolsCommand(args: string[]): Promise<number> {
     }
   } else {
     const root = await resolveRoot(dir ?? '.');
-    answer = await findSymbolsIn({ root, cacheDir, exclude: values.exclude ?? [], workers: integerOption(values.workers, 'workers'), ...query });
+    answer = await findSymbolsIn({ root, cacheDir, exclude: values.exclude, workers: integerOption(values.workers, 'workers'), ...query });
   }
   process.stdout.write(format === 'json' ? JSON.stringify(answer, null, 2) + '\n' : renderSymbols(answer));
   return 0;

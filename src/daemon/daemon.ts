@@ -1,11 +1,12 @@
-import { appendFileSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
-import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders } from '../discover/discover.js';
+import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
 import { requestFilePath } from '../paths.js';
+import { type ProjectConfig, isConfigPath, readProjectConfig, withProjectConfig } from '../config.js';
 import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, outOfDate } from '../index/indexer.js';
-import { type ParseRunner, createRunner } from '../index/pool.js';
+import { type ParseRunner, createRunner, defaultWorkerCount } from '../index/pool.js';
 import { statAll } from '../index/stat.js';
 import { languageForPath } from '../extract/languages.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson, readSavedGraphAhead } from '../map.js';
@@ -28,17 +29,46 @@ const GRAPH_SAVE_DELAY_MS = Number(process.env.REPOMAP_TEST_GRAPH_SAVE_MS ?? 30_
 /** Files linked into the name indexes per turn of the event loop after a warm start (about 50 ms on the large corpus). */
 const LINK_SLICE_FILES = 1500;
 
-export interface DaemonOptions extends ExtractSettings {
+/** What a daemon is told on its command line; the project config fills what it leaves out. */
+export interface DaemonFlags {
+  workers?: number;
+  exclude?: readonly string[];
+  maxFileBytes?: number;
+  idleTimeoutSeconds?: number;
+}
+
+/** The settings a daemon runs with: its flags, over the project config, over the defaults. */
+export interface DaemonSettings extends ExtractSettings {
+  workers: number;
+  exclude: readonly string[];
+  include: readonly string[];
+  /** Exit after this long without a request (0 = never). */
+  idleTimeoutMs: number;
+}
+
+export interface DaemonOptions extends DaemonSettings {
   /** Real path of the repository root. */
   root: string;
   cacheDir: string;
   paths: DaemonPaths;
-  workers: number;
-  exclude: string[];
-  /** Exit after this long without a request (0 = never). */
-  idleTimeoutMs: number;
+  /** The command line's options, kept to apply a changed project config under them. */
+  flags: DaemonFlags;
+  /** The project config (its request defaults apply to each map request that leaves them out). */
+  config: ProjectConfig;
   /** Where log lines go. */
   log: (line: string) => void;
+}
+
+/** The one place a daemon's settings are made, at start and when the project config changes. */
+export function daemonSettings(flags: DaemonFlags, config: ProjectConfig): DaemonSettings {
+  const merged = withProjectConfig<ProjectConfig>({ ...flags }, config);
+  return {
+    workers: merged.workers ?? defaultWorkerCount(),
+    exclude: merged.exclude ?? [],
+    include: merged.include ?? [],
+    ...(merged.maxFileBytes !== undefined ? { maxFileBytes: merged.maxFileBytes } : {}),
+    idleTimeoutMs: (merged.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_MS / 1000) * 1000,
+  };
 }
 
 /** A request failure that becomes a JSON-RPC error object. */
@@ -51,16 +81,32 @@ class RpcFailure extends Error {
   }
 }
 
-/** A log function writing timestamped lines to a file (created with its folder), or to stderr. */
-export function createLog(file: string | undefined): (line: string) => void {
-  if (file) mkdirSync(dirname(file), { recursive: true });
+/** The log file's size past which it is moved to `<file>.1` (replacing the one there) and started anew. */
+export const LOG_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A log function writing timestamped lines to a file (created with its folder), or to stderr. The
+ * file is bounded: past `maxBytes` it becomes `<file>.1` and a new one starts, so a daemon that
+ * runs for weeks keeps at most twice that.
+ */
+export function createLog(file: string | undefined, maxBytes = LOG_MAX_BYTES): (line: string) => void {
   // A foreground daemon whose terminal or pipe went away goes on serving; its log lines are lost.
   // (Unhandled, the write error would be logged, to stderr again: an endless loop.)
-  else process.stderr.on('error', () => {});
+  if (!file) {
+    process.stderr.on('error', () => {});
+    return (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  let size = existsSync(file) ? statSync(file).size : 0;
   return (line) => {
     const stamped = `${new Date().toISOString()} ${line}\n`;
-    if (file) appendFileSync(file, stamped);
-    else process.stderr.write(stamped);
+    const bytes = Buffer.byteLength(stamped);
+    if (size > 0 && size + bytes > maxBytes) {
+      renameSync(file, `${file}.1`);
+      size = 0;
+    }
+    appendFileSync(file, stamped);
+    size += bytes;
   };
 }
 
@@ -106,7 +152,7 @@ export class Daemon {
   private ignored = new Set<string>();
   /** Settles once `discoverable` and `ignored` are those of the last discovery (rejects if they could not be found). */
   private rulesReady: Promise<void> = Promise.resolve();
-  private readonly isExcluded: ((path: string) => boolean) | null;
+  private isExcluded: ((path: string) => boolean) | null;
   private phase: DaemonStatus['state'] = 'indexing';
   private progress = { done: 0, total: 0 };
   private pendingBatches = 0;
@@ -130,7 +176,7 @@ export class Daemon {
   readonly closed: Promise<void>;
   private resolveClosed!: () => void;
 
-  private constructor(private readonly options: DaemonOptions) {
+  private constructor(private options: DaemonOptions) {
     this.store = TagStore.open(options.cacheDir, { onNotice: options.log });
     this.state = new RepoState(options.root, this.store);
     this.runner = createRunner(options.workers);
@@ -369,7 +415,7 @@ export class Daemon {
 
   /** Paths discovery lists that the daemon does not know: files created where no watch sees them. */
   private async newPaths(): Promise<string[]> {
-    const { paths } = await discoverFiles(this.options.root, { exclude: this.options.exclude });
+    const { paths } = await discoverFiles(this.options.root, this.options);
     return paths.filter((path) => !this.state.has(path));
   }
 
@@ -380,12 +426,12 @@ export class Daemon {
 
   /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */
   private async discover(): Promise<Discovery> {
-    const { root, exclude } = this.options;
-    const listing = discoverFiles(root, { exclude });
+    const { root } = this.options;
+    const listing = discoverFiles(root, this.options);
     const discovery = await listing;
     // The ignore rules and the ignored folders matter once the watcher runs: found meanwhile, not
     // before the first map (a second git call, 0.3 s of a warm start on the large corpus).
-    this.rulesReady = Promise.all([discoverableFilter(root, discovery.source, { exclude }), ignoredFolders(root, discovery.source)]).then(
+    this.rulesReady = Promise.all([discoverableFilter(root, discovery.source, this.options), ignoredFolders(root, discovery.source)]).then(
       ([discoverable, ignored]) => {
         this.discoverable = discoverable;
         this.ignored = ignored;
@@ -415,9 +461,14 @@ export class Daemon {
       .finally(() => this.pendingBatches--);
   }
 
-  /** Brings changed paths up to date; a .gitignore change re-runs discovery over the tree. */
+  /**
+   * Brings changed paths up to date; a change of an ignore file (.gitignore, .repomapignore,
+   * .aiderignore), or a project config change that moves
+   * what discovery lists, re-runs discovery over the tree.
+   */
   private async applyChanges(changed: Set<string>): Promise<void> {
-    if ([...changed].some((path) => path === '.gitignore' || path.endsWith('/.gitignore'))) {
+    const configMoved = [...changed].some(isConfigPath) && (await this.reloadConfig());
+    if (configMoved || [...changed].some(isIgnoreFile)) {
       await this.rediscover();
       return;
     }
@@ -466,6 +517,35 @@ export class Daemon {
     this.options.log(
       `updated ${candidates.length} paths in ${ms(started, applied)} ms (discovery ${ms(started, filtered)}, store and parse ${ms(filtered, reconciled)}, graph ${ms(reconciled, applied)})`,
     );
+  }
+
+  /**
+   * Reads the project config again and runs with it from now on (a config that cannot be read is
+   * logged, and the one before kept). True when what discovery lists can have changed.
+   */
+  private async reloadConfig(): Promise<boolean> {
+    let config: ProjectConfig;
+    try {
+      config = readProjectConfig(this.options.root).config;
+    } catch (err) {
+      this.options.log(`project config not applied: ${errorMessage(err)}`);
+      return false;
+    }
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    if (same(config, this.options.config)) return false;
+    const before = this.options;
+    this.options = { ...before, config, ...daemonSettings(before.flags, config) };
+    this.options.log('project config reloaded');
+    this.isExcluded = excludeMatcher(this.options.exclude);
+    if (this.options.idleTimeoutMs !== before.idleTimeoutMs) this.touch();
+    if (this.options.workers !== before.workers) {
+      await this.runner.close();
+      this.runner = createRunner(this.options.workers);
+    }
+    if (this.options.workers !== before.workers || this.options.maxFileBytes !== before.maxFileBytes) {
+      this.reconciler = new Reconciler(this.options.root, this.store, this.runner, this.options);
+    }
+    return !same([before.exclude, before.include, before.maxFileBytes], [this.options.exclude, this.options.include, this.options.maxFileBytes]);
   }
 
   private async rediscover(): Promise<{ files: number; parsed: number }> {
@@ -571,7 +651,9 @@ export class Daemon {
         this.catchUpNamed([...(params.chatFiles ?? []), ...(params.mentionedFiles ?? [])]);
         await this.settled();
         const started = performance.now();
-        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, { ...params, exclude: this.options.exclude }), { listSkipped: params.listSkipped === true });
+        const { exclude, include, config } = this.options;
+        const asked = { ...withProjectConfig(params, config), exclude, include };
+        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, asked), { listSkipped: params.listSkipped === true });
         const ms = performance.now() - started;
         if (ms > SLOW_MAP_MS) this.options.log(`map took ${ms.toFixed(0)} ms`);
         setImmediate(() => this.startBackground()); // once the answer is written
@@ -651,7 +733,8 @@ export class Daemon {
       memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
       workers: this.options.workers,
-      exclude: this.options.exclude,
+      exclude: [...this.options.exclude],
+      include: [...this.options.include],
       idleTimeoutSeconds: this.options.idleTimeoutMs / 1000,
       socket: this.options.paths.socket,
       cacheDir: this.options.cacheDir,
@@ -773,6 +856,7 @@ const MAP_FIELDS: Record<string, FieldType> = {
   preamble: 'boolean',
   markdown: 'boolean',
   listSkipped: 'boolean',
+  verboseHint: 'boolean',
 };
 
 const SYMBOL_FIELDS: Record<string, FieldType> = { name: 'string', prefix: 'boolean', limit: 'count' };

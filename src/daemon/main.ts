@@ -5,7 +5,8 @@ import { UserError, errorMessage } from '../errors.js';
 import { defaultWorkerCount } from '../index/pool.js';
 import { resolveRoot } from '../map.js';
 import { defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, Daemon, createLog } from './daemon.js';
+import { CONFIG_HELP, readProjectConfig } from '../config.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, Daemon, type DaemonFlags, createLog, daemonSettings } from './daemon.js';
 import { daemonPaths } from './runtime.js';
 
 export const DAEMON_HELP = `Usage: repomapd [ROOT] [options]
@@ -22,7 +23,8 @@ Options:
   --exclude GLOB        leave out matching paths (repeatable)
   --max-file-bytes N    skip files larger than N bytes (default 1048576)
   -h, --help            show this help
-`;
+
+${CONFIG_HELP}`;
 
 const OPTIONS = {
   foreground: { type: 'boolean' },
@@ -49,16 +51,14 @@ export async function daemonMain(argv: string[]): Promise<number> {
     const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : defaultCacheDir(root);
     ensureCacheDir(cacheDir);
     log = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
-    const daemon = await Daemon.start({
-      root,
-      cacheDir,
-      paths: daemonPaths(root),
-      workers: integerOption(values.workers, 'workers') ?? defaultWorkerCount(),
-      exclude: values.exclude ?? [],
+    const flags: DaemonFlags = {
+      workers: integerOption(values.workers, 'workers'),
+      exclude: values.exclude,
       maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
-      idleTimeoutMs: idle === undefined ? DEFAULT_IDLE_TIMEOUT_MS : Number(idle) * 1000,
-      log,
-    });
+      idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
+    };
+    const { config } = readProjectConfig(root);
+    const daemon = await Daemon.start({ root, cacheDir, paths: daemonPaths(root), flags, config, ...daemonSettings(flags, config), log });
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       process.on(signal, () => void daemon.shutdown(`received ${signal}`));
     }

@@ -28,6 +28,15 @@ export type RpcResponse =
   | { jsonrpc: '2.0'; id: number | string | null; result: unknown }
   | { jsonrpc: '2.0'; id: number | string | null; error: RpcError };
 
+/**
+ * The index's progress in words: files indexed of those to index, or, while that count is not
+ * known yet or nothing needs parsing (a restart whose files are all in the cache), what it does.
+ */
+export function indexingProgress(progress: { done: number; total: number }): string {
+  const { done, total } = progress;
+  return total > 0 ? `${done} of ${total} files indexed (${Math.floor((100 * done) / total)}%)` : 'listing the files and checking them against the cache';
+}
+
 /** Params of `map`: the options of `repomap map` that shape one map. Paths are relative to the root. */
 export interface MapParams {
   chatFiles?: string[];
@@ -61,6 +70,8 @@ export interface DaemonStatus {
   workers: number;
   /** The options the daemon was started with (a client's other options do not change them). */
   exclude: string[];
+  /** The project config's include globs (empty: every file). */
+  include: string[];
   idleTimeoutSeconds: number;
   socket: string;
   cacheDir: string;

@@ -10,6 +10,8 @@ const execFileAsync = promisify(execFile);
 export interface DiscoverOptions {
   /** Globs of paths to leave out (matched against the path relative to the root, and against each parent folder). */
   exclude?: readonly string[];
+  /** Globs of the files to keep, matched as `exclude` is; when given, a file none matches is left out. Folders are never left out by it. */
+  include?: readonly string[];
 }
 
 export interface Discovery {
@@ -19,6 +21,23 @@ export interface Discovery {
   source: 'git' | 'walk';
   /** Those of `paths` that are neither files nor folders nor symlinks (FIFOs, sockets, devices): listed, never read. */
   special: Set<string>;
+}
+
+/**
+ * The ignore files read in every folder, in gitignore syntax, lowest precedence first: git's own,
+ * Aider's, and repomap's. Inside git, git applies the first; the others are applied to its list.
+ */
+export const IGNORE_FILES = ['.gitignore', '.aiderignore', '.repomapignore'] as const;
+/** The ignore files git does not read, which discovery applies to git's list itself. */
+const OWN_IGNORE_FILES = IGNORE_FILES.slice(1);
+
+/** Whether a path (relative) is an ignore file, whose change can change what discovery lists. */
+export function isIgnoreFile(path: string): boolean {
+  return (IGNORE_FILES as readonly string[]).includes(baseName(path));
+}
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
 }
 
 /**
@@ -56,10 +75,23 @@ export async function discoverFiles(root: string, options: DiscoverOptions = {})
   if (fromGit) for (const path of await specialEntries(root, fromGit)) found.push(path);
   if (fromGit) paths.push(...found);
   const special = new Set(found);
-  const excluded = excludeMatcher(options.exclude ?? []);
-  const kept = excluded ? paths.filter((path) => !excluded(path)) : paths;
+  const excluded = leftOutMatcher(options);
+  let kept = excluded ? paths.filter((path) => !excluded(path)) : paths;
+  if (fromGit) kept = await withoutOwnIgnored(root, kept);
   kept.sort(comparePaths);
   return { paths: kept, source: fromGit ? 'git' : 'walk', special };
+}
+
+/**
+ * Of git's list, the paths no .aiderignore or .repomapignore ignores (read from the root down).
+ * Git lists those files themselves when it does not ignore them: a list without one is kept as it is.
+ */
+async function withoutOwnIgnored(root: string, paths: string[]): Promise<string[]> {
+  if (!paths.some((path) => (OWN_IGNORE_FILES as readonly string[]).includes(baseName(path)))) return paths;
+  const rules = new IgnoreRules(root, '', [], false, OWN_IGNORE_FILES);
+  const kept: string[] = [];
+  for (const path of paths) if (!(await rules.ignores(path))) kept.push(path);
+  return kept;
 }
 
 /**
@@ -121,9 +153,13 @@ export interface DiscoverableFilter {
  */
 export async function discoverableFilter(root: string, source: Discovery['source'], options: DiscoverOptions = {}): Promise<DiscoverableFilter> {
   const excluded = excludeMatcher(options.exclude ?? []);
-  const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', [], false);
+  const leftOut = leftOutMatcher(options);
+  const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', [], false, IGNORE_FILES);
+  // Inside git, the ignore files git does not read rule out a path whatever git says of it.
+  const own = source === 'git' ? new IgnoreRules(root, '', [], false, OWN_IGNORE_FILES) : undefined;
   const skips = async (folder: string): Promise<boolean> => {
     if (excluded?.(folder) || folder.split('/').includes('.git')) return true;
+    if (await own?.ignores(folder, true)) return true;
     if (!rules || !(await rules.ignores(folder, true))) return false;
     if (source !== 'git') return true;
     const listed = await gitFiles(root, [folder]);
@@ -133,7 +169,7 @@ export async function discoverableFilter(root: string, source: Discovery['source
     const kept = new Set<string>();
     const doubtful: string[] = [];
     for (const path of paths) {
-      if (excluded?.(path) || path.split('/').includes('.git')) continue;
+      if (leftOut?.(path) || path.split('/').includes('.git') || (await own?.ignores(path))) continue;
       if (rules && !(await rules.ignores(path))) kept.add(path);
       else if (source === 'git') doubtful.push(path);
     }
@@ -146,7 +182,7 @@ export async function discoverableFilter(root: string, source: Discovery['source
 
 /**
  * The ignore rules that apply below a root: the ones given (lowest precedence first), then the
- * .gitignore of each folder from `top` down, each read once. A folder holding its own .git (a
+ * ignore files `names` of each folder from `top` down, each read once. A folder holding its own .git (a
  * nested repository, whose files git does not list) makes its paths undecidable here.
  */
 class IgnoreRules {
@@ -161,6 +197,7 @@ class IgnoreRules {
     private readonly prefix: string,
     private readonly outer: IgnoreLevel[],
     private readonly nestedRepos: boolean,
+    private readonly names: readonly string[],
   ) {}
 
   /** Whether a path (relative to the root) is ignored; a path these rules cannot decide counts as ignored. */
@@ -181,8 +218,12 @@ class IgnoreRules {
         if (!above) return null;
         const abs = join(this.top, dir);
         if (this.nestedRepos && dir !== '' && (await exists(join(abs, '.git')))) return null;
-        const text = await readFile(join(abs, '.gitignore'), 'utf8').catch(() => '');
-        return text ? [...above, { base: dir, rules: ignore().add(text) }] : above;
+        const levels = [...above];
+        for (const name of this.names) {
+          const text = await readFile(join(abs, name), 'utf8').catch(() => '');
+          if (text) levels.push({ base: dir, rules: ignore().add(text) });
+        }
+        return levels;
       });
       this.levelsOf.set(dir, levels);
     }
@@ -207,7 +248,7 @@ async function gitIgnoreRules(root: string): Promise<IgnoreRules | null> {
       const text = file ? await readFile(file, 'utf8').catch(() => '') : '';
       if (text) outer.push({ base: '', rules: ignore().add(text) });
     }
-    return new IgnoreRules(top, prefix, outer, true);
+    return new IgnoreRules(top, prefix, outer, true, ['.gitignore']);
   } catch {
     return null;
   }
@@ -269,10 +310,12 @@ async function walkFiles(root: string, ignoredDirs?: Set<string>, special?: stri
     } catch {
       return; // unreadable folder: nothing to list in it
     }
-    const gitignore = entries.some((entry) => entry.name === '.gitignore' && entry.isFile())
-      ? await readFile(join(absDir, '.gitignore'), 'utf8').catch(() => '')
-      : '';
-    const here = gitignore ? [...levels, { base: dir, rules: ignore().add(gitignore) }] : levels;
+    const here = [...levels];
+    for (const name of IGNORE_FILES) {
+      if (!entries.some((entry) => entry.name === name && entry.isFile())) continue;
+      const text = await readFile(join(absDir, name), 'utf8').catch(() => '');
+      if (text) here.push({ base: dir, rules: ignore().add(text) });
+    }
     entries.sort((a, b) => comparePaths(a.name, b.name));
     for (const entry of entries) {
       if (entry.name === '.git') continue;
@@ -329,10 +372,28 @@ function isIgnored(levels: IgnoreLevel[], path: string, isDir: boolean): boolean
 
 /** A test for paths the --exclude globs leave out (a glob naming a folder excludes what is in it). */
 export function excludeMatcher(globs: readonly string[]): ((path: string) => boolean) | null {
-  if (globs.length === 0) return null;
+  return globs.length === 0 ? null : globMatcher(globs);
+}
+
+/**
+ * A test for the files discovery leaves out: those `exclude` matches and, when `include` globs are
+ * given, those no include glob matches. A folder is judged by `excludeMatcher` alone: an include
+ * glob names files, which may lie in any folder.
+ */
+export function leftOutMatcher(options: DiscoverOptions): ((path: string) => boolean) | null {
+  const excluded = excludeMatcher(options.exclude ?? []);
+  if ((options.include ?? []).length === 0) return excluded;
+  const included = globMatcher(options.include ?? []);
+  return (path) => excluded?.(path) === true || !included(path);
+}
+
+/**
+ * Whether a path, or one of its folders, matches one of the globs. A glob without a slash matches
+ * basenames anywhere; one that names a folder matches everything below it.
+ */
+function globMatcher(globs: readonly string[]): (path: string) => boolean {
   const isMatch = picomatch(globs as string[], { dot: true, basename: true });
   return (path) => {
-    // A glob naming a folder excludes everything below it.
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
       if (isMatch(path.slice(0, slash))) return true;
     }

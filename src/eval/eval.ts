@@ -227,16 +227,17 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     const graph = new ReferenceGraph();
     const graphed = new Map<string, string>(); // path -> content hash of the tags in the graph
     const results: TaskResult[] = [];
-    for (const [i, task] of tasks.entries()) {
-      options.onTask?.(i, tasks.length, task);
-      const added = await addedIdentifiers(repo, task.parent, task.commit);
+    for (const [i, candidate] of tasks.entries()) {
+      options.onTask?.(i, tasks.length, candidate);
+      const added = await addedIdentifiers(repo, candidate.parent, candidate.commit);
       const indexStart = performance.now();
-      await scratch.checkout(task.parent);
+      await scratch.checkout(candidate.parent);
       const index = await indexRepository({
         root: scratch.tree,
         store,
         runner,
         exclude: options.exclude,
+        include: options.include,
         maxFileBytes: options.maxFileBytes,
         onNotice: options.onNotice,
       });
@@ -262,6 +263,14 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       graph.useImports(index.lookups.importsOf);
       graph.prepareRelated({ spare: false });
       const indexMs = performance.now() - indexStart;
+      // Files the parent tree's discovery leaves out (a .repomapignore, an .aiderignore) are no
+      // part of the task: a target is not counted, and a task whose chat file is left out is dropped.
+      const targets = candidate.targets.filter((path) => index.lookups.isKnown(path));
+      if (!index.lookups.isKnown(candidate.chatFile) || targets.length === 0) {
+        options.onNotice?.(`repomap eval: task ${candidate.commit.slice(0, 12)} dropped: discovery of its parent leaves out its chat file or every target`);
+        continue;
+      }
+      const task = targets.length < candidate.targets.length ? { ...candidate, targets } : candidate;
       const needed = neededNames(added, task.chatFile, namesByPath);
 
       const scores: Record<number, Record<string, Score>> = {};

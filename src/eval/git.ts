@@ -2,7 +2,7 @@
 // bare repository works as well as a checkout, and the user's work tree and index are never read.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import picomatch from 'picomatch';
+import { leftOutMatcher } from '../discover/discover.js';
 import { UserError } from '../errors.js';
 import { languageForPath } from '../extract/languages.js';
 import { mentionedIdentifiers } from '../mentions.js';
@@ -121,6 +121,8 @@ export interface TaskOptions {
   excludeTests?: boolean;
   /** Globs of paths left out (the same --exclude as the map's). */
   exclude?: readonly string[];
+  /** Globs of the files kept (the project config's include, as the map's). */
+  include?: readonly string[];
   minFiles?: number;
   maxFiles?: number;
 }
@@ -160,7 +162,7 @@ export function taskOf(info: CommitInfo, options: TaskOptions = {}): EvalTask | 
   if (info.parents.length !== 1) return null;
   const subject = info.message.split('\n')[0] ?? '';
   if (isChore(subject)) return null;
-  const excluded = options.exclude && options.exclude.length > 0 ? picomatch(options.exclude as string[], { dot: true, basename: true }) : null;
+  const leftOut = leftOutMatcher(options);
   const sources = info.files.filter(
     (file) =>
       file.changedLines >= 0 &&
@@ -168,7 +170,7 @@ export function taskOf(info: CommitInfo, options: TaskOptions = {}): EvalTask | 
       languageForPath(file.path) !== undefined &&
       !isVendoredOrGenerated(file.path) &&
       !(options.excludeTests && isTestPath(file.path)) &&
-      !(excluded && pathOrParentMatches(file.path, excluded)),
+      !leftOut?.(file.path),
   );
   // Added files cannot be in the parent's map; deleted ones are not a change to make use of.
   const modified = sources.filter((file) => file.status === 'M');
@@ -228,13 +230,6 @@ export async function addedIdentifiers(repo: GitRepo, parent: string, commit: st
     }
   }
   return words;
-}
-
-function pathOrParentMatches(path: string, isMatch: (path: string) => boolean): boolean {
-  for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
-    if (isMatch(path.slice(0, slash))) return true;
-  }
-  return isMatch(path);
 }
 
 /** Drops trailer lines (Signed-off-by: ..., Co-authored-by: ...): names and addresses are not the request. */

@@ -126,6 +126,7 @@ export class Reconciler {
     special?: ReadonlySet<string>,
   ): Promise<Map<string, PathState>> {
     const states = new Map<string, PathState>();
+    const { maxFileBytes } = this.extract;
     let batch = new Map<string, PathState>();
     const settle = (path: string, state: PathState) => {
       states.set(path, state);
@@ -175,7 +176,9 @@ export class Reconciler {
             continue;
           }
           const previous = store.get(path);
-          if (previous && statMatches(previous, info)) {
+          // A record whose size verdict the current maxFileBytes reverses is read again: a file
+          // skipped as too large may fit now (a larger limit), and a parsed one may not.
+          if (previous && statMatches(previous, info) && (previous.skip === 'too large') === info.size > maxFileBytes) {
             stats.reusedByStat++;
             settle(path, { record: previous });
             continue;

@@ -1,13 +1,74 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DaemonError, type StartOptions } from '../client/client.js';
+import { type DaemonStatus, indexingProgress } from '../daemon/protocol.js';
 import { type RepomapDaemon, connect } from '../index.js';
 import { nothingToMap } from '../request.js';
 import { renderSymbols } from '../symbols.js';
 
-type ToolResult = { content: Array<{ type: 'text'; text: string }>; isError?: boolean };
+type ToolResult = { content: Array<{ type: 'text'; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a tool answers: the text a model reads, and the same as data (the tool's outputSchema). */
+type Answer = { text: string; structured: Record<string, unknown> };
+
+/**
+ * The longest a tool call waits for the daemon's index before it answers how far the index is:
+ * a client gives up on a call after a while (often 30-60 s), and a model can do other work meanwhile.
+ */
+const INDEX_WAIT_MS = Number(process.env.REPOMAP_TEST_MCP_WAIT_MS ?? 20_000);
+/** How often the daemon's progress is asked for while a call waits. */
+const PROGRESS_POLL_MS = 250;
+
+/** Every tool only reads the repository (through the daemon's index). */
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
+
+const PROGRESS_OUTPUT = z
+  .object({ done: z.number().int(), total: z.number().int() })
+  .describe('Files indexed of those to index, while the index is being built (the call answered this instead of waiting longer)');
+
+const REPO_MAP_OUTPUT = {
+  text: z.string().describe('The map (the same as the text content), or what the index is doing'),
+  tokens: z.number().int().optional().describe('Tokens the map takes'),
+  budget: z.number().int().optional().describe('The token budget it was packed into'),
+  files: z.array(z.string()).optional().describe('The files shown, in map order'),
+  indexing: PROGRESS_OUTPUT.optional(),
+};
+
+const LOCATION = { name: z.string(), path: z.string(), line: z.number().int(), kind: z.string() };
+const FIND_SYMBOL_OUTPUT = {
+  definitions: z.array(z.object({ ...LOCATION, signature: z.string(), scopes: z.array(z.object({ line: z.number().int(), text: z.string() })) })).optional(),
+  references: z.array(z.object({ ...LOCATION, text: z.string(), rank: z.number() })).optional(),
+  totalDefinitions: z.number().int().optional(),
+  totalReferences: z.number().int().optional(),
+  indexing: PROGRESS_OUTPUT.optional(),
+};
+
+/** The daemon's status (DaemonStatus), field by field: a client checks a tool's data against this. */
+const REPO_STATUS_OUTPUT = {
+  root: z.string(),
+  pid: z.number().int(),
+  state: z.enum(['indexing', 'ready']),
+  progress: z.object({ done: z.number().int(), total: z.number().int() }),
+  files: z.number().int(),
+  indexed: z.number().int(),
+  parsed: z.number().int(),
+  skipped: z.record(z.string(), z.number().int()),
+  pendingChanges: z.number().int(),
+  watching: z.boolean(),
+  unwatchedPaths: z.number().int(),
+  lastUpdate: z.string().nullable(),
+  memory: z.object({ rssBytes: z.number(), heapUsedBytes: z.number() }),
+  uptimeSeconds: z.number(),
+  workers: z.number().int(),
+  exclude: z.array(z.string()),
+  include: z.array(z.string()),
+  idleTimeoutSeconds: z.number(),
+  socket: z.string(),
+  cacheDir: z.string(),
+} satisfies Record<keyof DaemonStatus, z.ZodTypeAny>;
 
 const REPO_MAP_ARGUMENTS = {
   chat_files: z.array(z.string()).optional().describe('Paths (relative to the repository root) of files already in the conversation; they are not shown, but what they use ranks first.'),
@@ -64,14 +125,16 @@ function unknownArgument(message: JSONRPCMessage): JSONRPCMessage | undefined {
  * The MCP server: three tools backed by the repository's daemon (started when needed, and
  * started again if it went away). A failing call is a tool error, never a dead server.
  */
-export function createMcpServer(root: string, version: string, options: StartOptions = {}): McpServer {
+export function createMcpServer(root: string, version: string, options: StartOptions & { refusal?: string } = {}): McpServer {
+  // `refusal`: why this root is not indexed (see mcpCommand); every call answers it as an error.
+  const { refusal, ...startOptions } = options;
   const server = new McpServer({ name: 'repomap', version });
   let daemon: Promise<RepomapDaemon> | undefined;
 
   // Runs a request on the daemon; a lost connection (an idle daemon exited) reconnects once.
   const withDaemon = async <T>(ask: (repo: RepomapDaemon) => Promise<T>): Promise<T> => {
     for (let attempt = 0; ; attempt++) {
-      daemon ??= connect(root, options);
+      daemon ??= connect(root, startOptions);
       try {
         return await ask(await daemon);
       } catch (err) {
@@ -82,15 +145,22 @@ export function createMcpServer(root: string, version: string, options: StartOpt
     }
   };
   // A daemon already running with other options keeps its own: each answer says so, after the answer.
-  const tool = async (run: () => Promise<string>): Promise<ToolResult> => {
+  const tool = async (run: () => Promise<Answer>): Promise<ToolResult> => {
     try {
-      const text = await run();
+      if (refusal) throw new Error(refusal);
+      const { text, structured } = await run();
       const notice = (await daemon?.catch(() => undefined))?.notice;
-      return { content: [{ type: 'text', text }, ...(notice ? [{ type: 'text' as const, text: `note: ${notice}` }] : [])] };
+      return { content: [{ type: 'text', text }, ...(notice ? [{ type: 'text' as const, text: `note: ${notice}` }] : [])], structuredContent: structured };
     } catch (err) {
       return { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
     }
   };
+  // Runs a request once the index is complete, or answers how far it is after INDEX_WAIT_MS.
+  const whenIndexed = (name: string, extra: Extra, ask: (repo: RepomapDaemon) => Promise<Answer>): Promise<Answer> =>
+    withDaemon(async (repo) => {
+      const pending = await awaitIndex(repo, extra);
+      return pending ? stillIndexing(name, pending) : ask(repo);
+    });
 
   server.registerTool(
     'repo_map',
@@ -103,20 +173,24 @@ export function createMcpServer(root: string, version: string, options: StartOpt
         'where. Name the files already in the conversation (chat_files) and the files and identifiers the task ' +
         'mentions: they steer the ranking strongly. The files listed are summaries; read a file in full before changing it.',
       inputSchema: REPO_MAP_ARGUMENTS,
+      outputSchema: REPO_MAP_OUTPUT,
+      annotations: { title: 'Repository map', ...READ_ONLY, idempotentHint: true },
     },
-    (args) =>
-      tool(async () => {
-        const map = await withDaemon((repo) =>
-          repo.map({
+    (args, extra) =>
+      tool(() =>
+        whenIndexed('repo_map', extra, async (repo) => {
+          const map = await repo.map({
             chatFiles: args.chat_files,
             mentionedFiles: args.mentioned_files,
             mentionedIdents: args.mentioned_identifiers,
             message: args.message,
+            verboseHint: false,
             ...(args.max_tokens ? { tokens: args.max_tokens, maxTokens: args.max_tokens } : {}),
-          }),
-        );
-        return map.text || nothingToMap(root);
-      }),
+          });
+          const text = map.text || nothingToMap(root);
+          return { text, structured: { text, tokens: map.tokens, budget: map.budget, files: map.files.map((file) => file.path) } };
+        }),
+      ),
   );
 
   server.registerTool(
@@ -128,8 +202,17 @@ export function createMcpServer(root: string, version: string, options: StartOpt
         '(file, line, the line itself), the most central callers first. Answers "what owns X and who calls it" ' +
         'without a grep. Use prefix for partial names.',
       inputSchema: FIND_SYMBOL_ARGUMENTS,
+      outputSchema: FIND_SYMBOL_OUTPUT,
+      annotations: { title: 'Find a symbol', ...READ_ONLY, idempotentHint: true },
     },
-    (args) => tool(async () => renderSymbols(await withDaemon((repo) => repo.symbols({ name: args.name, limit: args.limit, prefix: args.prefix })))),
+    (args, extra) =>
+      tool(() =>
+        whenIndexed('find_symbol', extra, async (repo) => {
+          const answer = await repo.symbols({ name: args.name, limit: args.limit, prefix: args.prefix });
+          const { definitions, references, totalDefinitions, totalReferences } = answer;
+          return { text: renderSymbols(answer), structured: { definitions, references, totalDefinitions, totalReferences } };
+        }),
+      ),
   );
 
   server.registerTool(
@@ -138,8 +221,52 @@ export function createMcpServer(root: string, version: string, options: StartOpt
       title: 'Repository index status',
       description: 'Whether the repository index is ready or still indexing, how many files it covers and skips, and when it last updated.',
       inputSchema: REPO_STATUS_ARGUMENTS,
+      outputSchema: REPO_STATUS_OUTPUT,
+      // Not idempotent: each call reads the index's state as it is then.
+      annotations: { title: 'Repository index status', ...READ_ONLY },
     },
-    () => tool(async () => JSON.stringify(await withDaemon((repo) => repo.status()), null, 2)),
+    () =>
+      tool(async () => {
+        const status = await withDaemon((repo) => repo.status());
+        return { text: JSON.stringify(status, null, 2), structured: { ...status } };
+      }),
   );
   return server;
+}
+
+/**
+ * Waits until the daemon's index is complete, at most INDEX_WAIT_MS, sending the client progress
+ * notifications meanwhile when its call carries a progress token. The status when the index is
+ * still being built by then; undefined once it is complete.
+ */
+async function awaitIndex(repo: RepomapDaemon, extra: Extra): Promise<DaemonStatus | undefined> {
+  const token = extra._meta?.progressToken;
+  const deadline = Date.now() + INDEX_WAIT_MS;
+  let reported = -1;
+  for (;;) {
+    const status = await repo.status();
+    if (status.state === 'ready') return undefined;
+    const { done, total } = status.progress;
+    // Progress must grow from one notification to the next.
+    if (token !== undefined && done > reported) {
+      reported = done;
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: done, ...(total > 0 ? { total } : {}), message: indexingLine(status) },
+      });
+    }
+    if (Date.now() >= deadline || extra.signal.aborted) return status;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(PROGRESS_POLL_MS, deadline - Date.now())));
+  }
+}
+
+/** The answer of a call that did not wait for the index to be complete. */
+function stillIndexing(tool: string, status: DaemonStatus): Answer {
+  const { done, total } = status.progress;
+  const text = `${indexingLine(status)}. Call ${tool} again in a little while (repo_status tells how far the index is).`;
+  return { text, structured: { ...(tool === 'repo_map' ? { text } : {}), indexing: { done, total } } };
+}
+
+function indexingLine(status: DaemonStatus): string {
+  return `The repository index is being built: ${indexingProgress(status.progress)}`;
 }

@@ -2,11 +2,9 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from '
 import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 import type { TokenReply, TokenRequest, TokenWorkerData } from '../../workers/token-worker.js';
 import { UserError } from '../errors.js';
-import { DEFAULT_ENCODING } from '../request.js';
+import { DEFAULT_ENCODING, ENCODINGS } from '../request.js';
 
-export { DEFAULT_ENCODING };
-
-export const ENCODINGS: readonly TiktokenEncoding[] = ['cl100k_base', 'o200k_base', 'p50k_base', 'p50k_edit', 'r50k_base', 'gpt2'];
+export { DEFAULT_ENCODING, ENCODINGS };
 
 /** Whether tokenCounter knows `encoding`. */
 export function isEncoding(encoding: string): boolean {

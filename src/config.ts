@@ -1,0 +1,143 @@
+// The project config: `repomap.config.json` at the root, or the `repomap` key of the root's
+// package.json. One schema and one normalisation, read by every command, the daemon (which reads
+// it again when it changes) and the library. Light on purpose: the thin client loads it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from './errors.js';
+import { resolveRoot } from './paths.js';
+import { ENCODINGS, MAX_TOKENS } from './request.js';
+
+export const CONFIG_FILE = 'repomap.config.json';
+
+/** What a project config sets; a value given by a flag or a caller wins over it. */
+export interface ProjectConfig {
+  /** Globs of paths to leave out (as --exclude). */
+  exclude?: readonly string[];
+  /** Globs of the files to index; when set, a file none matches is left out (as if excluded). */
+  include?: readonly string[];
+  /** The token budget of a map (as --tokens). */
+  tokens?: number;
+  /** The cap of the enlarged default budget (as --max-tokens). */
+  maxTokens?: number;
+  /** The tiktoken encoding (as --encoding). */
+  encoding?: string;
+  /** Parse threads (as --workers). */
+  workers?: number;
+  /** Files larger than this are skipped unread (as --max-file-bytes). */
+  maxFileBytes?: number;
+  /** A daemon exits after this many seconds without a request, 0 = never (as --idle-timeout). */
+  idleTimeoutSeconds?: number;
+}
+
+/** A project config and where it was read from (undefined: the root has none). */
+export interface LoadedConfig {
+  config: ProjectConfig;
+  source?: string;
+}
+
+type Check = (value: unknown) => string | undefined;
+
+const globs: Check = (value) => (Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '') ? undefined : 'a list of glob strings');
+const whole =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Check =>
+  (value) =>
+    typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
+      ? undefined
+      : min === 0
+        ? 'a whole number of seconds, 0 or more'
+        : `a positive whole number${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}`;
+const encoding: Check = (value) => (typeof value === 'string' && (ENCODINGS as readonly string[]).includes(value) ? undefined : `one of ${ENCODINGS.join(', ')}`);
+
+/** The file's keys, what each must be, and the option it sets. */
+const KEYS: Readonly<Record<string, { check: Check; option: keyof ProjectConfig }>> = {
+  exclude: { check: globs, option: 'exclude' },
+  include: { check: globs, option: 'include' },
+  tokens: { check: whole(1, MAX_TOKENS), option: 'tokens' },
+  maxTokens: { check: whole(1, MAX_TOKENS), option: 'maxTokens' },
+  encoding: { check: encoding, option: 'encoding' },
+  workers: { check: whole(1), option: 'workers' },
+  maxFileBytes: { check: whole(1), option: 'maxFileBytes' },
+  idleTimeout: { check: whole(0), option: 'idleTimeoutSeconds' },
+};
+
+/** The help texts' lines about the config. */
+export const CONFIG_HELP = `Options not given are taken from ROOT's project config, ${CONFIG_FILE} or the 'repomap' key of
+its package.json (keys: ${Object.keys(KEYS).join(', ')}).
+`;
+
+/**
+ * The one normalisation of a project config: an object of known keys with values of the right
+ * type. Anything else is a one-line UserError naming the key and the file.
+ */
+export function parseProjectConfig(raw: unknown, source: string): ProjectConfig {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new UserError(`${source}: the config must be a JSON object`);
+  const config: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const spec = Object.hasOwn(KEYS, key) ? KEYS[key] : undefined;
+    if (!spec) throw new UserError(`${source}: unknown key '${key}' (known: ${Object.keys(KEYS).join(', ')})`);
+    const expected = spec.check(value);
+    if (expected) throw new UserError(`${source}: '${key}' must be ${expected}, not ${JSON.stringify(value)}`);
+    config[spec.option] = Array.isArray(value) ? [...(value as string[])] : value;
+  }
+  return config as ProjectConfig;
+}
+
+/**
+ * The root's project config: repomap.config.json if it exists, else the `repomap` key of its
+ * package.json, else none. A file that is not JSON is a UserError naming it.
+ */
+export function readProjectConfig(root: string): LoadedConfig {
+  const file = join(root, CONFIG_FILE);
+  const own = readText(file);
+  if (own !== undefined) return { config: parseProjectConfig(parseJson(own, file), file), source: file };
+  const pkgFile = join(root, 'package.json');
+  const pkg = readText(pkgFile);
+  if (pkg === undefined) return { config: {} };
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(pkg);
+  } catch {
+    return { config: {} }; // a broken package.json is the project's business, unless it holds our key
+  }
+  if (typeof manifest !== 'object' || manifest === null || !Object.hasOwn(manifest, 'repomap')) return { config: {} };
+  const source = `${pkgFile} (key 'repomap')`;
+  return { config: parseProjectConfig((manifest as Record<string, unknown>).repomap, source), source };
+}
+
+/** Whether a changed path (relative to the root) can change the project config. */
+export function isConfigPath(path: string): boolean {
+  return path === CONFIG_FILE || path === 'package.json';
+}
+
+/** `given` with the config's values where it has none: a flag or a caller's option wins. */
+export function withProjectConfig<T extends ProjectConfig>(given: T, config: ProjectConfig): T {
+  const merged: ProjectConfig = { ...given };
+  for (const key of Object.keys(config) as Array<keyof ProjectConfig>) {
+    if (merged[key] === undefined) (merged as Record<string, unknown>)[key] = config[key];
+  }
+  return merged as T;
+}
+
+/** Options for a root, with its project config applied unless the caller says `projectConfig: false`. */
+export async function applyProjectConfig<T extends ProjectConfig & { root: string; projectConfig?: boolean }>(options: T): Promise<T> {
+  if (options.projectConfig === false) return options;
+  return withProjectConfig(options, readProjectConfig(await resolveRoot(options.root)).config);
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new UserError(`${file}: ${(err as Error).message}`);
+  }
+}
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${file}: not valid JSON (${(err as Error).message.split('\n')[0]})`);
+  }
+}
