@@ -796,6 +796,7 @@ test('a renamed import target is resolved again: the chat file\'s map follows wh
 
 test('a file written a moment before a request that names it is indexed for that request, not refused', async () => {
   const root = gitRepo();
+  writeFileSync(join(root, '.gitignore'), 'ignored_here.ts\n');
   const env = runtimeEnv();
   const daemon = await startDaemon(root, env);
   await call<RepoMapJson>(daemon.socket, 'map', { tokens: 256 });
@@ -804,8 +805,6 @@ test('a file written a moment before a request that names it is indexed for that
   const map = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 256, mentionedFiles: ['src/fresh_helper.ts'] });
   assert.match(map.text, /│export function freshlyWrittenHelper\(\): number \{/);
   // A file the rules leave out is still refused, with the reason.
-  writeFileSync(join(root, '.gitignore'), 'ignored_here.ts\n');
-  await mapUntil(daemon.socket, () => true);
   writeFileSync(join(root, 'ignored_here.ts'), 'export const x = 1;\n');
   await assert.rejects(call(daemon.socket, 'map', { tokens: 256, chatFiles: ['ignored_here.ts'] }), /is not indexed/);
   await call(daemon.socket, 'shutdown');
