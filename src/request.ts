@@ -19,7 +19,7 @@ export const DEFAULT_RANKING: RankingName = 'repomap';
 
 /** What a map is asked for. Paths are relative to the root (or absolute, inside it). */
 export interface MapRequest {
-  /** Files the model already has in full: they steer the ranking and are not rendered. */
+  /** Files the model already has in full: the map shows first the code they use, and the ranking starts from them; they are not rendered. */
   chatFiles?: readonly string[];
   mentionedFiles?: readonly string[];
   mentionedIdents?: readonly string[];
