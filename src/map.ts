@@ -8,9 +8,7 @@ import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.j
 import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
 import { DEFAULT_RANKING, type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
 import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
-import { neededEntries } from './rank/needed.js';
-import { isTestPath } from './file-kinds.js';
-import { familyOfPath } from './extract/languages.js';
+import { foreignTo, neededEntries } from './rank/needed.js';
 import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
@@ -259,7 +257,7 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
   const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);
   const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
     mentioned: mentionedIdents,
-    isLate: lateFiles(from),
+    isLate: foreignTo(from),
     namesOnly: depth.entries.length > 0,
   });
   const place = new Map<string, number>(important.map((path, i) => [path, i - important.length]));
@@ -349,17 +347,6 @@ export function mapToJson(map: RepoMap, { listSkipped = true }: { listSkipped?: 
 }
 
 export type RepoMapJson = ReturnType<typeof mapToJson>;
-
-/**
- * Files whose definitions come after all others in a map about `files`: tests, unless the request
- * is about a test, and files of a language family none of them is in.
- */
-function lateFiles(files: readonly string[]): ((path: string) => boolean) | undefined {
-  if (files.length === 0) return undefined;
-  const aboutTests = files.some(isTestPath);
-  const families = new Set(files.map(familyOfPath));
-  return (path) => (!aboutTests && isTestPath(path)) || !families.has(familyOfPath(path));
-}
 
 function getOrPush<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);

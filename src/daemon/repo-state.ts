@@ -43,7 +43,7 @@ export class RepoState {
     },
     important: () => (this.important ??= importantFiles(this.sortedPaths)),
     importsOf: (path) => this.importLookup().importsOf(path),
-    projectKey: () => this.importLookup().projectKey(),
+    projectKey: () => this.projectKey(),
   };
 
   /** `store` has a file's outline and names by the time its record is applied. */

@@ -211,32 +211,28 @@ export function entriesWithin(
 ): { entries: PackEntry[]; tokens: number } {
   // Every line the entries could show counted at once: the counts below then come from the
   // counter's memo, not one round trip to its thread each.
+  const rowsOf = entries.map(({ def }) => (def ? [...def.scopes, ...signatureRows(def)] : []));
   const texts: string[] = [];
-  for (const { path, def } of entries) {
+  entries.forEach(({ path }, k) => {
     const outline = outlineOf(path);
-    texts.push(path + ':');
-    if (def) for (const row of [...def.scopes, ...signatureRows(def)]) texts.push('│' + (outline?.lineText(row) ?? ''));
-  }
+    texts.push(path + ':', ...rowsOf[k].map((row) => '│' + (outline?.lineText(row) ?? '')));
+  });
   countTokens(texts.join('\n'));
-  const rows = new Map<string, Set<number>>();
+  const shownByPath = new Map<string, Set<number>>();
   let used = 0;
   let k = 0;
   for (; k < entries.length; k++) {
-    const { path, def } = entries[k];
-    let shown = rows.get(path);
-    const lines: string[] = shown ? [] : ['', path + ':'];
-    shown ??= new Set();
+    const { path } = entries[k];
+    const shown = shownByPath.get(path) ?? new Set<number>();
+    const lines: string[] = shownByPath.has(path) ? [] : ['', path + ':'];
     const outline = outlineOf(path);
-    for (const row of def ? [...def.scopes, ...signatureRows(def)] : []) {
-      if (shown.has(row)) continue;
-      // A shown line, and the elision mark that usually comes before it.
-      lines.push('⋮', '│' + (outline?.lineText(row) ?? ''));
-    }
+    // Each new line, and the elision mark that usually comes before it.
+    for (const row of rowsOf[k]) if (!shown.has(row)) lines.push('⋮', '│' + (outline?.lineText(row) ?? ''));
     const cost = countTokens(lines.join('\n') + '\n');
     if (used + cost > (k === 0 ? Math.max(tokens, firstWithin) : tokens)) break;
     used += cost;
-    if (!rows.has(path)) rows.set(path, shown);
-    for (const row of def ? [...def.scopes, ...signatureRows(def)] : []) shown.add(row);
+    shownByPath.set(path, shown);
+    for (const row of rowsOf[k]) shown.add(row);
   }
   return { entries: entries.slice(0, k), tokens: used };
 }

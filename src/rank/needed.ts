@@ -12,6 +12,7 @@ import { familyOfPath } from '../extract/languages.js';
 import { isTestPath } from '../file-kinds.js';
 import { identifierMultiplier } from '../graph/graph.js';
 import type { PackEntry } from '../pack/pack.js';
+import { dirOf } from '../resolve/files.js';
 import type { Outline } from '../store/outline.js';
 
 /** A name defined in more files than this, none imported or nearby, says too little about which is meant. */
@@ -78,9 +79,8 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   }
   const wanted = [...new Set([...mentionedIdents, ...uses.keys()])].filter((ident) => mentionedIdents.has(ident) || !own.has(ident)).sort(comparePaths);
   const definers = sources.definersOf(wanted);
-  const families = new Set(from.map(familyOfPath));
-  const anyTest = from.some(isTestPath);
-  const shownFile = (path: string) => !hidden.has(path) && (families.size === 0 || families.has(familyOfPath(path))) && (anyTest || !isTestPath(path));
+  const foreign = foreignTo(from);
+  const shownFile = (path: string) => !hidden.has(path) && !foreign(path);
   const imported = new Map(from.map((path) => [path, importsThroughBarrels(path, sources.importsOf)]));
 
   const needs: Need[] = [];
@@ -164,6 +164,17 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   return entries;
 }
 
+/**
+ * Files foreign to a request about `files`: tests, unless one of them is a test, and files of a
+ * language family none of them is in. None without files.
+ */
+export function foreignTo(files: readonly string[]): (path: string) => boolean {
+  if (files.length === 0) return () => false;
+  const aboutTests = files.some(isTestPath);
+  const families = new Set(files.map(familyOfPath));
+  return (path) => (!aboutTests && isTestPath(path)) || !families.has(familyOfPath(path));
+}
+
 /** A module that mostly gathers others' exports (`export * from`, `from .x import y`): index.ts, __init__.py, mod.rs, lib.rs. */
 const BARREL = /(^|\/)(index\.[cm]?[jt]sx?|__init__\.pyi?|mod\.rs|lib\.rs)$/;
 
@@ -185,12 +196,8 @@ const BY_NAME = 2;
 function resolveName(candidates: string[], users: readonly string[], imported: ReadonlyMap<string, ReadonlySet<string>>): { files: string[]; tier: number } {
   const viaImport = candidates.filter((path) => users.some((user) => imported.get(user)?.has(path)));
   if (viaImport.length > 0) return { files: viaImport, tier: IMPORTED };
-  const folders = new Set(users.map(folderOf));
-  const near = candidates.filter((path) => folders.has(folderOf(path)));
+  const folders = new Set(users.map(dirOf));
+  const near = candidates.filter((path) => folders.has(dirOf(path)));
   if (near.length > 0) return { files: near, tier: SAME_FOLDER };
   return { files: candidates, tier: BY_NAME };
-}
-
-function folderOf(path: string): string {
-  return path.slice(0, path.lastIndexOf('/') + 1);
 }
