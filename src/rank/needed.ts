@@ -80,6 +80,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const wanted = [...new Set([...mentionedIdents, ...uses.keys()])].filter((ident) => mentionedIdents.has(ident) || !own.has(ident)).sort(comparePaths);
   const definers = sources.definersOf(wanted);
   const foreign = foreignTo(from);
+  const aboutTests = from.some(isTestPath);
   const shownFile = (path: string) => !hidden.has(path) && !foreign(path);
   const imported = new Map(from.map((path) => [path, importsThroughBarrels(path, sources.importsOf)]));
 
@@ -95,10 +96,11 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     if (files.length === 0 || (tier === BY_NAME && files.length > MAX_NAME_DEFINERS)) continue;
     // Mentioned names first; then Aider's weight of the name times the square root of its uses,
     // a third less for each step of resolution away from the import.
-    const weight = identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(use?.count ?? 1) * (1 - tier / 3);
+    const weight = identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(use?.count ?? 1) * certainty(tier, files.length);
     needs.push({ ident, score: mentioned ? Infinity : weight, files });
   }
   needs.sort((a, b) => b.score - a.score || comparePaths(a.ident, b.ident));
+  if (process.env.DEBUG_NEEDS) console.error(needs.slice(0, 40).map((n) => `${n.ident} ${n.score.toFixed(2)} ${n.files.join(',')}`).join('\n'));
 
   const entries: PackEntry[] = [];
   const shown = new Set<string>();
@@ -140,7 +142,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
         const outline = sources.outlineOf(path);
         if (!outline) continue;
         for (let i = 0, taken = 0; i < outline.defCount && taken < MAX_DEFINITIONS_PER_NAME; i++) {
-          if (outline.defName(i) !== ident) continue;
+          if (outline.defName(i) !== ident || (!aboutTests && inTestScope(outline, i))) continue;
           if (full()) return false;
           add(path, outline, i);
           taken++;
@@ -184,13 +186,31 @@ const BARREL = /(^|\/)(index\.[cm]?[jt]sx?|__init__\.pyi?|mod\.rs|lib\.rs)$/;
  */
 function importsThroughBarrels(path: string, importsOf: (path: string) => readonly string[]): Set<string> {
   const files = new Set(importsOf(path));
-  for (const file of [...files]) if (BARREL.test(file)) for (const next of importsOf(file)) if (next !== path) files.add(next);
+  // A Set iterates what is added while it runs: a barrel a barrel imports is followed in turn.
+  for (const file of files) if (BARREL.test(file)) for (const next of importsOf(file)) if (next !== path) files.add(next);
   return files;
+}
+
+/** A scope line that opens tests inside a code file: Rust's `mod tests`, a Python `class TestX`. */
+const TEST_SCOPE = /^\s*(?:(?:pub(?:\([^)]*\))?\s+)?mod\s+tests?\b|class\s+Test)/;
+
+/** Whether definition `i` sits inside a test scope of its file. */
+function inTestScope(outline: Outline, i: number): boolean {
+  return outline.def(i).scopes.some((line) => TEST_SCOPE.test(outline.lineText(line)));
 }
 
 const IMPORTED = 0;
 const SAME_FOLDER = 1;
 const BY_NAME = 2;
+
+/**
+ * How surely a need's files are the ones its users mean: an import or the user's folder says so; a
+ * name defined in one file of the family can mean only that one; among several, each is a guess.
+ */
+function certainty(tier: number, fileCount: number): number {
+  if (tier === IMPORTED) return 1;
+  return (tier === SAME_FOLDER ? 2 / 3 : 1 / 2) / Math.sqrt(fileCount);
+}
 
 /** The definers a name's users mean: those they import, else those in a user's folder, else all of them (BY_NAME). */
 function resolveName(candidates: string[], users: readonly string[], imported: ReadonlyMap<string, ReadonlySet<string>>): { files: string[]; tier: number } {
