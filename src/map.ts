@@ -252,7 +252,7 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
       outlineOf,
     },
     // A shown definition takes a few tokens at the least: more entries than this never fit.
-    { from, hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) },
+    { from, hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4), ranked: ranking.files },
   );
   const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);
   const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {

@@ -46,6 +46,8 @@ export interface NeededRequest {
   rankOf: (path: string) => number;
   /** Entries enough to fill the depth section's budget: the list stops there. */
   limit: number;
+  /** The related files best ranked first (not only those the request's files import or sit beside). */
+  ranked: readonly string[];
 }
 
 /** One needed name, resolved to the files that define it. */
@@ -53,7 +55,16 @@ interface Need {
   ident: string;
   score: number;
   files: readonly string[];
+  /** A definition the request's files do not use yet, whose name shares a word with the request. */
+  only?: { path: string; index: number };
 }
+
+/** Words of the request a name shares: each one multiplies its need by one more. */
+const WORD_MATCH_BOOST = 1;
+/** A name the request's files do not use is less likely needed than one they use. */
+const UNUSED_NAME = 0.5;
+/** Files whose definitions are matched against the request's words: imported, beside, best ranked. */
+const WORD_MATCH_FILES = 30;
 
 /**
  * The needed definitions as pack entries, best first: the mentioned names' definitions; the named
@@ -84,6 +95,12 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const shownFile = (path: string) => !hidden.has(path) && !foreign(path);
   const imported = new Map(from.map((path) => [path, importsThroughBarrels(path, sources.importsOf)]));
 
+  const requestWords = new Set([...mentionedIdents].flatMap(identifierWords));
+  const wordBoost = (ident: string) => {
+    let matches = 0;
+    for (const word of identifierWords(ident)) if (requestWords.has(word)) matches++;
+    return 1 + WORD_MATCH_BOOST * matches;
+  };
   const needs: Need[] = [];
   for (const ident of wanted) {
     const all = definers.get(ident);
@@ -93,11 +110,32 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     const use = uses.get(ident);
     const mentioned = mentionedIdents.has(ident);
     const { files, tier } = resolveName(candidates, use?.users ?? [], imported);
-    if (files.length === 0 || (tier === BY_NAME && files.length > MAX_NAME_DEFINERS)) continue;
+    // A name many files define, even among those imported, says too little about which is meant.
+    if (files.length === 0 || files.length > MAX_NAME_DEFINERS) continue;
     // Mentioned names first; then Aider's weight of the name times the square root of its uses,
     // a third less for each step of resolution away from the import.
-    const weight = identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(use?.count ?? 1) * certainty(tier, files.length);
+    const weight = identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(use?.count ?? 1) * certainty(tier, files.length) * wordBoost(ident);
     needs.push({ ident, score: mentioned ? Infinity : weight, files });
+  }
+  // The definitions the request's words name in part (`stream` in `ListStream`) that its files do
+  // not use yet: what a change may start to use, in the modules imported, beside, or ranked first.
+  if (requestWords.size > 0) {
+    const near = new Set([...imported.values()].flatMap((set) => [...set]));
+    const beside = new Set(from.flatMap(sources.neighboursOf));
+    const files = [...new Set([...near, ...beside, ...request.ranked])].filter(shownFile).slice(0, WORD_MATCH_FILES);
+    for (const path of files) {
+      const outline = sources.outlineOf(path);
+      if (!outline) continue;
+      const relation = near.has(path) ? 1 : beside.has(path) ? 2 / 3 : 1 / 2;
+      for (let i = 0; i < outline.defCount; i++) {
+        const ident = outline.defName(i);
+        if (uses.has(ident) || own.has(ident) || mentionedIdents.has(ident) || ident.startsWith('_')) continue;
+        const boost = wordBoost(ident);
+        if (boost === 1 || (!aboutTests && inTestScope(outline, i))) continue;
+        const score = identifierMultiplier(ident, 1, mentionedIdents) * relation * boost * UNUSED_NAME;
+        needs.push({ ident, score, files: [path], only: { path, index: i } });
+      }
+    }
   }
   needs.sort((a, b) => b.score - a.score || comparePaths(a.ident, b.ident));
   if (process.env.DEBUG_NEEDS) console.error(needs.slice(0, 40).map((n) => `${n.ident} ${n.score.toFixed(2)} ${n.files.join(',')}`).join('\n'));
@@ -137,7 +175,14 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   };
   /** The definitions each need resolves to, in turn; false once the list is full. */
   const showNeeds = (list: readonly Need[]): boolean => {
-    for (const { ident, files } of list) {
+    for (const { ident, files, only } of list) {
+      if (only) {
+        const outline = sources.outlineOf(only.path);
+        if (!outline) continue;
+        if (full()) return false;
+        add(only.path, outline, only.index);
+        continue;
+      }
       for (const path of files) {
         const outline = sources.outlineOf(path);
         if (!outline) continue;
@@ -189,6 +234,16 @@ function importsThroughBarrels(path: string, importsOf: (path: string) => readon
   // A Set iterates what is added while it runs: a barrel a barrel imports is followed in turn.
   for (const file of files) if (BARREL.test(file)) for (const next of importsOf(file)) if (next !== path) files.add(next);
   return files;
+}
+
+/** The lower-case words of four letters or more of an identifier: `parseHTTPHeaders` gives parse, http, headers. */
+export function identifierWords(ident: string): string[] {
+  return ident
+    .replace(/([\p{Ll}\p{Nd}])(\p{Lu})/gu, '$1_$2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1_$2')
+    .split(/[_\-$]+/)
+    .filter((word) => word.length >= 4)
+    .map((word) => word.toLowerCase());
 }
 
 /** A scope line that opens tests inside a code file: Rust's `mod tests`, a Python `class TestX`. */
