@@ -146,6 +146,64 @@ test('a test file\'s definitions come after code\'s unless the chat file is a te
   assert.ok(linesOf(forTest, 'src/parser.ts') > 0, forTest.text);
 });
 
+test('the request\'s words pick, in an imported module, a definition the chat file does not use yet', async () => {
+  const helpers = Array.from({ length: 40 }, (_, i) => `export function formatColumnValue${i}(value: string): string {\n  return value;\n}`);
+  const root = repo({
+    'src/columns.ts': [...helpers, 'export function createStreamReader(source: string): AsyncIterable<string> {', '  throw new Error(source);', '}', ''].join('\n'),
+    'src/report.ts': "import { formatColumnValue0 } from './columns.js';\nexport const render = (cell: string) => formatColumnValue0(cell);\n",
+    ...filler(40),
+  });
+  const chatFiles = [join(root, 'src/report.ts')];
+  const shows = (text: string) => /src\/columns\.ts:[^]*│export function createStreamReader\(/.test(text);
+  const plain = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles });
+  assert.ok(!shows(plain.text), plain.text);
+  const asked = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles, message: 'render the report from a stream reader' });
+  assert.ok(shows(asked.text), asked.text);
+});
+
+test('a definition inside a code file\'s test module is not shown for code that uses the name', async () => {
+  const root = repo({
+    'src/main.rs': 'mod value;\nuse crate::value::Value;\n\nfn main() {\n    let v = Value::test_int(3);\n}\n',
+    'src/value.rs': [
+      'pub struct Value(i64);',
+      '',
+      'impl Value {',
+      '    pub fn test_int(n: i64) -> Value {',
+      '        Value(n)',
+      '    }',
+      '}',
+      '',
+      '#[cfg(test)]',
+      'mod tests {',
+      '    #[test]',
+      '    fn test_int() {',
+      '        assert_eq!(super::Value::test_int(1).0, 1);',
+      '    }',
+      '}',
+      '',
+    ].join('\n'),
+    ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`src/other_${i}.rs`, `pub fn unrelated_helper_${i}(n: i64) -> i64 {\n    n + ${i}\n}\n`])),
+  });
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 160, chatFiles: [join(root, 'src/main.rs')] });
+  assert.match(map.text, /│    pub fn test_int\(n: i64\) -> Value \{/);
+  assert.doesNotMatch(map.text, /fn test_int\(\)/);
+});
+
+test('a name is resolved through a chain of package indexes to the module that defines it', async () => {
+  const root = repo({
+    'src/app/run.ts': "import { runEngineJob } from '../lib/index.js';\nexport const go = () => runEngineJob('nightly');\n",
+    'src/lib/index.ts': "export * from './core/index.js';\n",
+    'src/lib/core/index.ts': "export * from './engine.js';\n",
+    'src/lib/core/engine.ts': 'export function runEngineJob(name: string, retries = 3): Promise<void> {\n  return Promise.resolve();\n}\n',
+    // Other definers of the name, none imported: by name alone, four files say too little.
+    ...Object.fromEntries(['alpha', 'beta', 'gamma'].map((name) => [`src/${name}/engine.ts`, `export function runEngineJob(${name}Option: number): number {\n  return ${name}Option;\n}\n`])),
+    ...filler(40),
+  });
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: [join(root, 'src/app/run.ts')] });
+  assert.match(map.text, /src\/lib\/core\/engine\.ts:\n│export function runEngineJob\(name: string, retries = 3\)/);
+  assert.doesNotMatch(map.text, /Option: number/);
+});
+
 test('markdown fences name the language; each file reports the tokens it takes', async () => {
   const root = repo({ 'a.py': 'def alpha_function():\n    pass\n', 'b.ts': 'export function betaFunction(): void {}\n' });
   const map = await buildMap({ root, cacheDir: tempDir(), tokens: 1024, markdown: true });

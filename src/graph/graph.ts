@@ -1313,6 +1313,11 @@ export class ReferenceGraph {
    * The names a file defines, references (with their counts alongside) and imports, and the
    * modules it imports (all sorted; empty for a file outside the graph).
    */
+  /** Whether the graph holds `path` (a file that defines or references some name). */
+  hasFile(path: string): boolean {
+    return this.files.has(path);
+  }
+
   fileNames(path: string): { defined: readonly string[]; referenced: readonly string[]; counts: ArrayLike<number>; imports: readonly string[]; modules: readonly string[] } {
     const node = this.files.get(path);
     if (node) this.load(node);

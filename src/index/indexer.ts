@@ -310,8 +310,10 @@ function storeLookups(root: string, store: TagStore, paths: readonly string[], r
   const outlines = new OutlineCache((path) => store.outline(path));
   let important: string[] | undefined;
   let imports: ImportLookup | undefined;
-  // A file's modules from the graph that holds its names when there is one (not decoded again from the store).
-  const namesOf = graph ? (file: string) => graph.fileNames(file) : (file: string) => store.names(file);
+  // A file's modules from the graph that holds its names when there is one (not decoded again from
+  // the store); the graph keeps no node for a file that defines and references nothing (a barrel of
+  // `export * from` lines), so such a file's modules are read from the store.
+  const namesOf = graph ? (file: string) => (graph.hasFile(file) ? graph.fileNames(file) : store.names(file)) : (file: string) => store.names(file);
   const importLookup = () => (imports ??= new ImportLookup(root, paths, namesOf));
   return {
     isKnown: (path) => known.has(path),
