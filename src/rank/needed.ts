@@ -140,8 +140,6 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     }
   }
   needs.sort((a, b) => b.score - a.score || comparePaths(a.ident, b.ident));
-  if (process.env.DEBUG_NEEDS) console.error([...imported].map(([k, v]) => `${k} -> ${[...v].join(",")} / direct ${sources.importsOf(k).join(",")}`).join("\n"));
-  if (process.env.DEBUG_NEEDS) console.error(needs.slice(0, 40).map((n) => `${n.ident} ${n.score.toFixed(2)} ${n.files.join(',')}`).join('\n'));
 
   const entries: PackEntry[] = [];
   const shown = new Set<string>();
