@@ -69,8 +69,9 @@ const WORD_MATCH_FILES = 30;
 /**
  * The needed definitions as pack entries, best first: the mentioned names' definitions; the named
  * files' own top-level definitions; the names the request's files use (by Aider's identifier
- * weight times the square root of the uses, nearer resolution first); then the top-level
- * definitions of the modules they import, and of the files beside them. At most `limit` entries.
+ * weight times the square root of the uses, surer resolution first), mixed with the definitions
+ * nearby that the request's words name in part; then the top-level definitions of the modules
+ * they import, and of the files beside them. At most `limit` entries.
  */
 export function neededEntries(sources: NeededSources, request: NeededRequest): PackEntry[] {
   const { from, hidden, mentionedIdents } = request;
@@ -115,7 +116,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     // A name many files define, even among those imported, says too little about which is meant.
     if (files.length === 0 || files.length > MAX_NAME_DEFINERS) continue;
     // Mentioned names first; then Aider's weight of the name times the square root of its uses,
-    // a third less for each step of resolution away from the import.
+    // times how sure its resolution is, times one more for each of the request's words it holds.
     const weight = identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(use?.count ?? 1) * certainty(tier, files.length) * wordBoost(ident);
     needs.push({ ident, score: mentioned ? Infinity : weight, files });
   }
