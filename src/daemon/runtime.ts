@@ -1,7 +1,7 @@
 // Where a repository's daemon lives: a private runtime folder, a socket and a lock per root.
 // Shared by the daemon and the thin client, so it imports nothing heavy.
 import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
@@ -86,22 +86,28 @@ export function readLockPid(lock: string): number | undefined {
  * removed and taken. Returns the pid of the live holder when another daemon has it.
  */
 export function acquireLock(lock: string): { ok: true } | { ok: false; holder: number } {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600);
-      writeSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      return { ok: true };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = readLockPid(lock);
-      if (holder !== undefined && holder !== process.pid && isProcessAlive(holder)) return { ok: false, holder };
+  // The lock appears with its pid already in it (a hard link to a file written first): a starter
+  // that finds it never reads it empty and takes a live daemon's lock for a dead one's.
+  const written = `${lock}.${process.pid}`;
+  writeFileSync(written, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        unlinkSync(lock); // stale: its daemon died without cleaning up
-      } catch {
-        // another starter removed it first
+        linkSync(written, lock);
+        return { ok: true };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const holder = readLockPid(lock);
+        if (holder !== undefined && holder !== process.pid && isProcessAlive(holder)) return { ok: false, holder };
+        try {
+          unlinkSync(lock); // stale: its daemon died without cleaning up
+        } catch {
+          // another starter removed it first
+        }
       }
     }
+  } finally {
+    unlinkSync(written);
   }
   throw new Error(`could not take the lock ${lock}`);
 }
