@@ -161,6 +161,18 @@ test('the request\'s words pick, in an imported module, a definition the chat fi
   assert.ok(shows(asked.text), asked.text);
 });
 
+test('a plain word of the request weighs as a mention but does not come before the names the chat file uses', async () => {
+  const root = repo({
+    'src/pricing.ts': 'export function computeInvoiceTotal(items: number[]): number {\n  return items.length;\n}\n',
+    'src/summary.ts': 'export function total(values: number[]): number {\n  return values.length;\n}\n',
+    'src/checkout.ts': "import { computeInvoiceTotal } from './pricing.js';\nexport const totalOf = (items: number[]) => computeInvoiceTotal(items);\n",
+    ...filler(40),
+  });
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 40, chatFiles: [join(root, 'src/checkout.ts')], message: 'round the total' });
+  assert.match(map.text, /│export function computeInvoiceTotal\(/);
+  assert.doesNotMatch(map.text, /│export function total\(/);
+});
+
 test('a definition inside a code file\'s test module is not shown for code that uses the name', async () => {
   const root = repo({
     'src/main.rs': 'mod value;\nuse crate::value::Value;\n\nfn main() {\n    let v = Value::test_int(3);\n}\n',
