@@ -1,5 +1,5 @@
 import { comparePaths } from './discover/discover.js';
-import { ReferenceGraph } from './graph/graph.js';
+import { ReferenceGraph, isMultiWordIdentifier } from './graph/graph.js';
 import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
@@ -147,13 +147,19 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const { outlineOf, important: importantPaths } = index.lookups;
   const chatFiles = new Set((request.chatFiles ?? []).map((path) => indexedFilePath(index, path, 'chat file', request)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
+  // Names whose definitions the map shows first: every --mention, and the message's identifiers of
+  // two words or more; a plain word of a message ('value', 'stream') is as likely prose.
+  const namedIdents = new Set(mentionedIdents);
   const mentioned = new Set((request.mentionedFiles ?? []).map((path) => indexedFilePath(index, path, 'mentioned file', request)));
   if (request.message) {
-    for (const ident of mentionedIdentifiers(request.message)) mentionedIdents.add(ident);
+    for (const ident of mentionedIdentifiers(request.message)) {
+      mentionedIdents.add(ident);
+      if (isMultiWordIdentifier(ident)) namedIdents.add(ident);
+    }
     for (const path of mentionedFiles(request.message, index.paths, chatFiles)) mentioned.add(path);
   }
 
-  const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents };
+  const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents, namedIdents };
   const important = importantPaths().filter((path) => !chatFiles.has(path));
   // Important files are named in the map even without a grammar: they are not skipped.
   const shownAnyway = new Set(important);
@@ -232,7 +238,7 @@ function aiderEntries({ index, graph, request, important, budget }: LayoutContex
  * definitions. Files are shown in rank order, the important ones first.
  */
 function relatedMapEntries({ index, graph, request, important, budget, countTokens, footer }: LayoutContext & { footer: string }): MapEntries {
-  const { chatFiles, mentionedFiles, mentionedIdents } = request;
+  const { chatFiles, mentionedFiles, mentionedIdents, namedIdents } = request;
   const { outlineOf } = index.lookups;
   const limit = fileLimit(budget);
   const related = graph.compileRelated({ chatFiles, mentionedIdents });
@@ -252,7 +258,7 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
       outlineOf,
     },
     // A shown definition takes a few tokens at the least: more entries than this never fit.
-    { from, hidden: chatFiles, mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4), ranked: ranking.files },
+    { from, hidden: chatFiles, mentionedIdents, namedIdents: namedIdents ?? mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4), ranked: ranking.files },
   );
   const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);
   const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {

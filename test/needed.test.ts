@@ -161,7 +161,7 @@ test('the request\'s words pick, in an imported module, a definition the chat fi
   assert.ok(shows(asked.text), asked.text);
 });
 
-test('a plain word of the request weighs as a mention but does not come before the names the chat file uses', async () => {
+test('a plain word of a message weighs as a mention but does not come before the names the chat file uses; a --mention does', async () => {
   const root = repo({
     'src/pricing.ts': 'export function computeInvoiceTotal(items: number[]): number {\n  return items.length;\n}\n',
     'src/summary.ts': 'export function total(values: number[]): number {\n  return values.length;\n}\n',
@@ -171,6 +171,9 @@ test('a plain word of the request weighs as a mention but does not come before t
   const map = await buildMap({ root, cacheDir: tempDir(), tokens: 40, chatFiles: [join(root, 'src/checkout.ts')], message: 'round the total' });
   assert.match(map.text, /│export function computeInvoiceTotal\(/);
   assert.doesNotMatch(map.text, /│export function total\(/);
+  // Named with --mention, the same word is what the user asks for: its definition comes first.
+  const named = await buildMap({ root, cacheDir: tempDir(), tokens: 40, chatFiles: [join(root, 'src/checkout.ts')], mentionedIdents: ['total'] });
+  assert.match(named.text, /│export function total\(/);
 });
 
 test('a definition inside a code file\'s test module is not shown for code that uses the name', async () => {

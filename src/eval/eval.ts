@@ -56,7 +56,10 @@ export function rankingRanker(ranking: RankingName): Ranker {
     run({ index, graph, task, budget, encoding }) {
       const map = mapFromIndex(index, graph, {
         chatFiles: [task.chatFile],
-        mentionedIdents: task.mentions,
+        // The message's identifiers as a request gives them: its code (names of two words or
+        // more) as mentions, its plain words as the words of a message (see mapFromIndex).
+        mentionedIdents: task.mentions.filter(isMultiWordIdentifier),
+        message: task.mentions.filter((ident) => !isMultiWordIdentifier(ident)).join(' '),
         tokens: budget,
         encoding,
         ranking,

@@ -10,7 +10,7 @@
 import { comparePaths } from '../discover/discover.js';
 import { familyOfPath } from '../extract/languages.js';
 import { isTestPath } from '../file-kinds.js';
-import { identifierMultiplier, isMultiWordIdentifier } from '../graph/graph.js';
+import { identifierMultiplier } from '../graph/graph.js';
 import type { PackEntry } from '../pack/pack.js';
 import { dirOf } from '../resolve/files.js';
 import type { Outline } from '../store/outline.js';
@@ -42,7 +42,10 @@ export interface NeededRequest {
   from: readonly string[];
   /** Files never shown (the chat files: the model has them). */
   hidden: ReadonlySet<string>;
+  /** The identifiers the request mentions: each weighs as Aider weighs a mention. */
   mentionedIdents: ReadonlySet<string>;
+  /** Those of them whose definitions come first (see mapFromIndex). */
+  namedIdents: ReadonlySet<string>;
   rankOf: (path: string) => number;
   /** Entries enough to fill the depth section's budget: the list stops there. */
   limit: number;
@@ -109,9 +112,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     const candidates = [...all].sort(comparePaths).filter(shownFile);
     if (candidates.length === 0) continue;
     const use = uses.get(ident);
-    // A mentioned name of two words or more is code the request names; a plain word ('value',
-    // 'stream') is as likely prose: it weighs as a mentioned name but is not put first.
-    const mentioned = mentionedIdents.has(ident) && isMultiWordIdentifier(ident);
+    const mentioned = request.namedIdents.has(ident);
     const { files, tier } = resolveName(candidates, use?.users ?? [], imported);
     // A name many files define, even among those imported, says too little about which is meant.
     if (files.length === 0 || files.length > MAX_NAME_DEFINERS) continue;

@@ -12,6 +12,8 @@ export interface RankRequest {
   chatFiles: ReadonlySet<string>;
   mentionedFiles: ReadonlySet<string>;
   mentionedIdents: ReadonlySet<string>;
+  /** Of the mentioned identifiers, those whose definitions the map shows first (see mapFromIndex). */
+  namedIdents?: ReadonlySet<string>;
 }
 
 export interface RankedDefinition {
