@@ -100,7 +100,11 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const imported = new Map(from.map((path) => [path, importsThroughBarrels(path, sources.importsOf)]));
 
   const requestWords = new Set([...mentionedIdents].flatMap(identifierWords));
+  const wordList = [...requestWords];
   const wordBoost = (ident: string) => {
+    // Most names hold none of the words: a substring test rules them out before any split.
+    const lower = ident.toLowerCase();
+    if (!wordList.some((word) => lower.includes(word))) return 1;
     let matches = 0;
     for (const word of identifierWords(ident)) if (requestWords.has(word)) matches++;
     return 1 + WORD_MATCH_BOOST * matches;
