@@ -5,7 +5,7 @@ import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } f
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
-import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
+import { DEFAULT_ENCODING, type MapRequest, type PartialIndex, budgetFor } from './request.js';
 import { DEFAULT_RANKING, type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
 import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
@@ -19,7 +19,7 @@ import { UserError } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
 
-export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor, nothingToMap } from './request.js';
+export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, type PartialIndex, budgetFor, nothingToMap, waitBoundMs } from './request.js';
 
 export interface RepoMap {
   root: string;
@@ -40,6 +40,8 @@ export interface RepoMap {
     unlinkedFiles: number;
   };
   request: { chatFiles: string[]; mentionedFiles: string[]; mentionedIdents: string[] };
+  /** Set on a map made before the index was complete (see MapRequest.waitSeconds): how far it was. */
+  partial?: PartialIndex;
 }
 
 export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' | 'store'> {
@@ -342,6 +344,7 @@ export function mapToJson(map: RepoMap, { listSkipped = true }: { listSkipped?: 
     skippedFiles: listSkipped ? map.skippedFiles : [],
     stats: map.stats,
     request: map.request,
+    ...(map.partial ? { partial: map.partial } : {}),
     text: map.text,
   };
 }

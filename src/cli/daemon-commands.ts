@@ -13,7 +13,7 @@ import { type RepomapDaemon, connect } from '../index.js';
 import { progressReporter } from './progress.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { printDetails } from './details.js';
-import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
+import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions, textOutput } from './request-options.js';
 
 const START_OPTIONS = {
   'cache-dir': { type: 'string' },
@@ -111,7 +111,7 @@ export async function queryCommand(args: string[]): Promise<number> {
   if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
   const map = await answer(() => whileShowingProgress(repo, repo.map({ ...request, listSkipped: values.verbose === true }), !values.quiet), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
-  process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : map.text);
+  process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : textOutput(map));
   if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
 }

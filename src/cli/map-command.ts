@@ -7,7 +7,7 @@ import { buildMap, mapToJson, nothingToMap, resolveRoot } from '../map.js';
 import { printDetails } from './details.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
-import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
+import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions, textOutput } from './request-options.js';
 
 export const MAP_HELP = `Usage: repomap map [ROOT] [options]
 
@@ -67,7 +67,7 @@ export async function mapCommand(args: string[]): Promise<number> {
   });
   progress.finish();
   if (values.verbose) printDetails(map, { daemon: false });
-  process.stdout.write(format === 'json' ? JSON.stringify(mapToJson(map), null, 2) + '\n' : map.text);
+  process.stdout.write(format === 'json' ? JSON.stringify(mapToJson(map), null, 2) + '\n' : textOutput(map));
   if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
 }

@@ -8,7 +8,8 @@ import type { Outline } from '../store/outline.js';
 import type { FileRecord, SkippedFile } from '../types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, createRunner } from './pool.js';
-import { statAll, statChunks } from './stat.js';
+import { STAT_CHUNK, statAll, statTaken } from './stat.js';
+import { ParseQueue } from './parse-queue.js';
 import type { ReferenceGraph } from '../graph/graph.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -16,6 +17,8 @@ export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const COLLECT_EVERY_PARSED = 8000;
 /** Stored records reused as they are are handed on this many at a time. */
 const SETTLE_EVERY = 256;
+/** Files a first index stats and hands to the parser at a time (a chunk queued for the parser is not reordered). */
+const FIRST_INDEX_TAKE = 64;
 
 export interface ExtractSettings {
   maxFileBytes?: number;
@@ -124,6 +127,7 @@ export class Reconciler {
     onSettled?: (batch: ReadonlyMap<string, PathState>) => void,
     signal?: AbortSignal,
     special?: ReadonlySet<string>,
+    order: ParseQueue = new ParseQueue(),
   ): Promise<Map<string, PathState>> {
     const states = new Map<string, PathState>();
     const { maxFileBytes } = this.extract;
@@ -134,6 +138,7 @@ export class Reconciler {
     };
     const flush = () => {
       if (batch.size > 0) onSettled?.(batch);
+      order.settle(batch.keys());
       batch = new Map();
     };
     const sources: string[] = [];
@@ -149,6 +154,10 @@ export class Reconciler {
     // parsed one whatever the timing (its insertion order is the map's).
     const first = this.store.isEmpty();
     if (first) this.runner.warmUp(sources).catch(() => {});
+    order.fill(sources);
+    // A first index takes its files a few at a time, so that files a request wants (see
+    // prioritize) are stat'ed and handed to the parser next, ahead of the rest of the tree.
+    const takeCount = first ? FIRST_INDEX_TAKE : STAT_CHUNK;
     const jobs: FileJob[] = [];
     const previousOf = new Map<string, FileRecord>();
     const gone: string[] = [];
@@ -156,8 +165,11 @@ export class Reconciler {
     const { root, store } = this;
     async function* jobChunks(): AsyncGenerator<FileJob[]> {
       let chunk: FileJob[] = [];
-      for await (const found of statChunks(root, sources)) {
-        for (const info of found) {
+      for await (const { paths: taken, results: found } of statTaken(root, () => order.take(takeCount))) {
+        for (let i = 0; i < found.length; i++) {
+          const info = found[i];
+          const path = taken[i];
+          statted++;
           // Small batches: a record read whole is slimmed while it is young, before it costs a major GC.
           if (batch.size >= SETTLE_EVERY) {
             flush();
@@ -165,7 +177,6 @@ export class Reconciler {
             await new Promise((resume) => setImmediate(resume));
             signal?.throwIfAborted();
           }
-          const path = sources[statted++];
           if (info === 'missing') {
             settle(path, { gone: true });
             if (store.get(path)) gone.push(path);
@@ -202,28 +213,32 @@ export class Reconciler {
     // In a first index, each file still to stat counts as one to parse.
     const total = () => jobs.length + (first ? sources.length - statted : 0);
     if (first) onProgress?.(0, total());
-    await this.runner.stream(root, jobChunks(), this.extract, (start, results) => {
-      signal?.throwIfAborted();
-      for (let i = 0; i < results.length; i++) {
-        const result = results[i];
-        const { path, stat: info } = jobs[start + i];
-        let record: FileRecord;
-        if (result.outcome === 'reused') {
-          stats.reusedByHash++;
-          record = { ...previousOf.get(path)!, mtimeMs: info.mtimeMs, size: info.size };
-        } else {
-          if (result.outcome === 'parsed') stats.parsed++;
-          record = result.record;
+    try {
+      await this.runner.stream(root, jobChunks(), this.extract, (start, results) => {
+        signal?.throwIfAborted();
+        for (let i = 0; i < results.length; i++) {
+          const result = results[i];
+          const { path, stat: info } = jobs[start + i];
+          let record: FileRecord;
+          if (result.outcome === 'reused') {
+            stats.reusedByHash++;
+            record = { ...previousOf.get(path)!, mtimeMs: info.mtimeMs, size: info.size };
+          } else {
+            if (result.outcome === 'parsed') stats.parsed++;
+            record = result.record;
+          }
+          // Encoded now, before a caller's graph takes its names away; its tags were written where it was parsed.
+          this.store.write(record);
+          settle(path, { record });
         }
-        // Encoded now, before a caller's graph takes its names away; its tags were written where it was parsed.
-        this.store.write(record);
-        settle(path, { record });
-      }
-      // Settled at once: names taken while they are young cost no major collection.
-      flush();
-      onProgress?.((done += results.length), total());
-    }, this.store);
-    flush(); // the paths without a grammar, when no file was stat'ed
+        // Settled at once: names taken while they are young cost no major collection.
+        flush();
+        onProgress?.((done += results.length), total());
+      }, this.store);
+      flush(); // the paths without a grammar, when no file was stat'ed
+    } finally {
+      order.finish(); // whoever waits for paths hears of the end, also of a stopped pass
+    }
     await this.store.flushed();
     this.store.remove(gone);
     stats.removed += gone.length;

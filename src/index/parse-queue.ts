@@ -1,0 +1,83 @@
+/**
+ * The order in which a pass works through its files: discovery's order, except that the files a
+ * request wants (see prioritize) go ahead of those not taken yet. Each path is taken once; a
+ * wanted path already taken keeps its place. Waiters learn when the paths they want have settled.
+ */
+export class ParseQueue {
+  /** Paths not wanted ahead, in discovery order, from `next` on. */
+  private rest: readonly string[] = [];
+  private next = 0;
+  /** Wanted paths, in the order wanted, from `nextWanted` on. */
+  private wanted: string[] = [];
+  private nextWanted = 0;
+  private readonly members = new Set<string>();
+  private readonly taken = new Set<string>();
+  private readonly settledPaths = new Set<string>();
+  private waiters: Array<{ paths: string[]; resolve: () => void }> = [];
+  private finished = false;
+
+  /** Sets the paths of the pass (files wanted before, among them, go first). */
+  fill(paths: readonly string[]): void {
+    this.rest = paths;
+    for (const path of paths) this.members.add(path);
+  }
+
+  /** Puts these paths ahead of those not taken yet, in this order (after the ones wanted before). */
+  want(paths: Iterable<string>): void {
+    for (const path of paths) if (!this.taken.has(path)) this.wanted.push(path);
+  }
+
+  /** The next paths to work on, at most `count`: the wanted first; empty when none is left. */
+  take(count: number): string[] {
+    const out: string[] = [];
+    while (out.length < count && this.nextWanted < this.wanted.length) {
+      const path = this.wanted[this.nextWanted++];
+      if (this.members.has(path) && !this.taken.has(path)) out.push(path);
+    }
+    if (this.nextWanted === this.wanted.length) this.wanted = [], (this.nextWanted = 0);
+    while (out.length < count && this.next < this.rest.length) {
+      const path = this.rest[this.next++];
+      if (!this.taken.has(path)) out.push(path);
+    }
+    for (const path of out) this.taken.add(path);
+    return out;
+  }
+
+  /** Whether wanted paths wait to be taken (a pass then takes them in a chunk of their own). */
+  get hasWanted(): boolean {
+    return this.nextWanted < this.wanted.length;
+  }
+
+  /** Marks paths settled (their state is known and applied), waking whoever waited for them. */
+  settle(paths: Iterable<string>): void {
+    for (const path of paths) this.settledPaths.add(path);
+    this.wake();
+  }
+
+  /** Marks the pass over (finished or stopped): every waiter is woken. */
+  finish(): void {
+    this.finished = true;
+    this.wake();
+  }
+
+  /** How many paths of the pass have settled. */
+  get settledCount(): number {
+    return this.settledPaths.size;
+  }
+
+  /** Resolves once each of `paths` that is in the pass has settled, or the pass is over. */
+  whenSettled(paths: Iterable<string>): Promise<void> {
+    const pending = [...paths].filter((path) => this.members.has(path) && !this.settledPaths.has(path));
+    if (pending.length === 0 || this.finished) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ paths: pending, resolve }));
+  }
+
+  private wake(): void {
+    this.waiters = this.waiters.filter((waiter) => {
+      waiter.paths = waiter.paths.filter((path) => !this.settledPaths.has(path));
+      if (waiter.paths.length > 0 && !this.finished) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+}

@@ -1,0 +1,123 @@
+// What a first index parses first when a map is asked for before it is complete: the files that
+// map needs most, so that a map answered early from the files indexed so far (a partial map) is
+// close to the complete one. See prioritize.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { languageForPath } from '../extract/languages.js';
+import { dirOf } from '../resolve/files.js';
+import { ImportLookup } from '../resolve/imports.js';
+import type { ParseQueue } from './parse-queue.js';
+
+/** Levels of imports followed from the chat files (their imports, those files' imports, ...). */
+export const IMPORT_LEVELS = 3;
+/** The chat files' defined names searched for in the tree, at most (the longest first: they say more). */
+const MAX_SCANNED_NAMES = 64;
+/** Names shorter than this are not searched for (`i`, `id`, `ok` are everywhere). */
+const MIN_SCANNED_NAME = 3;
+/** Files read at once by the scan. */
+const SCAN_CONCURRENCY = 8;
+/** Files larger than this are not scanned (an index skips them anyway at its default limit). */
+const MAX_SCANNED_BYTES = 1024 * 1024;
+
+/** A file's names as an index knows them once it has settled (see ReferenceGraph.fileNames). */
+export type NamesOf = (path: string) => { readonly defined: readonly string[]; readonly modules: readonly string[]; readonly imports: readonly string[] } | undefined;
+
+export interface PriorityContext {
+  /** Real path of the repository root. */
+  root: string;
+  /** Every discovered path, sorted (imports resolve among them, indexed or not). */
+  paths: readonly string[];
+  /** The order of the pass under way. */
+  queue: ParseQueue;
+  namesOf: NamesOf;
+  /** Stops the work (a later stage is not started once aborted). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Puts ahead in the pass, stage by stage, the files a map for these chat files needs most: the
+ * chat files; the files they import, resolved as a map resolves them (src/resolve/), up to
+ * IMPORT_LEVELS deep (each level once the one before has been parsed: imports are read from the
+ * parsed files); the other files of the chat files' folders; the files that use the names the
+ * chat files define, found by searching the text of the tree (no parse), those using more of the
+ * names first; then the other files of the imported files' folders. Everything else keeps
+ * discovery's order after them. Resolves when every stage is queued (not parsed).
+ */
+export async function prioritize(chatFiles: readonly string[], context: PriorityContext): Promise<void> {
+  const { queue, paths, signal } = context;
+  const imports = new ImportLookup(context.root, paths, context.namesOf);
+  const seen = new Set(chatFiles);
+  const imported: string[] = [];
+  let level = [...chatFiles];
+  queue.want(level);
+  for (let depth = 0; depth <= IMPORT_LEVELS && level.length > 0; depth++) {
+    await queue.whenSettled(level);
+    if (signal?.aborted || depth === IMPORT_LEVELS) break;
+    const next: string[] = [];
+    for (const file of level) {
+      for (const dep of imports.importsOf(file)) {
+        if (seen.has(dep)) continue;
+        seen.add(dep);
+        next.push(dep);
+      }
+    }
+    queue.want(next);
+    imported.push(...next);
+    level = next;
+  }
+  if (signal?.aborted) return;
+  queue.want(filesInFolders(paths, chatFiles));
+  const names = scannedNames(chatFiles.flatMap((file) => context.namesOf(file)?.defined ?? []));
+  if (names.length > 0) queue.want(await filesUsing(context.root, paths, names, new Set(chatFiles), signal));
+  queue.want(filesInFolders(paths, imported));
+}
+
+/** The source files in the folders of `files` (not in their subfolders), in path order. */
+function filesInFolders(paths: readonly string[], files: readonly string[]): string[] {
+  const folders = new Set(files.map(dirOf));
+  return paths.filter((path) => folders.has(dirOf(path)) && languageForPath(path) !== undefined);
+}
+
+/** The names worth searching for: long enough, each once, the longest first (ties by name), at most MAX_SCANNED_NAMES. */
+function scannedNames(defined: readonly string[]): string[] {
+  const names = [...new Set(defined)].filter((name) => name.length >= MIN_SCANNED_NAME);
+  names.sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+  return names.slice(0, MAX_SCANNED_NAMES);
+}
+
+/**
+ * The source files (other than `exclude`) whose text contains one of `names` as a whole word,
+ * those containing more of them first, then in path order. Read as Latin-1: identifiers searched
+ * for are matched byte for byte, and no file is decoded as UTF-8.
+ */
+export async function filesUsing(root: string, paths: readonly string[], names: readonly string[], exclude: ReadonlySet<string>, signal?: AbortSignal): Promise<string[]> {
+  const pattern = new RegExp(`(?<![\\w$])(?:${names.map(escapeRegExp).join('|')})(?![\\w$])`, 'g');
+  const candidates = paths.filter((path) => !exclude.has(path) && languageForPath(path) !== undefined);
+  const found: Array<{ path: string; count: number; at: number }> = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < candidates.length && !signal?.aborted) {
+      const at = next++;
+      const path = candidates[at];
+      let text: string;
+      try {
+        const bytes = await readFile(join(root, path));
+        if (bytes.length > MAX_SCANNED_BYTES) continue;
+        text = bytes.toString('latin1');
+      } catch {
+        continue; // gone or unreadable: the index says what it is
+      }
+      const matched = new Set<string>();
+      pattern.lastIndex = 0;
+      for (let match = pattern.exec(text); match && matched.size < names.length; match = pattern.exec(text)) matched.add(match[0]);
+      if (matched.size > 0) found.push({ path, count: matched.size, at });
+    }
+  };
+  await Promise.all(Array.from({ length: SCAN_CONCURRENCY }, worker));
+  found.sort((a, b) => b.count - a.count || a.at - b.at);
+  return found.map((file) => file.path);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
