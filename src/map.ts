@@ -5,7 +5,8 @@ import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } f
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
-import { DEFAULT_ENCODING, type MapRequest, type PartialIndex, budgetFor } from './request.js';
+import { DEFAULT_ENCODING, type MapRequest, type PartialIndex, budgetFor, waitBoundMs } from './request.js';
+export { waitBoundMs } from './request.js';
 import { DEFAULT_RANKING, type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
 import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
@@ -14,12 +15,12 @@ import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir } from './store/cache-dir.js';
 import { TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './types.js';
-import { escapeControls, requestFilePath, resolveRoot } from './paths.js';
+import { escapeControls, requestFilePath, requestFilePaths, resolveRoot } from './paths.js';
 import { UserError } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
 
-export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, type PartialIndex, budgetFor, nothingToMap, waitBoundMs } from './request.js';
+export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, type PartialIndex, budgetFor, nothingToMap } from './request.js';
 
 export interface RepoMap {
   root: string;
@@ -105,8 +106,14 @@ export async function buildMap(given: BuildMapOptions): Promise<RepoMap> {
   const options = await applyProjectConfig(given);
   // The 'repomap' ranking's graph is read from the cache when no file in it changed, and saved for next time when one did.
   const related = (options.ranking ?? DEFAULT_RANKING) !== 'aider';
-  const { index, graph, store, savedGraph } = await openRepository(options, { readGraph: related });
+  const waitMs = waitBoundMs(options.waitSeconds);
+  const root = await resolveRoot(options.root);
+  const named = requestFilePaths(root, [...(options.chatFiles ?? []), ...(options.mentionedFiles ?? [])]);
+  const early = waitMs === undefined ? {} : { early: { files: named, boundMs: waitMs } };
+  const { index, graph, store, savedGraph } = await openRepository({ ...options, ...early }, { readGraph: related });
   try {
+    // A partial index's graph is neither restored nor saved: it lacks files.
+    if (index.partial) return { ...mapFromIndex(index, graph, options), partial: index.partial };
     if (!related || !savedGraph) return mapFromIndex(index, graph, options);
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);

@@ -102,3 +102,8 @@ function tokenCount(value: number, name: string): number {
 export function nothingToMap(root: string): string {
   return `nothing to map in ${root}: it has no files to index`;
 }
+
+/** A map as text output: a partial map starts with the line that says so. */
+export function textOutput(map: { text: string; partial?: PartialIndex }): string {
+  return (map.partial ? partialNote(map.partial) : '') + map.text;
+}

@@ -8,12 +8,12 @@ import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { resolveRoot } from '../paths.js';
-import { nothingToMap } from '../request.js';
+import { nothingToMap, textOutput } from '../request.js';
 import { type RepomapDaemon, connect } from '../index.js';
 import { progressReporter } from './progress.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { printDetails } from './details.js';
-import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions, textOutput } from './request-options.js';
+import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 
 const START_OPTIONS = {
   'cache-dir': { type: 'string' },

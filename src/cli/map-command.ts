@@ -7,7 +7,8 @@ import { buildMap, mapToJson, nothingToMap, resolveRoot } from '../map.js';
 import { printDetails } from './details.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
-import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions, textOutput } from './request-options.js';
+import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
+import { textOutput } from '../request.js';
 
 export const MAP_HELP = `Usage: repomap map [ROOT] [options]
 

@@ -9,10 +9,8 @@ import {
   MAX_TOKENS,
   type MapRequest,
   NO_CHAT_MULTIPLIER,
-  type PartialIndex,
   RANKINGS,
   budgetFor,
-  partialNote,
   secondsOption,
 } from '../request.js';
 import { type OptionSpec, choiceOption, integerOption } from './args.js';
@@ -82,7 +80,3 @@ export function requestFromOptions(values: RequestValues, root: string): { reque
   return { request, format };
 }
 
-/** A map as text output: a partial map starts with the line that says so. */
-export function textOutput(map: { text: string; partial?: PartialIndex }): string {
-  return (map.partial ? partialNote(map.partial) : '') + map.text;
-}

@@ -3,7 +3,7 @@ import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
-import { requestFilePath } from '../paths.js';
+import { requestFilePaths } from '../paths.js';
 import { type ProjectConfig, isConfigPath, readProjectConfig, withProjectConfig } from '../config.js';
 import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, outOfDate } from '../index/indexer.js';
 import { type ParseRunner, createRunner, defaultWorkerCount } from '../index/pool.js';
@@ -702,7 +702,7 @@ export class Daemon {
    */
   private catchUpNamed(paths: readonly string[]): void {
     if (this.phase !== 'ready') return; // the cold index lists what exists
-    const unknown = new Set(relativePaths(this.options.root, paths).filter((rel) => !this.state.has(rel)));
+    const unknown = new Set(requestFilePaths(this.options.root, paths).filter((rel) => !this.state.has(rel)));
     if (unknown.size > 0) this.enqueue(unknown);
   }
 
@@ -710,7 +710,7 @@ export class Daemon {
    * Waits until the index is complete (see settled); or, when a bound is given and the cold index
    * is under way, until the bound passes, putting meanwhile the files the map needs ahead in the
    * pass (see prioritize): then says how far the index is, for a partial map. A partial map waits
-   * past the bound for the files the request names (parsed first: a map of a few files more).
+   * past the bound for the files the request names and those they import (parsed first: a few files).
    */
   private async settledOrBound(named: readonly string[], waitMs: number | undefined): Promise<PartialIndex | undefined> {
     if (waitMs !== undefined && this.phase === 'indexing') await this.coldDiscovery;
@@ -720,16 +720,15 @@ export class Daemon {
       return undefined;
     }
     const { root, log } = this.options;
-    const seeds = relativePaths(root, named);
+    const seeds = requestFilePaths(root, named);
     const graph = this.state.graph;
-    prioritize(seeds, { root, paths: cold.paths, queue: cold.queue, namesOf: (path) => graph.fileNames(path), signal: this.stop.signal }).catch((err: unknown) =>
-      log(`prioritizing failed: ${errorMessage(err)}`),
-    );
+    const { core, queued } = prioritize(seeds, { root, paths: cold.paths, queue: cold.queue, namesOf: (path) => graph.fileNames(path), signal: this.stop.signal });
+    queued.catch((err: unknown) => log(`prioritizing failed: ${errorMessage(err)}`));
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
     try {
       await Promise.race([this.ready, bound]);
-      await cold.queue.whenSettled(seeds);
+      await core;
     } finally {
       clearTimeout(timer);
     }
@@ -956,19 +955,6 @@ export function socketAnswers(path: string, timeoutMs = 500): Promise<boolean> {
     socket.once('error', () => done(false));
     socket.setTimeout(timeoutMs, () => done(false));
   });
-}
-
-/** The paths a request names that are files of the root, relative to it (the map refuses the others, with the reason). */
-function relativePaths(root: string, paths: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const path of paths) {
-    try {
-      found.push(requestFilePath(root, path, 'file'));
-    } catch {
-      // Not a file of the root: the map says why.
-    }
-  }
-  return found;
 }
 
 /** Whether some folder above a path (not the path itself) is one `isFolder` picks. */

@@ -10,6 +10,8 @@ import { importantFiles } from '../important.js';
 import { type ParseRunner, createRunner } from './pool.js';
 import { STAT_CHUNK, statAll, statTaken } from './stat.js';
 import { ParseQueue } from './parse-queue.js';
+import { prioritize } from './priority.js';
+import type { PartialIndex } from '../request.js';
 import type { ReferenceGraph } from '../graph/graph.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -42,6 +44,12 @@ export interface IndexOptions extends DiscoverOptions, ExtractSettings {
    * store keeps them), so a large repository's tags are never all held in memory.
    */
   graph?: ReferenceGraph;
+  /**
+   * Answer early (a first index): the pass puts ahead what a map for `files` needs (see
+   * prioritize) and stops once `boundMs` has passed and those files are indexed, returning the
+   * files indexed by then (RepoIndex.partial is set). Needs `graph` (the files' names are read from it).
+   */
+  early?: { files: readonly string[]; boundMs: number };
 }
 
 /** Work counts of one indexing pass, for tests and benchmarks. */
@@ -70,6 +78,8 @@ export interface RepoIndex {
   stats: IndexStats;
   /** Lookups by path, kept up to date by whoever holds the index (the daemon). */
   lookups: IndexLookups;
+  /** Set when the pass stopped early (IndexOptions.early): how far it was. */
+  partial?: PartialIndex;
 }
 
 /** What a map asks of an index by path. */
@@ -279,27 +289,45 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     const reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();
     stats.discovered = discovery.paths.length;
-    const { graph } = options;
+    const { graph, early } = options;
     let parsedAtCollect = 0;
-    const states = await reconciler.update(
-      discovery.paths,
-      stats,
-      options.onProgress,
-      (batch) => {
-        if (!graph) return;
-        for (const state of batch.values()) if ('record' in state) graph.takeRecord(state.record);
-        linkWhileParsing(graph, stats);
-        // Without these collections a cold index of the large corpus peaked 60 MB higher (the parsed
-        // records' garbage, which V8 sees no hurry to collect), near the 1.5 GB bound. A run that
-        // parses nothing does not need them: the large corpus's warm run takes 2 s less, same peak.
-        if (stats.parsed - parsedAtCollect >= COLLECT_EVERY_PARSED) {
-          parsedAtCollect = stats.parsed;
-          collectGarbage();
-        }
-      },
-      undefined,
-      discovery.special,
-    );
+    const order = new ParseQueue();
+    const settled = new Map<string, PathState>();
+    const stopEarly = early && graph ? startEarly(root, discovery.paths, order, graph, early) : undefined;
+    let states: Map<string, PathState>;
+    try {
+      states = await reconciler.update(
+        discovery.paths,
+        stats,
+        options.onProgress,
+        (batch) => {
+          if (stopEarly) for (const [path, state] of batch) settled.set(path, state);
+          if (!graph) return;
+          for (const state of batch.values()) if ('record' in state) graph.takeRecord(state.record);
+          linkWhileParsing(graph, stats);
+          // Without these collections a cold index of the large corpus peaked 60 MB higher (the parsed
+          // records' garbage, which V8 sees no hurry to collect), near the 1.5 GB bound. A run that
+          // parses nothing does not need them: the large corpus's warm run takes 2 s less, same peak.
+          if (stats.parsed - parsedAtCollect >= COLLECT_EVERY_PARSED) {
+            parsedAtCollect = stats.parsed;
+            collectGarbage();
+          }
+        },
+        stopEarly?.signal,
+        discovery.special,
+        order,
+      );
+    } catch (err) {
+      if (!stopEarly?.signal.aborted) throw err;
+      // Stopped at the bound: what settled is the index (each record stored as it came).
+      await store.flushed();
+      const { records, skipped } = splitStates(settled);
+      const paths = [...settled.keys()].filter((path) => !('gone' in settled.get(path)!)).sort(comparePaths);
+      const partial = { indexedFiles: settled.size, files: discovery.paths.length };
+      return { root, paths, records, skipped, stats, lookups: storeLookups(root, store, paths, records, graph), partial };
+    } finally {
+      stopEarly?.cancel();
+    }
     reconciler.prune(states, stats);
     const paths = discovery.paths.filter((path) => !('gone' in states.get(path)!));
     const { records, skipped } = splitStates(states);
@@ -307,6 +335,21 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
   } finally {
     if (!options.runner) await runner.close();
   }
+}
+
+/**
+ * Starts putting ahead what a map for `early.files` needs, and a timer that stops the pass once
+ * the bound has passed and those files and their imports are indexed (the signal aborts);
+ * `cancel` when the pass ends.
+ */
+function startEarly(root: string, paths: readonly string[], order: ParseQueue, graph: ReferenceGraph, early: NonNullable<IndexOptions['early']>) {
+  const stop = new AbortController();
+  const files = early.files.filter((path) => paths.includes(path));
+  const { core, queued } = prioritize(files, { root, paths, queue: order, namesOf: (path) => graph.fileNames(path), signal: stop.signal });
+  // A failed read of the tree leaves the order as it was: the map is only less focused.
+  queued.catch(() => {});
+  const timer = setTimeout(() => void core.then(() => stop.abort()), early.boundMs);
+  return { signal: stop.signal, cancel: () => clearTimeout(timer) };
 }
 
 /**

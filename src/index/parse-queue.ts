@@ -15,11 +15,15 @@ export class ParseQueue {
   private readonly settledPaths = new Set<string>();
   private waiters: Array<{ paths: string[]; resolve: () => void }> = [];
   private finished = false;
+  private filledNow!: () => void;
+  /** Settles once the pass has its paths (a wait asked for before knows only then which paths are the pass's). */
+  private readonly filled = new Promise<void>((resolve) => (this.filledNow = resolve));
 
   /** Sets the paths of the pass (files wanted before, among them, go first). */
   fill(paths: readonly string[]): void {
     this.rest = paths;
     for (const path of paths) this.members.add(path);
+    this.filledNow();
   }
 
   /** Puts these paths ahead of those not taken yet, in this order (after the ones wanted before). */
@@ -57,6 +61,7 @@ export class ParseQueue {
   /** Marks the pass over (finished or stopped): every waiter is woken. */
   finish(): void {
     this.finished = true;
+    this.filledNow(); // a pass that failed before it had its paths
     this.wake();
   }
 
@@ -66,9 +71,11 @@ export class ParseQueue {
   }
 
   /** Resolves once each of `paths` that is in the pass has settled, or the pass is over. */
-  whenSettled(paths: Iterable<string>): Promise<void> {
-    const pending = [...paths].filter((path) => this.members.has(path) && !this.settledPaths.has(path));
-    if (pending.length === 0 || this.finished) return Promise.resolve();
+  async whenSettled(paths: Iterable<string>): Promise<void> {
+    const asked = [...paths];
+    await this.filled;
+    const pending = asked.filter((path) => this.members.has(path) && !this.settledPaths.has(path));
+    if (pending.length === 0 || this.finished) return;
     return new Promise((resolve) => this.waiters.push({ paths: pending, resolve }));
   }
 

@@ -34,6 +34,14 @@ export interface PriorityContext {
   signal?: AbortSignal;
 }
 
+/** The stages of prioritize under way. */
+export interface Prioritizing {
+  /** Settles once the chat files and the files they import directly are indexed (or the pass is over). */
+  core: Promise<void>;
+  /** Settles once every stage is queued (not parsed). */
+  queued: Promise<void>;
+}
+
 /**
  * Puts ahead in the pass, stage by stage, the files a map for these chat files needs most: the
  * chat files; the files they import, resolved as a map resolves them (src/resolve/), up to
@@ -41,9 +49,16 @@ export interface PriorityContext {
  * parsed files); the other files of the chat files' folders; the files that use the names the
  * chat files define, found by searching the text of the tree (no parse), those using more of the
  * names first; then the other files of the imported files' folders. Everything else keeps
- * discovery's order after them. Resolves when every stage is queued (not parsed).
+ * discovery's order after them.
  */
-export async function prioritize(chatFiles: readonly string[], context: PriorityContext): Promise<void> {
+export function prioritize(chatFiles: readonly string[], context: PriorityContext): Prioritizing {
+  let coreDone!: () => void;
+  const core = new Promise<void>((resolve) => (coreDone = resolve));
+  const queued = queueStages(chatFiles, context, coreDone).finally(coreDone);
+  return { core, queued };
+}
+
+async function queueStages(chatFiles: readonly string[], context: PriorityContext, coreDone: () => void): Promise<void> {
   const { queue, paths, signal } = context;
   const imports = new ImportLookup(context.root, paths, context.namesOf);
   const seen = new Set(chatFiles);
@@ -52,6 +67,7 @@ export async function prioritize(chatFiles: readonly string[], context: Priority
   queue.want(level);
   for (let depth = 0; depth <= IMPORT_LEVELS && level.length > 0; depth++) {
     await queue.whenSettled(level);
+    if (depth === 1) coreDone();
     if (signal?.aborted || depth === IMPORT_LEVELS) break;
     const next: string[] = [];
     for (const file of level) {
@@ -65,6 +81,7 @@ export async function prioritize(chatFiles: readonly string[], context: Priority
     imported.push(...next);
     level = next;
   }
+  coreDone(); // when the loop ended before a second level (nothing imported)
   if (signal?.aborted) return;
   queue.want(filesInFolders(paths, chatFiles));
   const names = scannedNames(chatFiles.flatMap((file) => context.namesOf(file)?.defined ?? []));
