@@ -3,9 +3,10 @@
 // close to the complete one. See prioritize.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { languageForPath } from '../extract/languages.js';
+import { familyOfPath, languageForPath } from '../extract/languages.js';
 import { dirOf } from '../resolve/files.js';
 import { ImportLookup } from '../resolve/imports.js';
+import { type ImportResolver, createResolver } from '../resolve/resolve.js';
 import type { ParseQueue } from './parse-queue.js';
 
 /** Levels of imports followed from the chat files (their imports, those files' imports, ...). */
@@ -61,6 +62,17 @@ export function prioritize(chatFiles: readonly string[], context: PriorityContex
 async function queueStages(chatFiles: readonly string[], context: PriorityContext, coreDone: () => void): Promise<void> {
   const { queue, paths, signal } = context;
   const imports = new ImportLookup(context.root, paths, context.namesOf);
+  let resolver: ImportResolver | undefined;
+  // A C file's system includes too (<linux/list.h>): a map does not follow them, but they name the
+  // headers that define what the file uses (resolved as `#include "..."` is, against the include folders).
+  const importsOf = async (file: string): Promise<readonly string[]> => {
+    const own = imports.importsOf(file);
+    if (familyOfPath(file) !== 'c') return own;
+    const system = systemIncludes(await readFile(join(context.root, file), 'latin1').catch(() => ''));
+    if (system.length === 0) return own;
+    resolver ??= createResolver({ paths, read: () => undefined });
+    return [...own, ...resolver.resolve(file, system)];
+  };
   const seen = new Set(chatFiles);
   const imported: string[] = [];
   let level = [...chatFiles];
@@ -71,7 +83,7 @@ async function queueStages(chatFiles: readonly string[], context: PriorityContex
     if (signal?.aborted || depth === IMPORT_LEVELS) break;
     const next: string[] = [];
     for (const file of level) {
-      for (const dep of imports.importsOf(file)) {
+      for (const dep of await importsOf(file)) {
         if (seen.has(dep)) continue;
         seen.add(dep);
         next.push(dep);
@@ -133,6 +145,11 @@ export async function filesUsing(root: string, paths: readonly string[], names: 
   await Promise.all(Array.from({ length: SCAN_CONCURRENCY }, worker));
   found.sort((a, b) => b.count - a.count || a.at - b.at);
   return found.map((file) => file.path);
+}
+
+/** The paths of a C file's `#include <...>` lines. */
+function systemIncludes(text: string): string[] {
+  return Array.from(text.matchAll(/^[ \t]*#[ \t]*include[ \t]*<([^>\n]+)>/gm), (match) => match[1]);
 }
 
 function escapeRegExp(text: string): string {
