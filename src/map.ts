@@ -12,7 +12,7 @@ import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/l
 import { foreignTo, neededEntries } from './rank/needed.js';
 import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
-import { defaultCacheDir } from './store/cache-dir.js';
+import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './types.js';
 import { escapeControls, requestFilePath, requestFilePaths, resolveRoot } from './paths.js';
@@ -72,7 +72,8 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
   for (let attempt = 0; ; attempt++) {
     try {
       const graph = new ReferenceGraph((path) => store.names(path));
-      const indexing = indexRepository({ ...options, root, store, graph });
+      const shared = { sharedCacheDir: options.sharedCacheDir ?? sharedCacheDir(options.cacheDir !== undefined) };
+      const indexing = indexRepository({ ...options, ...shared, root, store, graph });
       // The map may need the saved graph: read while git lists the files.
       const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
       const index = await indexing;

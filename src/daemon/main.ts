@@ -4,7 +4,7 @@ import { parseCommandArgs, integerOption } from '../cli/args.js';
 import { UserError, errorMessage } from '../errors.js';
 import { defaultWorkerCount } from '../index/pool.js';
 import { resolveRoot } from '../map.js';
-import { defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
+import { defaultCacheDir, ensureCacheDir, sharedCacheDir } from '../store/cache-dir.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, Daemon, type DaemonFlags, createLog, daemonSettings } from './daemon.js';
 import { daemonPaths } from './runtime.js';
@@ -58,7 +58,8 @@ export async function daemonMain(argv: string[]): Promise<number> {
       idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
     };
     const { config } = readProjectConfig(root);
-    const daemon = await Daemon.start({ root, cacheDir, paths: daemonPaths(root), flags, config, ...daemonSettings(flags, config), log });
+    const shared = sharedCacheDir(values['cache-dir'] !== undefined);
+    const daemon = await Daemon.start({ root, cacheDir, paths: daemonPaths(root), flags, config, ...daemonSettings(flags, config), ...(shared ? { sharedCacheDir: shared } : {}), log });
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       process.on(signal, () => void daemon.shutdown(`received ${signal}`));
     }

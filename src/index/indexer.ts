@@ -1,9 +1,13 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { ImportLookup } from '../resolve/imports.js';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
 import { languageForPath } from '../extract/languages.js';
 import { collectGarbage } from '../extract/memory.js';
-import type { TagStore } from '../store/store.js';
+import type { StoredCopy, TagStore } from '../store/store.js';
+import { SharedTags } from '../store/shared.js';
+import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
 import type { FileRecord, SkippedFile } from '../types.js';
 import { importantFiles } from '../important.js';
@@ -25,6 +29,8 @@ const FIRST_INDEX_TAKE = 64;
 export interface ExtractSettings {
   maxFileBytes?: number;
   parseTimeoutMs?: number;
+  /** The tag cache shared by every root (see SharedTags; sharedCacheDir gives the default); none when unset. */
+  sharedCacheDir?: string;
 }
 
 export interface IndexOptions extends DiscoverOptions, ExtractSettings {
@@ -62,6 +68,8 @@ export interface IndexStats {
   reusedByStat: number;
   /** Files re-read because mtime or size changed, whose content hash matched: not parsed. */
   reusedByHash: number;
+  /** Files new to this root whose tags were copied from the shared tag cache (another clone parsed them): not parsed. */
+  reusedShared: number;
   /** Stored records dropped because their files are gone. */
   removed: number;
   /** Related graphs read from the saved one instead of derived (see graph-file): a start with nothing changed. */
@@ -100,7 +108,7 @@ export interface IndexLookups {
 export type PathState = { record: FileRecord } | { skip: SkippedFile } | { gone: true };
 
 export function emptyStats(): IndexStats {
-  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, removed: 0, restoredGraphs: 0 };
+  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, reusedShared: 0, removed: 0, restoredGraphs: 0 };
 }
 
 /**
@@ -110,13 +118,15 @@ export function emptyStats(): IndexStats {
  */
 export class Reconciler {
   private readonly extract: IndexFileOptions;
+  private readonly shared: SharedTags | undefined;
 
   constructor(
     private readonly root: string,
     private readonly store: TagStore,
     private readonly runner: ParseRunner,
-    settings: ExtractSettings = {},
+    settings: ExtractSettings & { onNotice?: (message: string) => void } = {},
   ) {
+    this.shared = settings.sharedCacheDir ? SharedTags.open(settings.sharedCacheDir, settings.onNotice) : undefined;
     this.extract = {
       maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
       // Unset, the extraction's own default.
@@ -172,7 +182,25 @@ export class Reconciler {
     const previousOf = new Map<string, FileRecord>();
     const gone: string[] = [];
     let statted = 0;
-    const { root, store } = this;
+    const { root, store, shared } = this;
+    /** The git index's blob ids, read when first needed (null: none to be had). */
+    let blobs: GitBlobs | null | undefined;
+    /**
+     * A file's content key: its blob id, from git's index when git takes the file as unmodified (no
+     * read), else computed from its content (as git would: the same key for the same content in
+     * any root, tracked or not). Undefined for a file too large to index, or unreadable.
+     */
+    const contentKey = (path: string, info: FileStat): string | undefined => {
+      const known = (blobs ??= GitBlobs.read(root) ?? null)?.unmodified(path, info);
+      if (known || info.size > maxFileBytes) return known;
+      try {
+        return blobId(readFileSync(join(root, path)));
+      } catch {
+        return undefined;
+      }
+    };
+    /** Files to parse whose content key is known: their tags go to the shared cache once stored. */
+    const publish = new Map<string, string>();
     async function* jobChunks(): AsyncGenerator<FileJob[]> {
       let chunk: FileJob[] = [];
       for await (const { paths: taken, results: found } of statTaken(root, () => order.take(takeCount))) {
@@ -205,6 +233,17 @@ export class Reconciler {
             continue;
           }
           if (previous) previousOf.set(path, previous);
+          else if (shared) {
+            // A file new to this root: another root may have parsed its content.
+            const key = contentKey(path, info);
+            const copy = key && shared.get(key);
+            if (copy) {
+              stats.reusedShared++;
+              settle(path, { record: store.writeCopy(path, info, copy) });
+              continue;
+            }
+            if (key) publish.set(path, key);
+          }
           const job = { path, stat: info, ...(previous?.hash ? { previousHash: previous.hash } : {}) };
           jobs.push(job);
           chunk.push(job);
@@ -250,6 +289,7 @@ export class Reconciler {
       order.finish(); // whoever waits for paths hears of the end, also of a stopped pass
     }
     await this.store.flushed();
+    if (shared && publish.size > 0) await shared.putAll(sharedCopies(root, store, publish, states));
     this.store.remove(gone);
     stats.removed += gone.length;
     return states;
@@ -431,6 +471,23 @@ export function splitStates(states: Iterable<[string, PathState]>, inOrder = fal
     skipped.sort((a, b) => comparePaths(a.path, b.path));
   }
   return { records, skipped };
+}
+
+/**
+ * The stored copies of parsed files to share, under their content keys: only files parsed with
+ * tags (a skip can depend on the settings, such as the size limit) and still at the stat their
+ * key was found for.
+ */
+function* sharedCopies(root: string, store: TagStore, keys: ReadonlyMap<string, string>, states: ReadonlyMap<string, PathState>): Generator<[string, StoredCopy]> {
+  for (const [path, key] of keys) {
+    const state = states.get(path);
+    if (!state || !('record' in state) || state.record.skip) continue;
+    // Changed between its stat and its read, the file's tags are not the blob's: its mtime tells.
+    const now = statSync(join(root, path), { throwIfNoEntry: false });
+    if (!now || !statMatches(state.record, now)) continue;
+    const copy = store.storedCopy(path);
+    if (copy) yield [key, copy];
+  }
 }
 
 function statMatches(record: FileRecord, info: FileStat): boolean {
