@@ -7,9 +7,9 @@ export class ParseQueue {
   /** Paths not wanted ahead, in discovery order, from `next` on. */
   private rest: readonly string[] = [];
   private next = 0;
-  /** Wanted paths, in the order wanted, from `nextWanted` on. */
-  private wanted: string[] = [];
-  private nextWanted = 0;
+  /** Wanted paths by rank (the lower first), each in the order wanted, from `nextWanted` on. */
+  private readonly wanted: string[][] = [];
+  private readonly nextWanted: number[] = [];
   private readonly members = new Set<string>();
   private readonly taken = new Set<string>();
   private readonly settledPaths = new Set<string>();
@@ -26,30 +26,32 @@ export class ParseQueue {
     this.filledNow();
   }
 
-  /** Puts these paths ahead of those not taken yet, in this order (after the ones wanted before). */
-  want(paths: Iterable<string>): void {
-    for (const path of paths) if (!this.taken.has(path)) this.wanted.push(path);
+  /**
+   * Puts these paths ahead of those not taken yet, in this order: after the ones wanted before at
+   * the same rank or a lower one, before those of a higher rank.
+   */
+  want(paths: Iterable<string>, rank = 0): void {
+    while (this.wanted.length <= rank) this.wanted.push([]), this.nextWanted.push(0);
+    const list = this.wanted[rank];
+    for (const path of paths) if (!this.taken.has(path)) list.push(path);
   }
 
   /** The next paths to work on, at most `count`: the wanted first; empty when none is left. */
   take(count: number): string[] {
     const out: string[] = [];
-    while (out.length < count && this.nextWanted < this.wanted.length) {
-      const path = this.wanted[this.nextWanted++];
-      if (this.members.has(path) && !this.taken.has(path)) out.push(path);
+    for (let rank = 0; rank < this.wanted.length && out.length < count; rank++) {
+      const list = this.wanted[rank];
+      while (out.length < count && this.nextWanted[rank] < list.length) {
+        const path = list[this.nextWanted[rank]++];
+        if (this.members.has(path) && !this.taken.has(path)) this.taken.add(path), out.push(path);
+      }
+      if (this.nextWanted[rank] === list.length) (list.length = 0), (this.nextWanted[rank] = 0);
     }
-    if (this.nextWanted === this.wanted.length) this.wanted = [], (this.nextWanted = 0);
     while (out.length < count && this.next < this.rest.length) {
       const path = this.rest[this.next++];
-      if (!this.taken.has(path)) out.push(path);
+      if (!this.taken.has(path)) this.taken.add(path), out.push(path);
     }
-    for (const path of out) this.taken.add(path);
     return out;
-  }
-
-  /** Whether wanted paths wait to be taken (a pass then takes them in a chunk of their own). */
-  get hasWanted(): boolean {
-    return this.nextWanted < this.wanted.length;
   }
 
   /** Marks paths settled (their state is known and applied), waking whoever waited for them. */

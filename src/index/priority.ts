@@ -43,23 +43,37 @@ export interface Prioritizing {
   queued: Promise<void>;
 }
 
+/** The stages' ranks in the pass's order (see ParseQueue.want): a lower rank is parsed first. */
+const RANK = { chat: 0, imports: 1, folders: 2, users: 3, deeperImports: 4, importFolders: 5 } as const;
+
 /**
- * Puts ahead in the pass, stage by stage, the files a map for these chat files needs most: the
- * chat files; the files they import, resolved as a map resolves them (src/resolve/), up to
- * IMPORT_LEVELS deep (each level once the one before has been parsed: imports are read from the
- * parsed files); the other files of the chat files' folders; the files that use the names the
- * chat files define, found by searching the text of the tree (no parse), those using more of the
- * names first; then the other files of the imported files' folders. Everything else keeps
- * discovery's order after them.
+ * Puts ahead in the pass what a map for these chat files needs most, in this order: the chat
+ * files; the files they import, resolved as a map resolves them (src/resolve/); the other files
+ * of the chat files' folders; the files that use the names the chat files define, found by
+ * searching the text of the tree (no parse), those using more of the names first; the files
+ * those imported files import, up to IMPORT_LEVELS levels from the chat files; the other files of
+ * the imported files' folders. Everything else keeps discovery's order after them. Imports are
+ * read from the parsed files, so each level is queued once the one before has been parsed;
+ * stages queued later still go ahead of the higher ranks queued earlier.
  */
 export function prioritize(chatFiles: readonly string[], context: PriorityContext): Prioritizing {
   let coreDone!: () => void;
   const core = new Promise<void>((resolve) => (coreDone = resolve));
-  const queued = queueStages(chatFiles, context, coreDone).finally(coreDone);
-  return { core, queued };
+  const { queue, paths, signal } = context;
+  queue.want(chatFiles, RANK.chat);
+  const imports = followImports(chatFiles, context, coreDone).finally(coreDone);
+  const users = (async () => {
+    await queue.whenSettled(chatFiles);
+    if (signal?.aborted) return;
+    queue.want(filesInFolders(paths, chatFiles), RANK.folders);
+    const names = scannedNames(chatFiles.flatMap((file) => context.namesOf(file)?.defined ?? []));
+    if (names.length > 0) queue.want(await filesUsing(context.root, paths, names, new Set(chatFiles), signal), RANK.users);
+  })();
+  return { core, queued: Promise.all([imports, users]).then(() => {}) };
 }
 
-async function queueStages(chatFiles: readonly string[], context: PriorityContext, coreDone: () => void): Promise<void> {
+/** Queues the imports of the chat files level by level, then the imported files' folders; `coreDone` once the first level is parsed. */
+async function followImports(chatFiles: readonly string[], context: PriorityContext, coreDone: () => void): Promise<void> {
   const { queue, paths, signal } = context;
   const imports = new ImportLookup(context.root, paths, context.namesOf);
   let resolver: ImportResolver | undefined;
@@ -76,7 +90,6 @@ async function queueStages(chatFiles: readonly string[], context: PriorityContex
   const seen = new Set(chatFiles);
   const imported: string[] = [];
   let level = [...chatFiles];
-  queue.want(level);
   for (let depth = 0; depth <= IMPORT_LEVELS && level.length > 0; depth++) {
     await queue.whenSettled(level);
     if (depth === 1) coreDone();
@@ -89,16 +102,12 @@ async function queueStages(chatFiles: readonly string[], context: PriorityContex
         next.push(dep);
       }
     }
-    queue.want(next);
+    queue.want(next, depth === 0 ? RANK.imports : RANK.deeperImports);
     imported.push(...next);
     level = next;
   }
   coreDone(); // when the loop ended before a second level (nothing imported)
-  if (signal?.aborted) return;
-  queue.want(filesInFolders(paths, chatFiles));
-  const names = scannedNames(chatFiles.flatMap((file) => context.namesOf(file)?.defined ?? []));
-  if (names.length > 0) queue.want(await filesUsing(context.root, paths, names, new Set(chatFiles), signal));
-  queue.want(filesInFolders(paths, imported));
+  if (!signal?.aborted) queue.want(filesInFolders(paths, imported), RANK.importFolders);
 }
 
 /** The source files in the folders of `files` (not in their subfolders), in path order. */
