@@ -51,7 +51,7 @@ export interface MapRequest {
   waitSeconds?: number;
 }
 
-/** How far the index was when a partial map was made: files indexed of those discovered. */
+/** How far the index was when a partial map was made: source files (those with a grammar) indexed, of those discovered. */
 export interface PartialIndex {
   indexedFiles: number;
   files: number;
@@ -75,7 +75,7 @@ export function secondsOption(value: string | undefined, name: string): number |
 
 /** The line that starts a partial map's text output: what it is made of, and that a later one is complete. */
 export function partialNote({ indexedFiles, files }: PartialIndex): string {
-  return `(partial map: the index is still being built, ${indexedFiles} of ${files} files indexed; ask again for the complete map)\n`;
+  return `(partial map: the index is still being built, ${indexedFiles} of ${files} source files indexed; ask again for the complete map)\n`;
 }
 
 /**

@@ -126,7 +126,7 @@ test('a map call made while the daemon indexes reports progress to a client that
     const progress: Array<{ progress: number; total?: number }> = [];
     const early = (await client.callTool({ name: 'repo_map', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) })) as TextResult;
     assert.equal(early.isError, undefined, early.content[0].text);
-    assert.match(early.content[0].text, /^\(partial map: the index is still being built, \d+ of 1500 files indexed; ask again for the complete map\)\n/);
+    assert.match(early.content[0].text, /^\(partial map: the index is still being built, \d+ of 1500 source files indexed; ask again for the complete map\)\n/);
     const partial = (early.structuredContent as { partial: { indexedFiles: number; files: number } }).partial;
     assert.ok(partial.indexedFiles < partial.files && partial.files === 1500, JSON.stringify(partial));
     assert.ok(progress.length >= 1, 'a progress notification for the call');

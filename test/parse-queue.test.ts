@@ -19,7 +19,7 @@ test('a parse queue hands out each path once: wanted ones first, by rank, then t
   assert.equal(done, false, 'e has not settled');
   queue.settle(['e']);
   await settled;
-  assert.equal(queue.settledCount, 2);
+  assert.deepEqual(queue.progress(), { indexedFiles: 2, files: 5 });
 });
 
 test('a finished pass wakes every waiter', async () => {

@@ -736,7 +736,7 @@ export class Daemon {
       await this.settled();
       return undefined;
     }
-    return { indexedFiles: this.state.fileCount, files: cold.paths.length };
+    return cold.queue.progress();
   }
 
   /** Waits for the cold index and for every update queued so far. */

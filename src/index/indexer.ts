@@ -363,7 +363,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
       await store.flushed();
       const { records, skipped } = splitStates(settled);
       const paths = [...settled.keys()].filter((path) => !('gone' in settled.get(path)!)).sort(comparePaths);
-      const partial = { indexedFiles: settled.size, files: discovery.paths.length };
+      const partial = order.progress();
       return { root, paths, records, skipped, stats, lookups: storeLookups(root, store, paths, records, graph), partial };
     } finally {
       stopEarly?.cancel();

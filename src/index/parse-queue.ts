@@ -56,7 +56,7 @@ export class ParseQueue {
 
   /** Marks paths settled (their state is known and applied), waking whoever waited for them. */
   settle(paths: Iterable<string>): void {
-    for (const path of paths) this.settledPaths.add(path);
+    for (const path of paths) if (this.members.has(path)) this.settledPaths.add(path);
     this.wake();
   }
 
@@ -67,9 +67,9 @@ export class ParseQueue {
     this.wake();
   }
 
-  /** How many paths of the pass have settled. */
-  get settledCount(): number {
-    return this.settledPaths.size;
+  /** How far the pass is: its paths settled, of all its paths (the files with a grammar). */
+  progress(): { indexedFiles: number; files: number } {
+    return { indexedFiles: this.settledPaths.size, files: this.members.size };
   }
 
   /** Resolves once each of `paths` that is in the pass has settled, or the pass is over. */

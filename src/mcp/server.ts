@@ -38,7 +38,7 @@ const REPO_MAP_OUTPUT = {
   partial: z
     .object({ indexedFiles: z.number().int(), files: z.number().int() })
     .optional()
-    .describe('Set when the map was made before the index was complete (the files it needs were indexed first): files indexed of those discovered. Call again later for the complete map'),
+    .describe('Set when the map was made before the index was complete (the files it needs were indexed first): source files indexed of those discovered. Call again later for the complete map'),
 };
 
 const LOCATION = { name: z.string(), path: z.string(), line: z.number().int(), kind: z.string() };
