@@ -68,14 +68,7 @@ function head(map: RepoMapJson): string[] {
   return map.files.slice(0, HEAD).map((file) => file.path);
 }
 
-async function call<T>(socket: string, method: string, params?: object): Promise<T> {
-  const client = await DaemonClient.connect(socket);
-  try {
-    return await client.request<T>(method, params);
-  } finally {
-    client.close();
-  }
-}
+const call = DaemonClient.once;
 
 /** The partial map of one cold start: a daemon on an empty cache, asked as soon as it listens. */
 async function coldFirstMap(chatFile: string): Promise<{ map: RepoMapJson; answerMs: number; fromStartMs: number; peakRssMiB: number }> {

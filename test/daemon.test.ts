@@ -65,14 +65,7 @@ function answers(socket: string): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function call<T>(socket: string, method: string, params?: object): Promise<T> {
-  const client = await DaemonClient.connect(socket);
-  try {
-    return await client.request<T>(method, params);
-  } finally {
-    client.close();
-  }
-}
+const call = DaemonClient.once;
 
 /** Asks for maps until one satisfies `check` (the watcher takes a moment to see a change). */
 async function mapUntil(socket: string, check: (map: RepoMapJson) => boolean, params: object = { tokens: 4096 }): Promise<RepoMapJson> {
