@@ -7,6 +7,8 @@ import { ensureCacheDir } from './cache-dir.js';
 
 const META_KEY = 'format';
 const opened = new Map<string, SharedTags | undefined>();
+/** Copies stored per transaction (see putAll). */
+const PUT_BATCH = 256;
 
 /**
  * A content-keyed LMDB store beside the per-root ones (which stay complete on their own: a root's
@@ -60,16 +62,30 @@ export class SharedTags {
     }
   }
 
-  /** Stores copies under their content keys (one transaction; keys already there are left as they are: same content, same tags). */
+  /**
+   * Stores copies under their content keys (keys already there are left as they are: same content,
+   * same tags), PUT_BATCH to a transaction: a transaction's puts are held in memory until it
+   * commits, and a cold index of a large tree has hundreds of megabytes of them.
+   */
   async putAll(copies: Iterable<[string, StoredCopy]>): Promise<void> {
-    if (this.failed) return;
-    try {
-      await this.tags.transaction(() => {
-        for (const [key, copy] of copies) if (this.tags.doesExist(key) === false) this.tags.put(key, copy);
-      });
-    } catch (err) {
-      this.fail(err);
+    let batch: Array<[string, StoredCopy]> = [];
+    const commit = async () => {
+      const puts = batch;
+      batch = [];
+      if (this.failed || puts.length === 0) return;
+      try {
+        await this.tags.transaction(() => {
+          for (const [key, copy] of puts) if (!this.tags.doesExist(key)) this.tags.put(key, copy);
+        });
+      } catch (err) {
+        this.fail(err);
+      }
+    };
+    for (const entry of copies) {
+      batch.push(entry);
+      if (batch.length >= PUT_BATCH) await commit();
     }
+    await commit();
   }
 
   private fail(err: unknown): void {
