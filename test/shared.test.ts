@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
@@ -15,6 +15,8 @@ function cloneOf(origin: string): string {
 
 test('a second clone parses nothing another clone parsed; a file modified in one clone does not leak into the other\'s map', async () => {
   const origin = copyFixture('shop');
+  // A file skipped for its content is not read again either.
+  writeFileSync(join(origin, 'src', 'blob.ts'), Buffer.from([0x65, 0, 1, 2, 3]));
   git(origin, 'init', '-q');
   git(origin, 'add', '.');
   git(origin, 'commit', '-qm', 'init');
@@ -25,8 +27,9 @@ test('a second clone parses nothing another clone parsed; a file modified in one
 
   const first = await buildMap({ root: a, cacheDir: tempDir(), ...request });
   assert.equal(first.stats.reusedShared, 0);
-  const sources = first.stats.parsed;
-  assert.ok(sources >= 8, `the first clone parses every source file (${sources})`);
+  assert.deepEqual(first.skippedFiles.filter((file) => file.path === 'src/blob.ts').map((file) => file.reason), ['binary']);
+  const sources = first.stats.parsed + 1; // and src/blob.ts, read but not parsed
+  assert.ok(sources >= 9, `the first clone parses every source file (${sources})`);
 
   const modified = await buildMap({ root: b, cacheDir: tempDir(), ...request });
   assert.equal(modified.stats.parsed, 1, 'only the file modified in this clone');
@@ -38,6 +41,7 @@ test('a second clone parses nothing another clone parsed; a file modified in one
   assert.equal(same.stats.reusedShared, sources);
   assert.doesNotMatch(same.text, /leakedFromB/, "the other clone's edit is not in this clone's map");
   assert.equal(same.text, first.text, 'the same map as the clone that parsed');
+  assert.deepEqual(same.skippedFiles, first.skippedFiles);
 
   const again = await buildMap({ root: a, cacheDir: tempDir(), ...request });
   assert.equal(again.stats.parsed, 0);

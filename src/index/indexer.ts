@@ -9,7 +9,7 @@ import type { StoredCopy, TagStore } from '../store/store.js';
 import { SharedTags } from '../store/shared.js';
 import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
-import type { FileRecord, SkippedFile } from '../types.js';
+import type { FileRecord, SkipReason, SkippedFile } from '../types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, createRunner } from './pool.js';
 import { STAT_CHUNK, statAll, statTaken } from './stat.js';
@@ -473,15 +473,17 @@ export function splitStates(states: Iterable<[string, PathState]>, inOrder = fal
   return { records, skipped };
 }
 
+/** Skips that the content alone decides (not the size limit, the parse timeout or a worker's death): shared like tags. */
+const CONTENT_SKIPS: ReadonlySet<SkipReason> = new Set(['binary', 'minified', 'syntax errors']);
+
 /**
- * The stored copies of parsed files to share, under their content keys: only files parsed with
- * tags (a skip can depend on the settings, such as the size limit) and still at the stat their
- * key was found for.
+ * The stored copies of read files to share, under their content keys: files parsed with tags or
+ * skipped for their content (see CONTENT_SKIPS), still at the stat their key was found for.
  */
 function* sharedCopies(root: string, store: TagStore, keys: ReadonlyMap<string, string>, states: ReadonlyMap<string, PathState>): Generator<[string, StoredCopy]> {
   for (const [path, key] of keys) {
     const state = states.get(path);
-    if (!state || !('record' in state) || state.record.skip) continue;
+    if (!state || !('record' in state) || (state.record.skip && !CONTENT_SKIPS.has(state.record.skip))) continue;
     // Changed between its stat and its read, the file's tags are not the blob's: its mtime tells.
     const now = statSync(join(root, path), { throwIfNoEntry: false });
     if (!now || !statMatches(state.record, now)) continue;
