@@ -10,7 +10,7 @@ import { type ImportResolver, createResolver } from '../resolve/resolve.js';
 import type { ParseQueue } from './parse-queue.js';
 
 /** Levels of imports followed from the chat files (their imports, those files' imports, ...). */
-export const IMPORT_LEVELS = 3;
+const IMPORT_LEVELS = 3;
 /** The chat files' defined names searched for in the tree, at most (the longest first: they say more). */
 const MAX_SCANNED_NAMES = 64;
 /** Names shorter than this are not searched for (`i`, `id`, `ok` are everywhere). */
