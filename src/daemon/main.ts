@@ -13,7 +13,8 @@ export const DAEMON_HELP = `Usage: repomapd [ROOT] [options]
 
 Keeps the repository at ROOT (default: the current directory) indexed and its graph hot, follows
 every file change, and answers JSON-RPC requests on a Unix socket. Usually started by
-'repomap query' or 'repomap start'.
+'repomap query' or 'repomap start'. Files another clone or work tree parsed are copied from the
+shared tag cache, as 'repomap map' does (REPOMAP_SHARED_CACHE; see 'repomap map --help').
 
 Options:
   --foreground          log to stderr instead of <cache dir>/daemon.log
