@@ -81,14 +81,7 @@ const summary = (ms: number[]) => {
 const seconds = (s: { p50: number; min: number; max: number }) =>
   `${(s.p50 / 1000).toFixed(2)} s (${(s.min / 1000).toFixed(2)}-${(s.max / 1000).toFixed(2)})`;
 
-async function call<T>(method: string, params?: object): Promise<T> {
-  const client = await DaemonClient.connect(socket);
-  try {
-    return await client.request<T>(method, params);
-  } finally {
-    client.close();
-  }
-}
+const call = <T>(method: string, params?: object): Promise<T> => DaemonClient.once<T>(socket, method, params);
 
 async function startDaemon(): Promise<{ readyMs: number; exited: Promise<void> }> {
   const started = performance.now();

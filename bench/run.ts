@@ -325,6 +325,11 @@ function restoreTouched(corpus: string): void {
   touched = [];
 }
 
+/** Files per second per thread of a run over `files` that took `ms` on `threads` threads. */
+function perWorkerRate(files: number, ms: number, threads: number): string {
+  return `${(files / (ms / 1000) / threads).toFixed(0)} files/s`;
+}
+
 function fmtSeconds(ms: number): string {
   const s = ms / 1000;
   return s >= 100 ? s.toFixed(0) : s >= 10 ? s.toFixed(1) : s >= 1 ? s.toFixed(2) : s.toFixed(3);
@@ -694,6 +699,10 @@ async function benchMain(argv: string[]): Promise<number> {
       if (c1) (ratios.cold1 = c1 / tagsFloor), (ratioOf['cold.w1.time'] = `${(c1 / tagsFloor).toFixed(2)} x floor`);
       const cN = figures.median('cold.wN.time');
       if (cN) (ratios.headline = cN / (tagsFloor / workersN)), (ratioOf['cold.wN.time'] = `${ratios.headline.toFixed(2)} x floor/${workersN}  << headline`);
+      // Files per second per worker, beside the floor's (files per second of one thread).
+      const floorRate = `floor ${perWorkerRate(eligible.length, tagsFloor, 1)}`;
+      if (c1) ratioOf['cold.w1.time'] += `; ${perWorkerRate(eligible.length, c1, 1)} per worker (${floorRate})`;
+      if (cN) ratioOf['cold.wN.time'] += `; ${perWorkerRate(eligible.length, cN, workersN)} per worker (${floorRate})`;
       else if (c1) (ratios.headline = c1 / tagsFloor), (ratioOf['cold.w1.time'] += '  << headline (1 worker only)');
       const tagsParallel = figures.median('floor.tagsParallel.time');
       if (tagsParallel) {
@@ -709,7 +718,7 @@ async function benchMain(argv: string[]): Promise<number> {
       if (read) ratioOf['floor.read.time'] = `${(read / tagsFloor).toFixed(3)} of parse+tags`;
       const warmT = figures.median('warm.time');
       if (warmT && c1) ratioOf['warm.time'] = `${(warmT / (figures.median('cold.wN.time') ?? c1)).toFixed(3)} of cold`;
-      ratioOf['floor.tags.time'] = `${(eligible.length / (tagsFloor / 1000)).toFixed(0)} files/s`;
+      ratioOf['floor.tags.time'] = perWorkerRate(eligible.length, tagsFloor, 1);
     }
 
     const lines: string[] = [];

@@ -5,21 +5,22 @@ import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } f
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
-import { DEFAULT_ENCODING, type MapRequest, budgetFor } from './request.js';
+import { DEFAULT_ENCODING, type MapRequest, type PartialIndex, budgetFor, waitBoundMs } from './request.js';
+export { waitBoundMs } from './request.js';
 import { DEFAULT_RANKING, type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
 import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
 import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
-import { defaultCacheDir } from './store/cache-dir.js';
+import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './types.js';
-import { escapeControls, requestFilePath, resolveRoot } from './paths.js';
+import { escapeControls, requestFilePath, requestFilePaths, resolveRoot } from './paths.js';
 import { UserError } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
 
-export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor, nothingToMap } from './request.js';
+export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, type PartialIndex, budgetFor, nothingToMap } from './request.js';
 
 export interface RepoMap {
   root: string;
@@ -40,6 +41,8 @@ export interface RepoMap {
     unlinkedFiles: number;
   };
   request: { chatFiles: string[]; mentionedFiles: string[]; mentionedIdents: string[] };
+  /** Set on a map made before the index was complete (see MapRequest.waitSeconds): how far it was. */
+  partial?: PartialIndex;
 }
 
 export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' | 'store'> {
@@ -69,7 +72,8 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
   for (let attempt = 0; ; attempt++) {
     try {
       const graph = new ReferenceGraph((path) => store.names(path));
-      const indexing = indexRepository({ ...options, root, store, graph });
+      const shared = { sharedCacheDir: options.sharedCacheDir ?? sharedCacheDir(options.cacheDir !== undefined) };
+      const indexing = indexRepository({ ...options, ...shared, root, store, graph });
       // The map may need the saved graph: read while git lists the files.
       const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
       const index = await indexing;
@@ -103,8 +107,14 @@ export async function buildMap(given: BuildMapOptions): Promise<RepoMap> {
   const options = await applyProjectConfig(given);
   // The 'repomap' ranking's graph is read from the cache when no file in it changed, and saved for next time when one did.
   const related = (options.ranking ?? DEFAULT_RANKING) !== 'aider';
-  const { index, graph, store, savedGraph } = await openRepository(options, { readGraph: related });
+  const waitMs = waitBoundMs(options.waitSeconds);
+  const root = await resolveRoot(options.root);
+  const named = requestFilePaths(root, [...(options.chatFiles ?? []), ...(options.mentionedFiles ?? [])]);
+  const early = waitMs === undefined ? {} : { early: { files: named, boundMs: waitMs } };
+  const { index, graph, store, savedGraph } = await openRepository({ ...options, ...early }, { readGraph: related });
   try {
+    // A partial index's graph is neither restored nor saved: it lacks files.
+    if (index.partial) return { ...mapFromIndex(index, graph, options), partial: index.partial };
     if (!related || !savedGraph) return mapFromIndex(index, graph, options);
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);
@@ -348,6 +358,7 @@ export function mapToJson(map: RepoMap, { listSkipped = true }: { listSkipped?: 
     skippedFiles: listSkipped ? map.skippedFiles : [],
     stats: map.stats,
     request: map.request,
+    ...(map.partial ? { partial: map.partial } : {}),
     text: map.text,
   };
 }

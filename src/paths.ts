@@ -72,6 +72,19 @@ export function requestFilePath(root: string, path: string, what: string, base: 
   return rel;
 }
 
+/** Of the files a request names, those that pass requestFilePath, relative to the root (a map refuses the others, saying why). */
+export function requestFilePaths(root: string, paths: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const path of paths) {
+    try {
+      found.push(requestFilePath(root, path, 'file'));
+    } catch {
+      // Not a file of the root: the map says why.
+    }
+  }
+  return found;
+}
+
 /** The root's real path (a root given through a symlink compares with resolved paths only once resolved). */
 function realRootOf(root: string): string {
   try {

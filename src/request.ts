@@ -43,6 +43,39 @@ export interface MapRequest {
   listSkipped?: boolean;
   /** Whether the map's last line (the skipped files by reason) ends saying --verbose lists them (default true; MCP answers have no flags). */
   verboseHint?: boolean;
+  /**
+   * While a first index is being built: answer after at most this many seconds from the files
+   * indexed by then, those the request needs parsed first (a partial map, marked so). Left out,
+   * the map waits for the whole index.
+   */
+  waitSeconds?: number;
+}
+
+/** How far the index was when a partial map was made: source files (those with a grammar) indexed, of those discovered. */
+export interface PartialIndex {
+  indexedFiles: number;
+  files: number;
+}
+
+/** The bound of a request's wait in milliseconds (undefined: no bound), refused when it is no number of seconds. */
+export function waitBoundMs(waitSeconds: number | undefined): number | undefined {
+  if (waitSeconds === undefined) return undefined;
+  if (typeof waitSeconds !== 'number' || !Number.isFinite(waitSeconds) || waitSeconds < 0) {
+    throw new UserError(`--wait must be a number of seconds, 0 or more, not ${String(waitSeconds)}`);
+  }
+  return waitSeconds * 1000;
+}
+
+/** The seconds an option gives (`--wait 2.5`), refused unless a plain number, 0 or more. */
+export function secondsOption(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new UserError(`--${name} takes a number of seconds, 0 or more, not '${value}'`);
+  return Number(value);
+}
+
+/** The line that starts a partial map's text output: what it is made of, and that a later one is complete. */
+export function partialNote({ indexedFiles, files }: PartialIndex): string {
+  return `(partial map: the index is still being built, ${indexedFiles} of ${files} source files indexed; ask again for the complete map)\n`;
 }
 
 /**
@@ -68,4 +101,9 @@ function tokenCount(value: number, name: string): number {
 /** What is said instead of a map when a root has no file to map (an empty repository or folder). */
 export function nothingToMap(root: string): string {
   return `nothing to map in ${root}: it has no files to index`;
+}
+
+/** A map as text output: a partial map starts with the line that says so. */
+export function textOutput(map: { text: string; partial?: PartialIndex }): string {
+  return (map.partial ? partialNote(map.partial) : '') + map.text;
 }

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { copyFixture, runCli, tempDir } from './helpers.js';
 
@@ -84,5 +86,35 @@ test('--help tells the options', () => {
   assert.match(result.stdout, /--tokens N +token budget, at most 65536; given, it is the cap/);
   for (const flag of ['--chat', '--mention', '--message', '--tokens', '--max-tokens', '--format', '--cache-dir', '--exclude', '--verbose']) {
     assert.ok(result.stdout.includes(flag), `help mentions ${flag}`);
+  }
+});
+
+test('map --wait during a first index answers a partial map of what the chat file needs, marked so; the stored records are kept', () => {
+  const root = copyFixture('shop');
+  for (let i = 0; i < 3000; i++) writeFileSync(join(root, 'api', `gen${i}.py`), `def generated_${i}():\n    return ${i}\n`);
+  const cache = tempDir();
+  const args = ['map', root, '--cache-dir', cache, '--workers', '2', '--tokens', '512', '--chat', `${root}/src/checkout.ts`, '--quiet'];
+  const early = runCli([...args, '--wait', '0']);
+  assert.equal(early.code, 0, early.stderr);
+  const header = /^\(partial map: the index is still being built, (\d+) of 3009 source files indexed; ask again for the complete map\)\n/.exec(early.stdout);
+  assert.ok(header && Number(header[1]) < 3009, early.stdout.slice(0, 200));
+  for (const imported of ['src/cart.ts', 'src/pricing.ts', 'src/mailer.ts']) assert.match(early.stdout, new RegExp(`^${imported.replace('.', '\\.')}`, 'm'));
+
+  const complete = runCli([...args, '--format', 'json']);
+  assert.equal(complete.code, 0, complete.stderr);
+  const map = JSON.parse(complete.stdout) as { partial?: unknown; stats: { parsed: number; reusedByStat: number } };
+  assert.equal(map.partial, undefined);
+  assert.equal(map.stats.parsed + map.stats.reusedByStat, 3009);
+  assert.ok(map.stats.reusedByStat >= 4, `what the first run parsed is reused (${map.stats.reusedByStat})`);
+  const fresh = runCli(['map', root, '--cache-dir', tempDir(), '--workers', '1', '--tokens', '512', '--chat', `${root}/src/checkout.ts`]);
+  assert.equal(JSON.parse(complete.stdout).text, fresh.stdout, 'the same map as an index made in one go');
+});
+
+test('--wait takes a number of seconds, 0 or more', () => {
+  const root = copyFixture('shop');
+  for (const bad of ['-1', 'abc', '1e3', '']) {
+    assertUserError(runCli(['map', root, '--cache-dir', tempDir(), `--wait=${bad}`]), /--wait takes a number of seconds, 0 or more, not '/);
+    // Refused before a daemon is started.
+    assertUserError(runCli(['query', root, `--wait=${bad}`], { env: { XDG_RUNTIME_DIR: tempDir() } }), /--wait takes a number of seconds, 0 or more, not '/);
   }
 });

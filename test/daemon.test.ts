@@ -65,14 +65,7 @@ function answers(socket: string): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function call<T>(socket: string, method: string, params?: object): Promise<T> {
-  const client = await DaemonClient.connect(socket);
-  try {
-    return await client.request<T>(method, params);
-  } finally {
-    client.close();
-  }
-}
+const call = DaemonClient.once;
 
 /** Asks for maps until one satisfies `check` (the watcher takes a moment to see a change). */
 async function mapUntil(socket: string, check: (map: RepoMapJson) => boolean, params: object = { tokens: 4096 }): Promise<RepoMapJson> {
@@ -856,4 +849,36 @@ test('a .repomapignore written or changed while the daemon runs re-runs discover
   assert.ok(back.files.some((file) => file.path === 'api/server.py'), back.text);
   await call(daemon.socket, 'shutdown');
   assert.equal(await daemon.exited, 0);
+});
+
+test('a map asked for with a bound during the cold index is a partial map of what the chat file needs, marked so; the next is complete', async () => {
+  const root = gitRepo();
+  // Many files ahead of src/ in path order: without priorities, src/ would be parsed last.
+  for (let i = 0; i < 3000; i++) writeFileSync(join(root, 'api', `gen${i}.py`), `def generated_${i}():\n    return ${i}\n`);
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const request = { chatFiles: ['src/checkout.ts'], tokens: 1024 };
+  const early = await call<RepoMapJson>(daemon.socket, 'map', { ...request, waitSeconds: 0 });
+  assert.ok(early.partial, 'answered before the index was complete');
+  assert.equal(early.partial.files, 3009);
+  assert.ok(early.partial.indexedFiles < early.partial.files, JSON.stringify(early.partial));
+  const shown = early.files.map((file) => file.path);
+  // What src/checkout.ts imports: parsed ahead of the 3000 files before them.
+  for (const imported of ['src/cart.ts', 'src/pricing.ts', 'src/mailer.ts']) assert.ok(shown.includes(imported), `${imported} in ${shown.join(' ')}`);
+
+  const complete = await call<RepoMapJson>(daemon.socket, 'map', request);
+  assert.equal(complete.partial, undefined);
+  const status = await call<DaemonStatus>(daemon.socket, 'status');
+  assert.equal(status.parsed, 3009, 'each file parsed once, whatever the order');
+  // The same bytes as a map of the same tree made in-process, without priorities.
+  const inProcess = await buildMap({ root, ...request, cacheDir: tempDir(), workers: 1 });
+  assert.equal(complete.text, inProcess.text);
+  const again = await call<RepoMapJson>(daemon.socket, 'map', { ...request, waitSeconds: 0 });
+  assert.equal(again.partial, undefined, 'a bound once the index is complete changes nothing');
+  assert.equal(again.text, complete.text);
+  for (const bad of [-1, 'abc', Number.NaN]) {
+    await assert.rejects(call(daemon.socket, 'map', { waitSeconds: bad }), /waitSeconds must be a number of seconds, 0 or more/);
+  }
+  await call(daemon.socket, 'shutdown');
+  await daemon.exited;
 });

@@ -112,23 +112,23 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
   }
 });
 
-test('a call made while the daemon indexes reports progress to a client that asks, and answers how far it is instead of waiting past its bound', async () => {
+test('a map call made while the daemon indexes reports progress to a client that asks, and answers a partial map at its bound', async () => {
   const root = tempDir('repomap-many-');
   mkdirSync(join(root, 'src'));
   for (let i = 0; i < 1500; i++) {
     writeFileSync(join(root, 'src', `m${i}.ts`), `export function handler${i}(value: number): number {\n  return value + ${i};\n}\n`);
   }
-  // A bound of half a second (20 s otherwise): the call answers then, with what the index has done
-  // so far. (Not 0: the SDK's client handles a notification a tick after it reads it, and drops
+  // A bound of half a second (20 s otherwise): the call answers then, with a map of the files
+  // indexed so far. (Not 0: the SDK's client handles a notification a tick after it reads it, and drops
   // one read in the same chunk as the answer, which then no longer waits for it.)
   const { client, env } = await mcpClient([root, '--cache-dir', tempDir(), '--workers', '1'], { env: { REPOMAP_TEST_MCP_WAIT_MS: '500' } });
   try {
     const progress: Array<{ progress: number; total?: number }> = [];
     const early = (await client.callTool({ name: 'repo_map', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) })) as TextResult;
     assert.equal(early.isError, undefined, early.content[0].text);
-    assert.match(early.content[0].text, /^The repository index is being built: (\d+ of 1500 files indexed \(\d+%\)|listing the files and checking them against the cache)\. Call repo_map again in a little while/);
-    const indexing = (early.structuredContent as { indexing: { done: number; total: number } }).indexing;
-    assert.ok(indexing.done <= indexing.total, JSON.stringify(indexing));
+    assert.match(early.content[0].text, /^\(partial map: the index is still being built, \d+ of 1500 source files indexed; ask again for the complete map\)\n/);
+    const partial = (early.structuredContent as { partial: { indexedFiles: number; files: number } }).partial;
+    assert.ok(partial.indexedFiles < partial.files && partial.files === 1500, JSON.stringify(partial));
     assert.ok(progress.length >= 1, 'a progress notification for the call');
 
     const deadline = Date.now() + 60_000;
@@ -140,6 +140,7 @@ test('a call made while the daemon indexes reports progress to a client that ask
     const ready = (await client.callTool({ name: 'repo_map', arguments: { max_tokens: 256 } })) as TextResult;
     assert.match(ready.content[0].text, /^src\/m\d+\.ts/m);
     assert.equal((ready.structuredContent as { indexing?: unknown }).indexing, undefined);
+    assert.equal((ready.structuredContent as { partial?: unknown }).partial, undefined);
   } finally {
     await client.close();
     runCli(['stop', root], { env });

@@ -8,7 +8,7 @@ import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { resolveRoot } from '../paths.js';
-import { nothingToMap } from '../request.js';
+import { nothingToMap, textOutput } from '../request.js';
 import { type RepomapDaemon, connect } from '../index.js';
 import { progressReporter } from './progress.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
@@ -111,7 +111,7 @@ export async function queryCommand(args: string[]): Promise<number> {
   if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
   const map = await answer(() => whileShowingProgress(repo, repo.map({ ...request, listSkipped: values.verbose === true }), !values.quiet), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
-  process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : map.text);
+  process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : textOutput(map));
   if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
 }

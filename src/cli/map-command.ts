@@ -8,11 +8,15 @@ import { printDetails } from './details.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
+import { textOutput } from '../request.js';
 
 export const MAP_HELP = `Usage: repomap map [ROOT] [options]
 
 Prints a ranked, token-budgeted map of the repository at ROOT (default: the current directory),
-computed in this process. Tags are cached in LMDB, so a second run parses only what changed.
+computed in this process. Tags are cached in LMDB, so a second run parses only what changed,
+and a file another clone or work tree parsed is copied from the shared cache, by content
+($XDG_CACHE_HOME/repomap/shared; REPOMAP_SHARED_CACHE=DIR sets it, set empty turns it off; with
+--cache-dir it is used only when REPOMAP_SHARED_CACHE is set).
 
 Options:
 ${REQUEST_HELP}  --cache-dir DIR      where the tag cache lives (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
@@ -67,7 +71,7 @@ export async function mapCommand(args: string[]): Promise<number> {
   });
   progress.finish();
   if (values.verbose) printDetails(map, { daemon: false });
-  process.stdout.write(format === 'json' ? JSON.stringify(mapToJson(map), null, 2) + '\n' : map.text);
+  process.stdout.write(format === 'json' ? JSON.stringify(mapToJson(map), null, 2) + '\n' : textOutput(map));
   if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
 }

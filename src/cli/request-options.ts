@@ -1,7 +1,18 @@
 // The options that shape one map, shared by `repomap map` (in-process) and `repomap query`
 // (through the daemon). Light on purpose: the thin client loads it.
 import { requestFilePath } from '../paths.js';
-import { DEFAULT_ENCODING, DEFAULT_MAX_TOKENS, DEFAULT_RANKING, DEFAULT_TOKENS, MAX_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, RANKINGS, budgetFor } from '../request.js';
+import {
+  DEFAULT_ENCODING,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_RANKING,
+  DEFAULT_TOKENS,
+  MAX_TOKENS,
+  type MapRequest,
+  NO_CHAT_MULTIPLIER,
+  RANKINGS,
+  budgetFor,
+  secondsOption,
+} from '../request.js';
 import { type OptionSpec, choiceOption, integerOption } from './args.js';
 
 export const REQUEST_OPTIONS = {
@@ -14,6 +25,7 @@ export const REQUEST_OPTIONS = {
   format: { type: 'string' },
   preamble: { type: 'boolean' },
   ranking: { type: 'string' },
+  wait: { type: 'string' },
 } satisfies OptionSpec;
 
 export const REQUEST_HELP = `  --chat FILE          a file the model already has (repeatable): not shown; the map shows the code it
@@ -27,6 +39,11 @@ export const REQUEST_HELP = `  --chat FILE          a file the model already has
   --format FMT         text (default), markdown (each file in a fenced block) or json
   --preamble           start the map with an instruction: these files are read-only summaries
   --ranking NAME       repomap (default: this project's model) or aider (Aider's, reproduced exactly)
+  --wait SECS          while a first index is being built, answer after at most SECS seconds from the
+                       files indexed by then, those the request needs (--chat files, their imports,
+                       their folders, the files using their names) parsed first: a partial map,
+                       marked so (a first line in text, "partial" in JSON). Default: wait for the
+                       whole index
 `;
 
 interface RequestValues {
@@ -39,6 +56,7 @@ interface RequestValues {
   format?: string;
   preamble?: boolean;
   ranking?: string;
+  wait?: string;
 }
 
 /** The request the options describe; chat files are taken from the current directory and checked (see requestFilePath). */
@@ -56,7 +74,9 @@ export function requestFromOptions(values: RequestValues, root: string): { reque
     ...(values.preamble ? { preamble: true } : {}),
     ...(chosen === 'markdown' ? { markdown: true } : {}),
     ...(values.ranking !== undefined ? { ranking: choiceOption(values.ranking, 'ranking', RANKINGS, DEFAULT_RANKING) } : {}),
+    ...(values.wait !== undefined ? { waitSeconds: secondsOption(values.wait, 'wait') } : {}),
   };
   budgetFor(request); // a bad budget is refused before any work (or a daemon) is started
   return { request, format };
 }
+

@@ -23,6 +23,16 @@ export class DaemonError extends Error {
 
 /** One connection to a daemon; requests may overlap and are matched to answers by id. */
 export class DaemonClient {
+  /** One request on a connection of its own, closed once it is answered. */
+  static async once<T>(socket: string, method: string, params?: object): Promise<T> {
+    const client = await DaemonClient.connect(socket);
+    try {
+      return await client.request<T>(method, params);
+    } finally {
+      client.close();
+    }
+  }
+
   private nextId = 1;
   private buffer = '';
   private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();

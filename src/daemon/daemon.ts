@@ -3,13 +3,15 @@ import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
 import { UserError, errorMessage } from '../errors.js';
-import { requestFilePath } from '../paths.js';
+import { requestFilePaths } from '../paths.js';
 import { type ProjectConfig, isConfigPath, readProjectConfig, withProjectConfig } from '../config.js';
 import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, outOfDate } from '../index/indexer.js';
 import { type ParseRunner, createRunner, defaultWorkerCount } from '../index/pool.js';
 import { statAll } from '../index/stat.js';
 import { languageForPath } from '../extract/languages.js';
-import { type MapRequest, budgetFor, mapFromIndex, mapToJson, readSavedGraphAhead } from '../map.js';
+import { type MapRequest, type PartialIndex, budgetFor, mapFromIndex, mapToJson, readSavedGraphAhead, waitBoundMs } from '../map.js';
+import { ParseQueue } from '../index/parse-queue.js';
+import { prioritize } from '../index/priority.js';
 import { TagStore, isStoreFailure } from '../store/store.js';
 import { restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import { loadTokenizerHere, startTokenizer } from '../pack/tokens.js';
@@ -169,6 +171,13 @@ export class Daemon {
   /** What the cold index leaves for after the first map (see BACKGROUND_AFTER_MS); undefined once started. */
   private background: (() => void) | undefined;
   private backgroundTimer: NodeJS.Timeout | undefined;
+  /**
+   * The cold index's order and its discovered paths, while it runs: a map asked for meanwhile puts
+   * the files it needs ahead (see prioritize) and may be answered from what is indexed so far.
+   */
+  private cold: { queue: ParseQueue; paths: readonly string[] } | undefined;
+  /** The cold index's discovery (whose paths `cold` holds once its pass starts). */
+  private coldDiscovery: Promise<Discovery> | undefined;
   /** Aborted by shutdown: a long index pass stops at its next batch instead of running to its end. */
   private readonly stop = new AbortController();
   readonly ready: Promise<void>;
@@ -233,16 +242,18 @@ export class Daemon {
   private async coldIndex(): Promise<void> {
     const { root, log } = this.options;
     const started = Date.now();
-    const discovering = this.discover();
+    const discovering = (this.coldDiscovery = this.discover());
     const savedGraph = readSavedGraphAhead(this.store.dir);
     const discovery = await discovering;
     // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
     try {
-      await this.indexPass(discovery);
+      await this.indexPass(discovery, this.coldQueue(discovery));
     } catch (err) {
       if (!isStoreFailure(err) || this.isStopping) throw err;
       await this.rebuildStore(err);
-      await this.indexPass(discovery);
+      await this.indexPass(discovery, this.coldQueue(discovery));
+    } finally {
+      this.cold = undefined;
     }
     startTokenizer();
     this.state.inOrder(discovery.paths);
@@ -287,8 +298,15 @@ export class Daemon {
     this.backgroundTimer = setTimeout(() => this.startBackground(), BACKGROUND_AFTER_MS);
   }
 
+  /** A new order for the cold index's pass over `discovery` (a pass started again after a store failure starts anew). */
+  private coldQueue(discovery: Discovery): ParseQueue {
+    const queue = new ParseQueue();
+    this.cold = { queue, paths: discovery.paths };
+    return queue;
+  }
+
   /** Brings the store up to date with `paths` and takes every state into the hot view, dropping records of paths not among them. */
-  private async indexPass({ paths, special }: Discovery): Promise<void> {
+  private async indexPass({ paths, special }: Discovery, order?: ParseQueue): Promise<void> {
     // States are applied as they settle, so the graph takes each record's references as it comes.
     const states = await this.reconciler.update(
       paths,
@@ -302,6 +320,7 @@ export class Daemon {
       },
       this.stop.signal,
       special,
+      order,
     );
     this.reconciler.prune(states, this.state.stats);
   }
@@ -648,12 +667,14 @@ export class Daemon {
       case 'map': {
         const params = parseMapParams(request.params);
         budgetFor(params); // bad numbers fail now, not after the wait
-        this.catchUpNamed([...(params.chatFiles ?? []), ...(params.mentionedFiles ?? [])]);
-        await this.settled();
+        const waitMs = waitBoundMs(params.waitSeconds);
+        const named = [...(params.chatFiles ?? []), ...(params.mentionedFiles ?? [])];
+        this.catchUpNamed(named);
+        const partial = await this.settledOrBound(named, waitMs);
         const started = performance.now();
         const { exclude, include, config } = this.options;
         const asked = { ...withProjectConfig(params, config), exclude, include };
-        const map = mapToJson(mapFromIndex(this.state.index(), this.state.graph, asked), { listSkipped: params.listSkipped === true });
+        const map = mapToJson({ ...mapFromIndex(this.state.index(), this.state.graph, asked), ...(partial ? { partial } : {}) }, { listSkipped: params.listSkipped === true });
         const ms = performance.now() - started;
         if (ms > SLOW_MAP_MS) this.options.log(`map took ${ms.toFixed(0)} ms`);
         setImmediate(() => this.startBackground()); // once the answer is written
@@ -681,16 +702,41 @@ export class Daemon {
    */
   private catchUpNamed(paths: readonly string[]): void {
     if (this.phase !== 'ready') return; // the cold index lists what exists
-    const unknown = new Set<string>();
-    for (const path of paths) {
-      try {
-        const rel = requestFilePath(this.options.root, path, 'file');
-        if (!this.state.has(rel)) unknown.add(rel);
-      } catch {
-        // Not a file of the root: the map refuses it with the reason.
-      }
-    }
+    const unknown = new Set(requestFilePaths(this.options.root, paths).filter((rel) => !this.state.has(rel)));
     if (unknown.size > 0) this.enqueue(unknown);
+  }
+
+  /**
+   * Waits until the index is complete (see settled); or, when a bound is given and the cold index
+   * is under way, until the bound passes, putting meanwhile the files the map needs ahead in the
+   * pass (see prioritize): then says how far the index is, for a partial map. A partial map waits
+   * past the bound for the files the request names and those they import (parsed first: a few files).
+   */
+  private async settledOrBound(named: readonly string[], waitMs: number | undefined): Promise<PartialIndex | undefined> {
+    if (waitMs !== undefined && this.phase === 'indexing') await this.coldDiscovery;
+    const cold = this.cold;
+    if (waitMs === undefined || !cold) {
+      await this.settled();
+      return undefined;
+    }
+    const { root, log } = this.options;
+    const seeds = requestFilePaths(root, named);
+    const graph = this.state.graph;
+    const { core, queued } = prioritize(seeds, { root, paths: cold.paths, queue: cold.queue, namesOf: (path) => graph.fileNames(path), signal: this.stop.signal });
+    queued.catch((err: unknown) => log(`prioritizing failed: ${errorMessage(err)}`));
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    try {
+      await Promise.race([this.ready, bound]);
+      await core;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.phase === 'ready') {
+      await this.settled();
+      return undefined;
+    }
+    return cold.queue.progress();
   }
 
   /** Waits for the cold index and for every update queued so far. */
@@ -842,7 +888,7 @@ function parseRequest(line: string): RpcRequest {
   return { jsonrpc: '2.0', id, method, params };
 }
 
-type FieldType = 'strings' | 'string' | 'count' | 'boolean';
+type FieldType = 'strings' | 'string' | 'count' | 'seconds' | 'boolean';
 
 const MAP_FIELDS: Record<string, FieldType> = {
   chatFiles: 'strings',
@@ -853,6 +899,7 @@ const MAP_FIELDS: Record<string, FieldType> = {
   ranking: 'string',
   tokens: 'count',
   maxTokens: 'count',
+  waitSeconds: 'seconds',
   preamble: 'boolean',
   markdown: 'boolean',
   listSkipped: 'boolean',
@@ -865,6 +912,7 @@ const FIELD_RULES: Record<FieldType, [(value: unknown) => boolean, string]> = {
   strings: [(v) => Array.isArray(v) && v.every((item) => typeof item === 'string'), 'an array of strings'],
   string: [(v) => typeof v === 'string', 'a string'],
   count: [(v) => typeof v === 'number' && Number.isInteger(v) && v > 0, 'a positive whole number'],
+  seconds: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, 'a number of seconds, 0 or more'],
   boolean: [(v) => typeof v === 'boolean', 'true or false'],
 };
 

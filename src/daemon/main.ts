@@ -4,7 +4,7 @@ import { parseCommandArgs, integerOption } from '../cli/args.js';
 import { UserError, errorMessage } from '../errors.js';
 import { defaultWorkerCount } from '../index/pool.js';
 import { resolveRoot } from '../map.js';
-import { defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
+import { defaultCacheDir, ensureCacheDir, sharedCacheDir } from '../store/cache-dir.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, Daemon, type DaemonFlags, createLog, daemonSettings } from './daemon.js';
 import { daemonPaths } from './runtime.js';
@@ -13,7 +13,8 @@ export const DAEMON_HELP = `Usage: repomapd [ROOT] [options]
 
 Keeps the repository at ROOT (default: the current directory) indexed and its graph hot, follows
 every file change, and answers JSON-RPC requests on a Unix socket. Usually started by
-'repomap query' or 'repomap start'.
+'repomap query' or 'repomap start'. Files another clone or work tree parsed are copied from the
+shared tag cache, as 'repomap map' does (REPOMAP_SHARED_CACHE; see 'repomap map --help').
 
 Options:
   --foreground          log to stderr instead of <cache dir>/daemon.log
@@ -58,7 +59,8 @@ export async function daemonMain(argv: string[]): Promise<number> {
       idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
     };
     const { config } = readProjectConfig(root);
-    const daemon = await Daemon.start({ root, cacheDir, paths: daemonPaths(root), flags, config, ...daemonSettings(flags, config), log });
+    const shared = sharedCacheDir(values['cache-dir'] !== undefined);
+    const daemon = await Daemon.start({ root, cacheDir, paths: daemonPaths(root), flags, config, ...daemonSettings(flags, config), ...(shared ? { sharedCacheDir: shared } : {}), log });
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       process.on(signal, () => void daemon.shutdown(`received ${signal}`));
     }

@@ -1,14 +1,21 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { ImportLookup } from '../resolve/imports.js';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
 import { languageForPath } from '../extract/languages.js';
 import { collectGarbage } from '../extract/memory.js';
-import type { TagStore } from '../store/store.js';
+import type { StoredCopy, TagStore } from '../store/store.js';
+import { SharedTags } from '../store/shared.js';
+import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
-import type { FileRecord, SkippedFile } from '../types.js';
+import type { FileRecord, SkipReason, SkippedFile } from '../types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, createRunner } from './pool.js';
-import { statAll, statChunks } from './stat.js';
+import { STAT_CHUNK, statAll, statTaken } from './stat.js';
+import { ParseQueue } from './parse-queue.js';
+import { prioritize } from './priority.js';
+import type { PartialIndex } from '../request.js';
 import type { ReferenceGraph } from '../graph/graph.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -16,10 +23,14 @@ export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const COLLECT_EVERY_PARSED = 8000;
 /** Stored records reused as they are are handed on this many at a time. */
 const SETTLE_EVERY = 256;
+/** Files a first index stats and hands to the parser at a time (a chunk queued for the parser is not reordered). */
+const FIRST_INDEX_TAKE = 64;
 
 export interface ExtractSettings {
   maxFileBytes?: number;
   parseTimeoutMs?: number;
+  /** The tag cache shared by every root (see SharedTags; sharedCacheDir gives the default); none when unset. */
+  sharedCacheDir?: string;
 }
 
 export interface IndexOptions extends DiscoverOptions, ExtractSettings {
@@ -39,6 +50,12 @@ export interface IndexOptions extends DiscoverOptions, ExtractSettings {
    * store keeps them), so a large repository's tags are never all held in memory.
    */
   graph?: ReferenceGraph;
+  /**
+   * Answer early (a first index): the pass puts ahead what a map for `files` needs (see
+   * prioritize) and stops once `boundMs` has passed and those files are indexed, returning the
+   * files indexed by then (RepoIndex.partial is set). Needs `graph` (the files' names are read from it).
+   */
+  early?: { files: readonly string[]; boundMs: number };
 }
 
 /** Work counts of one indexing pass, for tests and benchmarks. */
@@ -51,6 +68,8 @@ export interface IndexStats {
   reusedByStat: number;
   /** Files re-read because mtime or size changed, whose content hash matched: not parsed. */
   reusedByHash: number;
+  /** Files new to this root whose tags were copied from the shared tag cache (another clone parsed them): not parsed. */
+  reusedShared: number;
   /** Stored records dropped because their files are gone. */
   removed: number;
   /** Related graphs read from the saved one instead of derived (see graph-file): a start with nothing changed. */
@@ -67,6 +86,8 @@ export interface RepoIndex {
   stats: IndexStats;
   /** Lookups by path, kept up to date by whoever holds the index (the daemon). */
   lookups: IndexLookups;
+  /** Set when the pass stopped early (IndexOptions.early): how far it was. */
+  partial?: PartialIndex;
 }
 
 /** What a map asks of an index by path. */
@@ -87,7 +108,7 @@ export interface IndexLookups {
 export type PathState = { record: FileRecord } | { skip: SkippedFile } | { gone: true };
 
 export function emptyStats(): IndexStats {
-  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, removed: 0, restoredGraphs: 0 };
+  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, reusedShared: 0, removed: 0, restoredGraphs: 0 };
 }
 
 /**
@@ -97,13 +118,15 @@ export function emptyStats(): IndexStats {
  */
 export class Reconciler {
   private readonly extract: IndexFileOptions;
+  private readonly shared: SharedTags | undefined;
 
   constructor(
     private readonly root: string,
     private readonly store: TagStore,
     private readonly runner: ParseRunner,
-    settings: ExtractSettings = {},
+    settings: ExtractSettings & { onNotice?: (message: string) => void } = {},
   ) {
+    this.shared = settings.sharedCacheDir ? SharedTags.open(settings.sharedCacheDir, settings.onNotice) : undefined;
     this.extract = {
       maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
       // Unset, the extraction's own default.
@@ -124,6 +147,7 @@ export class Reconciler {
     onSettled?: (batch: ReadonlyMap<string, PathState>) => void,
     signal?: AbortSignal,
     special?: ReadonlySet<string>,
+    order: ParseQueue = new ParseQueue(),
   ): Promise<Map<string, PathState>> {
     const states = new Map<string, PathState>();
     const { maxFileBytes } = this.extract;
@@ -134,6 +158,7 @@ export class Reconciler {
     };
     const flush = () => {
       if (batch.size > 0) onSettled?.(batch);
+      order.settle(batch.keys());
       batch = new Map();
     };
     const sources: string[] = [];
@@ -149,15 +174,40 @@ export class Reconciler {
     // parsed one whatever the timing (its insertion order is the map's).
     const first = this.store.isEmpty();
     if (first) this.runner.warmUp(sources).catch(() => {});
+    order.fill(sources);
+    // A first index takes its files a few at a time, so that files a request wants (see
+    // prioritize) are stat'ed and handed to the parser next, ahead of the rest of the tree.
+    const takeCount = first ? FIRST_INDEX_TAKE : STAT_CHUNK;
     const jobs: FileJob[] = [];
     const previousOf = new Map<string, FileRecord>();
     const gone: string[] = [];
     let statted = 0;
-    const { root, store } = this;
+    const { root, store, shared } = this;
+    /** The git index's blob ids, read when first needed (null: none to be had). */
+    let blobs: GitBlobs | null | undefined;
+    /**
+     * A file's content key: its blob id, from git's index when git takes the file as unmodified (no
+     * read), else computed from its content (as git would: the same key for the same content in
+     * any root, tracked or not). Undefined for a file too large to index, or unreadable.
+     */
+    const contentKey = (path: string, info: FileStat): string | undefined => {
+      const known = (blobs ??= GitBlobs.read(root) ?? null)?.unmodified(path, info);
+      if (known || info.size > maxFileBytes) return known;
+      try {
+        return blobId(readFileSync(join(root, path)));
+      } catch {
+        return undefined;
+      }
+    };
+    /** Files to parse whose content key is known: their tags go to the shared cache once stored. */
+    const publish = new Map<string, string>();
     async function* jobChunks(): AsyncGenerator<FileJob[]> {
       let chunk: FileJob[] = [];
-      for await (const found of statChunks(root, sources)) {
-        for (const info of found) {
+      for await (const { paths: taken, results: found } of statTaken(root, () => order.take(takeCount))) {
+        for (let i = 0; i < found.length; i++) {
+          const info = found[i];
+          const path = taken[i];
+          statted++;
           // Small batches: a record read whole is slimmed while it is young, before it costs a major GC.
           if (batch.size >= SETTLE_EVERY) {
             flush();
@@ -165,7 +215,6 @@ export class Reconciler {
             await new Promise((resume) => setImmediate(resume));
             signal?.throwIfAborted();
           }
-          const path = sources[statted++];
           if (info === 'missing') {
             settle(path, { gone: true });
             if (store.get(path)) gone.push(path);
@@ -184,6 +233,17 @@ export class Reconciler {
             continue;
           }
           if (previous) previousOf.set(path, previous);
+          else if (shared) {
+            // A file new to this root: another root may have parsed its content.
+            const key = contentKey(path, info);
+            const copy = key && shared.get(key);
+            if (copy) {
+              stats.reusedShared++;
+              settle(path, { record: store.writeCopy(path, info, copy) });
+              continue;
+            }
+            if (key) publish.set(path, key);
+          }
           const job = { path, stat: info, ...(previous?.hash ? { previousHash: previous.hash } : {}) };
           jobs.push(job);
           chunk.push(job);
@@ -202,29 +262,34 @@ export class Reconciler {
     // In a first index, each file still to stat counts as one to parse.
     const total = () => jobs.length + (first ? sources.length - statted : 0);
     if (first) onProgress?.(0, total());
-    await this.runner.stream(root, jobChunks(), this.extract, (start, results) => {
-      signal?.throwIfAborted();
-      for (let i = 0; i < results.length; i++) {
-        const result = results[i];
-        const { path, stat: info } = jobs[start + i];
-        let record: FileRecord;
-        if (result.outcome === 'reused') {
-          stats.reusedByHash++;
-          record = { ...previousOf.get(path)!, mtimeMs: info.mtimeMs, size: info.size };
-        } else {
-          if (result.outcome === 'parsed') stats.parsed++;
-          record = result.record;
+    try {
+      await this.runner.stream(root, jobChunks(), this.extract, (start, results) => {
+        signal?.throwIfAborted();
+        for (let i = 0; i < results.length; i++) {
+          const result = results[i];
+          const { path, stat: info } = jobs[start + i];
+          let record: FileRecord;
+          if (result.outcome === 'reused') {
+            stats.reusedByHash++;
+            record = { ...previousOf.get(path)!, mtimeMs: info.mtimeMs, size: info.size };
+          } else {
+            if (result.outcome === 'parsed') stats.parsed++;
+            record = result.record;
+          }
+          // Encoded now, before a caller's graph takes its names away; its tags were written where it was parsed.
+          this.store.write(record);
+          settle(path, { record });
         }
-        // Encoded now, before a caller's graph takes its names away; its tags were written where it was parsed.
-        this.store.write(record);
-        settle(path, { record });
-      }
-      // Settled at once: names taken while they are young cost no major collection.
-      flush();
-      onProgress?.((done += results.length), total());
-    }, this.store);
-    flush(); // the paths without a grammar, when no file was stat'ed
+        // Settled at once: names taken while they are young cost no major collection.
+        flush();
+        onProgress?.((done += results.length), total());
+      }, this.store);
+      flush(); // the paths without a grammar, when no file was stat'ed
+    } finally {
+      order.finish(); // whoever waits for paths hears of the end, also of a stopped pass
+    }
     await this.store.flushed();
+    if (shared && publish.size > 0) await shared.putAll(sharedCopies(root, store, publish, states));
     this.store.remove(gone);
     stats.removed += gone.length;
     return states;
@@ -264,27 +329,45 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     const reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();
     stats.discovered = discovery.paths.length;
-    const { graph } = options;
+    const { graph, early } = options;
     let parsedAtCollect = 0;
-    const states = await reconciler.update(
-      discovery.paths,
-      stats,
-      options.onProgress,
-      (batch) => {
-        if (!graph) return;
-        for (const state of batch.values()) if ('record' in state) graph.takeRecord(state.record);
-        linkWhileParsing(graph, stats);
-        // Without these collections a cold index of the large corpus peaked 60 MB higher (the parsed
-        // records' garbage, which V8 sees no hurry to collect), near the 1.5 GB bound. A run that
-        // parses nothing does not need them: the large corpus's warm run takes 2 s less, same peak.
-        if (stats.parsed - parsedAtCollect >= COLLECT_EVERY_PARSED) {
-          parsedAtCollect = stats.parsed;
-          collectGarbage();
-        }
-      },
-      undefined,
-      discovery.special,
-    );
+    const order = new ParseQueue();
+    const settled = new Map<string, PathState>();
+    const stopEarly = early && graph ? startEarly(root, discovery.paths, order, graph, early) : undefined;
+    let states: Map<string, PathState>;
+    try {
+      states = await reconciler.update(
+        discovery.paths,
+        stats,
+        options.onProgress,
+        (batch) => {
+          if (stopEarly) for (const [path, state] of batch) settled.set(path, state);
+          if (!graph) return;
+          for (const state of batch.values()) if ('record' in state) graph.takeRecord(state.record);
+          linkWhileParsing(graph, stats);
+          // Without these collections a cold index of the large corpus peaked 60 MB higher (the parsed
+          // records' garbage, which V8 sees no hurry to collect), near the 1.5 GB bound. A run that
+          // parses nothing does not need them: the large corpus's warm run takes 2 s less, same peak.
+          if (stats.parsed - parsedAtCollect >= COLLECT_EVERY_PARSED) {
+            parsedAtCollect = stats.parsed;
+            collectGarbage();
+          }
+        },
+        stopEarly?.signal,
+        discovery.special,
+        order,
+      );
+    } catch (err) {
+      if (!stopEarly?.signal.aborted) throw err;
+      // Stopped at the bound: what settled is the index (each record stored as it came).
+      await store.flushed();
+      const { records, skipped } = splitStates(settled);
+      const paths = [...settled.keys()].filter((path) => !('gone' in settled.get(path)!)).sort(comparePaths);
+      const partial = order.progress();
+      return { root, paths, records, skipped, stats, lookups: storeLookups(root, store, paths, records, graph), partial };
+    } finally {
+      stopEarly?.cancel();
+    }
     reconciler.prune(states, stats);
     const paths = discovery.paths.filter((path) => !('gone' in states.get(path)!));
     const { records, skipped } = splitStates(states);
@@ -292,6 +375,21 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
   } finally {
     if (!options.runner) await runner.close();
   }
+}
+
+/**
+ * Starts putting ahead what a map for `early.files` needs, and a timer that stops the pass once
+ * the bound has passed and those files and their imports are indexed (the signal aborts);
+ * `cancel` when the pass ends.
+ */
+function startEarly(root: string, paths: readonly string[], order: ParseQueue, graph: ReferenceGraph, early: NonNullable<IndexOptions['early']>) {
+  const stop = new AbortController();
+  const files = early.files.filter((path) => paths.includes(path));
+  const { core, queued } = prioritize(files, { root, paths, queue: order, namesOf: (path) => graph.fileNames(path), signal: stop.signal });
+  // A failed read of the tree leaves the order as it was: the map is only less focused.
+  queued.catch(() => {});
+  const timer = setTimeout(() => void core.then(() => stop.abort()), early.boundMs);
+  return { signal: stop.signal, cancel: () => clearTimeout(timer) };
 }
 
 /**
@@ -375,6 +473,25 @@ export function splitStates(states: Iterable<[string, PathState]>, inOrder = fal
     skipped.sort((a, b) => comparePaths(a.path, b.path));
   }
   return { records, skipped };
+}
+
+/** Skips that the content alone decides (not the size limit, the parse timeout or a worker's death): shared like tags. */
+const CONTENT_SKIPS: ReadonlySet<SkipReason> = new Set(['binary', 'minified', 'syntax errors']);
+
+/**
+ * The stored copies of read files to share, under their content keys: files parsed with tags or
+ * skipped for their content (see CONTENT_SKIPS), still at the stat their key was found for.
+ */
+function* sharedCopies(root: string, store: TagStore, keys: ReadonlyMap<string, string>, states: ReadonlyMap<string, PathState>): Generator<[string, StoredCopy]> {
+  for (const [path, key] of keys) {
+    const state = states.get(path);
+    if (!state || !('record' in state) || (state.record.skip && !CONTENT_SKIPS.has(state.record.skip))) continue;
+    // Changed between its stat and its read, the file's tags are not the blob's: its mtime tells.
+    const now = statSync(join(root, path), { throwIfNoEntry: false });
+    if (!now || !statMatches(state.record, now)) continue;
+    const copy = store.storedCopy(path);
+    if (copy) yield [key, copy];
+  }
 }
 
 function statMatches(record: FileRecord, info: FileStat): boolean {

@@ -9,7 +9,7 @@ import { storeTags } from './tag-writer.js';
 /** Batches queued per thread beyond the one it parses: enough that no worker waits on the main thread. */
 const BATCHES_AHEAD_PER_THREAD = 4;
 /** Batches keep message passing small next to parsing: up to this many files ... */
-const BATCH_FILES = 64;
+const BATCH_FILES = 32;
 /** ... or this many bytes of source. */
 const BATCH_BYTES = 1024 * 1024;
 
@@ -138,9 +138,14 @@ class PoolRunner implements ParseRunner {
     let delivered = 0;
     let allChunks = false;
     let failed = false;
+    // The next chunk is asked for only when the batches known fill no more than the window: what
+    // the caller hands out later (files a request wants) then reaches the threads after at most a
+    // window of batches, not after every chunk it could have handed out before.
+    let wantChunks: (() => void) | undefined;
     return new Promise<void>((resolve, reject) => {
       const fail = (err: unknown) => {
         failed = true; // stop submitting; batches in flight are dropped
+        wantChunks?.();
         reject(err);
       };
       const pump = () => {
@@ -164,6 +169,7 @@ class PoolRunner implements ParseRunner {
             pump();
           }, fail);
         }
+        if (ranges.length - delivered < window) wantChunks?.();
       };
       (async () => {
         for await (const chunk of chunks) {
@@ -172,6 +178,8 @@ class PoolRunner implements ParseRunner {
           for (const job of chunk) jobs.push(job);
           for (const [start, end] of batches(chunk)) ranges.push([from + start, from + end]);
           pump();
+          while (!failed && ranges.length - delivered >= window) await new Promise<void>((resume) => (wantChunks = resume));
+          wantChunks = undefined;
         }
         allChunks = true;
         pump();

@@ -10,7 +10,7 @@ import type { FileStat } from '../extract/file.js';
 export type StatResult = FileStat | 'missing' | 'outside' | 'special';
 
 /** Files stat'ed between two turns of the event loop (a daemon answers `status` meanwhile). */
-const STAT_CHUNK = 1024;
+export const STAT_CHUNK = 1024;
 /** Files stat'ed at once when the disk is read; bounded so a huge tree does not queue thousands of requests. */
 const STAT_CONCURRENCY = 64;
 /**
@@ -45,19 +45,32 @@ export async function statAll(root: string, paths: readonly string[], options: S
  * statAll a chunk at a time, in order, so that a caller can act on the first files (a cold index
  * parses them) while the rest are stat'ed. Between two chunks the event loop turns.
  */
-export async function* statChunks(root: string, paths: readonly string[], { slowStatUs = SLOW_STAT_US }: StatAllOptions = {}): AsyncGenerator<StatResult[]> {
+export async function* statChunks(root: string, paths: readonly string[], options: StatAllOptions = {}): AsyncGenerator<StatResult[]> {
+  let start = 0;
+  const next = () => paths.slice(start, (start += STAT_CHUNK));
+  for await (const { results } of statTaken(root, next, options)) yield results;
+}
+
+/**
+ * The stat of the paths `next` hands out, a chunk at a time until it hands out none (each chunk
+ * with its paths): the caller may change what comes next between two chunks (see ParseQueue).
+ */
+export async function* statTaken(
+  root: string,
+  next: () => string[],
+  { slowStatUs = SLOW_STAT_US }: StatAllOptions = {},
+): AsyncGenerator<{ paths: string[]; results: StatResult[] }> {
   let slowChunks = 0;
-  for (let start = 0; start < paths.length; start += STAT_CHUNK) {
-    const chunk = paths.slice(start, start + STAT_CHUNK);
+  for (let chunk = next(); chunk.length > 0; chunk = next()) {
     if (slowChunks >= SLOW_CHUNKS) {
-      yield await mapConcurrent(chunk, STAT_CONCURRENCY, (path) => statInsideRoot(root, path));
+      yield { paths: chunk, results: await mapConcurrent(chunk, STAT_CONCURRENCY, (path) => statInsideRoot(root, path)) };
       continue;
     }
     const started = performance.now();
     const results = chunk.map((path) => statInsideRootSync(root, path));
     const slow = ((performance.now() - started) * 1000) / chunk.length > slowStatUs;
     slowChunks = slow ? slowChunks + 1 : 0;
-    yield results;
+    yield { paths: chunk, results };
     await new Promise((resume) => setImmediate(resume));
   }
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DaemonError, type StartOptions } from '../client/client.js';
 import { type DaemonStatus, indexingProgress } from '../daemon/protocol.js';
 import { type RepomapDaemon, connect } from '../index.js';
-import { nothingToMap } from '../request.js';
+import { nothingToMap, textOutput } from '../request.js';
 import { renderSymbols } from '../symbols.js';
 
 type ToolResult = { content: Array<{ type: 'text'; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -35,6 +35,10 @@ const REPO_MAP_OUTPUT = {
   budget: z.number().int().optional().describe('The token budget it was packed into'),
   files: z.array(z.string()).optional().describe('The files shown, in map order'),
   indexing: PROGRESS_OUTPUT.optional(),
+  partial: z
+    .object({ indexedFiles: z.number().int(), files: z.number().int() })
+    .optional()
+    .describe('Set when the map was made before the index was complete (the files it needs were indexed first): source files indexed of those discovered. Call again later for the complete map'),
 };
 
 const LOCATION = { name: z.string(), path: z.string(), line: z.number().int(), kind: z.string() };
@@ -178,17 +182,22 @@ export function createMcpServer(root: string, version: string, options: StartOpt
     },
     (args, extra) =>
       tool(() =>
-        whenIndexed('repo_map', extra, async (repo) => {
-          const map = await repo.map({
+        withDaemon(async (repo) => {
+          // The daemon answers within the bound, from the files indexed by then if it must (a partial map).
+          const asked = repo.map({
             chatFiles: args.chat_files,
             mentionedFiles: args.mentioned_files,
             mentionedIdents: args.mentioned_identifiers,
             message: args.message,
             verboseHint: false,
+            waitSeconds: INDEX_WAIT_MS / 1000,
             ...(args.max_tokens ? { tokens: args.max_tokens, maxTokens: args.max_tokens } : {}),
           });
-          const text = map.text || nothingToMap(root);
-          return { text, structured: { text, tokens: map.tokens, budget: map.budget, files: map.files.map((file) => file.path) } };
+          await awaitIndex(repo, extra, asked);
+          const map = await asked;
+          const text = textOutput({ ...map, text: map.text || nothingToMap(root) });
+          const partial = map.partial ? { partial: map.partial } : {};
+          return { text, structured: { text, tokens: map.tokens, budget: map.budget, files: map.files.map((file) => file.path), ...partial } };
         }),
       ),
   );
@@ -235,11 +244,16 @@ export function createMcpServer(root: string, version: string, options: StartOpt
 }
 
 /**
- * Waits until the daemon's index is complete, at most INDEX_WAIT_MS, sending the client progress
- * notifications meanwhile when its call carries a progress token. The status when the index is
- * still being built by then; undefined once it is complete.
+ * Waits until the daemon's index is complete, at most INDEX_WAIT_MS (or until `answer` settles),
+ * sending the client progress notifications meanwhile when its call carries a progress token. The
+ * status when the index is still being built by then; undefined once it is complete.
  */
-async function awaitIndex(repo: RepomapDaemon, extra: Extra): Promise<DaemonStatus | undefined> {
+async function awaitIndex(repo: RepomapDaemon, extra: Extra, answer?: Promise<unknown>): Promise<DaemonStatus | undefined> {
+  let answered = false;
+  answer?.then(
+    () => (answered = true),
+    () => (answered = true),
+  );
   const token = extra._meta?.progressToken;
   const deadline = Date.now() + INDEX_WAIT_MS;
   let reported = -1;
@@ -255,7 +269,7 @@ async function awaitIndex(repo: RepomapDaemon, extra: Extra): Promise<DaemonStat
         params: { progressToken: token, progress: done, ...(total > 0 ? { total } : {}), message: indexingLine(status) },
       });
     }
-    if (Date.now() >= deadline || extra.signal.aborted) return status;
+    if (Date.now() >= deadline || extra.signal.aborted || answered) return status;
     await new Promise((resolve) => setTimeout(resolve, Math.min(PROGRESS_POLL_MS, deadline - Date.now())));
   }
 }

@@ -6,9 +6,25 @@ import { UserError, errorMessage } from '../errors.js';
 
 /** The default cache folder of a repository: $XDG_CACHE_HOME/repomap/<hash of the root's real path>. */
 export function defaultCacheDir(realRoot: string): string {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   const digest = createHash('sha256').update(realRoot).digest('hex').slice(0, 16);
-  return join(base, 'repomap', digest);
+  return join(cacheBase(), digest);
+}
+
+/** $XDG_CACHE_HOME/repomap (or ~/.cache/repomap). */
+function cacheBase(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'repomap');
+}
+
+/**
+ * The folder of the tag cache shared by every root (see SharedTags): $REPOMAP_SHARED_CACHE when set
+ * (set empty, none); otherwise $XDG_CACHE_HOME/repomap/shared, unless the root's cache folder was
+ * given (`--cache-dir`: that root's tags are kept to that folder, as tests and benchmarks want).
+ */
+export function sharedCacheDir(cacheDirGiven: boolean): string | undefined {
+  const set = process.env.REPOMAP_SHARED_CACHE;
+  if (set !== undefined) return set === '' ? undefined : set;
+  if (cacheDirGiven) return undefined;
+  return join(cacheBase(), 'shared');
 }
 
 /** Makes a cache folder (and its parents) if needed; a path that is a file, or cannot be made, is a UserError naming it. */

@@ -14,6 +14,14 @@ type StoredRecord = Omit<FileRecord, 'path' | 'tags' | 'names'>;
 /** The reference sites of a file (FileRefs without the names, which the names database holds). */
 type StoredSites = Pick<FileRefs, 'subkinds' | 'sites'>;
 
+/** What is stored of a file apart from its path and stat: its content's tags, as stored. */
+export interface StoredCopy {
+  record: Omit<StoredRecord, 'mtimeMs' | 'size'>;
+  names?: FileNames;
+  outline?: Buffer;
+  sites?: StoredSites;
+}
+
 /**
  * A failure of the store itself (a commit or a transaction that LMDB refused): the file is
  * damaged in a way the checks at open could not see. The index pass that meets one moves the
@@ -220,6 +228,29 @@ export class TagStore {
       stored.links = names.defined.length + names.referenced.length;
     } else if (record.skip) this.queued(this.fileNames.remove(path));
     this.queued(this.files.put(path, stored));
+  }
+
+  /** What is stored of a path, as it is stored (the outline encoded): a copy for another root (see SharedTags). */
+  storedCopy(path: string): StoredCopy | undefined {
+    const stored = readSafely(this.files, path);
+    if (!stored) return undefined;
+    const { mtimeMs: _mtime, size: _size, ...content } = stored;
+    if (stored.skip) return { record: content };
+    const names = readSafely(this.fileNames, path);
+    const outline = this.outlines.getBinary(path);
+    if (!names || !outline) return undefined;
+    const sites = readSafely(this.sites, path);
+    return { record: content, names, outline, ...(sites ? { sites } : {}) };
+  }
+
+  /** Queues the write of a copy (see storedCopy) as a path's record, with this stat; returns the record. */
+  writeCopy(path: string, stat: { mtimeMs: number; size: number }, copy: StoredCopy): FileRecord {
+    const stored = { ...copy.record, ...stat };
+    if (copy.outline) this.queued(this.outlines.put(path, copy.outline));
+    this.queued(copy.sites ? this.sites.put(path, copy.sites) : this.sites.remove(path));
+    this.queued(copy.names ? this.fileNames.put(path, copy.names) : this.fileNames.remove(path));
+    this.queued(this.files.put(path, stored));
+    return { path, ...stored, ...(copy.names ? { names: copy.names } : {}) };
   }
 
   /**

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { buildMap } from '../src/map.js';
+import { GitBlobs, blobId } from '../src/index/git-index.js';
+import { copyFixture, git, tempDir } from './helpers.js';
+
+/** A clone of a one-commit repository made from the shop fixture. */
+function cloneOf(origin: string): string {
+  const dir = join(tempDir('repomap-clone-'), 'shop');
+  git(origin, 'clone', '-q', origin, dir);
+  return dir;
+}
+
+test('a second clone parses nothing another clone parsed; a file modified in one clone does not leak into the other\'s map', async () => {
+  const origin = copyFixture('shop');
+  // A file skipped for its content is not read again either.
+  writeFileSync(join(origin, 'src', 'blob.ts'), Buffer.from([0x65, 0, 1, 2, 3]));
+  git(origin, 'init', '-q');
+  git(origin, 'add', '.');
+  git(origin, 'commit', '-qm', 'init');
+  const shared = tempDir('repomap-shared-');
+  const request = { chatFiles: ['src/checkout.ts'], tokens: 1024, workers: 1, sharedCacheDir: shared };
+  const [a, b, c] = [cloneOf(origin), cloneOf(origin), cloneOf(origin)];
+  appendFileSync(join(b, 'src', 'cart.ts'), '\nexport function leakedFromB(): number {\n  return 1;\n}\n');
+
+  const first = await buildMap({ root: a, cacheDir: tempDir(), ...request });
+  assert.equal(first.stats.reusedShared, 0);
+  assert.deepEqual(first.skippedFiles.filter((file) => file.path === 'src/blob.ts').map((file) => file.reason), ['binary']);
+  const sources = first.stats.parsed + 1; // and src/blob.ts, read but not parsed
+  assert.ok(sources >= 9, `the first clone parses every source file (${sources})`);
+
+  const modified = await buildMap({ root: b, cacheDir: tempDir(), ...request });
+  assert.equal(modified.stats.parsed, 1, 'only the file modified in this clone');
+  assert.equal(modified.stats.reusedShared, sources - 1);
+  assert.match(modified.text, /leakedFromB/);
+
+  const same = await buildMap({ root: c, cacheDir: tempDir(), ...request });
+  assert.equal(same.stats.parsed, 0, 'a clone like the first parses nothing');
+  assert.equal(same.stats.reusedShared, sources);
+  assert.doesNotMatch(same.text, /leakedFromB/, "the other clone's edit is not in this clone's map");
+  assert.equal(same.text, first.text, 'the same map as the clone that parsed');
+  assert.deepEqual(same.skippedFiles, first.skippedFiles);
+
+  const again = await buildMap({ root: a, cacheDir: tempDir(), ...request });
+  assert.equal(again.stats.parsed, 0);
+  assert.doesNotMatch(again.text, /leakedFromB/);
+});
+
+test('without a shared cache (none given, or --cache-dir given without REPOMAP_SHARED_CACHE) every clone parses its files', async () => {
+  const origin = copyFixture('shop');
+  git(origin, 'init', '-q');
+  git(origin, 'add', '.');
+  git(origin, 'commit', '-qm', 'init');
+  const request = { chatFiles: ['src/checkout.ts'], tokens: 1024, workers: 1 };
+  const saved = process.env.REPOMAP_SHARED_CACHE;
+  delete process.env.REPOMAP_SHARED_CACHE;
+  try {
+    const first = await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), ...request });
+    const second = await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), ...request });
+    assert.equal(second.stats.parsed, first.stats.parsed);
+    assert.equal(second.stats.reusedShared, 0);
+  } finally {
+    if (saved !== undefined) process.env.REPOMAP_SHARED_CACHE = saved;
+  }
+});
+
+test("content keys: git's index gives the blob id of each file it takes as unmodified, and blobId computes the same from the content", () => {
+  const origin = copyFixture('shop');
+  git(origin, 'init', '-q');
+  git(origin, 'add', '.');
+  git(origin, 'commit', '-qm', 'init');
+  const clone = cloneOf(origin);
+  const blobs = GitBlobs.read(clone);
+  assert.ok(blobs, 'a version 2 index is read');
+  let fromIndex = 0;
+  for (const line of git(clone, 'ls-files', '-s').trim().split('\n')) {
+    const [meta, path] = line.split('\t');
+    const blob = meta.split(' ')[1];
+    const abs = join(clone, path);
+    assert.equal(blobId(readFileSync(abs)), blob, path);
+    const info = statSync(abs);
+    const known = blobs.unmodified(path, { mtimeMs: info.mtimeMs, size: info.size });
+    if (known !== undefined) (fromIndex++, assert.equal(known, blob, path));
+  }
+  assert.ok(fromIndex > 0, 'files git takes as unmodified are keyed from the index');
+  appendFileSync(join(clone, 'src', 'cart.ts'), '\n');
+  const info = statSync(join(clone, 'src', 'cart.ts'));
+  assert.equal(blobs.unmodified('src/cart.ts', { mtimeMs: info.mtimeMs, size: info.size }), undefined, 'a modified file is not');
+  assert.equal(GitBlobs.read(tempDir()), undefined, 'outside git there is no index');
+});
