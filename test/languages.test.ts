@@ -41,6 +41,7 @@ const FIXTURE_FILES: Record<string, string> = {
   elixir: 'elixir/billing.ex',
   haskell: 'haskell/Inventory.hs',
   ocaml: 'ocaml/inventory.ml',
+  swift: 'swift/Inventory.swift',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -924,6 +925,65 @@ describe('ocaml', () => {
   });
 });
 
+describe('swift (WebAssembly grammar)', () => {
+  let fx: Fixture;
+  before(async () => {
+    fx = await loadLanguage('swift');
+  });
+
+  test('definitions', () => {
+    assertDefs(fx, [
+      ['Sku', 'type', 'typealias Sku'],
+      ['maxItems', 'constant', 'let maxItems'],
+      ['Store', 'interface', 'protocol Store'],
+      ['find', 'method', 'func find(_ code'],
+      ['count', 'field', 'var count: Int { get }'],
+      ['Item', 'class', 'struct Item'],
+      ['sku', 'field', 'let sku: Sku'],
+      ['price', 'field', 'var price: Double'],
+      ['Status', 'enum', 'enum Status'],
+      ['active', 'constant', 'case active'],
+      ['retired', 'constant', 'case retired'],
+      ['Inventory', 'class', 'final class Inventory'],
+      ['items', 'field', 'private var items'],
+      ['count', 'field', 'var count: Int { items.count }'],
+      ['find', 'method', 'func find(_ sku'],
+      ['cheapest', 'method', 'func cheapest'],
+      ['empty', 'method', 'static func empty'],
+      ['describe', 'function', 'func describe'],
+    ]);
+    assert.ok(!fx.tags.defs.some((d) => d.name === 'sorted' || d.name === 'inventory'), 'locals are not definitions');
+  });
+
+  test('references', () => {
+    assertRefs(fx, [
+      ['Foundation', 'import', 'import Foundation'],
+      ['Codable', 'inheritance', 'struct Item'],
+      ['Store', 'inheritance', 'final class Inventory'],
+      ['Inventory', 'inheritance', 'extension Inventory'],
+      ['Sku', 'type', 'let sku: Sku'],
+      ['Item', 'type', 'init(items: [Item])'],
+      ['Inventory', 'new', 'let inventory = Inventory('],
+      ['info', 'call', 'Logger.info'],
+      ['describe', 'call', 'Logger.info'],
+      ['sorted', 'call', 'items.values.sorted'],
+      ['formatPrice', 'call', 'formatPrice(item.price)'],
+    ]);
+    assertNoRef(fx, 'items', 'a subscript is not a call', 'call');
+    assertNoRef(fx, 'Double', 'a builtin type');
+    assertNoRef(fx, 'Array', 'a standard library type');
+    assertRefKinds(fx);
+    assertDefsAreNotRefs(fx);
+    assert.deepEqual(fx.tags.modules, ['Foundation', 'Logging']);
+  });
+
+  test('scopes of nested definitions', () => {
+    assertScopes(fx, 'cheapest', 'method', ['final class Inventory']);
+    assertScopes(fx, 'empty', 'method', ['extension Inventory']);
+    assertScopes(fx, 'find', 'method', ['protocol Store'], 'func find(_ code');
+  });
+});
+
 describe('registry', () => {
   test('every language has its extensions, a fixture, and a query that compiles', () => {
     for (const [id, relPath] of Object.entries(FIXTURE_FILES)) {
@@ -944,9 +1004,9 @@ describe('registry', () => {
   test('a file in an unsupported language is skipped as "no grammar", never dropped', async () => {
     const root = await mkdtemp(join(tmpdir(), 'repomap-languages-'));
     try {
-      await writeFile(join(root, 'App.swift'), 'class App { func run() {} }\n');
+      await writeFile(join(root, 'Report.cbl'), '       IDENTIFICATION DIVISION.\n');
       await writeFile(join(root, 'notes.adoc'), '= Notes\n');
-      for (const path of ['App.swift', 'notes.adoc']) {
+      for (const path of ['Report.cbl', 'notes.adoc']) {
         const record = await indexPath(root, path);
         assert.equal(record.skip, 'no grammar', path);
         assert.equal(record.tags, null);
@@ -1046,7 +1106,7 @@ describe('lazy grammar loading', () => {
     const mapped = (pkg: string) => report.maps!.includes(`/node_modules/${pkg}/`);
     assert.ok(mapped('tree-sitter-typescript'), 'the TypeScript grammar is loaded');
     assert.ok(mapped('tree-sitter-go'), 'the Go grammar is loaded (by a worker)');
-    const unused = [...new Set(LANGUAGES.map((lang) => lang.grammarPackage))].filter(
+    const unused = [...new Set(LANGUAGES.map((lang) => lang.grammar.package))].filter(
       (pkg) => pkg !== 'tree-sitter-typescript' && pkg !== 'tree-sitter-go',
     );
     assert.ok(unused.includes('tree-sitter-ruby'));
