@@ -67,6 +67,7 @@ export function daemonSettings(flags: DaemonFlags, config: ProjectConfig): Daemo
     exclude: merged.exclude ?? [],
     include: merged.include ?? [],
     ...(merged.maxFileBytes !== undefined ? { maxFileBytes: merged.maxFileBytes } : {}),
+    ...(merged.languages !== undefined ? { languages: merged.languages } : {}),
     idleTimeoutMs: (merged.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_MS / 1000) * 1000,
   };
 }
@@ -180,7 +181,7 @@ export class Daemon {
     this.store = TagStore.open(options.cacheDir, { onNotice: options.log });
     this.state = new RepoState(options.root, this.store);
     this.runner = createRunner(options.workers);
-    this.reconciler = new Reconciler(options.root, this.store, this.runner, options);
+    this.reconciler = new Reconciler(options.root, this.store, this.runner, { ...options, onNotice: options.log });
     this.isExcluded = excludeMatcher(options.exclude);
     this.server = createServer((socket) => this.serve(socket));
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
@@ -316,7 +317,7 @@ export class Daemon {
     this.store = await TagStore.rebuild(this.store, error, { onNotice: log });
     this.state = new RepoState(root, this.store);
     this.runner = createRunner(workers);
-    this.reconciler = new Reconciler(root, this.store, this.runner, this.options);
+    this.reconciler = new Reconciler(root, this.store, this.runner, { ...this.options, onNotice: this.options.log });
   }
 
   /** Starts the work the cold index left for after the first map (once). */
@@ -542,10 +543,11 @@ export class Daemon {
       await this.runner.close();
       this.runner = createRunner(this.options.workers);
     }
-    if (this.options.workers !== before.workers || this.options.maxFileBytes !== before.maxFileBytes) {
-      this.reconciler = new Reconciler(this.options.root, this.store, this.runner, this.options);
+    const languagesChanged = !same(this.options.languages, before.languages);
+    if (this.options.workers !== before.workers || this.options.maxFileBytes !== before.maxFileBytes || languagesChanged) {
+      this.reconciler = new Reconciler(this.options.root, this.store, this.runner, { ...this.options, onNotice: this.options.log });
     }
-    return !same([before.exclude, before.include, before.maxFileBytes], [this.options.exclude, this.options.include, this.options.maxFileBytes]);
+    return languagesChanged || !same([before.exclude, before.include, before.maxFileBytes], [this.options.exclude, this.options.include, this.options.maxFileBytes]);
   }
 
   private async rediscover(): Promise<{ files: number; parsed: number }> {
