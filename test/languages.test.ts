@@ -42,6 +42,8 @@ const FIXTURE_FILES: Record<string, string> = {
   haskell: 'haskell/Inventory.hs',
   ocaml: 'ocaml/inventory.ml',
   swift: 'swift/Inventory.swift',
+  vue: 'vue/CartPanel.vue',
+  svelte: 'svelte/Counter.svelte',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -981,6 +983,46 @@ describe('swift (WebAssembly grammar)', () => {
     assertScopes(fx, 'cheapest', 'method', ['final class Inventory']);
     assertScopes(fx, 'empty', 'method', ['extension Inventory']);
     assertScopes(fx, 'find', 'method', ['protocol Store'], 'func find(_ code');
+  });
+});
+
+describe('vue and svelte (script blocks, with the ecma queries)', () => {
+  test('a Vue component: its <script setup lang="ts"> parsed as TypeScript, on the file\'s own lines', async () => {
+    const fx = await loadLanguage('vue');
+    assertDefs(fx, [
+      ['Props', 'interface', 'interface Props'],
+      ['lines', 'field', 'lines: Line[]'],
+      ['props', 'constant', 'const props'],
+      ['total', 'constant', 'const total'],
+      ['clearCart', 'function', 'function clearCart'],
+    ]);
+    assertRefs(fx, [
+      ['CartLine', 'import', "import CartLine from './CartLine.vue'"],
+      ['Line', 'type', 'lines: Line[]'],
+      ['priceOf', 'call', 'const total'],
+      ['emitCleared', 'call', 'emitCleared(reason)'],
+    ]);
+    assert.deepEqual(fx.tags.modules, ['../pricing', './CartLine.vue', 'vue']);
+    assertRefKinds(fx);
+    // The template and the style are not script: nothing there is a tag.
+    assertNoRef(fx, 'section', 'template markup');
+    assert.ok(fx.refs.every((ref) => ref.line >= fx.row('<script setup') && ref.line < fx.row('</script>')));
+    assertScopes(fx, 'lines', 'field', ['interface Props']);
+  });
+
+  test('a Svelte component: both script blocks, JavaScript (no lang)', async () => {
+    const fx = await loadLanguage('svelte');
+    assertDefs(fx, [
+      ['STEP', 'constant', 'export const STEP'],
+      ['increment', 'function', 'function increment'],
+    ]);
+    assertRefs(fx, [
+      ['saveCount', 'import', "import { loadCount, saveCount }"],
+      ['saveCount', 'call', 'saveCount(count)'],
+      ['loadCount', 'call', 'await loadCount()'],
+    ]);
+    assertNoRef(fx, 'increment', 'the template is not parsed');
+    assert.deepEqual(fx.tags.modules, ['./storage.js', 'svelte']);
   });
 });
 

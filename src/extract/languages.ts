@@ -52,6 +52,9 @@ function wasms(name: string): GrammarSource {
   return { runtime: 'wasm', package: 'tree-sitter-wasms', file: () => require.resolve(`tree-sitter-wasms/out/tree-sitter-${name}.wasm`) };
 }
 
+/** A single-file component's script blocks: TypeScript or JavaScript, with the ecma queries. */
+const scripts: GrammarSource = { runtime: 'scripts', package: 'tree-sitter-typescript', typescript: 'typescript', javascript: 'javascript' };
+
 function queries(...files: string[]): string[] {
   return files.map((file) => join(packageRoot, 'queries', file));
 }
@@ -204,6 +207,20 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       // tree-sitter-swift's npm package generates its parser at install (with tree-sitter-cli, which downloads a binary).
       grammar: wasms('swift'),
       queryFiles: queries('swift.scm'),
+    },
+    {
+      id: 'vue',
+      family: 'ecma',
+      extensions: ['.vue'],
+      grammar: scripts,
+      queryFiles: [],
+    },
+    {
+      id: 'svelte',
+      family: 'ecma',
+      extensions: ['.svelte'],
+      grammar: scripts,
+      queryFiles: [],
     },
   ] satisfies Array<Omit<LanguageSpec, 'signature'>>
 ).map((lang) => ({ ...lang, signature: '' }));
