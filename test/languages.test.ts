@@ -12,6 +12,7 @@ import { LANGUAGES, languageForPath } from '../src/extract/languages.js';
 import { createRunner, parseAll } from '../src/index/pool.js';
 import { packageRoot } from '../src/paths.js';
 import {
+  type Expected,
   type Fixture,
   LANG_FIXTURES,
   MAX_FILE_BYTES,
@@ -44,6 +45,7 @@ const FIXTURE_FILES: Record<string, string> = {
   swift: 'swift/Inventory.swift',
   vue: 'vue/CartPanel.vue',
   svelte: 'svelte/Counter.svelte',
+  zig: 'zig/inventory.zig',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -57,6 +59,43 @@ async function loadLanguage(language: string): Promise<Fixture> {
 function assertRefKinds(fx: Fixture): void {
   const kinds = new Set(['call', 'new', 'type', 'import', 'decorator', 'inheritance']);
   for (const ref of fx.refs) assert.ok(kinds.has(ref.subkind), `unknown reference kind ${ref.subkind} (${ref.name})`);
+}
+
+/** What a language's fixture must give (see describeLanguage). */
+interface LanguageExpectations {
+  defs: Expected;
+  refs: Expected;
+  /** Names never referenced, and why (builtins, locals). */
+  noRefs?: Array<[name: string, why: string]>;
+  modules?: string[];
+  /** [name, subkind, enclosing scope needles, definition needle]. */
+  scopes: Array<[name: string, subkind: string, scopes: string[], defNeedle?: string]>;
+  /** Names a line both defines and uses (see assertDefsAreNotRefs). */
+  sameLineUses?: string[];
+}
+
+/** The tests of a language's fixture: its definitions exactly, the references listed, modules and scopes. */
+function describeLanguage(language: string, title: string, expected: LanguageExpectations): void {
+  describe(title, () => {
+    let fx: Fixture;
+    before(async () => {
+      fx = await loadLanguage(language);
+    });
+
+    test('definitions', () => assertDefs(fx, expected.defs));
+
+    test('references', () => {
+      assertRefs(fx, expected.refs);
+      for (const [name, why] of expected.noRefs ?? []) assertNoRef(fx, name, why);
+      assertRefKinds(fx);
+      assertDefsAreNotRefs(fx, expected.sameLineUses);
+      if (expected.modules) assert.deepEqual(fx.tags.modules, expected.modules);
+    });
+
+    test('scopes of nested definitions', () => {
+      for (const [name, subkind, scopes, defNeedle] of expected.scopes) assertScopes(fx, name, subkind, scopes, defNeedle);
+    });
+  });
 }
 
 describe('java', () => {
@@ -1024,6 +1063,44 @@ describe('vue and svelte (script blocks, with the ecma queries)', () => {
     assertNoRef(fx, 'increment', 'the template is not parsed');
     assert.deepEqual(fx.tags.modules, ['./storage.js', 'svelte']);
   });
+});
+
+describeLanguage('zig', 'zig', {
+  defs: [
+    ['max_items', 'constant', 'pub const max_items'],
+    ['Item', 'class', 'pub const Item'],
+    ['sku', 'field', 'sku: []const u8'],
+    ['price', 'field', 'price: f64'],
+    ['discounted', 'method', 'pub fn discounted'],
+    ['Status', 'enum', 'pub const Status'],
+    ['active', 'constant', 'active,'],
+    ['retired', 'constant', 'retired,'],
+    ['Inventory', 'class', 'pub const Inventory'],
+    ['items', 'field', 'items: std.ArrayList(Item)'],
+    ['init', 'method', 'pub fn init'],
+    ['cheapest', 'method', 'pub fn cheapest'],
+    ['findCheapest', 'function', 'fn findCheapest'],
+  ],
+  refs: [
+    ['applyDiscount', 'call', 'pricing.applyDiscount'],
+    ['Item', 'type', 'pub fn discounted'],
+    ['Item', 'type', 'items: std.ArrayList(Item)'],
+    ['Allocator', 'type', 'pub fn init'],
+    ['Inventory', 'type', 'self: *Inventory'],
+    ['Item', 'type', 'limit: usize) ?Item'],
+    ['Inventory', 'new', 'return Inventory{'],
+    ['findCheapest', 'call', 'return findCheapest('],
+  ],
+  noRefs: [
+    ['std', 'an @import binding is a module, not a name'],
+    ['_', 'an inferred array length'],
+  ],
+  modules: ['./pricing.zig', 'std'],
+  scopes: [
+    ['discounted', 'method', ['pub const Item']],
+    ['cheapest', 'method', ['pub const Inventory']],
+    ['retired', 'constant', ['pub const Status']],
+  ],
 });
 
 describe('registry', () => {

@@ -209,6 +209,13 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('swift.scm'),
     },
     {
+      id: 'zig',
+      family: 'zig',
+      extensions: ['.zig'],
+      grammar: native('@tree-sitter-grammars/tree-sitter-zig', () => require('@tree-sitter-grammars/tree-sitter-zig')),
+      queryFiles: queries('zig.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
