@@ -46,6 +46,7 @@ const FIXTURE_FILES: Record<string, string> = {
   vue: 'vue/CartPanel.vue',
   svelte: 'svelte/Counter.svelte',
   zig: 'zig/inventory.zig',
+  hcl: 'hcl/main.tf',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -57,7 +58,7 @@ async function loadLanguage(language: string): Promise<Fixture> {
 
 /** Every reference has one of the capture convention's kinds. */
 function assertRefKinds(fx: Fixture): void {
-  const kinds = new Set(['call', 'new', 'type', 'import', 'decorator', 'inheritance']);
+  const kinds = new Set(['call', 'new', 'type', 'import', 'decorator', 'inheritance', 'read']);
   for (const ref of fx.refs) assert.ok(kinds.has(ref.subkind), `unknown reference kind ${ref.subkind} (${ref.name})`);
 }
 
@@ -1100,6 +1101,34 @@ describeLanguage('zig', 'zig', {
     ['discounted', 'method', ['pub const Item']],
     ['cheapest', 'method', ['pub const Inventory']],
     ['retired', 'constant', ['pub const Status']],
+  ],
+});
+
+describeLanguage('hcl', 'hcl (Terraform)', {
+  defs: [
+    ['region', 'constant', 'variable "region"'],
+    ['bucket_name', 'field', 'bucket_name = '],
+    ['tags', 'field', 'tags        = merge'],
+    ['network', 'module', 'module "network"'],
+    ['assets', 'class', 'resource "aws_s3_bucket"'],
+    ['read', 'class', 'data "aws_iam_policy_document"'],
+    ['bucket_arn', 'constant', 'output "bucket_arn"'],
+  ],
+  refs: [
+    ['cidr_block', 'read', 'var.cidr_block'],
+    ['bucket_name', 'read', 'bucket = local.bucket_name'],
+    ['bucket_name', 'read', '{ Name = local.bucket_name }'],
+    ['assets', 'read', 'value = aws_s3_bucket.assets.arn'],
+    ['assets', 'read', '${aws_s3_bucket.assets.arn}'],
+  ],
+  noRefs: [
+    ['merge', "a Terraform function"],
+    ['arn', 'an attribute of a resource, not a name defined here'],
+    ['aws_s3_bucket', 'a resource type'],
+  ],
+  modules: ['./modules/network'],
+  scopes: [
+    ['bucket_name', 'field', ['locals {']],
   ],
 });
 

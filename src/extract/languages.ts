@@ -216,6 +216,13 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('zig.scm'),
     },
     {
+      id: 'hcl',
+      family: 'hcl',
+      extensions: ['.tf', '.tfvars', '.hcl'],
+      grammar: native('@tree-sitter-grammars/tree-sitter-hcl', () => require('@tree-sitter-grammars/tree-sitter-hcl')),
+      queryFiles: queries('hcl.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
