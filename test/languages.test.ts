@@ -47,6 +47,7 @@ const FIXTURE_FILES: Record<string, string> = {
   svelte: 'svelte/Counter.svelte',
   zig: 'zig/inventory.zig',
   hcl: 'hcl/main.tf',
+  dart: 'dart/inventory.dart',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -1130,6 +1131,53 @@ describeLanguage('hcl', 'hcl (Terraform)', {
   scopes: [
     ['bucket_name', 'field', ['locals {']],
   ],
+});
+
+describeLanguage('dart', 'dart (WebAssembly grammar)', {
+  defs: [
+    ['maxItems', 'constant', 'const int maxItems'],
+    ['Filter', 'type', 'typedef Filter'],
+    ['Status', 'enum', 'enum Status'],
+    ['active', 'constant', 'enum Status'],
+    ['retired', 'constant', 'enum Status'],
+    ['Store', 'class', 'abstract class Store'],
+    ['find', 'method', 'Item? find(String sku);'],
+    ['Logging', 'class', 'mixin Logging'],
+    ['log', 'method', 'void log('],
+    ['Inventory', 'class', 'class Inventory'],
+    ['_items', 'field', 'final Map<String, Item> _items'],
+    ['count', 'field', 'int count = 0'],
+    ['find', 'method', 'Item? find(String sku) =>'],
+    ['cheapest', 'method', 'List<Item> cheapest'],
+    ['compareTo', 'method', 'int compareTo'],
+    ['describe', 'function', 'String describe'],
+    ['byPrice', 'function', 'int byPrice'],
+  ],
+  refs: [
+    ['Item', 'import', "show Item"],
+    ['Store', 'inheritance', 'class Inventory'],
+    ['Logging', 'inheritance', 'class Inventory'],
+    ['Comparable', 'inheritance', 'class Inventory'],
+    ['Item', 'type', 'typedef Filter'],
+    ['Filter', 'type', '{Filter? filter}'],
+    ['Pricing', 'new', 'Pricing(rate: 0.2)'],
+    ['sort', 'call', '..sort(byPrice)'],
+    ['log', 'call', 'log(describe('],
+    ['describe', 'call', 'log(describe('],
+    ['format', 'call', 'pricing.format('],
+  ],
+  noRefs: [
+    ['print', 'a dart:core function'],
+    ['String', 'a builtin type'],
+    ['min', 'a dart:math function'],
+  ],
+  modules: ['./models/item.dart', 'dart:math', 'package:shop/pricing.dart'],
+  scopes: [
+    ['cheapest', 'method', ['class Inventory']],
+    ['log', 'method', ['mixin Logging']],
+    ['retired', 'constant', []],
+  ],
+  sameLineUses: ['Inventory'],
 });
 
 describe('registry', () => {

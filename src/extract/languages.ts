@@ -223,6 +223,14 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('hcl.scm'),
     },
     {
+      id: 'dart',
+      family: 'dart',
+      extensions: ['.dart'],
+      // tree-sitter-dart 1.0.0 on npm is a nan binding with no prebuilt binary, for an older Node.
+      grammar: wasms('dart'),
+      queryFiles: queries('dart.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
