@@ -48,6 +48,7 @@ const FIXTURE_FILES: Record<string, string> = {
   zig: 'zig/inventory.zig',
   hcl: 'hcl/main.tf',
   dart: 'dart/inventory.dart',
+  julia: 'julia/Inventory.jl',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -1178,6 +1179,43 @@ describeLanguage('dart', 'dart (WebAssembly grammar)', {
     ['retired', 'constant', []],
   ],
   sameLineUses: ['Inventory'],
+});
+
+describeLanguage('julia', 'julia', {
+  defs: [
+    ['Inventory', 'module', 'module Inventory'],
+    ['MAX_ITEMS', 'constant', 'const MAX_ITEMS'],
+    ['AbstractStore', 'type', 'abstract type AbstractStore'],
+    ['Item', 'class', 'struct Item'],
+    ['sku', 'field', 'sku::String'],
+    ['price', 'field', 'price::Float64'],
+    ['Store', 'class', 'mutable struct Store'],
+    ['items', 'field', 'items::Vector{Item}'],
+    ['cheapest', 'function', 'function cheapest'],
+    ['total', 'function', 'total(store::Store) ='],
+    ['checked', 'macro', 'macro checked'],
+    ['show', 'function', 'Base.show(io::IO'],
+  ],
+  refs: [
+    ['LinearAlgebra', 'import', 'using LinearAlgebra'],
+    ['show', 'import', 'import Base: show'],
+    ['AbstractStore', 'inheritance', 'mutable struct Store'],
+    ['Item', 'type', 'items::Vector{Item}'],
+    ['Store', 'type', 'function cheapest'],
+    ['log_choice', 'call', 'log_choice(first(sorted))'],
+    ['discounted', 'call', 'total(store::Store) ='],
+    ['describe', 'call', 'Base.show(io::IO'],
+  ],
+  noRefs: [
+    ['println', 'a Base function'],
+    ['sort', 'a Base function'],
+    ['Float64', 'a builtin type'],
+  ],
+  modules: ['./pricing.jl', 'Base', 'LinearAlgebra'],
+  scopes: [
+    ['sku', 'field', ['module Inventory', 'struct Item']],
+    ['cheapest', 'function', ['module Inventory']],
+  ],
 });
 
 describe('registry', () => {

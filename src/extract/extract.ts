@@ -330,7 +330,9 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
       for (let row = line; row <= signatureEnd; row++) shownLines.add(row);
       defs.push({ name, subkind, line, signatureEnd, scopes: enclosing });
     } else {
-      if (seenRefs.has(key)) continue;
+      // A name node is a definition or a reference, never both: queries list their definition
+      // patterns first, so a node's definition capture comes before any reference capture of it.
+      if (seenRefs.has(key) || seenDefs.has(key)) continue;
       seenRefs.add(key);
       refs.push({ name, subkind, line });
     }

@@ -231,6 +231,13 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('dart.scm'),
     },
     {
+      id: 'julia',
+      family: 'julia',
+      extensions: ['.jl'],
+      grammar: native('tree-sitter-julia', () => require('tree-sitter-julia')),
+      queryFiles: queries('julia.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],

@@ -6,7 +6,7 @@ import { Outline } from './outline.js';
 import { ensureCacheDir } from './cache-dir.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 7;
+export const STORE_FORMAT = 8;
 const META_KEY = 'format';
 const LANGUAGES_KEY = 'languages';
 
