@@ -49,6 +49,7 @@ const FIXTURE_FILES: Record<string, string> = {
   hcl: 'hcl/main.tf',
   dart: 'dart/inventory.dart',
   julia: 'julia/Inventory.jl',
+  r: 'r/inventory.R',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -1216,6 +1217,33 @@ describeLanguage('julia', 'julia', {
     ['sku', 'field', ['module Inventory', 'struct Item']],
     ['cheapest', 'function', ['module Inventory']],
   ],
+});
+
+describeLanguage('r', 'r', {
+  defs: [
+    ['MAX_ITEMS', 'constant', 'MAX_ITEMS <- 500'],
+    ['new_item', 'function', 'new_item <- function'],
+    ['cheapest', 'function', 'cheapest <- function'],
+    ['item_price', 'function', 'item_price <- function'],
+    ['describe', 'function', 'describe = function'],
+    ['Inventory', 'class', 'Inventory <- setRefClass'],
+    ['add', 'method', 'add = function'],
+    ['summary_table', 'function', 'summary_table <- function'],
+  ],
+  refs: [
+    ['dplyr', 'import', 'library(dplyr)'],
+    ['log_choice', 'call', 'log_choice('],
+    ['describe', 'call', 'log_choice(describe('],
+    ['format_price', 'call', 'format_price(item$price)'],
+    ['arrange', 'call', 'dplyr::arrange'],
+  ],
+  noRefs: [
+    ['sprintf', 'base R'],
+    ['list', 'base R'],
+    ['sorted', 'a local'],
+  ],
+  modules: ['R/pricing.R', 'dplyr'],
+  scopes: [['add', 'method', ['Inventory <- setRefClass']]],
 });
 
 describe('registry', () => {

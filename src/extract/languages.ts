@@ -238,6 +238,13 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('julia.scm'),
     },
     {
+      id: 'r',
+      family: 'r',
+      extensions: ['.r'],
+      grammar: native('@davisvaughan/tree-sitter-r', () => require('@davisvaughan/tree-sitter-r')),
+      queryFiles: queries('r.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
