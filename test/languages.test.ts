@@ -50,6 +50,7 @@ const FIXTURE_FILES: Record<string, string> = {
   dart: 'dart/inventory.dart',
   julia: 'julia/Inventory.jl',
   r: 'r/inventory.R',
+  objc: 'objc/Inventory.m',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -1244,6 +1245,43 @@ describeLanguage('r', 'r', {
   ],
   modules: ['R/pricing.R', 'dplyr'],
   scopes: [['add', 'method', ['Inventory <- setRefClass']]],
+});
+
+describeLanguage('objc', 'objective-c (with the C query)', {
+  defs: [
+    ['kMaxItems', 'constant', 'kMaxItems = 500'],
+    ['Store', 'interface', '@protocol Store'],
+    ['findItem', 'method', '- (Item *)findItem:(NSString *)sku;'],
+    ['Inventory', 'class', '@interface Inventory'],
+    ['items', 'field', '@property'],
+    ['cheapestWithLimit', 'method', '- (NSArray *)cheapestWithLimit:(NSInteger)limit;'],
+    ['emptyInventory', 'method', '+ (instancetype)emptyInventory;'],
+    ['Inventory', 'class', '@implementation Inventory'],
+    ['findItem', 'method', '- (Item *)findItem:(NSString *)sku {'],
+    ['cheapestWithLimit', 'method', '- (NSArray *)cheapestWithLimit:(NSInteger)limit {'],
+    ['emptyInventory', 'method', '+ (instancetype)emptyInventory {'],
+    ['describe', 'function', 'NSString *describe('],
+  ],
+  refs: [
+    ['NSObject', 'inheritance', '@interface Inventory'],
+    ['Store', 'inheritance', '@interface Inventory'],
+    ['Item', 'type', '- (Item *)findItem:(NSString *)sku;'],
+    ['sortedItems', 'call', '[self sortedItems]'],
+    ['subarrayWithRange', 'call', 'subarrayWithRange:'],
+    ['Inventory', 'new', '[[Inventory alloc] init]'],
+    ['LogChoice', 'call', 'LogChoice('],
+    ['describe', 'call', 'LogChoice(describe('],
+    ['formatPrice', 'call', 'formatPrice(item.price)'],
+  ],
+  noRefs: [
+    ['alloc', 'the allocation message, not a name'],
+    ['init', 'the initialiser message'],
+  ],
+  modules: ['Inventory.h', 'pricing.h'],
+  scopes: [
+    ['cheapestWithLimit', 'method', ['@implementation Inventory'], '- (NSArray *)cheapestWithLimit:(NSInteger)limit {'],
+    ['findItem', 'method', ['@protocol Store'], '- (Item *)findItem:(NSString *)sku;'],
+  ],
 });
 
 describe('registry', () => {

@@ -245,6 +245,13 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('r.scm'),
     },
     {
+      id: 'objc',
+      family: 'c',
+      extensions: ['.m'],
+      grammar: native('tree-sitter-objc', () => require('tree-sitter-objc')),
+      queryFiles: queries('objc.scm', 'c.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
