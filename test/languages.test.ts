@@ -51,6 +51,7 @@ const FIXTURE_FILES: Record<string, string> = {
   julia: 'julia/Inventory.jl',
   r: 'r/inventory.R',
   objc: 'objc/Inventory.m',
+  groovy: 'groovy/Inventory.groovy',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -1281,6 +1282,37 @@ describeLanguage('objc', 'objective-c (with the C query)', {
   scopes: [
     ['cheapestWithLimit', 'method', ['@implementation Inventory'], '- (NSArray *)cheapestWithLimit:(NSInteger)limit {'],
     ['findItem', 'method', ['@protocol Store'], '- (Item *)findItem:(NSString *)sku;'],
+  ],
+});
+
+describeLanguage('groovy', 'groovy (with the Java query)', {
+  defs: [
+    ['Inventory', 'class', 'class Inventory'],
+    ['MAX_ITEMS', 'constant', 'static final int MAX_ITEMS'],
+    ['items', 'field', 'Map<String, Item> items'],
+    ['find', 'method', 'Item find(String sku) {'],
+    ['cheapest', 'method', 'List<Item> cheapest'],
+    ['Store', 'interface', 'interface Store'],
+    ['find', 'method', 'Item find(String code)'],
+    ['Status', 'enum', 'enum Status'],
+    ['ACTIVE', 'constant', 'ACTIVE, RETIRED'],
+    ['RETIRED', 'constant', 'ACTIVE, RETIRED'],
+    ['describe', 'function', 'def describe'],
+  ],
+  refs: [
+    ['Discounts', 'import', 'import com.example.shop.pricing.Discounts'],
+    ['CompileStatic', 'decorator', '@CompileStatic'],
+    ['Store', 'inheritance', 'class Inventory'],
+    ['Item', 'type', 'Map<String, Item> items'],
+    ['Discounts', 'new', 'new Discounts(0.2)'],
+    ['logChoice', 'call', 'logChoice('],
+    ['describe', 'call', 'logChoice(describe('],
+    ['format', 'call', 'rates.format('],
+  ],
+  modules: ['com.example.shop.pricing.Discounts', 'groovy.transform.CompileStatic'],
+  scopes: [
+    ['cheapest', 'method', ['class Inventory']],
+    ['RETIRED', 'constant', ['enum Status']],
   ],
 });
 

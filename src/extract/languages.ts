@@ -252,6 +252,13 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('objc.scm', 'c.scm'),
     },
     {
+      id: 'groovy',
+      family: 'jvm',
+      extensions: ['.groovy', '.gradle'],
+      grammar: native('tree-sitter-groovy', () => require('tree-sitter-groovy')),
+      queryFiles: queries('groovy.scm', 'java.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
