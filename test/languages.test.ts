@@ -52,6 +52,7 @@ const FIXTURE_FILES: Record<string, string> = {
   r: 'r/inventory.R',
   objc: 'objc/Inventory.m',
   groovy: 'groovy/Inventory.groovy',
+  solidity: 'solidity/Inventory.sol',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -1313,6 +1314,44 @@ describeLanguage('groovy', 'groovy (with the Java query)', {
   scopes: [
     ['cheapest', 'method', ['class Inventory']],
     ['RETIRED', 'constant', ['enum Status']],
+  ],
+});
+
+describeLanguage('solidity', 'solidity (WebAssembly grammar)', {
+  defs: [
+    ['IStore', 'interface', 'interface IStore'],
+    ['find', 'method', 'function find(bytes32 sku) external view returns'],
+    ['Discounts', 'class', 'library Discounts'],
+    ['apply', 'method', 'function apply'],
+    ['Inventory', 'class', 'contract Inventory'],
+    ['MAX_ITEMS', 'constant', 'constant MAX_ITEMS'],
+    ['Item', 'struct', 'struct Item'],
+    ['sku', 'field', 'bytes32 sku;'],
+    ['price', 'field', 'uint256 price;'],
+    ['Status', 'enum', 'enum Status'],
+    ['Active', 'constant', 'enum Status'],
+    ['Retired', 'constant', 'enum Status'],
+    ['Restocked', 'event', 'event Restocked'],
+    ['items', 'field', 'private items'],
+    ['known', 'modifier', 'modifier known'],
+    ['find', 'method', 'override known(sku)'],
+    ['restock', 'method', 'function restock'],
+  ],
+  refs: [
+    ['Ownable', 'import', 'import {Ownable}'],
+    ['IStore', 'inheritance', 'contract Inventory'],
+    ['Ownable', 'inheritance', 'contract Inventory'],
+    ['Item', 'type', 'mapping(bytes32 => Item)'],
+    ['known', 'decorator', 'override known(sku)'],
+    ['onlyOwner', 'decorator', 'public onlyOwner'],
+    ['apply', 'call', 'Discounts.apply('],
+    ['Restocked', 'call', 'emit Restocked'],
+  ],
+  noRefs: [['require', 'a builtin']],
+  modules: ['./Pricing.sol', '@openzeppelin/contracts/access/Ownable.sol'],
+  scopes: [
+    ['sku', 'field', ['contract Inventory', 'struct Item']],
+    ['restock', 'method', ['contract Inventory']],
   ],
 });
 

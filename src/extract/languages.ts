@@ -259,6 +259,14 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('groovy.scm', 'java.scm'),
     },
     {
+      id: 'solidity',
+      family: 'solidity',
+      extensions: ['.sol'],
+      // tree-sitter-solidity on npm has a prebuilt binary but depends on yarn (an install script of its own).
+      grammar: wasms('solidity'),
+      queryFiles: queries('solidity.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
