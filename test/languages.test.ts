@@ -53,6 +53,7 @@ const FIXTURE_FILES: Record<string, string> = {
   objc: 'objc/Inventory.m',
   groovy: 'groovy/Inventory.groovy',
   solidity: 'solidity/Inventory.sol',
+  elisp: 'elisp/shop-inventory.el',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -1353,6 +1354,33 @@ describeLanguage('solidity', 'solidity (WebAssembly grammar)', {
     ['sku', 'field', ['contract Inventory', 'struct Item']],
     ['restock', 'method', ['contract Inventory']],
   ],
+});
+
+describeLanguage('elisp', 'emacs lisp', {
+  defs: [
+    ['shop-inventory-max-items', 'constant', '(defconst shop-inventory-max-items'],
+    ['shop-inventory--items', 'variable', '(defvar shop-inventory--items'],
+    ['shop-inventory-currency', 'variable', '(defcustom shop-inventory-currency'],
+    ['shop-item', 'struct', '(cl-defstruct shop-item'],
+    ['shop-inventory-find', 'function', '(defun shop-inventory-find'],
+    ['shop-inventory-cheapest', 'function', '(defun shop-inventory-cheapest'],
+    ['shop-inventory-with-items', 'macro', '(defmacro shop-inventory-with-items'],
+    ['shop-inventory--by-price', 'function', '(defun shop-inventory--by-price'],
+  ],
+  refs: [
+    ['shop-pricing', 'import', "(require 'shop-pricing)"],
+    ['shop-inventory--log', 'call', '(shop-inventory--log'],
+    ['shop-pricing-describe', 'call', '(shop-pricing-describe'],
+    ['shop-inventory--by-price', 'call', "#'shop-inventory--by-price"],
+  ],
+  noRefs: [
+    ['sku', 'a parameter list is not a call'],
+    ['sorted', 'a let binding is not a call'],
+    ['car', 'a primitive'],
+    ['seq-take', 'a library function'],
+  ],
+  modules: ['cl-lib', 'shop-pricing'],
+  scopes: [],
 });
 
 describe('registry', () => {

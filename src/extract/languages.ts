@@ -267,6 +267,14 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('solidity.scm'),
     },
     {
+      id: 'elisp',
+      family: 'elisp',
+      extensions: ['.el'],
+      // An optional dependency without a prebuilt binary, compiled at install (see package.json).
+      grammar: native('tree-sitter-elisp', () => require('tree-sitter-elisp')),
+      queryFiles: queries('elisp.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
