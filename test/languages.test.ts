@@ -54,6 +54,7 @@ const FIXTURE_FILES: Record<string, string> = {
   groovy: 'groovy/Inventory.groovy',
   solidity: 'solidity/Inventory.sol',
   elisp: 'elisp/shop-inventory.el',
+  commonlisp: 'commonlisp/inventory.lisp',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -1380,6 +1381,37 @@ describeLanguage('elisp', 'emacs lisp', {
     ['seq-take', 'a library function'],
   ],
   modules: ['cl-lib', 'shop-pricing'],
+  scopes: [],
+});
+
+describeLanguage('commonlisp', 'common lisp', {
+  defs: [
+    ['shop.inventory', 'module', '(defpackage :shop.inventory'],
+    ['+max-items+', 'constant', '(defconstant +max-items+'],
+    ['*items*', 'variable', '(defparameter *items*'],
+    ['*currency*', 'variable', '(defvar *currency*'],
+    ['item', 'struct', '(defstruct item'],
+    ['inventory', 'class', '(defclass inventory'],
+    ['restock', 'method', '(defgeneric restock'],
+    ['restock', 'method', '(defmethod restock'],
+    ['find-item', 'function', '(defun find-item'],
+    ['cheapest', 'function', '(defun cheapest'],
+    ['with-inventory', 'macro', '(defmacro with-inventory'],
+  ],
+  refs: [
+    ['shop.pricing', 'import', '(:use :cl :shop.pricing)'],
+    ['store', 'inheritance', '(defclass inventory (store)'],
+    ['item-sku', 'call', '(item-sku item)'],
+    ['item-price', 'call', "#'item-price"],
+    ['log-choice', 'call', '(log-choice'],
+    ['describe-item', 'call', '(describe-item'],
+  ],
+  noRefs: [
+    ['sorted', 'a let binding'],
+    ['gethash', 'the standard library'],
+    ['make-instance', 'the standard library'],
+  ],
+  modules: ['cl', 'shop.pricing'],
   scopes: [],
 });
 

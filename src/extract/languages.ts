@@ -275,6 +275,14 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('elisp.scm'),
     },
     {
+      id: 'commonlisp',
+      family: 'commonlisp',
+      // Not .cl: OpenCL sources use it as much.
+      extensions: ['.lisp', '.lsp', '.asd'],
+      grammar: native('tree-sitter-commonlisp', () => require('tree-sitter-commonlisp')),
+      queryFiles: queries('commonlisp.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
