@@ -55,6 +55,7 @@ const FIXTURE_FILES: Record<string, string> = {
   solidity: 'solidity/Inventory.sol',
   elisp: 'elisp/shop-inventory.el',
   commonlisp: 'commonlisp/inventory.lisp',
+  d: 'd/inventory.d',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -74,8 +75,8 @@ function assertRefKinds(fx: Fixture): void {
 interface LanguageExpectations {
   defs: Expected;
   refs: Expected;
-  /** Names never referenced, and why (builtins, locals). */
-  noRefs?: Array<[name: string, why: string]>;
+  /** Names never referenced (with this subkind, when given), and why (builtins, locals). */
+  noRefs?: Array<[name: string, why: string, subkind?: string]>;
   modules?: string[];
   /** [name, subkind, enclosing scope needles, definition needle]. */
   scopes: Array<[name: string, subkind: string, scopes: string[], defNeedle?: string]>;
@@ -95,7 +96,7 @@ function describeLanguage(language: string, title: string, expected: LanguageExp
 
     test('references', () => {
       assertRefs(fx, expected.refs);
-      for (const [name, why] of expected.noRefs ?? []) assertNoRef(fx, name, why);
+      for (const [name, why, subkind] of expected.noRefs ?? []) assertNoRef(fx, name, why, subkind);
       assertRefKinds(fx);
       assertDefsAreNotRefs(fx, expected.sameLineUses);
       if (expected.modules) assert.deepEqual(fx.tags.modules, expected.modules);
@@ -1413,6 +1414,42 @@ describeLanguage('commonlisp', 'common lisp', {
   ],
   modules: ['cl', 'shop.pricing'],
   scopes: [],
+});
+
+describeLanguage('d', 'd', {
+  defs: [
+    ['maxItems', 'constant', 'enum maxItems'],
+    ['Store', 'interface', 'interface Store'],
+    ['find', 'method', 'Item find(string code);'],
+    ['Item', 'struct', 'struct Item'],
+    ['sku', 'field', 'string sku;'],
+    ['price', 'field', 'double price;'],
+    ['Status', 'enum', 'enum Status'],
+    ['active', 'constant', 'enum Status'],
+    ['retired', 'constant', 'enum Status'],
+    ['Inventory', 'class', 'class Inventory'],
+    ['items', 'field', 'private Item[string] items'],
+    ['find', 'method', 'Item find(string sku)'],
+    ['cheapest', 'method', 'Item[] cheapest'],
+    ['describe', 'function', 'string describe'],
+    ['byPrice', 'function', 'bool byPrice'],
+  ],
+  refs: [
+    ['sort', 'import', 'import std.algorithm'],
+    ['Store', 'inheritance', 'class Inventory'],
+    ['Item', 'type', 'private Item[string] items'],
+    ['Item', 'type', 'this(Item[] initial)'],
+    ['logChoice', 'call', 'logChoice('],
+    ['describe', 'call', 'logChoice(describe('],
+    ['Discounts', 'new', 'new Discounts(0.2)'],
+    ['format', 'call', 'rates.format('],
+  ],
+  noRefs: [['min', 'a Phobos function: its import is kept, its call left out', 'call']],
+  modules: ['shop.pricing', 'std.algorithm'],
+  scopes: [
+    ['cheapest', 'method', ['class Inventory']],
+    ['sku', 'field', ['struct Item']],
+  ],
 });
 
 describe('registry', () => {

@@ -283,6 +283,14 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('commonlisp.scm'),
     },
     {
+      id: 'd',
+      family: 'd',
+      extensions: ['.d'],
+      // An optional dependency without a prebuilt binary, compiled at install (see package.json).
+      grammar: native('tree-sitter-d', () => require('tree-sitter-d')),
+      queryFiles: queries('d.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
