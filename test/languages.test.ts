@@ -56,6 +56,7 @@ const FIXTURE_FILES: Record<string, string> = {
   elisp: 'elisp/shop-inventory.el',
   commonlisp: 'commonlisp/inventory.lisp',
   d: 'd/inventory.d',
+  elm: 'elm/Inventory.elm',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -1450,6 +1451,33 @@ describeLanguage('d', 'd', {
     ['cheapest', 'method', ['class Inventory']],
     ['sku', 'field', ['struct Item']],
   ],
+});
+
+describeLanguage('elm', 'elm', {
+  defs: [
+    ['Inventory', 'module', 'module Inventory'],
+    ['Sku', 'type', 'type alias Sku'],
+    ['Item', 'type', 'type alias Item'],
+    ['sku', 'field', '{ sku : Sku'],
+    ['price', 'field', ', price : Float'],
+    ['Status', 'enum', 'type Status'],
+    ['Active', 'constant', '= Active'],
+    ['Retired', 'constant', '| Retired'],
+    ['maxItems', 'function', 'maxItems : Int'],
+    ['cheapest', 'function', 'cheapest : Int'],
+    ['describe', 'function', 'describe : Item'],
+  ],
+  refs: [
+    ['applyDiscount', 'import', 'import Pricing exposing'],
+    ['Sku', 'type', '{ sku : Sku'],
+    ['Item', 'type', 'describe : Item'],
+    ['sortBy', 'call', 'List.sortBy'],
+    ['format', 'call', 'Log.format'],
+    ['applyDiscount', 'call', '(applyDiscount 0.2'],
+  ],
+  noRefs: [['Float', 'a core type'], ['limit', 'an argument, not a call']],
+  modules: ['Dict', 'Pricing', 'Shop.Log'],
+  scopes: [['Retired', 'constant', ['type Status']], ['price', 'field', ['type alias Item']]],
 });
 
 describe('registry', () => {

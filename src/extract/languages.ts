@@ -291,6 +291,14 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       queryFiles: queries('d.scm'),
     },
     {
+      id: 'elm',
+      family: 'elm',
+      extensions: ['.elm'],
+      // An optional dependency without a prebuilt binary, compiled at install (see package.json).
+      grammar: native('@elm-tooling/tree-sitter-elm', () => require('@elm-tooling/tree-sitter-elm')),
+      queryFiles: queries('elm.scm'),
+    },
+    {
       id: 'vue',
       family: 'ecma',
       extensions: ['.vue'],
