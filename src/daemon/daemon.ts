@@ -9,6 +9,7 @@ import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, out
 import { type ParseRunner, createRunner, defaultWorkerCount } from '../index/pool.js';
 import { statAll } from '../index/stat.js';
 import { languageForPath } from '../extract/languages.js';
+import { isQueryPath } from '../extract/user-languages.js';
 import { type MapRequest, budgetFor, mapFromIndex, mapToJson, readSavedGraphAhead } from '../map.js';
 import { TagStore, isStoreFailure } from '../store/store.js';
 import { restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
@@ -181,7 +182,7 @@ export class Daemon {
     this.store = TagStore.open(options.cacheDir, { onNotice: options.log });
     this.state = new RepoState(options.root, this.store);
     this.runner = createRunner(options.workers);
-    this.reconciler = new Reconciler(options.root, this.store, this.runner, { ...options, onNotice: options.log });
+    this.reconciler = this.newReconciler();
     this.isExcluded = excludeMatcher(options.exclude);
     this.server = createServer((socket) => this.serve(socket));
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
@@ -317,7 +318,7 @@ export class Daemon {
     this.store = await TagStore.rebuild(this.store, error, { onNotice: log });
     this.state = new RepoState(root, this.store);
     this.runner = createRunner(workers);
-    this.reconciler = new Reconciler(root, this.store, this.runner, { ...this.options, onNotice: this.options.log });
+    this.reconciler = this.newReconciler();
   }
 
   /** Starts the work the cold index left for after the first map (once). */
@@ -469,7 +470,10 @@ export class Daemon {
    */
   private async applyChanges(changed: Set<string>): Promise<void> {
     const configMoved = [...changed].some(isConfigPath) && (await this.reloadConfig());
-    if (configMoved || [...changed].some(isIgnoreFile)) {
+    // A query file (.repomap/queries/) changes what its language's files give: a new reconciler
+    // resolves the languages again, and its first update re-parses the files whose query changed.
+    const queriesMoved = !configMoved && [...changed].some(isQueryPath) && this.reloadLanguages();
+    if (configMoved || queriesMoved || [...changed].some(isIgnoreFile)) {
       await this.rediscover();
       return;
     }
@@ -545,9 +549,25 @@ export class Daemon {
     }
     const languagesChanged = !same(this.options.languages, before.languages);
     if (this.options.workers !== before.workers || this.options.maxFileBytes !== before.maxFileBytes || languagesChanged) {
-      this.reconciler = new Reconciler(this.options.root, this.store, this.runner, { ...this.options, onNotice: this.options.log });
+      this.reconciler = this.newReconciler();
     }
     return languagesChanged || !same([before.exclude, before.include, before.maxFileBytes], [this.options.exclude, this.options.include, this.options.maxFileBytes]);
+  }
+
+  /** A new reconciler, with the languages read again (see applyChanges); false (and logged) when they cannot be. */
+  private reloadLanguages(): boolean {
+    try {
+      this.reconciler = this.newReconciler();
+    } catch (err) {
+      this.options.log(`tag queries not applied: ${errorMessage(err)}`);
+      return false;
+    }
+    this.options.log('tag queries reloaded');
+    return true;
+  }
+
+  private newReconciler(): Reconciler {
+    return new Reconciler(this.options.root, this.store, this.runner, { ...this.options, onNotice: this.options.log });
   }
 
   private async rediscover(): Promise<{ files: number; parsed: number }> {

@@ -13,6 +13,11 @@ import { BUILTIN_LANGUAGES, type GrammarSource, LANGUAGES, LanguageSet, type Lan
 /** Where a project's own query files are: `<root>/.repomap/queries/<language id>.scm`. */
 export const QUERY_DIR = join('.repomap', 'queries');
 
+/** Whether a changed path (relative to the root) is a query file of QUERY_DIR. */
+export function isQueryPath(path: string): boolean {
+  return path.startsWith('.repomap/queries/') && path.endsWith('.scm');
+}
+
 /** One entry of the config's `languages` key, as written. */
 export interface LanguageConfig {
   /** Extensions (with their dot) parsed as this language; a built-in language's own when omitted. */
