@@ -3,7 +3,7 @@
 // in the pool's workers; a built-in query overridden for one repository only, with the tag cache
 // following the query; a broken query as one notice naming its file and line, its files left out.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseProjectConfig } from '../src/config.js';
@@ -65,6 +65,20 @@ test('an added extension is parsed with an installed grammar and the project que
     // .py keeps the built-in Python query.
     assert.deepEqual(run.defs('books/plain.py'), ['class Ledger', 'method post', 'function record']);
     assert.deepEqual(run.notices, []);
+  }
+});
+
+test('a .wasm grammar file in the repository, run by web-tree-sitter in the workers', async () => {
+  const root = repository({
+    'repomap.config.json': JSON.stringify({ languages: { settings: { extensions: ['.settings'], grammar: 'grammars/json.wasm', query: 'queries/settings.scm' } } }),
+    'queries/settings.scm': '(pair key: (string (string_content) @name.definition.field))\n',
+    'app.settings': '{\n  "port": 8080,\n  "cache": { "ttl": 60 }\n}\n',
+  });
+  mkdirSync(join(root, 'grammars'));
+  copyFileSync(join(packageRoot, 'node_modules', 'tree-sitter-wasms', 'out', 'tree-sitter-json.wasm'), join(root, 'grammars', 'json.wasm'));
+  for (const workers of [1, 2]) {
+    const run = await indexed(root, tempDir(), workers);
+    assert.deepEqual(run.defs('app.settings'), ['field port', 'field cache', 'field ttl']);
   }
 });
 
