@@ -977,63 +977,52 @@ describe('ocaml', () => {
   });
 });
 
-describe('swift (WebAssembly grammar)', () => {
-  let fx: Fixture;
-  before(async () => {
-    fx = await loadLanguage('swift');
-  });
-
-  test('definitions', () => {
-    assertDefs(fx, [
-      ['Sku', 'type', 'typealias Sku'],
-      ['maxItems', 'constant', 'let maxItems'],
-      ['Store', 'interface', 'protocol Store'],
-      ['find', 'method', 'func find(_ code'],
-      ['count', 'field', 'var count: Int { get }'],
-      ['Item', 'class', 'struct Item'],
-      ['sku', 'field', 'let sku: Sku'],
-      ['price', 'field', 'var price: Double'],
-      ['Status', 'enum', 'enum Status'],
-      ['active', 'constant', 'case active'],
-      ['retired', 'constant', 'case retired'],
-      ['Inventory', 'class', 'final class Inventory'],
-      ['items', 'field', 'private var items'],
-      ['count', 'field', 'var count: Int { items.count }'],
-      ['find', 'method', 'func find(_ sku'],
-      ['cheapest', 'method', 'func cheapest'],
-      ['empty', 'method', 'static func empty'],
-      ['describe', 'function', 'func describe'],
-    ]);
-    assert.ok(!fx.tags.defs.some((d) => d.name === 'sorted' || d.name === 'inventory'), 'locals are not definitions');
-  });
-
-  test('references', () => {
-    assertRefs(fx, [
-      ['Foundation', 'import', 'import Foundation'],
-      ['Codable', 'inheritance', 'struct Item'],
-      ['Store', 'inheritance', 'final class Inventory'],
-      ['Inventory', 'inheritance', 'extension Inventory'],
-      ['Sku', 'type', 'let sku: Sku'],
-      ['Item', 'type', 'init(items: [Item])'],
-      ['Inventory', 'new', 'let inventory = Inventory('],
-      ['info', 'call', 'Logger.info'],
-      ['describe', 'call', 'Logger.info'],
-      ['sorted', 'call', 'items.values.sorted'],
-      ['formatPrice', 'call', 'formatPrice(item.price)'],
-    ]);
-    assertNoRef(fx, 'items', 'a subscript is not a call', 'call');
-    assertNoRef(fx, 'Double', 'a builtin type');
-    assertNoRef(fx, 'Array', 'a standard library type');
-    assertRefKinds(fx);
-    assertDefsAreNotRefs(fx);
-    assert.deepEqual(fx.tags.modules, ['Foundation', 'Logging']);
-  });
-
-  test('scopes of nested definitions', () => {
-    assertScopes(fx, 'cheapest', 'method', ['final class Inventory']);
-    assertScopes(fx, 'empty', 'method', ['extension Inventory']);
-    assertScopes(fx, 'find', 'method', ['protocol Store'], 'func find(_ code');
-  });
+describeLanguage('swift', 'swift (WebAssembly grammar)', {
+  defs: [
+    ['Sku', 'type', 'typealias Sku'],
+    ['maxItems', 'constant', 'let maxItems'],
+    ['Store', 'interface', 'protocol Store'],
+    ['find', 'method', 'func find(_ code'],
+    ['count', 'field', 'var count: Int { get }'],
+    ['Item', 'class', 'struct Item'],
+    ['sku', 'field', 'let sku: Sku'],
+    ['price', 'field', 'var price: Double'],
+    ['Status', 'enum', 'enum Status'],
+    ['active', 'constant', 'case active'],
+    ['retired', 'constant', 'case retired'],
+    ['Inventory', 'class', 'final class Inventory'],
+    ['items', 'field', 'private var items'],
+    ['count', 'field', 'var count: Int { items.count }'],
+    ['find', 'method', 'func find(_ sku'],
+    ['cheapest', 'method', 'func cheapest'],
+    ['empty', 'method', 'static func empty'],
+    ['describe', 'function', 'func describe'],
+  ],
+  refs: [
+    ['Foundation', 'import', 'import Foundation'],
+    ['Codable', 'inheritance', 'struct Item'],
+    ['Store', 'inheritance', 'final class Inventory'],
+    ['Inventory', 'inheritance', 'extension Inventory'],
+    ['Sku', 'type', 'let sku: Sku'],
+    ['Item', 'type', 'init(items: [Item])'],
+    ['Inventory', 'new', 'let inventory = Inventory('],
+    ['info', 'call', 'Logger.info'],
+    ['describe', 'call', 'Logger.info'],
+    ['sorted', 'call', 'items.values.sorted'],
+    ['formatPrice', 'call', 'formatPrice(item.price)'],
+  ],
+  noRefs: [
+    ['items', 'a subscript is not a call', 'call'],
+    ['Double', 'a builtin type'],
+    ['Array', 'a standard library type'],
+    ['sorted', 'a local', 'type'],
+  ],
+  modules: ['Foundation', 'Logging'],
+  scopes: [
+    ['cheapest', 'method', ['final class Inventory']],
+    ['empty', 'method', ['extension Inventory']],
+    ['find', 'method', ['protocol Store'], 'func find(_ code'],
+  ],
 });
 
 describe('vue and svelte (script blocks, with the ecma queries)', () => {
@@ -1539,7 +1528,7 @@ describe('worker threads', () => {
 });
 
 describe('lazy grammar loading', () => {
-  // A fresh process indexes a repository of TypeScript and Go files (and one unsupported file),
+  // A fresh process indexes a repository of TypeScript, Go and Swift (WebAssembly) files (and one unsupported file),
   // in its main thread and on a pool of two workers, then reports the languages its main thread
   // loaded and the native grammar binaries mapped into the process (all threads share it).
   const script = `
@@ -1553,6 +1542,7 @@ describe('lazy grammar loading', () => {
     const files = {
       'src/a.ts': 'export function a(): number { return b(); }\\n',
       'src/b.go': 'package b\\nfunc B() int { return 1 }\\n',
+      'src/c.swift': 'func c() -> Int { return 1 }\\n',
       'notes.txt': 'not code\\n',
     };
     await mkdir(join(root, 'src'));
@@ -1597,7 +1587,7 @@ describe('lazy grammar loading', () => {
     const report = JSON.parse(stdout) as { before: string[]; mainThread: string[]; outcomes: string[]; maps: string | null };
     assert.deepEqual(report.before, []);
     assert.deepEqual(report.mainThread, ['typescript']);
-    assert.deepEqual(report.outcomes, ['typescript', 'typescript', 'go', 'no grammar']);
+    assert.deepEqual(report.outcomes, ['typescript', 'typescript', 'go', 'swift', 'no grammar']);
     if (report.maps === null) return; // no /proc: the in-thread check above is all there is
     const mapped = (pkg: string) => report.maps!.includes(`/node_modules/${pkg}/`);
     assert.ok(mapped('tree-sitter-typescript'), 'the TypeScript grammar is loaded');
