@@ -104,20 +104,26 @@ test("an override of a built-in query applies to its repository only, and the ca
   assert.deepEqual(run.defs('app.py'), ['function post', 'function record']);
 });
 
-test('a broken query is one notice naming its file and line; its files are left out as "no grammar"', async () => {
+test('a broken query is one notice naming its file, line and column; its files are left out as "no grammar"', async () => {
   const root = repository({
     'repomap.config.json': '{}',
     '.repomap/queries/python.scm': '; functions\n(function_definition name: (identifier) @name.definition.function)\n(class_definition nme: (identifier) @name.definition.class)\n',
+    // A WebAssembly grammar's error, after a line of non-ASCII text: columns count characters, offsets bytes.
+    '.repomap/queries/swift.scm': '; les déclarations — naïves\n(function_definition name: (simple_identifier) @name.definition.function)\n',
     'a.py': PYTHONISH,
     'b.py': PYTHONISH,
+    'app.swift': 'func run() {}\n',
     'main.go': 'package main\nfunc main() {}\n',
   });
+  const queries = join(root, '.repomap', 'queries');
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   for (const workers of [1, 2]) {
     const run = await indexed(root, tempDir(), workers);
-    assert.equal(run.notices.length, 1, run.notices.join('\n'));
-    const file = join(root, '.repomap', 'queries', 'python.scm');
-    assert.match(run.notices[0], new RegExp(`^repomap: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:\\d+: tag query for python is invalid`));
-    for (const path of ['a.py', 'b.py']) assert.equal(run.record(path)?.skip, 'no grammar', path);
+    assert.equal(run.notices.length, 2, run.notices.join('\n'));
+    const notice = (lang: string) => run.notices.find((line) => line.includes(`tag query for ${lang} `)) ?? '';
+    assert.match(notice('python'), new RegExp(`^repomap: ${escape(join(queries, 'python.scm'))}:3:19: tag query for python is invalid`));
+    assert.match(notice('swift'), new RegExp(`^repomap: ${escape(join(queries, 'swift.scm'))}:2:2: tag query for swift is invalid`));
+    for (const path of ['a.py', 'b.py', 'app.swift']) assert.equal(run.record(path)?.skip, 'no grammar', path);
     assert.ok(run.index.skipped.some((skip) => skip.path === 'a.py' && skip.reason === 'no grammar'));
     assert.equal(run.record('main.go')?.skip, null, 'other languages are parsed as usual');
   }

@@ -59,7 +59,7 @@ function loadNative(lang: LanguageSpec & { grammar: { runtime: 'native' } }): Re
   noteLoaded(lang.id);
   const parser = new Parser();
   parser.setLanguage(grammar);
-  const query = compileQuery(lang, (source) => new Parser.Query(grammar, source));
+  const query = compileQuery(lang, (source) => new Parser.Query(grammar, source), nativeErrorOffset);
   return {
     parse(source, timeoutMs) {
       parser.setTimeoutMicros(timeoutMs * 1000);
@@ -94,7 +94,7 @@ async function loadWasm(lang: LanguageSpec & { grammar: { runtime: 'wasm' } }): 
   noteLoaded(lang.id);
   const parser = new WasmParser();
   parser.setLanguage(grammar);
-  const query = compileQuery(lang, (source) => new Query(grammar, source));
+  const query = compileQuery(lang, (source) => new Query(grammar, source), wasmErrorOffset);
   return {
     parse(source, timeoutMs) {
       const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
@@ -112,25 +112,32 @@ async function loadWasm(lang: LanguageSpec & { grammar: { runtime: 'wasm' } }): 
 
 /**
  * A language's tag query, compiled; a query tree-sitter rejects is a LanguageLoadError naming the
- * query file and line (tree-sitter gives an offset into the whole query text).
+ * query file, line and column. `errorOffset` gives the byte offset into the whole query text that
+ * the runtime's error names, if it names one.
  */
-function compileQuery<Q>(lang: LanguageSpec, compile: (source: string) => Q): Q {
+function compileQuery<Q>(lang: LanguageSpec, compile: (source: string) => Q, errorOffset: (err: unknown, source: string) => number | undefined): Q {
   const source = readQuerySource(lang);
   try {
     return compile(source);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new LanguageLoadError(describeQueryError(lang, source, message));
+    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const offset = errorOffset(err, source);
+    const where = offset === undefined ? undefined : queryPosition(lang, offset);
+    const place = where ? `${where.file}:${where.line}:${where.column}` : lang.queryFiles.join(', ');
+    throw new LanguageLoadError(`${place}: tag query for ${lang.id} is invalid (${message})`);
   }
 }
 
-/** "FILE:LINE:COLUMN: the query is invalid (what tree-sitter said)". */
-function describeQueryError(lang: LanguageSpec, source: string, message: string): string {
-  // The native binding says "... at position N" (or "offset N"); web-tree-sitter "... at offset N".
-  const offset = /(?:position|offset)\s+(\d+)/i.exec(message);
-  const where = offset ? queryPosition(lang, Number(offset[1])) : undefined;
-  const place = where ? `${where.file}:${where.line}:${where.column}` : lang.queryFiles.join(', ');
-  return `${place}: tag query for ${lang.id} is invalid (${message.split('\n')[0]})`;
+/** The native binding says "Query error of type ... at position N", N in bytes. */
+function nativeErrorOffset(err: unknown): number | undefined {
+  const match = err instanceof Error ? /at position (\d+)/.exec(err.message) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+/** web-tree-sitter's QueryError has the index of a character of the source: made a byte offset. */
+function wasmErrorOffset(err: unknown, source: string): number | undefined {
+  const index = (err as { index?: unknown } | null)?.index;
+  return typeof index === 'number' ? Buffer.byteLength(source.slice(0, index)) : undefined;
 }
 
 /** The language ready in this thread, loading it now if it is native (a WebAssembly one must have been prepared). */

@@ -413,17 +413,16 @@ export function readQuerySource(lang: LanguageSpec): string {
 }
 
 /**
- * The file and line (1-based) of an offset into readQuerySource's text: tree-sitter reports a
- * query error as an offset into the whole text.
+ * The file, line and column (1-based) of a byte offset into readQuerySource's text: tree-sitter
+ * reports a query error as a byte offset into the whole text.
  */
 export function queryPosition(lang: LanguageSpec, offset: number): { file: string; line: number; column: number } {
   let start = 0;
   for (const [i, file] of lang.queryFiles.entries()) {
-    const text = readFileSync(file, 'utf8');
-    const end = start + text.length;
+    const bytes = readFileSync(file);
+    const end = start + bytes.length;
     if (offset <= end || i === lang.queryFiles.length - 1) {
-      const before = text.slice(0, Math.max(0, offset - start));
-      const lines = before.split('\n');
+      const lines = bytes.subarray(0, Math.max(0, offset - start)).toString('utf8').split('\n');
       return { file, line: lines.length, column: lines[lines.length - 1].length + 1 };
     }
     start = end + 1; // the joining newline
