@@ -129,6 +129,22 @@ test('a broken query is one notice naming its file, line and column; its files a
   }
 });
 
+test('a grammar that does not load (not WebAssembly) is one notice naming it; its files are left out as "no grammar"', async () => {
+  const root = repository({
+    'repomap.config.json': JSON.stringify({ languages: { notes: { extensions: ['.note'], grammar: 'grammars/broken.wasm', query: 'notes.scm' } } }),
+    'grammars/broken.wasm': 'not a WebAssembly module\n',
+    'notes.scm': '(document) @scope\n',
+    'a.note': 'one\n',
+    'b.note': 'two\n',
+  });
+  for (const workers of [1, 2]) {
+    const run = await indexed(root, tempDir(), workers);
+    assert.equal(run.notices.length, 1, run.notices.join('\n'));
+    assert.match(run.notices[0], /^repomap: notes: grammar grammars\/broken\.wasm failed to load \(.+\); its files are left out as 'no grammar'$/);
+    for (const path of ['a.note', 'b.note']) assert.equal(run.record(path)?.skip, 'no grammar', path);
+  }
+});
+
 test('a config naming a grammar that is not installed, or a query file that does not exist, is a clear error', () => {
   const root = repository({ 'q.scm': '' });
   assert.throws(() => resolveLanguages(root, { zz: { extensions: ['.zz'], grammar: 'tree-sitter-zz', query: 'q.scm' } }), (err: unknown) => err instanceof UserError && /'tree-sitter-zz' is not installed/.test(err.message));

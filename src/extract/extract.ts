@@ -147,18 +147,25 @@ function load(lang: LanguageSpec): ReadyLanguage | LanguageLoadError {
   if (!entry) {
     if (lang.grammar.runtime === 'wasm') throw new Error(`the WebAssembly grammar of ${lang.id} is used before prepareLanguage`);
     if (lang.grammar.runtime === 'scripts') throw new Error(`${lang.id} has no grammar of its own`);
-    entry = settle(() => loadNative(lang as LanguageSpec & { grammar: { runtime: 'native' } }));
+    entry = settle(lang, () => loadNative(lang as LanguageSpec & { grammar: { runtime: 'native' } }));
     ready.set(key, entry);
   }
   return entry;
 }
 
-function settle(create: () => ReadyLanguage): ReadyLanguage | LanguageLoadError {
+function settle(lang: LanguageSpec, create: () => ReadyLanguage): ReadyLanguage | LanguageLoadError {
   try {
     return create();
   } catch (err) {
-    return err instanceof LanguageLoadError ? err : new LanguageLoadError(`grammar failed to load: ${err instanceof Error ? err.message : String(err)}`);
+    return loadFailure(lang, err);
   }
+}
+
+/** A grammar's or query's failure to load as the detail its files are skipped with. */
+function loadFailure(lang: LanguageSpec, err: unknown): LanguageLoadError {
+  if (err instanceof LanguageLoadError) return err;
+  const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  return new LanguageLoadError(`${lang.id}: grammar ${lang.grammar.package} failed to load (${message})`);
 }
 
 /** Whether extractTags can run on this language's files now, without prepareLanguage. */
@@ -178,10 +185,7 @@ export function prepareLanguage(lang: LanguageSpec): Promise<void> {
   if (!pending) {
     pending = loadWasm(lang as LanguageSpec & { grammar: { runtime: 'wasm' } }).then(
       (entry) => void ready.set(key, entry),
-      (err: unknown) => {
-        const failure = err instanceof LanguageLoadError ? err : new LanguageLoadError(`grammar failed to load: ${err instanceof Error ? err.message : String(err)}`);
-        ready.set(key, failure);
-      },
+      (err: unknown) => void ready.set(key, loadFailure(lang, err)),
     );
     loading.set(key, pending);
   }
