@@ -96,6 +96,17 @@ test("the README's example config is a valid config", async () => {
   assert.deepEqual(Object.keys(config).sort(), ['encoding', 'exclude', 'idleTimeoutSeconds', 'include', 'maxFileBytes', 'maxTokens', 'tokens', 'workers']);
 });
 
+test("the README's example of a project's languages is a valid config", async () => {
+  const { readFileSync } = await import('node:fs');
+  const { packageRoot } = await import('../src/paths.js');
+  const { parseProjectConfig } = await import('../src/config.js');
+  const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+  const example = /### Languages a project adds or changes[^\n]*\n[\s\S]*?```json\n([\s\S]*?)```/.exec(readme);
+  assert.ok(example, 'the README shows one');
+  const config = parseProjectConfig(JSON.parse(example[1]), 'README.md');
+  assert.deepEqual(Object.keys(config.languages ?? {}).sort(), ['ledger', 'tsx']);
+});
+
 test('a changed maxFileBytes applies to files the cache holds: skipped as too large before, read now, and back', () => {
   const root = copyFixture('shop');
   const cache = tempDir();
