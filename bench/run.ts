@@ -87,8 +87,9 @@ async function floorMain(kind: FloorKind, listFile: string, root: string, gcMb: 
     const parserFor = (lang: Lang) => {
       let parser = parsers.get(lang.id);
       if (!parser) {
+        if (lang.grammar.runtime !== 'native') throw new Error(`${lang.id}: the parse benchmark runs native grammars only`);
         parser = new Parser();
-        parser.setLanguage(lang.loadGrammar() as Parameters<typeof parser.setLanguage>[0]);
+        parser.setLanguage(lang.grammar.load() as Parameters<typeof parser.setLanguage>[0]);
         parsers.set(lang.id, parser);
       }
       return parser;

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from './errors.js';
 import { resolveRoot } from './paths.js';
+import { type LanguageConfig, checkLanguagesConfig } from './extract/user-languages.js';
 import { ENCODINGS, MAX_TOKENS } from './request.js';
 
 export const CONFIG_FILE = 'repomap.config.json';
@@ -27,6 +28,8 @@ export interface ProjectConfig {
   maxFileBytes?: number;
   /** A daemon exits after this many seconds without a request, 0 = never (as --idle-timeout). */
   idleTimeoutSeconds?: number;
+  /** Languages the project adds, or built-in ones it changes, by id (see user-languages.ts). */
+  languages?: Readonly<Record<string, LanguageConfig>>;
 }
 
 /** A project config and where it was read from (undefined: the root has none). */
@@ -58,6 +61,7 @@ const KEYS: Readonly<Record<string, { check: Check; option: keyof ProjectConfig 
   workers: { check: whole(1), option: 'workers' },
   maxFileBytes: { check: whole(1), option: 'maxFileBytes' },
   idleTimeout: { check: whole(0), option: 'idleTimeoutSeconds' },
+  languages: { check: checkLanguagesConfig, option: 'languages' },
 };
 
 /** The help texts' lines about the config. */

@@ -152,7 +152,7 @@ const DAMAGE: Record<string, (data: Buffer) => Buffer> = {
   // Seeded random bytes in the pages after the two meta pages: here the first commit fails (MDB_BAD_TXN).
   'random bytes in the middle': (data) => {
     const damaged = Buffer.from(data);
-    const random = seededRandom(15);
+    const random = seededRandom(18);
     for (let block = 0; block < 4; block++) {
       const at = 2 * 4096 + Math.floor(random() * (damaged.length - 2 * 4096 - 256));
       for (let i = 0; i < 256; i++) damaged[at + i] = Math.floor(random() * 256);

@@ -58,12 +58,13 @@ test('a wrong config is one line naming the key and the file, exit 2, for every 
   const root = copyFixture('shop');
   const file = join(root, 'repomap.config.json');
   const cases: Array<[unknown, RegExp]> = [
-    [{ exlude: ['api'] }, /repomap\.config\.json: unknown key 'exlude' \(known: exclude, include, tokens, maxTokens, encoding, workers, maxFileBytes, idleTimeout\)$/],
+    [{ exlude: ['api'] }, /repomap\.config\.json: unknown key 'exlude' \(known: exclude, include, tokens, maxTokens, encoding, workers, maxFileBytes, idleTimeout, languages\)$/],
     [{ tokens: '300' }, /repomap\.config\.json: 'tokens' must be a positive whole number of at most 65536, not "300"$/],
     [{ exclude: 'api' }, /repomap\.config\.json: 'exclude' must be a list of glob strings, not "api"$/],
     [{ encoding: 'klingon' }, /repomap\.config\.json: 'encoding' must be one of cl100k_base, .*, not "klingon"$/],
     [{ idleTimeout: -1 }, /repomap\.config\.json: 'idleTimeout' must be a whole number of seconds, 0 or more, not -1$/],
     [[], /repomap\.config\.json: the config must be a JSON object$/],
+    [{ languages: { zz: { extensions: ['.zz'] } } }, /repomap\.config\.json: 'languages' must be .*; 'zz' is not a built-in language, so it needs extensions and a grammar, not \{/],
   ];
   for (const [config, pattern] of cases) {
     writeFileSync(file, JSON.stringify(config));
@@ -93,6 +94,17 @@ test("the README's example config is a valid config", async () => {
   assert.ok(example, 'the README shows a config');
   const config = parseProjectConfig(JSON.parse(example[1]), 'README.md');
   assert.deepEqual(Object.keys(config).sort(), ['encoding', 'exclude', 'idleTimeoutSeconds', 'include', 'maxFileBytes', 'maxTokens', 'tokens', 'workers']);
+});
+
+test("the README's example of a project's languages is a valid config", async () => {
+  const { readFileSync } = await import('node:fs');
+  const { packageRoot } = await import('../src/paths.js');
+  const { parseProjectConfig } = await import('../src/config.js');
+  const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+  const example = /### Languages a project adds or changes[^\n]*\n[\s\S]*?```json\n([\s\S]*?)```/.exec(readme);
+  assert.ok(example, 'the README shows one');
+  const config = parseProjectConfig(JSON.parse(example[1]), 'README.md');
+  assert.deepEqual(Object.keys(config.languages ?? {}).sort(), ['ledger', 'tsx']);
 });
 
 test('a changed maxFileBytes applies to files the cache holds: skipped as too large before, read now, and back', () => {

@@ -834,6 +834,24 @@ test('the daemon reads the project config, under its flags, and reloads it when 
   assert.equal(await daemon.exited, 0);
 });
 
+test('a tag query written or changed in .repomap/queries/ while the daemon runs re-parses that language\'s files with it', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const params = { tokens: 4096, chatFiles: ['api/inventory.py'] };
+  const first = await call<RepoMapJson>(daemon.socket, 'map', params);
+  assert.match(first.text, /│class ShopServer:/);
+  mkdirSync(join(root, '.repomap', 'queries'), { recursive: true });
+  // Python's functions only: the class is no longer a definition.
+  writeFileSync(join(root, '.repomap', 'queries', 'python.scm'), '(function_definition name: (identifier) @name.definition.function)\n');
+  const changed = await mapUntil(daemon.socket, (map) => !/│class ShopServer:/.test(map.text), params);
+  assert.doesNotMatch(changed.text, /│class ShopServer:/);
+  assert.match(changed.text, /│def create_server\(\):/);
+  assert.match(daemon.stderr(), /tag queries reloaded/);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test('a .repomapignore written or changed while the daemon runs re-runs discovery, as a .gitignore does', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { prepareLanguage } from '../src/extract/extract.js';
 import { indexFile } from '../src/extract/file.js';
+import { languageForPath } from '../src/extract/languages.js';
 import { packageRoot } from '../src/paths.js';
 import { unpackRefs } from '../src/extract/refs.js';
 import type { FileRecord, FileTags, RefTag } from '../src/types.js';
@@ -24,6 +26,8 @@ export interface Fixture {
 /** Indexes one file under `root` as a fresh file (no stored hash); fails when the outcome is 'reused'. */
 export async function indexPath(root: string, relPath: string, maxFileBytes = MAX_FILE_BYTES): Promise<FileRecord> {
   const st = await stat(join(root, relPath));
+  const lang = languageForPath(relPath);
+  if (lang) await prepareLanguage(lang);
   const result = await indexFile(root, { path: relPath, stat: { mtimeMs: st.mtimeMs, size: st.size } }, { maxFileBytes });
   if (result.outcome === 'reused') assert.fail('a file without a stored hash cannot be reused');
   return result.record;

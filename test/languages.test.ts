@@ -12,6 +12,7 @@ import { LANGUAGES, languageForPath } from '../src/extract/languages.js';
 import { createRunner, parseAll } from '../src/index/pool.js';
 import { packageRoot } from '../src/paths.js';
 import {
+  type Expected,
   type Fixture,
   LANG_FIXTURES,
   MAX_FILE_BYTES,
@@ -41,6 +42,21 @@ const FIXTURE_FILES: Record<string, string> = {
   elixir: 'elixir/billing.ex',
   haskell: 'haskell/Inventory.hs',
   ocaml: 'ocaml/inventory.ml',
+  swift: 'swift/Inventory.swift',
+  vue: 'vue/CartPanel.vue',
+  svelte: 'svelte/Counter.svelte',
+  zig: 'zig/inventory.zig',
+  hcl: 'hcl/main.tf',
+  dart: 'dart/inventory.dart',
+  julia: 'julia/Inventory.jl',
+  r: 'r/inventory.R',
+  objc: 'objc/Inventory.m',
+  groovy: 'groovy/Inventory.groovy',
+  solidity: 'solidity/Inventory.sol',
+  elisp: 'elisp/shop-inventory.el',
+  commonlisp: 'commonlisp/inventory.lisp',
+  d: 'd/inventory.d',
+  elm: 'elm/Inventory.elm',
 };
 
 /** A language's fixture, checked to be parsed as that language. */
@@ -52,8 +68,45 @@ async function loadLanguage(language: string): Promise<Fixture> {
 
 /** Every reference has one of the capture convention's kinds. */
 function assertRefKinds(fx: Fixture): void {
-  const kinds = new Set(['call', 'new', 'type', 'import', 'decorator', 'inheritance']);
+  const kinds = new Set(['call', 'new', 'type', 'import', 'decorator', 'inheritance', 'read']);
   for (const ref of fx.refs) assert.ok(kinds.has(ref.subkind), `unknown reference kind ${ref.subkind} (${ref.name})`);
+}
+
+/** What a language's fixture must give (see describeLanguage). */
+interface LanguageExpectations {
+  defs: Expected;
+  refs: Expected;
+  /** Names never referenced (with this subkind, when given), and why (builtins, locals). */
+  noRefs?: Array<[name: string, why: string, subkind?: string]>;
+  modules?: string[];
+  /** [name, subkind, enclosing scope needles, definition needle]. */
+  scopes: Array<[name: string, subkind: string, scopes: string[], defNeedle?: string]>;
+  /** Names a line both defines and uses (see assertDefsAreNotRefs). */
+  sameLineUses?: string[];
+}
+
+/** The tests of a language's fixture: its definitions exactly, the references listed, modules and scopes. */
+function describeLanguage(language: string, title: string, expected: LanguageExpectations): void {
+  describe(title, () => {
+    let fx: Fixture;
+    before(async () => {
+      fx = await loadLanguage(language);
+    });
+
+    test('definitions', () => assertDefs(fx, expected.defs));
+
+    test('references', () => {
+      assertRefs(fx, expected.refs);
+      for (const [name, why, subkind] of expected.noRefs ?? []) assertNoRef(fx, name, why, subkind);
+      assertRefKinds(fx);
+      assertDefsAreNotRefs(fx, expected.sameLineUses);
+      if (expected.modules) assert.deepEqual(fx.tags.modules, expected.modules);
+    });
+
+    test('scopes of nested definitions', () => {
+      for (const [name, subkind, scopes, defNeedle] of expected.scopes) assertScopes(fx, name, subkind, scopes, defNeedle);
+    });
+  });
 }
 
 describe('java', () => {
@@ -924,6 +977,498 @@ describe('ocaml', () => {
   });
 });
 
+describeLanguage('swift', 'swift (WebAssembly grammar)', {
+  defs: [
+    ['Sku', 'type', 'typealias Sku'],
+    ['maxItems', 'constant', 'let maxItems'],
+    ['Store', 'interface', 'protocol Store'],
+    ['find', 'method', 'func find(_ code'],
+    ['count', 'field', 'var count: Int { get }'],
+    ['Item', 'class', 'struct Item'],
+    ['sku', 'field', 'let sku: Sku'],
+    ['price', 'field', 'var price: Double'],
+    ['Status', 'enum', 'enum Status'],
+    ['active', 'constant', 'case active'],
+    ['retired', 'constant', 'case retired'],
+    ['Inventory', 'class', 'final class Inventory'],
+    ['items', 'field', 'private var items'],
+    ['count', 'field', 'var count: Int { items.count }'],
+    ['find', 'method', 'func find(_ sku'],
+    ['cheapest', 'method', 'func cheapest'],
+    ['empty', 'method', 'static func empty'],
+    ['describe', 'function', 'func describe'],
+  ],
+  refs: [
+    ['Foundation', 'import', 'import Foundation'],
+    ['Codable', 'inheritance', 'struct Item'],
+    ['Store', 'inheritance', 'final class Inventory'],
+    ['Inventory', 'inheritance', 'extension Inventory'],
+    ['Sku', 'type', 'let sku: Sku'],
+    ['Item', 'type', 'init(items: [Item])'],
+    ['Inventory', 'new', 'let inventory = Inventory('],
+    ['info', 'call', 'Logger.info'],
+    ['describe', 'call', 'Logger.info'],
+    ['sorted', 'call', 'items.values.sorted'],
+    ['formatPrice', 'call', 'formatPrice(item.price)'],
+  ],
+  noRefs: [
+    ['items', 'a subscript is not a call', 'call'],
+    ['Double', 'a builtin type'],
+    ['Array', 'a standard library type'],
+    ['sorted', 'a local', 'type'],
+  ],
+  modules: ['Foundation', 'Logging'],
+  scopes: [
+    ['cheapest', 'method', ['final class Inventory']],
+    ['empty', 'method', ['extension Inventory']],
+    ['find', 'method', ['protocol Store'], 'func find(_ code'],
+  ],
+});
+
+describe('vue and svelte (script blocks, with the ecma queries)', () => {
+  test('a Vue component: its <script setup lang="ts"> parsed as TypeScript, on the file\'s own lines', async () => {
+    const fx = await loadLanguage('vue');
+    assertDefs(fx, [
+      ['Props', 'interface', 'interface Props'],
+      ['lines', 'field', 'lines: Line[]'],
+      ['props', 'constant', 'const props'],
+      ['total', 'constant', 'const total'],
+      ['clearCart', 'function', 'function clearCart'],
+    ]);
+    assertRefs(fx, [
+      ['CartLine', 'import', "import CartLine from './CartLine.vue'"],
+      ['Line', 'type', 'lines: Line[]'],
+      ['priceOf', 'call', 'const total'],
+      ['emitCleared', 'call', 'emitCleared(reason)'],
+    ]);
+    assert.deepEqual(fx.tags.modules, ['../pricing', './CartLine.vue', 'vue']);
+    assertRefKinds(fx);
+    // The template and the style are not script: nothing there is a tag.
+    assertNoRef(fx, 'section', 'template markup');
+    assert.ok(fx.refs.every((ref) => ref.line >= fx.row('<script setup') && ref.line < fx.row('</script>')));
+    assertScopes(fx, 'lines', 'field', ['interface Props']);
+  });
+
+  test('a Svelte component: both script blocks, JavaScript (no lang)', async () => {
+    const fx = await loadLanguage('svelte');
+    assertDefs(fx, [
+      ['STEP', 'constant', 'export const STEP'],
+      ['increment', 'function', 'function increment'],
+    ]);
+    assertRefs(fx, [
+      ['saveCount', 'import', "import { loadCount, saveCount }"],
+      ['saveCount', 'call', 'saveCount(count)'],
+      ['loadCount', 'call', 'await loadCount()'],
+    ]);
+    assertNoRef(fx, 'increment', 'the template is not parsed');
+    assert.deepEqual(fx.tags.modules, ['./storage.js', 'svelte']);
+  });
+});
+
+describeLanguage('zig', 'zig', {
+  defs: [
+    ['max_items', 'constant', 'pub const max_items'],
+    ['Item', 'class', 'pub const Item'],
+    ['sku', 'field', 'sku: []const u8'],
+    ['price', 'field', 'price: f64'],
+    ['discounted', 'method', 'pub fn discounted'],
+    ['Status', 'enum', 'pub const Status'],
+    ['active', 'constant', 'active,'],
+    ['retired', 'constant', 'retired,'],
+    ['Inventory', 'class', 'pub const Inventory'],
+    ['items', 'field', 'items: std.ArrayList(Item)'],
+    ['init', 'method', 'pub fn init'],
+    ['cheapest', 'method', 'pub fn cheapest'],
+    ['findCheapest', 'function', 'fn findCheapest'],
+  ],
+  refs: [
+    ['applyDiscount', 'call', 'pricing.applyDiscount'],
+    ['Item', 'type', 'pub fn discounted'],
+    ['Item', 'type', 'items: std.ArrayList(Item)'],
+    ['Allocator', 'type', 'pub fn init'],
+    ['Inventory', 'type', 'self: *Inventory'],
+    ['Item', 'type', 'limit: usize) ?Item'],
+    ['Inventory', 'new', 'return Inventory{'],
+    ['findCheapest', 'call', 'return findCheapest('],
+  ],
+  noRefs: [
+    ['std', 'an @import binding is a module, not a name'],
+    ['_', 'an inferred array length'],
+  ],
+  modules: ['./pricing.zig', 'std'],
+  scopes: [
+    ['discounted', 'method', ['pub const Item']],
+    ['cheapest', 'method', ['pub const Inventory']],
+    ['retired', 'constant', ['pub const Status']],
+  ],
+});
+
+describeLanguage('hcl', 'hcl (Terraform)', {
+  defs: [
+    ['region', 'constant', 'variable "region"'],
+    ['bucket_name', 'field', 'bucket_name = '],
+    ['tags', 'field', 'tags        = merge'],
+    ['network', 'module', 'module "network"'],
+    ['assets', 'class', 'resource "aws_s3_bucket"'],
+    ['read', 'class', 'data "aws_iam_policy_document"'],
+    ['bucket_arn', 'constant', 'output "bucket_arn"'],
+  ],
+  refs: [
+    ['cidr_block', 'read', 'var.cidr_block'],
+    ['bucket_name', 'read', 'bucket = local.bucket_name'],
+    ['bucket_name', 'read', '{ Name = local.bucket_name }'],
+    ['assets', 'read', 'value = aws_s3_bucket.assets.arn'],
+    ['assets', 'read', '${aws_s3_bucket.assets.arn}'],
+  ],
+  noRefs: [
+    ['merge', "a Terraform function"],
+    ['arn', 'an attribute of a resource, not a name defined here'],
+    ['aws_s3_bucket', 'a resource type'],
+  ],
+  modules: ['./modules/network'],
+  scopes: [
+    ['bucket_name', 'field', ['locals {']],
+  ],
+});
+
+describeLanguage('dart', 'dart (WebAssembly grammar)', {
+  defs: [
+    ['maxItems', 'constant', 'const int maxItems'],
+    ['Filter', 'type', 'typedef Filter'],
+    ['Status', 'enum', 'enum Status'],
+    ['active', 'constant', 'enum Status'],
+    ['retired', 'constant', 'enum Status'],
+    ['Store', 'class', 'abstract class Store'],
+    ['find', 'method', 'Item? find(String sku);'],
+    ['Logging', 'class', 'mixin Logging'],
+    ['log', 'method', 'void log('],
+    ['Inventory', 'class', 'class Inventory'],
+    ['_items', 'field', 'final Map<String, Item> _items'],
+    ['count', 'field', 'int count = 0'],
+    ['find', 'method', 'Item? find(String sku) =>'],
+    ['cheapest', 'method', 'List<Item> cheapest'],
+    ['compareTo', 'method', 'int compareTo'],
+    ['describe', 'function', 'String describe'],
+    ['byPrice', 'function', 'int byPrice'],
+  ],
+  refs: [
+    ['Item', 'import', "show Item"],
+    ['Store', 'inheritance', 'class Inventory'],
+    ['Logging', 'inheritance', 'class Inventory'],
+    ['Comparable', 'inheritance', 'class Inventory'],
+    ['Item', 'type', 'typedef Filter'],
+    ['Filter', 'type', '{Filter? filter}'],
+    ['Pricing', 'new', 'Pricing(rate: 0.2)'],
+    ['sort', 'call', '..sort(byPrice)'],
+    ['log', 'call', 'log(describe('],
+    ['describe', 'call', 'log(describe('],
+    ['format', 'call', 'pricing.format('],
+  ],
+  noRefs: [
+    ['print', 'a dart:core function'],
+    ['String', 'a builtin type'],
+    ['min', 'a dart:math function'],
+  ],
+  modules: ['./models/item.dart', 'dart:math', 'package:shop/pricing.dart'],
+  scopes: [
+    ['cheapest', 'method', ['class Inventory']],
+    ['log', 'method', ['mixin Logging']],
+    ['retired', 'constant', []],
+  ],
+  sameLineUses: ['Inventory'],
+});
+
+describeLanguage('julia', 'julia', {
+  defs: [
+    ['Inventory', 'module', 'module Inventory'],
+    ['MAX_ITEMS', 'constant', 'const MAX_ITEMS'],
+    ['AbstractStore', 'type', 'abstract type AbstractStore'],
+    ['Item', 'class', 'struct Item'],
+    ['sku', 'field', 'sku::String'],
+    ['price', 'field', 'price::Float64'],
+    ['Store', 'class', 'mutable struct Store'],
+    ['items', 'field', 'items::Vector{Item}'],
+    ['cheapest', 'function', 'function cheapest'],
+    ['total', 'function', 'total(store::Store) ='],
+    ['checked', 'macro', 'macro checked'],
+    ['show', 'function', 'Base.show(io::IO'],
+  ],
+  refs: [
+    ['LinearAlgebra', 'import', 'using LinearAlgebra'],
+    ['show', 'import', 'import Base: show'],
+    ['AbstractStore', 'inheritance', 'mutable struct Store'],
+    ['Item', 'type', 'items::Vector{Item}'],
+    ['Store', 'type', 'function cheapest'],
+    ['log_choice', 'call', 'log_choice(first(sorted))'],
+    ['discounted', 'call', 'total(store::Store) ='],
+    ['describe', 'call', 'Base.show(io::IO'],
+  ],
+  noRefs: [
+    ['println', 'a Base function'],
+    ['sort', 'a Base function'],
+    ['Float64', 'a builtin type'],
+  ],
+  modules: ['./pricing.jl', 'Base', 'LinearAlgebra'],
+  scopes: [
+    ['sku', 'field', ['module Inventory', 'struct Item']],
+    ['cheapest', 'function', ['module Inventory']],
+  ],
+});
+
+describeLanguage('r', 'r', {
+  defs: [
+    ['MAX_ITEMS', 'constant', 'MAX_ITEMS <- 500'],
+    ['new_item', 'function', 'new_item <- function'],
+    ['cheapest', 'function', 'cheapest <- function'],
+    ['item_price', 'function', 'item_price <- function'],
+    ['describe', 'function', 'describe = function'],
+    ['Inventory', 'class', 'Inventory <- setRefClass'],
+    ['add', 'method', 'add = function'],
+    ['summary_table', 'function', 'summary_table <- function'],
+  ],
+  refs: [
+    ['dplyr', 'import', 'library(dplyr)'],
+    ['log_choice', 'call', 'log_choice('],
+    ['describe', 'call', 'log_choice(describe('],
+    ['format_price', 'call', 'format_price(item$price)'],
+    ['arrange', 'call', 'dplyr::arrange'],
+  ],
+  noRefs: [
+    ['sprintf', 'base R'],
+    ['list', 'base R'],
+    ['sorted', 'a local'],
+  ],
+  modules: ['R/pricing.R', 'dplyr'],
+  scopes: [['add', 'method', ['Inventory <- setRefClass']]],
+});
+
+describeLanguage('objc', 'objective-c (with the C query)', {
+  defs: [
+    ['kMaxItems', 'constant', 'kMaxItems = 500'],
+    ['Store', 'interface', '@protocol Store'],
+    ['findItem', 'method', '- (Item *)findItem:(NSString *)sku;'],
+    ['Inventory', 'class', '@interface Inventory'],
+    ['items', 'field', '@property'],
+    ['cheapestWithLimit', 'method', '- (NSArray *)cheapestWithLimit:(NSInteger)limit;'],
+    ['emptyInventory', 'method', '+ (instancetype)emptyInventory;'],
+    ['Inventory', 'class', '@implementation Inventory'],
+    ['findItem', 'method', '- (Item *)findItem:(NSString *)sku {'],
+    ['cheapestWithLimit', 'method', '- (NSArray *)cheapestWithLimit:(NSInteger)limit {'],
+    ['emptyInventory', 'method', '+ (instancetype)emptyInventory {'],
+    ['describe', 'function', 'NSString *describe('],
+  ],
+  refs: [
+    ['NSObject', 'inheritance', '@interface Inventory'],
+    ['Store', 'inheritance', '@interface Inventory'],
+    ['Item', 'type', '- (Item *)findItem:(NSString *)sku;'],
+    ['sortedItems', 'call', '[self sortedItems]'],
+    ['subarrayWithRange', 'call', 'subarrayWithRange:'],
+    ['Inventory', 'new', '[[Inventory alloc] init]'],
+    ['LogChoice', 'call', 'LogChoice('],
+    ['describe', 'call', 'LogChoice(describe('],
+    ['formatPrice', 'call', 'formatPrice(item.price)'],
+  ],
+  noRefs: [
+    ['alloc', 'the allocation message, not a name'],
+    ['init', 'the initialiser message'],
+  ],
+  modules: ['Inventory.h', 'pricing.h'],
+  scopes: [
+    ['cheapestWithLimit', 'method', ['@implementation Inventory'], '- (NSArray *)cheapestWithLimit:(NSInteger)limit {'],
+    ['findItem', 'method', ['@protocol Store'], '- (Item *)findItem:(NSString *)sku;'],
+  ],
+});
+
+describeLanguage('groovy', 'groovy (with the Java query)', {
+  defs: [
+    ['Inventory', 'class', 'class Inventory'],
+    ['MAX_ITEMS', 'constant', 'static final int MAX_ITEMS'],
+    ['items', 'field', 'Map<String, Item> items'],
+    ['find', 'method', 'Item find(String sku) {'],
+    ['cheapest', 'method', 'List<Item> cheapest'],
+    ['Store', 'interface', 'interface Store'],
+    ['find', 'method', 'Item find(String code)'],
+    ['Status', 'enum', 'enum Status'],
+    ['ACTIVE', 'constant', 'ACTIVE, RETIRED'],
+    ['RETIRED', 'constant', 'ACTIVE, RETIRED'],
+    ['describe', 'function', 'def describe'],
+  ],
+  refs: [
+    ['Discounts', 'import', 'import com.example.shop.pricing.Discounts'],
+    ['CompileStatic', 'decorator', '@CompileStatic'],
+    ['Store', 'inheritance', 'class Inventory'],
+    ['Item', 'type', 'Map<String, Item> items'],
+    ['Discounts', 'new', 'new Discounts(0.2)'],
+    ['logChoice', 'call', 'logChoice('],
+    ['describe', 'call', 'logChoice(describe('],
+    ['format', 'call', 'rates.format('],
+  ],
+  modules: ['com.example.shop.pricing.Discounts', 'groovy.transform.CompileStatic'],
+  scopes: [
+    ['cheapest', 'method', ['class Inventory']],
+    ['RETIRED', 'constant', ['enum Status']],
+  ],
+});
+
+describeLanguage('solidity', 'solidity (WebAssembly grammar)', {
+  defs: [
+    ['IStore', 'interface', 'interface IStore'],
+    ['find', 'method', 'function find(bytes32 sku) external view returns'],
+    ['Discounts', 'class', 'library Discounts'],
+    ['apply', 'method', 'function apply'],
+    ['Inventory', 'class', 'contract Inventory'],
+    ['MAX_ITEMS', 'constant', 'constant MAX_ITEMS'],
+    ['Item', 'struct', 'struct Item'],
+    ['sku', 'field', 'bytes32 sku;'],
+    ['price', 'field', 'uint256 price;'],
+    ['Status', 'enum', 'enum Status'],
+    ['Active', 'constant', 'enum Status'],
+    ['Retired', 'constant', 'enum Status'],
+    ['Restocked', 'event', 'event Restocked'],
+    ['items', 'field', 'private items'],
+    ['known', 'modifier', 'modifier known'],
+    ['find', 'method', 'override known(sku)'],
+    ['restock', 'method', 'function restock'],
+  ],
+  refs: [
+    ['Ownable', 'import', 'import {Ownable}'],
+    ['IStore', 'inheritance', 'contract Inventory'],
+    ['Ownable', 'inheritance', 'contract Inventory'],
+    ['Item', 'type', 'mapping(bytes32 => Item)'],
+    ['known', 'decorator', 'override known(sku)'],
+    ['onlyOwner', 'decorator', 'public onlyOwner'],
+    ['apply', 'call', 'Discounts.apply('],
+    ['Restocked', 'call', 'emit Restocked'],
+  ],
+  noRefs: [['require', 'a builtin']],
+  modules: ['./Pricing.sol', '@openzeppelin/contracts/access/Ownable.sol'],
+  scopes: [
+    ['sku', 'field', ['contract Inventory', 'struct Item']],
+    ['restock', 'method', ['contract Inventory']],
+  ],
+});
+
+describeLanguage('elisp', 'emacs lisp', {
+  defs: [
+    ['shop-inventory-max-items', 'constant', '(defconst shop-inventory-max-items'],
+    ['shop-inventory--items', 'variable', '(defvar shop-inventory--items'],
+    ['shop-inventory-currency', 'variable', '(defcustom shop-inventory-currency'],
+    ['shop-item', 'struct', '(cl-defstruct shop-item'],
+    ['shop-inventory-find', 'function', '(defun shop-inventory-find'],
+    ['shop-inventory-cheapest', 'function', '(defun shop-inventory-cheapest'],
+    ['shop-inventory-with-items', 'macro', '(defmacro shop-inventory-with-items'],
+    ['shop-inventory--by-price', 'function', '(defun shop-inventory--by-price'],
+  ],
+  refs: [
+    ['shop-pricing', 'import', "(require 'shop-pricing)"],
+    ['shop-inventory--log', 'call', '(shop-inventory--log'],
+    ['shop-pricing-describe', 'call', '(shop-pricing-describe'],
+    ['shop-inventory--by-price', 'call', "#'shop-inventory--by-price"],
+  ],
+  noRefs: [
+    ['sku', 'a parameter list is not a call'],
+    ['sorted', 'a let binding is not a call'],
+    ['car', 'a primitive'],
+    ['seq-take', 'a library function'],
+  ],
+  modules: ['cl-lib', 'shop-pricing'],
+  scopes: [],
+});
+
+describeLanguage('commonlisp', 'common lisp', {
+  defs: [
+    ['shop.inventory', 'module', '(defpackage :shop.inventory'],
+    ['+max-items+', 'constant', '(defconstant +max-items+'],
+    ['*items*', 'variable', '(defparameter *items*'],
+    ['*currency*', 'variable', '(defvar *currency*'],
+    ['item', 'struct', '(defstruct item'],
+    ['inventory', 'class', '(defclass inventory'],
+    ['restock', 'method', '(defgeneric restock'],
+    ['restock', 'method', '(defmethod restock'],
+    ['find-item', 'function', '(defun find-item'],
+    ['cheapest', 'function', '(defun cheapest'],
+    ['with-inventory', 'macro', '(defmacro with-inventory'],
+  ],
+  refs: [
+    ['shop.pricing', 'import', '(:use :cl :shop.pricing)'],
+    ['store', 'inheritance', '(defclass inventory (store)'],
+    ['item-sku', 'call', '(item-sku item)'],
+    ['item-price', 'call', "#'item-price"],
+    ['log-choice', 'call', '(log-choice'],
+    ['describe-item', 'call', '(describe-item'],
+  ],
+  noRefs: [
+    ['sorted', 'a let binding'],
+    ['gethash', 'the standard library'],
+    ['make-instance', 'the standard library'],
+  ],
+  modules: ['cl', 'shop.pricing'],
+  scopes: [],
+});
+
+describeLanguage('d', 'd', {
+  defs: [
+    ['maxItems', 'constant', 'enum maxItems'],
+    ['Store', 'interface', 'interface Store'],
+    ['find', 'method', 'Item find(string code);'],
+    ['Item', 'struct', 'struct Item'],
+    ['sku', 'field', 'string sku;'],
+    ['price', 'field', 'double price;'],
+    ['Status', 'enum', 'enum Status'],
+    ['active', 'constant', 'enum Status'],
+    ['retired', 'constant', 'enum Status'],
+    ['Inventory', 'class', 'class Inventory'],
+    ['items', 'field', 'private Item[string] items'],
+    ['find', 'method', 'Item find(string sku)'],
+    ['cheapest', 'method', 'Item[] cheapest'],
+    ['describe', 'function', 'string describe'],
+    ['byPrice', 'function', 'bool byPrice'],
+  ],
+  refs: [
+    ['sort', 'import', 'import std.algorithm'],
+    ['Store', 'inheritance', 'class Inventory'],
+    ['Item', 'type', 'private Item[string] items'],
+    ['Item', 'type', 'this(Item[] initial)'],
+    ['logChoice', 'call', 'logChoice('],
+    ['describe', 'call', 'logChoice(describe('],
+    ['Discounts', 'new', 'new Discounts(0.2)'],
+    ['format', 'call', 'rates.format('],
+  ],
+  noRefs: [['min', 'a Phobos function: its import is kept, its call left out', 'call']],
+  modules: ['shop.pricing', 'std.algorithm'],
+  scopes: [
+    ['cheapest', 'method', ['class Inventory']],
+    ['sku', 'field', ['struct Item']],
+  ],
+});
+
+describeLanguage('elm', 'elm', {
+  defs: [
+    ['Inventory', 'module', 'module Inventory'],
+    ['Sku', 'type', 'type alias Sku'],
+    ['Item', 'type', 'type alias Item'],
+    ['sku', 'field', '{ sku : Sku'],
+    ['price', 'field', ', price : Float'],
+    ['Status', 'enum', 'type Status'],
+    ['Active', 'constant', '= Active'],
+    ['Retired', 'constant', '| Retired'],
+    ['maxItems', 'function', 'maxItems : Int'],
+    ['cheapest', 'function', 'cheapest : Int'],
+    ['describe', 'function', 'describe : Item'],
+  ],
+  refs: [
+    ['applyDiscount', 'import', 'import Pricing exposing'],
+    ['Sku', 'type', '{ sku : Sku'],
+    ['Item', 'type', 'describe : Item'],
+    ['sortBy', 'call', 'List.sortBy'],
+    ['format', 'call', 'Log.format'],
+    ['applyDiscount', 'call', '(applyDiscount 0.2'],
+  ],
+  noRefs: [['Float', 'a core type'], ['limit', 'an argument, not a call']],
+  modules: ['Dict', 'Pricing', 'Shop.Log'],
+  scopes: [['Retired', 'constant', ['type Status']], ['price', 'field', ['type alias Item']]],
+});
+
 describe('registry', () => {
   test('every language has its extensions, a fixture, and a query that compiles', () => {
     for (const [id, relPath] of Object.entries(FIXTURE_FILES)) {
@@ -944,9 +1489,9 @@ describe('registry', () => {
   test('a file in an unsupported language is skipped as "no grammar", never dropped', async () => {
     const root = await mkdtemp(join(tmpdir(), 'repomap-languages-'));
     try {
-      await writeFile(join(root, 'App.swift'), 'class App { func run() {} }\n');
+      await writeFile(join(root, 'Report.cbl'), '       IDENTIFICATION DIVISION.\n');
       await writeFile(join(root, 'notes.adoc'), '= Notes\n');
-      for (const path of ['App.swift', 'notes.adoc']) {
+      for (const path of ['Report.cbl', 'notes.adoc']) {
         const record = await indexPath(root, path);
         assert.equal(record.skip, 'no grammar', path);
         assert.equal(record.tags, null);
@@ -983,7 +1528,7 @@ describe('worker threads', () => {
 });
 
 describe('lazy grammar loading', () => {
-  // A fresh process indexes a repository of TypeScript and Go files (and one unsupported file),
+  // A fresh process indexes a repository of TypeScript, Go and Swift (WebAssembly) files (and one unsupported file),
   // in its main thread and on a pool of two workers, then reports the languages its main thread
   // loaded and the native grammar binaries mapped into the process (all threads share it).
   const script = `
@@ -997,6 +1542,7 @@ describe('lazy grammar loading', () => {
     const files = {
       'src/a.ts': 'export function a(): number { return b(); }\\n',
       'src/b.go': 'package b\\nfunc B() int { return 1 }\\n',
+      'src/c.swift': 'func c() -> Int { return 1 }\\n',
       'notes.txt': 'not code\\n',
     };
     await mkdir(join(root, 'src'));
@@ -1041,12 +1587,12 @@ describe('lazy grammar loading', () => {
     const report = JSON.parse(stdout) as { before: string[]; mainThread: string[]; outcomes: string[]; maps: string | null };
     assert.deepEqual(report.before, []);
     assert.deepEqual(report.mainThread, ['typescript']);
-    assert.deepEqual(report.outcomes, ['typescript', 'typescript', 'go', 'no grammar']);
+    assert.deepEqual(report.outcomes, ['typescript', 'typescript', 'go', 'swift', 'no grammar']);
     if (report.maps === null) return; // no /proc: the in-thread check above is all there is
     const mapped = (pkg: string) => report.maps!.includes(`/node_modules/${pkg}/`);
     assert.ok(mapped('tree-sitter-typescript'), 'the TypeScript grammar is loaded');
     assert.ok(mapped('tree-sitter-go'), 'the Go grammar is loaded (by a worker)');
-    const unused = [...new Set(LANGUAGES.map((lang) => lang.grammarPackage))].filter(
+    const unused = [...new Set(LANGUAGES.map((lang) => lang.grammar.package))].filter(
       (pkg) => pkg !== 'tree-sitter-typescript' && pkg !== 'tree-sitter-go',
     );
     assert.ok(unused.includes('tree-sitter-ruby'));

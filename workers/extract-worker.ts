@@ -21,7 +21,7 @@ const exitOn = process.env.REPOMAP_TEST_WORKER_EXIT_ON;
 
 export default async function extractBatch(task: BatchTask): Promise<FileResult[]> {
   if (task.preload) {
-    preloadLanguages(task.preload.flatMap((id) => languageById(id) ?? []));
+    await preloadLanguages(task.preload.flatMap((id) => languageById(id) ?? []));
     // A warm-up with a store readies its writes too, for the first save's commit.
     if (task.tagsTo) await attachedStore(task.tagsTo).warmWrites();
   }

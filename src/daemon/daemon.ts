@@ -9,6 +9,7 @@ import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, out
 import { type ParseRunner, createRunner, defaultWorkerCount } from '../index/pool.js';
 import { statAll } from '../index/stat.js';
 import { languageForPath } from '../extract/languages.js';
+import { isQueryPath } from '../extract/user-languages.js';
 import { type MapRequest, type PartialIndex, budgetFor, mapFromIndex, mapToJson, readSavedGraphAhead, waitBoundMs } from '../map.js';
 import { ParseQueue } from '../index/parse-queue.js';
 import { prioritize } from '../index/priority.js';
@@ -69,6 +70,7 @@ export function daemonSettings(flags: DaemonFlags, config: ProjectConfig): Daemo
     exclude: merged.exclude ?? [],
     include: merged.include ?? [],
     ...(merged.maxFileBytes !== undefined ? { maxFileBytes: merged.maxFileBytes } : {}),
+    ...(merged.languages !== undefined ? { languages: merged.languages } : {}),
     idleTimeoutMs: (merged.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_MS / 1000) * 1000,
   };
 }
@@ -189,7 +191,7 @@ export class Daemon {
     this.store = TagStore.open(options.cacheDir, { onNotice: options.log });
     this.state = new RepoState(options.root, this.store);
     this.runner = createRunner(options.workers);
-    this.reconciler = new Reconciler(options.root, this.store, this.runner, options);
+    this.reconciler = this.newReconciler();
     this.isExcluded = excludeMatcher(options.exclude);
     this.server = createServer((socket) => this.serve(socket));
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
@@ -335,7 +337,7 @@ export class Daemon {
     this.store = await TagStore.rebuild(this.store, error, { onNotice: log });
     this.state = new RepoState(root, this.store);
     this.runner = createRunner(workers);
-    this.reconciler = new Reconciler(root, this.store, this.runner, this.options);
+    this.reconciler = this.newReconciler();
   }
 
   /** Starts the work the cold index left for after the first map (once). */
@@ -487,7 +489,10 @@ export class Daemon {
    */
   private async applyChanges(changed: Set<string>): Promise<void> {
     const configMoved = [...changed].some(isConfigPath) && (await this.reloadConfig());
-    if (configMoved || [...changed].some(isIgnoreFile)) {
+    // A query file (.repomap/queries/) changes what its language's files give: a new reconciler
+    // resolves the languages again, and its first update re-parses the files whose query changed.
+    const queriesMoved = !configMoved && [...changed].some(isQueryPath) && this.reloadLanguages();
+    if (configMoved || queriesMoved || [...changed].some(isIgnoreFile)) {
       await this.rediscover();
       return;
     }
@@ -561,10 +566,27 @@ export class Daemon {
       await this.runner.close();
       this.runner = createRunner(this.options.workers);
     }
-    if (this.options.workers !== before.workers || this.options.maxFileBytes !== before.maxFileBytes) {
-      this.reconciler = new Reconciler(this.options.root, this.store, this.runner, this.options);
+    const languagesChanged = !same(this.options.languages, before.languages);
+    if (this.options.workers !== before.workers || this.options.maxFileBytes !== before.maxFileBytes || languagesChanged) {
+      this.reconciler = this.newReconciler();
     }
-    return !same([before.exclude, before.include, before.maxFileBytes], [this.options.exclude, this.options.include, this.options.maxFileBytes]);
+    return languagesChanged || !same([before.exclude, before.include, before.maxFileBytes], [this.options.exclude, this.options.include, this.options.maxFileBytes]);
+  }
+
+  /** A new reconciler, with the languages read again (see applyChanges); false (and logged) when they cannot be. */
+  private reloadLanguages(): boolean {
+    try {
+      this.reconciler = this.newReconciler();
+    } catch (err) {
+      this.options.log(`tag queries not applied: ${errorMessage(err)}`);
+      return false;
+    }
+    this.options.log('tag queries reloaded');
+    return true;
+  }
+
+  private newReconciler(): Reconciler {
+    return new Reconciler(this.options.root, this.store, this.runner, { ...this.options, onNotice: this.options.log });
   }
 
   private async rediscover(): Promise<{ files: number; parsed: number }> {

@@ -1,6 +1,6 @@
 import Parser from 'tree-sitter';
 import type { DefTag, FileTags, RefTag, SkipReason } from '../types.js';
-import { type LanguageSpec, readQuerySource } from './languages.js';
+import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, noteLoaded, queryPosition, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
 import { packRefs } from './refs.js';
 
@@ -14,30 +14,191 @@ const MAX_ERROR_SHARE = 0.5;
 /** Default bound on one file's parse time. */
 export const DEFAULT_PARSE_TIMEOUT_MS = 10_000;
 
-interface LoadedLanguage {
-  parser: Parser;
-  query: Parser.Query;
+/** What extraction reads of a syntax node: the native and the WebAssembly bindings both have it. */
+interface SyntaxNodeView {
+  readonly startIndex: number;
+  readonly endIndex: number;
+  readonly startPosition: { row: number };
+  readonly text: string;
+  readonly hasError: boolean;
+  descendantsOfType(type: string): ReadonlyArray<SyntaxNodeView | null>;
 }
 
-// One parser and one compiled query per language per thread, created on first use.
-const loaded = new Map<string, LoadedLanguage>();
+interface CaptureView {
+  name: string;
+  node: SyntaxNodeView;
+}
 
-function load(lang: LanguageSpec): LoadedLanguage {
-  let entry = loaded.get(lang.id);
+/** One parse's tree, seen through the views above; `dispose` frees it (a WebAssembly tree is not collected). */
+interface ParsedTree {
+  root: SyntaxNodeView;
+  captures(): CaptureView[];
+  dispose(): void;
+}
+
+/** A language ready in this thread: its parser and compiled query behind one interface, whatever the runtime. */
+interface ReadyLanguage {
+  /** The tree, or undefined when the parse ran out of time. Throws when the parser fails. */
+  parse(source: string, timeoutMs: number): ParsedTree | undefined;
+}
+
+/** A language's grammar or query that failed to load: its files are skipped as 'no grammar', with this detail. */
+class LanguageLoadError extends Error {
+  override name = 'LanguageLoadError';
+}
+
+// One parser and one compiled query per language (and query signature) per thread, created on
+// first use; a failure is kept too, so a broken query is compiled (and reported) once.
+const ready = new Map<string, ReadyLanguage | LanguageLoadError>();
+const loading = new Map<string, Promise<void>>();
+
+const readyKey = (lang: LanguageSpec) => `${lang.id}\0${lang.signature}`;
+
+function loadNative(lang: LanguageSpec & { grammar: { runtime: 'native' } }): ReadyLanguage {
+  const grammar = lang.grammar.load() as Parser.Language;
+  noteLoaded(lang.id);
+  const parser = new Parser();
+  parser.setLanguage(grammar);
+  const query = compileQuery(lang, (source) => new Parser.Query(grammar, source), nativeErrorOffset);
+  return {
+    parse(source, timeoutMs) {
+      parser.setTimeoutMicros(timeoutMs * 1000);
+      let tree: Parser.Tree | undefined;
+      try {
+        tree = parser.parse(source);
+      } catch (err) {
+        parser.reset();
+        throw err;
+      }
+      // A timed-out parse returns no tree (or a null root) in the node binding.
+      if (!tree || !tree.rootNode) {
+        parser.reset();
+        return undefined;
+      }
+      const root = tree.rootNode;
+      return { root, captures: () => query.captures(root), dispose: () => {} };
+    },
+  };
+}
+
+/** web-tree-sitter, imported and initialised once per thread, on its first WebAssembly grammar. */
+let webTreeSitter: Promise<typeof import('web-tree-sitter')> | undefined;
+
+async function loadWasm(lang: LanguageSpec & { grammar: { runtime: 'wasm' } }): Promise<ReadyLanguage> {
+  webTreeSitter ??= import('web-tree-sitter').then(async (module) => {
+    await module.Parser.init();
+    return module;
+  });
+  const { Parser: WasmParser, Language, Query } = await webTreeSitter;
+  const grammar = await Language.load(lang.grammar.file());
+  noteLoaded(lang.id);
+  const parser = new WasmParser();
+  parser.setLanguage(grammar);
+  const query = compileQuery(lang, (source) => new Query(grammar, source), wasmErrorOffset);
+  return {
+    parse(source, timeoutMs) {
+      const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
+      // The callback's true cancels the parse, which then returns null.
+      const tree = parser.parse(source, null, { progressCallback: () => performance.now() > deadline });
+      if (!tree) {
+        parser.reset();
+        return undefined;
+      }
+      const root = tree.rootNode;
+      return { root, captures: () => query.captures(root), dispose: () => tree.delete() };
+    },
+  };
+}
+
+/**
+ * A language's tag query, compiled; a query tree-sitter rejects is a LanguageLoadError naming the
+ * query file, line and column. `errorOffset` gives the byte offset into the whole query text that
+ * the runtime's error names, if it names one.
+ */
+function compileQuery<Q>(lang: LanguageSpec, compile: (source: string) => Q, errorOffset: (err: unknown, source: string) => number | undefined): Q {
+  const source = readQuerySource(lang);
+  try {
+    return compile(source);
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const offset = errorOffset(err, source);
+    const where = offset === undefined ? undefined : queryPosition(lang, offset);
+    const place = where ? `${where.file}:${where.line}:${where.column}` : lang.queryFiles.join(', ');
+    throw new LanguageLoadError(`${place}: tag query for ${lang.id} is invalid (${message})`);
+  }
+}
+
+/** The native binding says "Query error of type ... at position N", N in bytes. */
+function nativeErrorOffset(err: unknown): number | undefined {
+  const match = err instanceof Error ? /at position (\d+)/.exec(err.message) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+/** web-tree-sitter's QueryError has the index of a character of the source: made a byte offset. */
+function wasmErrorOffset(err: unknown, source: string): number | undefined {
+  const index = (err as { index?: unknown } | null)?.index;
+  return typeof index === 'number' ? Buffer.byteLength(source.slice(0, index)) : undefined;
+}
+
+/** The language ready in this thread, loading it now if it is native (a WebAssembly one must have been prepared). */
+function load(lang: LanguageSpec): ReadyLanguage | LanguageLoadError {
+  const key = readyKey(lang);
+  let entry = ready.get(key);
   if (!entry) {
-    const grammar = lang.loadGrammar() as Parser.Language;
-    const parser = new Parser();
-    parser.setLanguage(grammar);
-    const query = new Parser.Query(grammar, readQuerySource(lang));
-    entry = { parser, query };
-    loaded.set(lang.id, entry);
+    if (lang.grammar.runtime === 'wasm') throw new Error(`the WebAssembly grammar of ${lang.id} is used before prepareLanguage`);
+    if (lang.grammar.runtime === 'scripts') throw new Error(`${lang.id} has no grammar of its own`);
+    entry = settle(lang, () => loadNative(lang as LanguageSpec & { grammar: { runtime: 'native' } }));
+    ready.set(key, entry);
   }
   return entry;
 }
 
+function settle(lang: LanguageSpec, create: () => ReadyLanguage): ReadyLanguage | LanguageLoadError {
+  try {
+    return create();
+  } catch (err) {
+    return loadFailure(lang, err);
+  }
+}
+
+/** A grammar's or query's failure to load as the detail its files are skipped with. */
+function loadFailure(lang: LanguageSpec, err: unknown): LanguageLoadError {
+  if (err instanceof LanguageLoadError) return err;
+  const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  return new LanguageLoadError(`${lang.id}: grammar ${lang.grammar.package} failed to load (${message})`);
+}
+
+/** Whether extractTags can run on this language's files now, without prepareLanguage. */
+export function isLanguageReady(lang: LanguageSpec): boolean {
+  return lang.grammar.runtime !== 'wasm' || ready.has(readyKey(lang));
+}
+
+/**
+ * Loads a WebAssembly grammar (web-tree-sitter's loading is asynchronous) and compiles its query;
+ * a no-op for the others, which load on first use. Never rejects: a failure is kept and reported
+ * per file by extractTags.
+ */
+export function prepareLanguage(lang: LanguageSpec): Promise<void> {
+  if (isLanguageReady(lang)) return Promise.resolve();
+  const key = readyKey(lang);
+  let pending = loading.get(key);
+  if (!pending) {
+    pending = loadWasm(lang as LanguageSpec & { grammar: { runtime: 'wasm' } }).then(
+      (entry) => void ready.set(key, entry),
+      (err: unknown) => void ready.set(key, loadFailure(lang, err)),
+    );
+    loading.set(key, pending);
+  }
+  return pending;
+}
+
 /** Loads the grammars and compiles the queries of these languages in this thread now, not on first use. */
-export function preloadLanguages(langs: readonly LanguageSpec[]): void {
-  for (const lang of langs) load(lang);
+export async function preloadLanguages(langs: readonly LanguageSpec[]): Promise<void> {
+  for (const lang of langs) {
+    if (lang.grammar.runtime === 'scripts') continue;
+    if (lang.grammar.runtime === 'wasm') await prepareLanguage(lang);
+    else load(lang);
+  }
 }
 
 export type ExtractResult =
@@ -49,42 +210,75 @@ export interface ExtractOptions {
   parseTimeoutMs?: number;
 }
 
-/** Parses one file's text and runs its language's tag query. Never throws for bad source. */
-export function extractTags(lang: LanguageSpec, source: string, options: ExtractOptions = {}): ExtractResult {
-  const { parser, query } = load(lang);
+/**
+ * Parses one file's text and runs its language's tag query. Never throws for bad source. A
+ * single-file component's script blocks are parsed with the language their `lang` names, looked
+ * up in `set`.
+ */
+export function extractTags(lang: LanguageSpec, source: string, options: ExtractOptions = {}, set: LanguageSet = BUILTIN_LANGUAGES): ExtractResult {
+  let parsedAs = lang;
+  let parsedText = source;
+  if (lang.grammar.runtime === 'scripts') {
+    const scripts = scriptBlocks(source);
+    const inner = set.byIdOf(scripts.typescript ? lang.grammar.typescript : lang.grammar.javascript);
+    if (!inner) return { ok: false, skip: 'no grammar', detail: `${lang.id}: no language for its script blocks` };
+    parsedAs = inner;
+    parsedText = scripts.text;
+  }
+  const language = load(parsedAs);
+  if (language instanceof LanguageLoadError) return { ok: false, skip: 'no grammar', detail: language.message };
   const timeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
-  parser.setTimeoutMicros(timeoutMs * 1000);
-  noteParsedSource(source.length);
-  let tree: Parser.Tree | undefined;
+  noteParsedSource(parsedText.length);
+  let tree: ParsedTree | undefined;
   try {
-    tree = parser.parse(source);
+    tree = language.parse(parsedText, timeoutMs);
   } catch (err) {
-    parser.reset();
     const message = err instanceof Error ? err.message : String(err);
     return { ok: false, skip: 'parse failed', detail: message };
   }
-  // A timed-out parse returns no tree (or a null root) in the node binding.
-  if (!tree || !tree.rootNode) {
-    parser.reset();
-    return { ok: false, skip: 'parse timeout', detail: `parse took longer than ${timeoutMs} ms` };
-  }
-  const root = tree.rootNode;
-  if (root.hasError) {
-    const share = errorShare(root, source.length);
-    if (share > MAX_ERROR_SHARE) {
-      return { ok: false, skip: 'syntax errors', detail: `${Math.round(share * 100)}% of the file is in error nodes` };
+  if (!tree) return { ok: false, skip: 'parse timeout', detail: `parse took longer than ${timeoutMs} ms` };
+  try {
+    const { root } = tree;
+    if (root.hasError) {
+      const share = errorShare(root, parsedText.length);
+      if (share > MAX_ERROR_SHARE) {
+        return { ok: false, skip: 'syntax errors', detail: `${Math.round(share * 100)}% of the file is in error nodes` };
+      }
     }
+    return { ok: true, tags: collectTags(lang.id, source, tree.captures()) };
+  } finally {
+    tree.dispose();
   }
-  return { ok: true, tags: collectTags(lang.id, source, query.captures(root)) };
 }
 
-function errorShare(root: Parser.SyntaxNode, length: number): number {
+/**
+ * The `<script>` blocks of a single-file component (Vue, Svelte): the text with everything outside
+ * them blanked (newlines kept), so that offsets and lines are the file's own, and whether a block
+ * says `lang="ts"` (or tsx).
+ */
+export function scriptBlocks(source: string): { text: string; typescript: boolean } {
+  const chars = source.replace(/[^\n]/g, ' ').split('');
+  let typescript = false;
+  const lower = source.toLowerCase();
+  const open = /<script\b([^>]*)>/gi;
+  for (let match = open.exec(source); match; match = open.exec(source)) {
+    if (/\blang\s*=\s*["']?tsx?\b/i.test(match[1])) typescript = true;
+    const start = match.index + match[0].length;
+    const close = lower.indexOf('</script', start);
+    const end = close === -1 ? source.length : close;
+    for (let i = start; i < end; i++) chars[i] = source[i];
+    open.lastIndex = end;
+  }
+  return { text: chars.join(''), typescript };
+}
+
+function errorShare(root: SyntaxNodeView, length: number): number {
   if (length === 0) return 0;
   let covered = 0;
   let lastEnd = -1;
   // descendantsOfType returns nodes in document order; count nested error nodes once.
   for (const node of root.descendantsOfType('ERROR')) {
-    if (node.startIndex >= lastEnd) {
+    if (node && node.startIndex >= lastEnd) {
       covered += node.endIndex - node.startIndex;
       lastEnd = node.endIndex;
     }
@@ -98,7 +292,7 @@ interface OpenScope {
   row: number;
 }
 
-function collectTags(langId: string, source: string, captures: Parser.QueryCapture[]): FileTags {
+function collectTags(langId: string, source: string, captures: readonly CaptureView[]): FileTags {
   const lineTexts = source.split('\n');
   const defs: DefTag[] = [];
   const refs: RefTag[] = [];
@@ -147,7 +341,9 @@ function collectTags(langId: string, source: string, captures: Parser.QueryCaptu
       for (let row = line; row <= signatureEnd; row++) shownLines.add(row);
       defs.push({ name, subkind, line, signatureEnd, scopes: enclosing });
     } else {
-      if (seenRefs.has(key)) continue;
+      // A name node is a definition or a reference, never both: queries list their definition
+      // patterns first, so a node's definition capture comes before any reference capture of it.
+      if (seenRefs.has(key) || seenDefs.has(key)) continue;
       seenRefs.add(key);
       refs.push({ name, subkind, line });
     }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { FileRecord, SkipReason } from '../types.js';
-import { type ExtractOptions, extractTags } from './extract.js';
-import { languageForPath } from './languages.js';
+import { type ExtractOptions, extractTags, isLanguageReady, prepareLanguage } from './extract.js';
+import { type LanguageOverride, languageSet } from './user-languages.js';
 import { type ReadOutcome, ReadAhead, readWhole } from './read-ahead.js';
 import { fileNames } from './refs.js';
 
@@ -26,6 +26,8 @@ export interface FileJob {
 export interface IndexFileOptions extends ExtractOptions {
   /** Files larger than this are skipped unread. */
   maxFileBytes: number;
+  /** The repository's own languages and query overrides (see resolveLanguages). */
+  languages?: readonly LanguageOverride[];
 }
 
 /**
@@ -51,7 +53,8 @@ export function indexFile(root: string, job: FileJob, options: IndexFileOptions,
     record: { ...base, hash, tags: null, skip, ...(detail ? { detail } : {}) },
   });
 
-  const lang = languageForPath(path);
+  const languages = languageSet(options.languages);
+  const lang = languages.forPath(path);
   if (!lang) return skipped('no grammar', '');
   if (stat.size > options.maxFileBytes) return skipped('too large', '', `${stat.size} bytes`);
 
@@ -71,7 +74,7 @@ export function indexFile(root: string, job: FileJob, options: IndexFileOptions,
   const longLine = longestLine(source);
   if (longLine > MINIFIED_LINE_LENGTH) return skipped('minified', hash, `a line of ${longLine} characters`);
 
-  const result = extractTags(lang, source, options);
+  const result = extractTags(lang, source, options, languages);
   const record: FileRecord = result.ok
     ? { ...base, hash, tags: result.tags, names: fileNames(result.tags), skip: null }
     : { ...base, hash, tags: null, skip: result.skip, detail: result.detail };
@@ -80,7 +83,7 @@ export function indexFile(root: string, job: FileJob, options: IndexFileOptions,
 
 /** Whether indexFile reads the file: it has a grammar, and is not too large (the two checks above). */
 function isRead(job: FileJob, options: IndexFileOptions): boolean {
-  return languageForPath(job.path) !== undefined && job.stat.size <= options.maxFileBytes;
+  return languageSet(options.languages).forPath(job.path) !== undefined && job.stat.size <= options.maxFileBytes;
 }
 
 function longestLine(text: string): number {
@@ -111,11 +114,15 @@ const YIELD_EVERY_FILES = 8;
  * indexFileSafely over a list (its files read as ReadAhead says), yielding to the event loop now
  * and then: freed trees are only released by finalizers, which run between turns (without this a
  * thread's resident memory grows by GBs), and a daemon parsing in its own thread goes on
- * answering. A file still being read ahead is awaited: a worker's other task parses meanwhile.
+ * answering. A file still being read ahead is awaited: a worker's other task parses meanwhile,
+ * and so is a WebAssembly grammar's first load (see prepareLanguage).
  */
 export async function indexFiles(root: string, jobs: readonly FileJob[], options: IndexFileOptions, onResult: (index: number, result: FileResult) => void): Promise<void> {
   const ahead = new ReadAhead(root, jobs, (i) => isRead(jobs[i], options));
+  const languages = languageSet(options.languages);
   for (let i = 0; i < jobs.length; i++) {
+    const lang = languages.forPath(jobs[i].path);
+    if (lang && !isLanguageReady(lang)) await prepareLanguage(lang);
     let preread = ahead.take(i);
     if (preread instanceof Promise) preread = await preread;
     onResult(i, indexFileSafely(root, jobs[i], options, preread));

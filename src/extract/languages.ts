@@ -5,6 +5,17 @@ import { packageRoot } from '../paths.js';
 
 const require = createRequire(import.meta.url);
 
+/**
+ * Where a language's grammar comes from. `native`: a Node binding, loaded synchronously. `wasm`: a
+ * WebAssembly grammar run by web-tree-sitter, for languages without a native package that
+ * installs cleanly from the registry. `scripts`: a single-file component (Vue, Svelte) whose
+ * `<script>` blocks are parsed with another language's grammar and query, chosen by their `lang`.
+ */
+export type GrammarSource =
+  | { runtime: 'native'; package: string; load: () => unknown }
+  | { runtime: 'wasm'; package: string; file: () => string }
+  | { runtime: 'scripts'; package: string; typescript: string; javascript: string };
+
 /** A language the extractor knows: which files are written in it, its grammar and its tag query. */
 export interface LanguageSpec {
   /** Stable identifier, stored in records. */
@@ -15,174 +26,294 @@ export interface LanguageSpec {
    */
   family: string;
   extensions: readonly string[];
-  /** npm package of the grammar, for the README's language table and error messages. */
-  grammarPackage: string;
-  /** Loads the native grammar object (called lazily, once per thread). */
-  loadGrammar: () => unknown;
-  /** Files in queries/ concatenated into this language's tag query. */
+  /** Loaded lazily, once per thread, by the extraction (see extract.ts). */
+  grammar: GrammarSource;
+  /** Absolute paths of the files concatenated into this language's tag query. */
   queryFiles: readonly string[];
+  /**
+   * Identifies the query and grammar within a repository's language set: '' for a built-in
+   * language as shipped (the store's format version covers those), a digest for one a project
+   * configured or overrode, so that its tags are never mixed with another query's.
+   */
+  signature: string;
+}
+
+/** The npm package of a language's grammar, for the README's language table and error messages. */
+export function grammarPackage(lang: LanguageSpec): string {
+  return lang.grammar.package;
+}
+
+function native(pkg: string, load: () => unknown): GrammarSource {
+  return { runtime: 'native', package: pkg, load };
+}
+
+/** A grammar of the tree-sitter-wasms package (prebuilt .wasm files, one per language). */
+function wasms(name: string): GrammarSource {
+  return { runtime: 'wasm', package: 'tree-sitter-wasms', file: () => require.resolve(`tree-sitter-wasms/out/tree-sitter-${name}.wasm`) };
+}
+
+/** A single-file component's script blocks: TypeScript or JavaScript, with the ecma queries. */
+const scripts: GrammarSource = { runtime: 'scripts', package: 'tree-sitter-typescript', typescript: 'typescript', javascript: 'javascript' };
+
+function queries(...files: string[]): string[] {
+  return files.map((file) => join(packageRoot, 'queries', file));
 }
 
 // Adding a language: one query file in queries/ and one entry here.
-export const LANGUAGES: readonly LanguageSpec[] = [
-  {
-    id: 'typescript',
-    family: 'ecma',
-    extensions: ['.ts', '.mts', '.cts'],
-    grammarPackage: 'tree-sitter-typescript',
-    loadGrammar: () => require('tree-sitter-typescript').typescript,
-    queryFiles: ['ecma.scm', 'typescript.scm'],
-  },
-  {
-    id: 'tsx',
-    family: 'ecma',
-    extensions: ['.tsx'],
-    grammarPackage: 'tree-sitter-typescript',
-    loadGrammar: () => require('tree-sitter-typescript').tsx,
-    queryFiles: ['ecma.scm', 'typescript.scm', 'jsx.scm'],
-  },
-  {
-    id: 'javascript',
-    family: 'ecma',
-    extensions: ['.js', '.mjs', '.cjs', '.jsx'],
-    grammarPackage: 'tree-sitter-javascript',
-    loadGrammar: () => require('tree-sitter-javascript'),
-    queryFiles: ['ecma.scm', 'javascript.scm', 'jsx.scm'],
-  },
-  {
-    id: 'python',
-    family: 'python',
-    extensions: ['.py', '.pyi'],
-    grammarPackage: 'tree-sitter-python',
-    loadGrammar: () => require('tree-sitter-python'),
-    queryFiles: ['python.scm'],
-  },
-  {
-    id: 'rust',
-    family: 'rust',
-    extensions: ['.rs'],
-    grammarPackage: 'tree-sitter-rust',
-    loadGrammar: () => require('tree-sitter-rust'),
-    queryFiles: ['rust.scm'],
-  },
-  {
-    id: 'go',
-    family: 'go',
-    extensions: ['.go'],
-    grammarPackage: 'tree-sitter-go',
-    loadGrammar: () => require('tree-sitter-go'),
-    queryFiles: ['go.scm'],
-  },
-  {
-    id: 'java',
-    family: 'jvm',
-    extensions: ['.java'],
-    grammarPackage: 'tree-sitter-java',
-    loadGrammar: () => require('tree-sitter-java'),
-    queryFiles: ['java.scm'],
-  },
-  {
-    id: 'c',
-    family: 'c',
-    extensions: ['.c'],
-    grammarPackage: 'tree-sitter-c',
-    loadGrammar: () => require('tree-sitter-c'),
-    queryFiles: ['c.scm'],
-  },
-  {
-    id: 'cpp',
-    family: 'c',
-    // .h too: a C++ header read as C is mostly error nodes (reported as 'syntax errors', so not
-    // mapped), while C reads well as C++. On this machine's headers (924 from /usr/include, C
-    // mostly) the C++ grammar left out 17 files against 25 for C, with as many definitions; on
-    // 400 headers of mixed C and C++, 10 against 34. The C query's patterns are part of C++'s.
-    extensions: ['.h', '.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp'],
-    grammarPackage: 'tree-sitter-cpp',
-    loadGrammar: () => require('tree-sitter-cpp'),
-    queryFiles: ['cpp.scm', 'c.scm'],
-  },
-  {
-    id: 'csharp',
-    family: 'dotnet',
-    extensions: ['.cs'],
-    grammarPackage: 'tree-sitter-c-sharp',
-    loadGrammar: () => loadNativeGrammar('tree-sitter-c-sharp'),
-    queryFiles: ['csharp.scm'],
-  },
-  {
-    id: 'ruby',
-    family: 'ruby',
-    extensions: ['.rb', '.rake', '.gemspec', '.ru'],
-    grammarPackage: 'tree-sitter-ruby',
-    loadGrammar: () => require('tree-sitter-ruby'),
-    queryFiles: ['ruby.scm'],
-  },
-  {
-    id: 'php',
-    family: 'php',
-    extensions: ['.php'],
-    grammarPackage: 'tree-sitter-php',
-    // `php` parses whole files, HTML around <?php ... ?> included; `php_only` expects bare PHP.
-    loadGrammar: () => require('tree-sitter-php').php,
-    queryFiles: ['php.scm'],
-  },
-  {
-    id: 'kotlin',
-    family: 'jvm',
-    extensions: ['.kt', '.kts'],
-    grammarPackage: '@tree-sitter-grammars/tree-sitter-kotlin',
-    loadGrammar: () => require('@tree-sitter-grammars/tree-sitter-kotlin'),
-    queryFiles: ['kotlin.scm'],
-  },
-  {
-    id: 'scala',
-    family: 'jvm',
-    extensions: ['.scala', '.sc'],
-    grammarPackage: 'tree-sitter-scala',
-    loadGrammar: () => require('tree-sitter-scala'),
-    queryFiles: ['scala.scm'],
-  },
-  {
-    id: 'bash',
-    family: 'shell',
-    extensions: ['.sh', '.bash'],
-    grammarPackage: 'tree-sitter-bash',
-    loadGrammar: () => require('tree-sitter-bash'),
-    queryFiles: ['bash.scm'],
-  },
-  {
-    id: 'lua',
-    family: 'lua',
-    extensions: ['.lua'],
-    grammarPackage: '@tree-sitter-grammars/tree-sitter-lua',
-    loadGrammar: () => loadNativeGrammar('@tree-sitter-grammars/tree-sitter-lua'),
-    queryFiles: ['lua.scm'],
-  },
-  {
-    id: 'elixir',
-    family: 'elixir',
-    extensions: ['.ex', '.exs'],
-    grammarPackage: 'tree-sitter-elixir',
-    loadGrammar: () => require('tree-sitter-elixir'),
-    queryFiles: ['elixir.scm'],
-  },
-  {
-    id: 'haskell',
-    family: 'haskell',
-    extensions: ['.hs'],
-    grammarPackage: 'tree-sitter-haskell',
-    loadGrammar: () => require('tree-sitter-haskell'),
-    queryFiles: ['haskell.scm'],
-  },
-  {
-    id: 'ocaml',
-    family: 'ocaml',
-    extensions: ['.ml'],
-    grammarPackage: 'tree-sitter-ocaml',
-    loadGrammar: () => require('tree-sitter-ocaml').ocaml,
-    queryFiles: ['ocaml.scm'],
-  },
-];
+export const LANGUAGES: readonly LanguageSpec[] = (
+  [
+    {
+      id: 'typescript',
+      family: 'ecma',
+      extensions: ['.ts', '.mts', '.cts'],
+      grammar: native('tree-sitter-typescript', () => require('tree-sitter-typescript').typescript),
+      queryFiles: queries('ecma.scm', 'typescript.scm'),
+    },
+    {
+      id: 'tsx',
+      family: 'ecma',
+      extensions: ['.tsx'],
+      grammar: native('tree-sitter-typescript', () => require('tree-sitter-typescript').tsx),
+      queryFiles: queries('ecma.scm', 'typescript.scm', 'jsx.scm'),
+    },
+    {
+      id: 'javascript',
+      family: 'ecma',
+      extensions: ['.js', '.mjs', '.cjs', '.jsx'],
+      grammar: native('tree-sitter-javascript', () => require('tree-sitter-javascript')),
+      queryFiles: queries('ecma.scm', 'javascript.scm', 'jsx.scm'),
+    },
+    {
+      id: 'python',
+      family: 'python',
+      extensions: ['.py', '.pyi'],
+      grammar: native('tree-sitter-python', () => require('tree-sitter-python')),
+      queryFiles: queries('python.scm'),
+    },
+    {
+      id: 'rust',
+      family: 'rust',
+      extensions: ['.rs'],
+      grammar: native('tree-sitter-rust', () => require('tree-sitter-rust')),
+      queryFiles: queries('rust.scm'),
+    },
+    {
+      id: 'go',
+      family: 'go',
+      extensions: ['.go'],
+      grammar: native('tree-sitter-go', () => require('tree-sitter-go')),
+      queryFiles: queries('go.scm'),
+    },
+    {
+      id: 'java',
+      family: 'jvm',
+      extensions: ['.java'],
+      grammar: native('tree-sitter-java', () => require('tree-sitter-java')),
+      queryFiles: queries('java.scm'),
+    },
+    {
+      id: 'c',
+      family: 'c',
+      extensions: ['.c'],
+      grammar: native('tree-sitter-c', () => require('tree-sitter-c')),
+      queryFiles: queries('c.scm'),
+    },
+    {
+      id: 'cpp',
+      family: 'c',
+      // .h too: a C++ header read as C is mostly error nodes (reported as 'syntax errors', so not
+      // mapped), while C reads well as C++. On this machine's headers (924 from /usr/include, C
+      // mostly) the C++ grammar left out 17 files against 25 for C, with as many definitions; on
+      // 400 headers of mixed C and C++, 10 against 34. The C query's patterns are part of C++'s.
+      extensions: ['.h', '.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp'],
+      grammar: native('tree-sitter-cpp', () => require('tree-sitter-cpp')),
+      queryFiles: queries('cpp.scm', 'c.scm'),
+    },
+    {
+      id: 'csharp',
+      family: 'dotnet',
+      extensions: ['.cs'],
+      grammar: native('tree-sitter-c-sharp', () => loadNativeGrammar('tree-sitter-c-sharp')),
+      queryFiles: queries('csharp.scm'),
+    },
+    {
+      id: 'ruby',
+      family: 'ruby',
+      extensions: ['.rb', '.rake', '.gemspec', '.ru'],
+      grammar: native('tree-sitter-ruby', () => require('tree-sitter-ruby')),
+      queryFiles: queries('ruby.scm'),
+    },
+    {
+      id: 'php',
+      family: 'php',
+      extensions: ['.php'],
+      // `php` parses whole files, HTML around <?php ... ?> included; `php_only` expects bare PHP.
+      grammar: native('tree-sitter-php', () => require('tree-sitter-php').php),
+      queryFiles: queries('php.scm'),
+    },
+    {
+      id: 'kotlin',
+      family: 'jvm',
+      extensions: ['.kt', '.kts'],
+      grammar: native('@tree-sitter-grammars/tree-sitter-kotlin', () => require('@tree-sitter-grammars/tree-sitter-kotlin')),
+      queryFiles: queries('kotlin.scm'),
+    },
+    {
+      id: 'scala',
+      family: 'jvm',
+      extensions: ['.scala', '.sc'],
+      grammar: native('tree-sitter-scala', () => require('tree-sitter-scala')),
+      queryFiles: queries('scala.scm'),
+    },
+    {
+      id: 'bash',
+      family: 'shell',
+      extensions: ['.sh', '.bash'],
+      grammar: native('tree-sitter-bash', () => require('tree-sitter-bash')),
+      queryFiles: queries('bash.scm'),
+    },
+    {
+      id: 'lua',
+      family: 'lua',
+      extensions: ['.lua'],
+      grammar: native('@tree-sitter-grammars/tree-sitter-lua', () => loadNativeGrammar('@tree-sitter-grammars/tree-sitter-lua')),
+      queryFiles: queries('lua.scm'),
+    },
+    {
+      id: 'elixir',
+      family: 'elixir',
+      extensions: ['.ex', '.exs'],
+      grammar: native('tree-sitter-elixir', () => require('tree-sitter-elixir')),
+      queryFiles: queries('elixir.scm'),
+    },
+    {
+      id: 'haskell',
+      family: 'haskell',
+      extensions: ['.hs'],
+      grammar: native('tree-sitter-haskell', () => require('tree-sitter-haskell')),
+      queryFiles: queries('haskell.scm'),
+    },
+    {
+      id: 'ocaml',
+      family: 'ocaml',
+      extensions: ['.ml'],
+      grammar: native('tree-sitter-ocaml', () => require('tree-sitter-ocaml').ocaml),
+      queryFiles: queries('ocaml.scm'),
+    },
+    {
+      id: 'swift',
+      family: 'swift',
+      extensions: ['.swift'],
+      // tree-sitter-swift's npm package generates its parser at install (with tree-sitter-cli, which downloads a binary).
+      grammar: wasms('swift'),
+      queryFiles: queries('swift.scm'),
+    },
+    {
+      id: 'zig',
+      family: 'zig',
+      extensions: ['.zig'],
+      grammar: native('@tree-sitter-grammars/tree-sitter-zig', () => require('@tree-sitter-grammars/tree-sitter-zig')),
+      queryFiles: queries('zig.scm'),
+    },
+    {
+      id: 'hcl',
+      family: 'hcl',
+      extensions: ['.tf', '.tfvars', '.hcl'],
+      grammar: native('@tree-sitter-grammars/tree-sitter-hcl', () => require('@tree-sitter-grammars/tree-sitter-hcl')),
+      queryFiles: queries('hcl.scm'),
+    },
+    {
+      id: 'dart',
+      family: 'dart',
+      extensions: ['.dart'],
+      // tree-sitter-dart 1.0.0 on npm is a nan binding with no prebuilt binary, for an older Node.
+      grammar: wasms('dart'),
+      queryFiles: queries('dart.scm'),
+    },
+    {
+      id: 'julia',
+      family: 'julia',
+      extensions: ['.jl'],
+      grammar: native('tree-sitter-julia', () => require('tree-sitter-julia')),
+      queryFiles: queries('julia.scm'),
+    },
+    {
+      id: 'r',
+      family: 'r',
+      extensions: ['.r'],
+      grammar: native('@davisvaughan/tree-sitter-r', () => require('@davisvaughan/tree-sitter-r')),
+      queryFiles: queries('r.scm'),
+    },
+    {
+      id: 'objc',
+      family: 'c',
+      extensions: ['.m'],
+      grammar: native('tree-sitter-objc', () => require('tree-sitter-objc')),
+      queryFiles: queries('objc.scm', 'c.scm'),
+    },
+    {
+      id: 'groovy',
+      family: 'jvm',
+      extensions: ['.groovy', '.gradle'],
+      grammar: native('tree-sitter-groovy', () => require('tree-sitter-groovy')),
+      queryFiles: queries('groovy.scm', 'java.scm'),
+    },
+    {
+      id: 'solidity',
+      family: 'solidity',
+      extensions: ['.sol'],
+      // tree-sitter-solidity on npm has a prebuilt binary but depends on yarn (an install script of its own).
+      grammar: wasms('solidity'),
+      queryFiles: queries('solidity.scm'),
+    },
+    {
+      id: 'elisp',
+      family: 'elisp',
+      extensions: ['.el'],
+      // An optional dependency without a prebuilt binary, compiled at install (see package.json).
+      grammar: native('tree-sitter-elisp', () => require('tree-sitter-elisp')),
+      queryFiles: queries('elisp.scm'),
+    },
+    {
+      id: 'commonlisp',
+      family: 'commonlisp',
+      // Not .cl: OpenCL sources use it as much.
+      extensions: ['.lisp', '.lsp', '.asd'],
+      grammar: native('tree-sitter-commonlisp', () => require('tree-sitter-commonlisp')),
+      queryFiles: queries('commonlisp.scm'),
+    },
+    {
+      id: 'd',
+      family: 'd',
+      extensions: ['.d'],
+      // An optional dependency without a prebuilt binary, compiled at install (see package.json).
+      grammar: native('tree-sitter-d', () => require('tree-sitter-d')),
+      queryFiles: queries('d.scm'),
+    },
+    {
+      id: 'elm',
+      family: 'elm',
+      extensions: ['.elm'],
+      // An optional dependency without a prebuilt binary, compiled at install (see package.json).
+      grammar: native('@elm-tooling/tree-sitter-elm', () => require('@elm-tooling/tree-sitter-elm')),
+      queryFiles: queries('elm.scm'),
+    },
+    {
+      id: 'vue',
+      family: 'ecma',
+      extensions: ['.vue'],
+      grammar: scripts,
+      queryFiles: [],
+    },
+    {
+      id: 'svelte',
+      family: 'ecma',
+      extensions: ['.svelte'],
+      grammar: scripts,
+      queryFiles: [],
+    },
+  ] satisfies Array<Omit<LanguageSpec, 'signature'>>
+).map((lang) => ({ ...lang, signature: '' }));
 
 /**
  * Loads the native grammar of a package whose entry point is an ES module with top-level await
@@ -192,7 +323,11 @@ export const LANGUAGES: readonly LanguageSpec[] = [
  * node types are attached as the tree-sitter binding expects.
  */
 function loadNativeGrammar(pkg: string): unknown {
-  const manifest = require.resolve(`${pkg}/package.json`);
+  return loadNativeGrammarAt(require.resolve(`${pkg}/package.json`));
+}
+
+/** loadNativeGrammar for the package whose package.json is at `manifest`. */
+export function loadNativeGrammarAt(manifest: string): unknown {
   const requireFromPackage = createRequire(manifest);
   const grammar = requireFromPackage('node-gyp-build')(dirname(manifest)) as { nodeTypeInfo?: unknown };
   try {
@@ -203,52 +338,107 @@ function loadNativeGrammar(pkg: string): unknown {
   return grammar;
 }
 
-// Which grammars this thread has loaded, for tests and diagnostics: each loadGrammar is wrapped
-// to note its language once it has succeeded.
+/**
+ * The languages of one repository: the built-in ones, with what its project configured or
+ * overrode (see user-languages.ts). Every question about a path's language goes through one.
+ */
+export class LanguageSet {
+  private readonly byExtension = new Map<string, LanguageSpec>();
+  private readonly byId: Map<string, LanguageSpec>;
+
+  constructor(readonly list: readonly LanguageSpec[]) {
+    for (const lang of list) for (const ext of lang.extensions) this.byExtension.set(ext, lang);
+    this.byId = new Map(list.map((lang) => [lang.id, lang]));
+  }
+
+  /** The language of a path, by its extension; undefined when no grammar handles it. */
+  forPath(path: string): LanguageSpec | undefined {
+    return this.byExtension.get(extname(path).toLowerCase());
+  }
+
+  byIdOf(id: string): LanguageSpec | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The ids of the languages these paths are in, each once, in order of first use; with `minFiles`, only those with that many files. */
+  of(paths: readonly string[], minFiles = 1): string[] {
+    const counts = new Map<string, number>();
+    for (const path of paths) {
+      const id = this.forPath(path)?.id;
+      if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    return [...counts].filter(([, count]) => count >= minFiles).map(([id]) => id);
+  }
+}
+
+/** The built-in languages, as shipped. */
+export const BUILTIN_LANGUAGES = new LanguageSet(LANGUAGES);
+
+/**
+ * Families of the extensions that projects added (see noteFamilies). Family questions come from
+ * code that knows paths, not repositories (the graph, resolution, ranking); a process serving
+ * repositories that map one new extension to different families sees the last one's.
+ */
+const addedFamilies = new Map<string, string>();
+
+/** Notes the families of a repository's languages for familyOfPath (built-in extensions keep theirs). */
+export function noteFamilies(set: LanguageSet): void {
+  for (const lang of set.list) {
+    for (const ext of lang.extensions) if (!BUILTIN_LANGUAGES.forPath(`x${ext}`)) addedFamilies.set(ext, lang.family);
+  }
+}
+
+/** The built-in language of a path, by its extension; undefined when no grammar handles it. */
+export function languageForPath(path: string): LanguageSpec | undefined {
+  return BUILTIN_LANGUAGES.forPath(path);
+}
+
+/** The ids of the built-in languages these paths are in (see LanguageSet.of). */
+export function languagesOf(paths: readonly string[], minFiles = 1): string[] {
+  return BUILTIN_LANGUAGES.of(paths, minFiles);
+}
+
+/** The language family of a path (see LanguageSpec.family); undefined when no grammar handles it. */
+export function familyOfPath(path: string): string | undefined {
+  return BUILTIN_LANGUAGES.forPath(path)?.family ?? addedFamilies.get(extname(path).toLowerCase());
+}
+
+export function languageById(id: string): LanguageSpec | undefined {
+  return BUILTIN_LANGUAGES.byIdOf(id);
+}
+
+/** The text of a language's tag query: its files joined by newlines (see queryPosition). */
+export function readQuerySource(lang: LanguageSpec): string {
+  return lang.queryFiles.map((file) => readFileSync(file, 'utf8')).join('\n');
+}
+
+/**
+ * The file, line and column (1-based) of a byte offset into readQuerySource's text: tree-sitter
+ * reports a query error as a byte offset into the whole text.
+ */
+export function queryPosition(lang: LanguageSpec, offset: number): { file: string; line: number; column: number } {
+  let start = 0;
+  for (const [i, file] of lang.queryFiles.entries()) {
+    const bytes = readFileSync(file);
+    const end = start + bytes.length;
+    if (offset <= end || i === lang.queryFiles.length - 1) {
+      const lines = bytes.subarray(0, Math.max(0, offset - start)).toString('utf8').split('\n');
+      return { file, line: lines.length, column: lines[lines.length - 1].length + 1 };
+    }
+    start = end + 1; // the joining newline
+  }
+  return { file: '', line: 0, column: 0 };
+}
+
+// Which grammars this thread has loaded, for tests and diagnostics (see extract.ts).
 const loadedIds = new Set<string>();
-for (const lang of LANGUAGES) {
-  const loadGrammar = lang.loadGrammar;
-  lang.loadGrammar = () => {
-    const grammar = loadGrammar();
-    loadedIds.add(lang.id);
-    return grammar;
-  };
+
+/** Notes that this thread loaded a language's grammar. */
+export function noteLoaded(id: string): void {
+  loadedIds.add(id);
 }
 
 /** Ids of the languages whose grammar was loaded in this thread, sorted. */
 export function loadedLanguages(): string[] {
   return [...loadedIds].sort();
-}
-
-const byExtension = new Map<string, LanguageSpec>();
-for (const lang of LANGUAGES) for (const ext of lang.extensions) byExtension.set(ext, lang);
-const byId = new Map(LANGUAGES.map((lang) => [lang.id, lang]));
-
-/** The language of a path, by its extension; undefined when no grammar handles it. */
-export function languageForPath(path: string): LanguageSpec | undefined {
-  return byExtension.get(extname(path).toLowerCase());
-}
-
-/** The ids of the languages these paths are in, each once, in order of first use; with `minFiles`, only those with that many files. */
-export function languagesOf(paths: readonly string[], minFiles = 1): string[] {
-  const counts = new Map<string, number>();
-  for (const path of paths) {
-    const id = languageForPath(path)?.id;
-    if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
-  }
-  return [...counts].filter(([, count]) => count >= minFiles).map(([id]) => id);
-}
-
-/** The language family of a path (see LanguageSpec.family); undefined when no grammar handles it. */
-export function familyOfPath(path: string): string | undefined {
-  return languageForPath(path)?.family;
-}
-
-export function languageById(id: string): LanguageSpec | undefined {
-  return byId.get(id);
-}
-
-/** The text of a language's tag query. */
-export function readQuerySource(lang: LanguageSpec): string {
-  return lang.queryFiles.map((file) => readFileSync(join(packageRoot, 'queries', file), 'utf8')).join('\n');
 }

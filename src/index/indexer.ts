@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { ImportLookup } from '../resolve/imports.js';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
-import { languageForPath } from '../extract/languages.js';
+import { BUILTIN_LANGUAGES, type LanguageSet } from '../extract/languages.js';
+import { type LanguageConfig, languageSet, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
 import { SharedTags } from '../store/shared.js';
@@ -31,6 +32,10 @@ export interface ExtractSettings {
   parseTimeoutMs?: number;
   /** The tag cache shared by every root (see SharedTags; sharedCacheDir gives the default); none when unset. */
   sharedCacheDir?: string;
+  /** The project config's languages (see resolveLanguages; .repomap/queries/ is read as well). */
+  languages?: Readonly<Record<string, LanguageConfig>>;
+  /** Receives one-line notices: a language whose grammar or query failed to load, once per pass. */
+  onNotice?: (message: string) => void;
 }
 
 export interface IndexOptions extends DiscoverOptions, ExtractSettings {
@@ -42,7 +47,6 @@ export interface IndexOptions extends DiscoverOptions, ExtractSettings {
   workers?: number;
   /** A runner to reuse (the daemon keeps one); when given, `workers` is ignored and the runner is not closed. */
   runner?: ParseRunner;
-  onNotice?: (message: string) => void;
   /** Called as files needing work are done: done of total. */
   onProgress?: (done: number, total: number) => void;
   /**
@@ -119,6 +123,10 @@ export function emptyStats(): IndexStats {
 export class Reconciler {
   private readonly extract: IndexFileOptions;
   private readonly shared: SharedTags | undefined;
+  private readonly languages: LanguageSet;
+  /** Whether the stored records were checked against the languages' signatures (see dropStaleLanguages). */
+  private languagesChecked = false;
+  private readonly onNotice: ((message: string) => void) | undefined;
 
   constructor(
     private readonly root: string,
@@ -127,8 +135,12 @@ export class Reconciler {
     settings: ExtractSettings & { onNotice?: (message: string) => void } = {},
   ) {
     this.shared = settings.sharedCacheDir ? SharedTags.open(settings.sharedCacheDir, settings.onNotice) : undefined;
+    this.onNotice = settings.onNotice;
+    const overrides = resolveLanguages(root, settings.languages);
+    this.languages = languageSet(overrides);
     this.extract = {
       maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      ...(overrides.length > 0 ? { languages: overrides } : {}),
       // Unset, the extraction's own default.
       ...(settings.parseTimeoutMs !== undefined ? { parseTimeoutMs: settings.parseTimeoutMs } : {}),
     };
@@ -150,6 +162,7 @@ export class Reconciler {
     order: ParseQueue = new ParseQueue(),
   ): Promise<Map<string, PathState>> {
     const states = new Map<string, PathState>();
+    if (!this.languagesChecked) this.dropStaleLanguages(stats);
     const { maxFileBytes } = this.extract;
     let batch = new Map<string, PathState>();
     const settle = (path: string, state: PathState) => {
@@ -165,7 +178,7 @@ export class Reconciler {
     for (const path of paths) {
       // A FIFO, socket or device discovery found (`special`) is never read; one with a grammar's extension is found by its stat.
       if (special?.has(path)) settle(path, { skip: { path, reason: 'not a regular file' } });
-      else if (languageForPath(path)) sources.push(path);
+      else if (this.languages.forPath(path)) sources.push(path);
       else settle(path, { skip: { path, reason: 'no grammar' } });
     }
     // A first index parses everything: the workers load their grammars while the files are
@@ -258,6 +271,8 @@ export class Reconciler {
       if (chunk.length > 0) yield chunk;
     }
 
+    // A language that failed to load skips each of its files with the same detail: said once.
+    const failedLanguages = new Set<string>();
     let done = 0;
     // In a first index, each file still to stat counts as one to parse.
     const total = () => jobs.length + (first ? sources.length - statted : 0);
@@ -275,6 +290,10 @@ export class Reconciler {
           } else {
             if (result.outcome === 'parsed') stats.parsed++;
             record = result.record;
+            if (record.skip === 'no grammar' && record.detail && !failedLanguages.has(record.detail)) {
+              failedLanguages.add(record.detail);
+              this.onNotice?.(`repomap: ${record.detail}; its files are left out as 'no grammar'`);
+            }
           }
           // Encoded now, before a caller's graph takes its names away; its tags were written where it was parsed.
           this.store.write(record);
@@ -293,6 +312,30 @@ export class Reconciler {
     this.store.remove(gone);
     stats.removed += gone.length;
     return states;
+  }
+
+  /**
+   * The tag cache never mixes the results of two queries (or grammars, or extension mappings) for
+   * one language: the store notes which language and query signature each extension was parsed
+   * with, and the records of the extensions whose entry changed since are dropped (parsed again).
+   */
+  private dropStaleLanguages(stats: IndexStats): void {
+    const signatures = (set: LanguageSet) => {
+      const map: Record<string, string> = {};
+      for (const lang of set.list) for (const ext of lang.extensions) map[ext] = `${lang.id}:${lang.signature}`;
+      return map;
+    };
+    const current = signatures(this.languages);
+    // A store from before signatures were noted was parsed with the built-in languages.
+    const stored = this.store.languageSignatures() ?? signatures(BUILTIN_LANGUAGES);
+    const changed = new Set([...Object.keys(current), ...Object.keys(stored)].filter((ext) => current[ext] !== stored[ext]));
+    if (changed.size > 0 && !this.store.isEmpty()) {
+      const stale = this.store.paths().filter((path) => changed.has(extensionOf(path)));
+      this.store.remove(stale);
+      stats.removed += stale.length;
+    }
+    if (changed.size > 0 || this.store.languageSignatures() === undefined) this.store.setLanguageSignatures(current);
+    this.languagesChecked = true;
   }
 
   /**
@@ -517,4 +560,11 @@ export async function outOfDate(
     if (info === 'outside' || info === 'special') return record !== undefined;
     return record ? !statMatches(record, info) : info.mtimeMs >= sinceMs;
   });
+}
+
+/** A path's extension as languages map it (lower case, with its dot; '' for none). */
+function extensionOf(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  return dot <= 0 ? '' : base.slice(dot).toLowerCase();
 }

@@ -1,12 +1,12 @@
-// Java, Kotlin and Scala import resolution by path suffix: `a.b.C` is a file ending a/b/C.java
-// (.kt, .scala), whichever source root it sits under; `a.b.*` (`a.b._`) the files of folders
+// Java, Kotlin, Scala and Groovy import resolution by path suffix: `a.b.C` is a file ending
+// a/b/C.java (.kt, .scala, .groovy), whichever source root it sits under; `a.b.*` (`a.b._`) the files of folders
 // ending a/b. A name that is no file's (a Kotlin top-level function, a Scala object in a file
 // named otherwise, a static member) falls back to its class's file, then to its package folder.
 import type { FamilyResolver, ResolveContext } from './family.js';
 import { Memo } from './files.js';
 
-const SOURCE_EXTENSIONS = ['.java', '.kt', '.scala'];
-const JVM_FILE = /\.(java|kt|kts|scala|sc)$/;
+const SOURCE_EXTENSIONS = ['.java', '.kt', '.scala', '.groovy'];
+const JVM_FILE = /\.(java|kt|kts|scala|sc|groovy)$/;
 /** Package folders are matched from this many segments up: one (`util`) would match too widely. */
 const MIN_PACKAGE_SEGMENTS = 2;
 

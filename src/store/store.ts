@@ -6,8 +6,9 @@ import { Outline } from './outline.js';
 import { ensureCacheDir } from './cache-dir.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 7;
+export const STORE_FORMAT = 8;
 const META_KEY = 'format';
+const LANGUAGES_KEY = 'languages';
 
 /** A path's record: stat, hash, skip and how many names it has (what a warm start decodes). */
 type StoredRecord = Omit<FileRecord, 'path' | 'tags' | 'names'>;
@@ -192,6 +193,22 @@ export class TagStore {
   private guarded<T>(read: () => T): T {
     try {
       return read();
+    } catch (err) {
+      throw new StoreError(this.dir, err);
+    }
+  }
+
+  /**
+   * Which language (and query signature) parsed each extension's files when they were stored (see
+   * Reconciler.dropStaleLanguages); undefined when never noted.
+   */
+  languageSignatures(): Readonly<Record<string, string>> | undefined {
+    return this.guarded(() => this.root.get(LANGUAGES_KEY) as Record<string, string> | undefined);
+  }
+
+  setLanguageSignatures(signatures: Readonly<Record<string, string>>): void {
+    try {
+      this.root.putSync(LANGUAGES_KEY, signatures);
     } catch (err) {
       throw new StoreError(this.dir, err);
     }
