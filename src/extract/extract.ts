@@ -1,4 +1,5 @@
 import Parser from 'tree-sitter';
+import { errorMessage } from '../errors.js';
 import type { DefTag, FileTags, RefTag, SkipReason } from '../types.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, noteLoaded, queryPosition, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
@@ -120,7 +121,7 @@ function compileQuery<Q>(lang: LanguageSpec, compile: (source: string) => Q, err
   try {
     return compile(source);
   } catch (err) {
-    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const message = errorMessage(err).split('\n')[0];
     const offset = errorOffset(err, source);
     const where = offset === undefined ? undefined : queryPosition(lang, offset);
     const place = where ? `${where.file}:${where.line}:${where.column}` : lang.queryFiles.join(', ');
@@ -164,7 +165,7 @@ function settle(lang: LanguageSpec, create: () => ReadyLanguage): ReadyLanguage 
 /** A grammar's or query's failure to load as the detail its files are skipped with. */
 function loadFailure(lang: LanguageSpec, err: unknown): LanguageLoadError {
   if (err instanceof LanguageLoadError) return err;
-  const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  const message = errorMessage(err).split('\n')[0];
   return new LanguageLoadError(`${lang.id}: grammar ${lang.grammar.package} failed to load (${message})`);
 }
 
@@ -233,7 +234,7 @@ export function extractTags(lang: LanguageSpec, source: string, options: Extract
   try {
     tree = language.parse(parsedText, timeoutMs);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     return { ok: false, skip: 'parse failed', detail: message };
   }
   if (!tree) return { ok: false, skip: 'parse timeout', detail: `parse took longer than ${timeoutMs} ms` };

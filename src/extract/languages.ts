@@ -353,7 +353,7 @@ export class LanguageSet {
 
   /** The language of a path, by its extension; undefined when no grammar handles it. */
   forPath(path: string): LanguageSpec | undefined {
-    return this.byExtension.get(extname(path).toLowerCase());
+    return this.byExtension.get(extensionOf(path));
   }
 
   byIdOf(id: string): LanguageSpec | undefined {
@@ -398,9 +398,14 @@ export function languagesOf(paths: readonly string[], minFiles = 1): string[] {
   return BUILTIN_LANGUAGES.of(paths, minFiles);
 }
 
+/** A path's extension as languages map it: lower case, with its dot; '' for none. */
+export function extensionOf(path: string): string {
+  return extname(path).toLowerCase();
+}
+
 /** The language family of a path (see LanguageSpec.family); undefined when no grammar handles it. */
 export function familyOfPath(path: string): string | undefined {
-  return BUILTIN_LANGUAGES.forPath(path)?.family ?? addedFamilies.get(extname(path).toLowerCase());
+  return BUILTIN_LANGUAGES.forPath(path)?.family ?? addedFamilies.get(extensionOf(path));
 }
 
 export function languageById(id: string): LanguageSpec | undefined {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ImportLookup } from '../resolve/imports.js';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
-import { BUILTIN_LANGUAGES, type LanguageSet } from '../extract/languages.js';
+import { BUILTIN_LANGUAGES, type LanguageSet, extensionOf } from '../extract/languages.js';
 import { type LanguageConfig, languageSet, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
@@ -560,11 +560,4 @@ export async function outOfDate(
     if (info === 'outside' || info === 'special') return record !== undefined;
     return record ? !statMatches(record, info) : info.mtimeMs >= sinceMs;
   });
-}
-
-/** A path's extension as languages map it (lower case, with its dot; '' for none). */
-function extensionOf(path: string): string {
-  const base = path.slice(path.lastIndexOf('/') + 1);
-  const dot = base.lastIndexOf('.');
-  return dot <= 0 ? '' : base.slice(dot).toLowerCase();
 }

@@ -3,6 +3,7 @@
 // close to the complete one. See prioritize.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { comparePaths } from '../discover/discover.js';
 import { familyOfPath, languageForPath } from '../extract/languages.js';
 import { dirOf } from '../resolve/files.js';
 import { ImportLookup } from '../resolve/imports.js';
@@ -119,7 +120,7 @@ function filesInFolders(paths: readonly string[], files: readonly string[]): str
 /** The names worth searching for: long enough, each once, the longest first (ties by name), at most MAX_SCANNED_NAMES. */
 function scannedNames(defined: readonly string[]): string[] {
   const names = [...new Set(defined)].filter((name) => name.length >= MIN_SCANNED_NAME);
-  names.sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+  names.sort((a, b) => b.length - a.length || comparePaths(a, b));
   return names.slice(0, MAX_SCANNED_NAMES);
 }
 

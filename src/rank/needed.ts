@@ -58,8 +58,8 @@ interface Need {
   ident: string;
   score: number;
   files: readonly string[];
-  /** A definition the request's files do not use yet, whose name shares a word with the request. */
-  only?: { path: string; index: number };
+  /** One definition of files[0] (by its index): one the request's files do not use yet, whose name shares a word with the request. */
+  index?: number;
 }
 
 /** Words of the request a name shares: each one multiplies its need by one more. */
@@ -98,6 +98,8 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const aboutTests = from.some(isTestPath);
   const shownFile = (path: string) => !hidden.has(path) && !foreign(path);
   const imported = new Map(from.map((path) => [path, importsThroughBarrels(path, sources.importsOf)]));
+  const near = new Set([...imported.values()].flatMap((set) => [...set]));
+  const beside = new Set(from.flatMap(sources.neighboursOf));
 
   const requestWords = new Set([...mentionedIdents].flatMap(identifierWords));
   const wordList = [...requestWords];
@@ -128,20 +130,18 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   // The definitions the request's words name in part (`stream` in `ListStream`) that its files do
   // not use yet: what a change may start to use, in the modules imported, beside, or ranked first.
   if (requestWords.size > 0) {
-    const near = new Set([...imported.values()].flatMap((set) => [...set]));
-    const beside = new Set(from.flatMap(sources.neighboursOf));
     const files = [...new Set([...near, ...beside, ...request.ranked])].filter(shownFile).slice(0, WORD_MATCH_FILES);
     for (const path of files) {
       const outline = sources.outlineOf(path);
       if (!outline) continue;
-      const relation = near.has(path) ? 1 : beside.has(path) ? 2 / 3 : 1 / 2;
+      const relation = certainty(near.has(path) ? IMPORTED : beside.has(path) ? SAME_FOLDER : BY_NAME, 1);
       for (let i = 0; i < outline.defCount; i++) {
         const ident = outline.defName(i);
         if (uses.has(ident) || own.has(ident) || mentionedIdents.has(ident) || ident.startsWith('_')) continue;
         const boost = wordBoost(ident);
         if (boost === 1 || (!aboutTests && inTestScope(outline, i))) continue;
         const score = identifierMultiplier(ident, 1, mentionedIdents) * relation * boost * UNUSED_NAME;
-        needs.push({ ident, score, files: [path], only: { path, index: i } });
+        needs.push({ ident, score, files: [path], index: i });
       }
     }
   }
@@ -182,12 +182,12 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   };
   /** The definitions each need resolves to, in turn; false once the list is full. */
   const showNeeds = (list: readonly Need[]): boolean => {
-    for (const { ident, files, only } of list) {
-      if (only) {
-        const outline = sources.outlineOf(only.path);
+    for (const { ident, files, index } of list) {
+      if (index !== undefined) {
+        const outline = sources.outlineOf(files[0]);
         if (!outline) continue;
         if (full()) return false;
-        add(only.path, outline, only.index);
+        add(files[0], outline, index);
         continue;
       }
       for (const path of files) {
@@ -211,9 +211,9 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   // Then the API the change may start to use: the imported modules' top-level definitions, then
   // those of the files beside the request's files, file by file in turn, best-ranked first.
   const byRank = (paths: Iterable<string>) => [...new Set(paths)].filter(shownFile).sort((a, b) => request.rankOf(b) - request.rankOf(a) || comparePaths(a, b));
-  const modules = byRank([...imported.values()].flatMap((set) => [...set]));
+  const modules = byRank(near);
   const listed = new Set(modules);
-  const neighbours = byRank(from.flatMap(sources.neighboursOf)).filter((path) => !listed.has(path));
+  const neighbours = byRank(beside).filter((path) => !listed.has(path));
   showApis([modules, neighbours]);
   return entries;
 }
@@ -244,7 +244,7 @@ function importsThroughBarrels(path: string, importsOf: (path: string) => readon
 }
 
 /** The lower-case words of four letters or more of an identifier: `parseHTTPHeaders` gives parse, http, headers. */
-export function identifierWords(ident: string): string[] {
+function identifierWords(ident: string): string[] {
   return ident
     .replace(/([\p{Ll}\p{Nd}])(\p{Lu})/gu, '$1_$2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1_$2')

@@ -1,6 +1,7 @@
 // The repository's paths as import resolution looks them up: by exact path, by folder, and by
 // path suffix. Built once per resolver; every lookup after that touches only the few paths that
 // share a base name, never the whole list.
+import { comparePaths } from '../discover/discover.js';
 
 /** The folder of a root-relative path ('' for a file at the root). */
 export function dirOf(path: string): string {
@@ -166,5 +167,5 @@ export function byNearness(folders: readonly string[], to: string): string[] {
     while (i < a.length && i < to.length && a[i] === to[i]) i++;
     return i;
   };
-  return [...folders].sort((a, b) => shared(b) - shared(a) || (a < b ? -1 : a > b ? 1 : 0));
+  return [...folders].sort((a, b) => shared(b) - shared(a) || comparePaths(a, b));
 }

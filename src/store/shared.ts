@@ -2,6 +2,7 @@
 // second clone or work tree of a repository copies what another one parsed instead of parsing it.
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
+import { errorMessage } from '../errors.js';
 import { STORE_FORMAT, type StoredCopy } from './store.js';
 import { ensureCacheDir } from './cache-dir.js';
 
@@ -46,7 +47,7 @@ export class SharedTags {
       }
       return new SharedTags(dir, root, tags, onNotice);
     } catch (err) {
-      onNotice?.(`repomap: shared tag cache at ${dir} cannot be used (${err instanceof Error ? err.message : String(err)}); every file is parsed`);
+      onNotice?.(`repomap: shared tag cache at ${dir} cannot be used (${errorMessage(err)}); every file is parsed`);
       return undefined;
     }
   }
@@ -90,6 +91,6 @@ export class SharedTags {
 
   private fail(err: unknown): void {
     this.failed = true;
-    this.onNotice?.(`repomap: shared tag cache at ${this.dir} failed (${err instanceof Error ? err.message : String(err)}); not used until the next start`);
+    this.onNotice?.(`repomap: shared tag cache at ${this.dir} failed (${errorMessage(err)}); not used until the next start`);
   }
 }
