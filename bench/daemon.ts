@@ -14,7 +14,7 @@ import { DaemonClient } from '../src/client/client.js';
 import type { DaemonStatus } from '../src/daemon/protocol.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { discoverFiles } from '../src/discover/discover.js';
-import { statAll } from '../src/index/stat.js';
+import { statAll } from '../src/indexer/stat.js';
 import { languageForPath } from '../src/extract/languages.js';
 import type { RepoMapJson } from '../src/map.js';
 import { packageRoot } from '../src/paths.js';

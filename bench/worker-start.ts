@@ -19,7 +19,7 @@ const { values } = parseArgs({
 });
 
 if (values.child) {
-  const { createRunner } = (await import(join(values.dist, 'index', 'pool.js'))) as typeof import('../src/index/pool.js');
+  const { createRunner } = (await import(join(values.dist, 'index', 'pool.js'))) as typeof import('../src/indexer/pool.js');
   const rssBefore = process.memoryUsage().rss;
   const start = performance.now();
   const runner = createRunner(Number(values.workers));

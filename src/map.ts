@@ -1,7 +1,7 @@
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph, isMultiWordIdentifier } from './graph/graph.js';
 import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
-import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './index/indexer.js';
+import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './indexer/indexer.js';
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
@@ -14,7 +14,7 @@ import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { TagStore, isStoreFailure } from './store/store.js';
-import type { DefTag, SkipReason, SkippedFile } from './types.js';
+import type { DefTag, SkipReason, SkippedFile } from './records.js';
 import { escapeControls, requestFilePath, requestFilePaths, resolveRoot } from './paths.js';
 import { UserError } from './errors.js';
 import { applyProjectConfig } from './config.js';

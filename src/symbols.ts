@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
-import type { RepoIndex } from './index/indexer.js';
+import type { RepoIndex } from './indexer/indexer.js';
 import type { NameFiles, ReferenceGraph } from './graph/graph.js';
 import type { TagStore } from './store/store.js';
 import { unpackRefs } from './extract/refs.js';
-import type { RefTag } from './types.js';
+import type { RefTag } from './records.js';
 
 export const DEFAULT_SYMBOL_LIMIT = 20;
 

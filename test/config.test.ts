@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { buildMap } from '../src/index.js';
+import { buildMap } from '../src/api/index.js';
 import { copyFixture, runCli, tempDir } from './helpers.js';
 
 interface MapJson {

@@ -5,7 +5,7 @@ import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
-import { connect as connectRepo } from '../src/index.js';
+import { connect as connectRepo } from '../src/api/index.js';
 import type { DaemonStatus } from '../src/daemon/protocol.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { type RepoMapJson, buildMap } from '../src/map.js';

@@ -11,7 +11,7 @@ import type { MapBlock } from '../src/render/render.js';
 import { tokenCounter } from '../src/pack/tokens.js';
 import { fileNames, packRefs } from '../src/extract/refs.js';
 import { Outline } from '../src/store/outline.js';
-import type { FileNames, FileTags } from '../src/types.js';
+import type { FileNames, FileTags } from '../src/records.js';
 import { git, runCli, tempDir } from './helpers.js';
 
 function write(root: string, path: string, text: string): void {

@@ -8,7 +8,7 @@ import { ReadAhead, ReadTiming } from '../src/extract/read-ahead.js';
 import { tempDir } from './helpers.js';
 import { packRefs, unpackRefs } from '../src/extract/refs.js';
 import { MAX_SIGNATURE_CHARS, MAX_SIGNATURE_LINES, signatureEndOf } from '../src/extract/extract.js';
-import type { FileRecord } from '../src/types.js';
+import type { FileRecord } from '../src/records.js';
 import {
   type Fixture,
   MAX_FILE_BYTES,

@@ -8,7 +8,7 @@ import { indexFile } from '../src/extract/file.js';
 import { languageForPath } from '../src/extract/languages.js';
 import { packageRoot } from '../src/paths.js';
 import { unpackRefs } from '../src/extract/refs.js';
-import type { FileRecord, FileTags, RefTag } from '../src/types.js';
+import type { FileRecord, FileTags, RefTag } from '../src/records.js';
 
 export const MAX_FILE_BYTES = 1 << 20;
 export const LANG_FIXTURES = join(packageRoot, 'fixtures', 'lang');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AiderGraph, EDGE_WEIGHTS, type EdgeRequest, ReferenceGraph, type SavedRelated, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
 import { fileNames, packRefs, unpackRefs } from '../src/extract/refs.js';
-import type { FileRecord, FileTags } from '../src/types.js';
+import type { FileRecord, FileTags } from '../src/records.js';
 import { seededRandom } from '../src/random.js';
 
 function tags(defs: string[], refs: string[]): FileTags {

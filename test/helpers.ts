@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { type IndexOptions, type RepoIndex, indexRepository } from '../src/index/indexer.js';
+import { type IndexOptions, type RepoIndex, indexRepository } from '../src/indexer/indexer.js';
 import { packageRoot } from '../src/paths.js';
 import { TagStore } from '../src/store/store.js';
 

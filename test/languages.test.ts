@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { LANGUAGES, languageForPath } from '../src/extract/languages.js';
-import { createRunner, parseAll } from '../src/index/pool.js';
+import { createRunner, parseAll } from '../src/indexer/pool.js';
 import { packageRoot } from '../src/paths.js';
 import {
   type Expected,

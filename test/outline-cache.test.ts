@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OutlineCache } from '../src/index/indexer.js';
+import { OutlineCache } from '../src/indexer/indexer.js';
 import { seededRandom } from '../src/random.js';
 import { Outline } from '../src/store/outline.js';
-import type { DefTag, FileOutline } from '../src/types.js';
+import type { DefTag, FileOutline } from '../src/records.js';
 
 test('the outline cache reads each outline once, and past its limit drops the least recently used', () => {
   const reads: string[] = [];

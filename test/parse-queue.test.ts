@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ParseQueue } from '../src/index/parse-queue.js';
+import { ParseQueue } from '../src/indexer/parse-queue.js';
 
 test('a parse queue hands out each path once: wanted ones first, by rank, then the rest in order', async () => {
   const queue = new ParseQueue();

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createRunner } from '../src/index/pool.js';
+import { createRunner } from '../src/indexer/pool.js';
 import { buildMap } from '../src/map.js';
 import { packageRoot } from '../src/paths.js';
 import { copyFixture, indexOnce, runCli, tempDir } from './helpers.js';

@@ -9,7 +9,7 @@ import { nearestFirst, personalizationVector, rankRelated, subjectName, testPart
 import { buildPathIndex, nodeOfPath, nodesNamed, nodesOfIds, nodesOfSubject, pathIndex } from '../src/rank/path-index.js';
 import { seededRandom } from '../src/random.js';
 import { fileNames, packRefs } from '../src/extract/refs.js';
-import type { FileTags } from '../src/types.js';
+import type { FileTags } from '../src/records.js';
 import { copyFixture, tempDir } from './helpers.js';
 
 const encoder = get_encoding('cl100k_base');

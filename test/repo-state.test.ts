@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RepoState } from '../src/daemon/repo-state.js';
 import { comparePaths } from '../src/discover/discover.js';
-import type { PathState } from '../src/index/indexer.js';
+import type { PathState } from '../src/indexer/indexer.js';
 import { TagStore } from '../src/store/store.js';
 import { tempDir } from './helpers.js';
 

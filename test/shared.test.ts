@@ -3,7 +3,7 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
-import { GitBlobs, blobId } from '../src/index/git-index.js';
+import { GitBlobs, blobId } from '../src/indexer/git-index.js';
 import { copyFixture, git, tempDir } from './helpers.js';
 
 /** A clone of a one-commit repository made from the shop fixture. */

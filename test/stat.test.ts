@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { statAll } from '../src/index/stat.js';
+import { statAll } from '../src/indexer/stat.js';
 import { tempDir } from './helpers.js';
 
 test('statAll: files, links inside and outside the root, folders and missing paths, the same in memory and from disk', async () => {

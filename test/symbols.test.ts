@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { findSymbolsIn } from '../src/index.js';
+import { findSymbolsIn } from '../src/api/index.js';
 import { copyFixture, runCli, tempDir } from './helpers.js';
 
 test('symbols: definitions with scopes, references with their lines, most central first', async () => {

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseProjectConfig } from '../src/config.js';
-import { indexRepository } from '../src/index/indexer.js';
+import { indexRepository } from '../src/indexer/indexer.js';
 import { packageRoot } from '../src/paths.js';
 import { TagStore } from '../src/store/store.js';
 import { UserError } from '../src/errors.js';

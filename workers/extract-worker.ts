@@ -1,19 +1,10 @@
 // The Piscina worker: turns a batch of files into results with the same extraction code the
 // engine runs in-process. Grammars and queries load lazily, once per thread.
 import { preloadLanguages } from '../src/extract/extract.js';
-import { type FileJob, type FileResult, type IndexFileOptions, indexFiles } from '../src/extract/file.js';
+import { type FileResult, indexFiles } from '../src/extract/file.js';
+import type { BatchTask } from '../src/indexer/worker-protocol.js';
 import { languageById } from '../src/extract/languages.js';
-import { attachedStore, storeTags } from '../src/index/tag-writer.js';
-
-export interface BatchTask {
-  root: string;
-  jobs: FileJob[];
-  options: IndexFileOptions;
-  /** Language ids whose grammars and queries to load before the jobs (a pool warming up; with tagsTo, its store's writes too). */
-  preload?: string[];
-  /** The cache directory whose tag store takes the tags: the results come back without them. */
-  tagsTo?: string;
-}
+import { attachedStore, storeTags } from '../src/indexer/tag-writer.js';
 
 // Fault injection for the tests: a worker that meets a path containing this text dies, as a
 // worker hit by a native crash or an out-of-memory abort would.

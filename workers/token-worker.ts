@@ -1,25 +1,10 @@
 // The tokenizer thread: loads one tiktoken encoding (half a second of the main thread's start
 // otherwise) and counts the tokens of the lines it is sent, answering on the port and then
 // setting the shared signal to the request's number, which wakes the caller (see src/pack/tokens.ts).
-import { type MessagePort, workerData } from 'node:worker_threads';
-import { get_encoding, type TiktokenEncoding } from 'tiktoken';
+import { workerData } from 'node:worker_threads';
+import { get_encoding } from 'tiktoken';
+import type { TokenReply, TokenRequest, TokenWorkerData } from '../src/pack/token-protocol.js';
 import { type TokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
-
-export interface TokenWorkerData {
-  encoding: TiktokenEncoding;
-  port: MessagePort;
-  /** [0]: the number of the last request answered, set (and notified) once its answer is posted. */
-  signal: Int32Array;
-}
-
-/** A batch of lines to count, numbered so that its answer is known by its number. */
-export interface TokenRequest {
-  seq: number;
-  lines: string[];
-}
-
-/** What the thread answers a batch of lines with. */
-export type TokenReply = { seq: number } & ({ counts: number[] } | { error: string });
 
 const { encoding, port, signal } = workerData as TokenWorkerData;
 /**

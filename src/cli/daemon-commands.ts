@@ -9,7 +9,7 @@ import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { nothingToMap, textOutput } from '../request.js';
-import { type RepomapDaemon, connect } from '../index.js';
+import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { printDetails } from './details.js';

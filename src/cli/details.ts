@@ -1,6 +1,6 @@
-import type { IndexStats } from '../index/indexer.js';
+import type { IndexStats } from '../indexer/indexer.js';
 import { escapeControls } from '../paths.js';
-import type { SkippedFile } from '../types.js';
+import type { SkippedFile } from '../records.js';
 
 /** What --verbose reads of a map, in-process or from a daemon. */
 export interface MapDetails {

@@ -4,8 +4,8 @@ import { UserError } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_BUDGETS, DEFAULT_RANKERS, type EvalReport, type Ranker, formatReport, rankerByName, runEval } from '../eval/eval.js';
 import { DEFAULT_COMMITS, DEFAULT_TASKS } from '../eval/git.js';
-import { DEFAULT_MAX_FILE_BYTES } from '../index/indexer.js';
-import { defaultWorkerCount } from '../index/pool.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
+import { defaultWorkerCount } from '../indexer/pool.js';
 import { DEFAULT_ENCODING } from '../pack/tokens.js';
 import { type OptionSpec, choiceOption, integerOption, parseCommandArgs } from './args.js';
 

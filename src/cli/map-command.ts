@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { CONFIG_HELP, readProjectConfig, withProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
-import { DEFAULT_MAX_FILE_BYTES } from '../index/indexer.js';
-import { defaultWorkerCount } from '../index/pool.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
+import { defaultWorkerCount } from '../indexer/pool.js';
 import { buildMap, mapToJson, nothingToMap, resolveRoot } from '../map.js';
 import { printDetails } from './details.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';

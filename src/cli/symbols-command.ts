@@ -1,7 +1,7 @@
 import { CONFIG_HELP } from '../config.js';
 import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
-import { connect, findSymbolsIn } from '../index.js';
+import { connect, findSymbolsIn } from '../api/index.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_SYMBOL_LIMIT, type SymbolAnswer, renderSymbols } from '../symbols.js';
 import { choiceOption, integerOption, parseCommandArgs } from './args.js';

@@ -2,7 +2,7 @@
 import { join, resolve } from 'node:path';
 import { parseCommandArgs, integerOption } from '../cli/args.js';
 import { UserError, errorMessage } from '../errors.js';
-import { defaultWorkerCount } from '../index/pool.js';
+import { defaultWorkerCount } from '../indexer/pool.js';
 import { resolveRoot } from '../map.js';
 import { defaultCacheDir, ensureCacheDir, sharedCacheDir } from '../store/cache-dir.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';

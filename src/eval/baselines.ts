@@ -6,7 +6,7 @@ import { type PackEntry, type PackResult, packMap } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
 import { nearestFirst } from '../rank/rank.js';
 import type { Outline } from '../store/outline.js';
-import type { FileNames } from '../types.js';
+import type { FileNames } from '../records.js';
 
 /**
  * Files of the chat file's folder first, then those of its parent folder, and so on up to the

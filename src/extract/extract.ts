@@ -1,6 +1,6 @@
 import Parser from 'tree-sitter';
 import { errorMessage } from '../errors.js';
-import type { DefTag, FileTags, RefTag, SkipReason } from '../types.js';
+import type { DefTag, FileTags, RefTag, SkipReason } from '../records.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, noteLoaded, queryPosition, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
 import { packRefs } from './refs.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { FileRecord, SkipReason } from '../types.js';
+import type { FileRecord, SkipReason } from '../records.js';
 import { type ExtractOptions, extractTags, isLanguageReady, prepareLanguage } from './extract.js';
 import { type LanguageOverride, languageSet } from './user-languages.js';
 import { type ReadOutcome, ReadAhead, readWhole } from './read-ahead.js';

@@ -1,5 +1,5 @@
 import { comparePaths } from '../discover/discover.js';
-import type { FileNames, FileRefs, FileTags, RefTag } from '../types.js';
+import type { FileNames, FileRefs, FileTags, RefTag } from '../records.js';
 
 /** References (in file order) by column; names sorted, so equal lists give equal columns. */
 export function packRefs(refs: readonly RefTag[]): FileRefs {

@@ -1,6 +1,6 @@
 import { comparePaths } from '../discover/discover.js';
 import { familyOfPath } from '../extract/languages.js';
-import type { FileNames, FileRecord } from '../types.js';
+import type { FileNames, FileRecord } from '../records.js';
 import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
 
 const NO_SLOTS = new Uint32Array(0);

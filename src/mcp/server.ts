@@ -5,7 +5,7 @@ import type { JSONRPCMessage, ServerNotification, ServerRequest } from '@modelco
 import { z } from 'zod';
 import { DaemonError, type StartOptions } from '../client/client.js';
 import { type DaemonStatus, indexingProgress } from '../daemon/protocol.js';
-import { type RepomapDaemon, connect } from '../index.js';
+import { type RepomapDaemon, connect } from '../api/index.js';
 import { nothingToMap, textOutput } from '../request.js';
 import { renderSymbols } from '../symbols.js';
 

@@ -1,6 +1,6 @@
 import { type MapBlock, type RenderStyle, type ShownLine, renderText } from '../render/render.js';
 import type { Outline } from '../store/outline.js';
-import type { DefTag } from '../types.js';
+import type { DefTag } from '../records.js';
 import type { TokenCounter } from './tokens.js';
 
 /** One candidate for the map, in rank order: a definition to show, or a file to name. */

@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
-import type { TokenReply, TokenRequest, TokenWorkerData } from '../../workers/token-worker.js';
+import type { TokenReply, TokenRequest, TokenWorkerData } from './token-protocol.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_ENCODING, ENCODINGS } from '../request.js';
 

@@ -8,7 +8,7 @@
 import { FILL_SCAN, type PackEntries, type PackEntry } from '../pack/pack.js';
 import type { TokenCounter } from '../pack/tokens.js';
 import type { Outline } from '../store/outline.js';
-import type { DefTag } from '../types.js';
+import type { DefTag } from '../records.js';
 import type { RelatedRanking } from './rank.js';
 
 /** The code the request's files use (needed.ts) gets at most this share of the budget. */

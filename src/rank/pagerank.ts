@@ -1,4 +1,4 @@
-import { scratchFloat64, scratchUint32 } from './scratch.js';
+import { scratchFloat64, scratchUint32 } from './lent-arrays.js';
 
 /**
  * A directed, weighted graph in compressed sparse row form: the out-edges of node u are

@@ -2,7 +2,7 @@
 // list of paths (a graph keeps its list until a file is added or removed): which node a path is,
 // which nodes a name matches, how far a node's folder is from the chat files.
 
-import { scratchUint32 } from './scratch.js';
+import { scratchUint32 } from './lent-arrays.js';
 
 /**
  * Lookups over one sorted list of paths; node i is paths[i]. The lists hold ids, not node numbers:

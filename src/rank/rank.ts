@@ -2,7 +2,7 @@ import { comparePaths } from '../discover/discover.js';
 import { type AiderGraph, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
 import { folderOrder, nodeOfPath, nodesNamed, nodesOfSubject, pathIndex, sharedDepth, subjectName } from './path-index.js';
-import { scratchFloat64, scratchUint32, scratchUint8 } from './scratch.js';
+import { scratchFloat64, scratchUint32, scratchUint8 } from './lent-arrays.js';
 
 export { subjectName } from './path-index.js';
 

@@ -1,4 +1,4 @@
-import type { DefTag, FileOutline } from '../types.js';
+import type { DefTag, FileOutline } from '../records.js';
 
 // Where things sit in an outline's numbers: a header, the subkinds' text ends, six numbers per
 // definition, two per stored line, then the scope lines of every definition in turn.

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
-import type { FileNames, FileRecord, FileRefs, FileTags } from '../types.js';
+import type { FileNames, FileRecord, FileRefs, FileTags } from '../records.js';
 import { Outline } from './outline.js';
 import { ensureCacheDir } from './cache-dir.js';
 

@@ -3,34 +3,34 @@
 //   daemon:      const repo = await connect(root); await repo.map(request); repo.close()
 // The CLI, the daemon and the MCP server are built on these same functions. The engine is
 // loaded on first in-process use, so a daemon-only user loads nothing heavy.
-import { type StartOptions, connectOrStart } from './client/client.js';
-import type { DaemonStatus } from './daemon/protocol.js';
-import type { BuildMapOptions, RepoMap, RepoMapJson } from './map.js';
-import type { MapRequest } from './request.js';
-import { resolveRoot } from './paths.js';
-import { applyProjectConfig } from './config.js';
-import type { SymbolAnswer, SymbolQuery } from './symbols.js';
+import { type StartOptions, connectOrStart } from '../client/client.js';
+import type { DaemonStatus } from '../daemon/protocol.js';
+import type { BuildMapOptions, RepoMap, RepoMapJson } from '../map.js';
+import type { MapRequest } from '../request.js';
+import { resolveRoot } from '../paths.js';
+import { applyProjectConfig } from '../config.js';
+import type { SymbolAnswer, SymbolQuery } from '../symbols.js';
 
-export type { BuildMapOptions, RepoMap, RepoMapJson } from './map.js';
-export type { MapRequest } from './request.js';
-export type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from './symbols.js';
-export type { DaemonStatus } from './daemon/protocol.js';
-export type { StartOptions } from './client/client.js';
-export type { MapBlock } from './render/render.js';
-export type { SkipReason, SkippedFile } from './types.js';
-export { UserError } from './errors.js';
-export { CONFIG_FILE, type ProjectConfig, parseProjectConfig, readProjectConfig } from './config.js';
-export { DaemonError } from './client/client.js';
+export type { BuildMapOptions, RepoMap, RepoMapJson } from '../map.js';
+export type { MapRequest } from '../request.js';
+export type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from '../symbols.js';
+export type { DaemonStatus } from '../daemon/protocol.js';
+export type { StartOptions } from '../client/client.js';
+export type { MapBlock } from '../render/render.js';
+export type { SkipReason, SkippedFile } from '../records.js';
+export { UserError } from '../errors.js';
+export { CONFIG_FILE, type ProjectConfig, parseProjectConfig, readProjectConfig } from '../config.js';
+export { DaemonError } from '../client/client.js';
 
 /** Indexes ROOT (reusing its tag cache) and builds one map, in this process. */
 export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
-  return (await import('./map.js')).buildMap(options);
+  return (await import('../map.js')).buildMap(options);
 }
 
 /** Where a name is defined and referenced, in this process (references ranked by PageRank). */
 export async function findSymbolsIn(options: Omit<BuildMapOptions, keyof MapRequest> & SymbolQuery): Promise<SymbolAnswer> {
-  const { openRepository, centrality } = await import('./map.js');
-  const { findSymbols, namesIn } = await import('./symbols.js');
+  const { openRepository, centrality } = await import('../map.js');
+  const { findSymbols, namesIn } = await import('../symbols.js');
   const { index, graph, store } = await openRepository(await applyProjectConfig(options));
   try {
     const query = { name: options.name, prefix: options.prefix, limit: options.limit };

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Piscina } from 'piscina';
 import type { FileJob, FileResult, IndexFileOptions } from '../extract/file.js';
 import { languagesOf } from '../extract/languages.js';
-import type { BatchTask } from '../../workers/extract-worker.js';
+import type { BatchTask } from './worker-protocol.js';
 import type { TagStore } from '../store/store.js';
 import { storeTags } from './tag-writer.js';
 

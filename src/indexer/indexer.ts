@@ -10,7 +10,7 @@ import type { StoredCopy, TagStore } from '../store/store.js';
 import { SharedTags } from '../store/shared.js';
 import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
-import type { FileRecord, SkipReason, SkippedFile } from '../types.js';
+import type { FileRecord, SkipReason, SkippedFile } from '../records.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, createRunner } from './pool.js';
 import { STAT_CHUNK, statAll, statTaken } from './stat.js';

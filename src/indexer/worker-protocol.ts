@@ -1,0 +1,13 @@
+// The message between the indexer's pool and its worker threads (workers/extract-worker.ts):
+// one batch of files to parse, answered with one FileResult per file.
+import type { FileJob, IndexFileOptions } from '../extract/file.js';
+
+export interface BatchTask {
+  root: string;
+  jobs: FileJob[];
+  options: IndexFileOptions;
+  /** Language ids whose grammars and queries to load before the jobs (a pool warming up; with tagsTo, its store's writes too). */
+  preload?: string[];
+  /** The cache directory whose tag store takes the tags: the results come back without them. */
+  tagsTo?: string;
+}
