@@ -23,7 +23,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-/** repomap's defaults for what it skips before parsing (src/index/indexer.ts, src/extract/file.ts). */
+/** repomap's defaults for what it skips before parsing (src/indexer/indexer.ts, src/extract/file.ts). */
 const MAX_FILE_BYTES = 1024 * 1024;
 const MINIFIED_LINE_LENGTH = 2000;
 const BINARY_SNIFF_BYTES = 8000;

@@ -43,7 +43,7 @@ test('SLOW: the packed package, installed into a fresh prefix, maps a repository
   assert.equal(pack.code, 0, pack.stderr);
   const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const files = packed.files.map((file) => file.path);
-  assert.ok(files.includes('LICENSE') && files.includes('dist/src/index.js') && files.includes('dist/workers/extract-worker.js'), files.join(' '));
+  assert.ok(files.includes('LICENSE') && files.includes('dist/src/api/index.js') && files.includes('dist/workers/extract-worker.js'), files.join(' '));
   assert.deepEqual(files.filter((path) => path.endsWith('.map') || path.startsWith('test') || path.startsWith('dist/test')), [], 'no source map without its source, no tests');
 
   const prefix = join(work, 'prefix');

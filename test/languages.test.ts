@@ -1580,7 +1580,7 @@ describe('lazy grammar loading', () => {
         script,
         join(dist, 'extract', 'languages.js'),
         join(dist, 'extract', 'file.js'),
-        join(dist, 'index', 'pool.js'),
+        join(dist, 'indexer', 'pool.js'),
       ],
       { maxBuffer: 64 << 20 },
     );

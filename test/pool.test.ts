@@ -138,7 +138,7 @@ test('progress is drawn on a terminal only', () => {
 test('a pool closed while its threads load grammars closes cleanly (a thread stopped in a native load would abort the process)', () => {
   const dist = join(packageRoot, 'dist', 'src');
   const script = `
-    const { createRunner } = await import(${JSON.stringify(join(dist, 'index', 'pool.js'))});
+    const { createRunner } = await import(${JSON.stringify(join(dist, 'indexer', 'pool.js'))});
     const { LANGUAGES } = await import(${JSON.stringify(join(dist, 'extract', 'languages.js'))});
     // A batch's worth of files of every language: each is loaded in each thread.
     const paths = LANGUAGES.flatMap((lang) => Array.from({ length: 64 }, (_, i) => 'file' + i + lang.extensions[0]));
