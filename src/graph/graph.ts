@@ -9,8 +9,9 @@
 //                   request-weights.ts weighs a request's mentions, edge-buffers.ts holds its arrays
 //   warm-up.ts      rehearsals of a change after a start
 //   graph-file.ts   the related graph saved between runs (reads this facade)
-// Data flows one way: this facade -> related -> (edges, build, patch, weights) -> definers ->
-// name index; numbering and nodes.ts are read by all.
+// Imports run one way, with no cycle: this facade -> warm-up -> related -> its parts (edges, build,
+// patch, weights); related and aider-graph -> definers -> name index; numbering, nodes.ts and
+// graph-types.ts are leaves that all read. The model's weights come from src/model.ts.
 import type { FileNames, FileRecord } from '../records.js';
 import { type AiderBase, compileAiderBase, weighAiderRequest } from './aider-graph.js';
 import { DefinerCache } from './definers.js';

@@ -67,8 +67,7 @@ export function layoutEntries({
  * layoutEntries' order: the named files, their definitions round by round (the late files' after
  * all the others'), the other files; or, with definitionsLast, every file and then the named
  * files' definitions. Each entry is made when the packer first reads it: it reads a few hundred,
- * and the named files of a large repository define thousands of names (made every map, they were
- * most of what a map request left for the old generation).
+ * and the named files of a large repository define thousands of names.
  */
 class LaidOutEntries implements PackEntries {
   readonly length: number;

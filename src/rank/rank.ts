@@ -1,5 +1,5 @@
 import { comparePaths } from '../discover/discover.js';
-import type { AiderGraph, RelatedGraph } from '../graph/graph.js';
+import type { AiderGraph, RelatedGraph } from '../graph/graph-types.js';
 import { RELATED_MODEL, RELATED_WEIGHTS } from '../model.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
 import { folderOrder, nodeOfPath, nodesNamed, nodesOfSubject, pathIndex, sharedDepth, subjectName } from './path-index.js';
