@@ -8,7 +8,8 @@ import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.j
 import { DEFAULT_ENCODING, type MapRequest, type PartialIndex, budgetFor, waitBoundMs } from './request.js';
 export { waitBoundMs } from './request.js';
 import { DEFAULT_RANKING, type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
-import { NEEDED_SHARE, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
+import { entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
+import { NEEDED_SHARE } from './model.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
 import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';

@@ -3,8 +3,10 @@ import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { STORE_FORMAT } from '../store/store.js';
-import { RELATED_MODEL, unpersonalizedRanks } from '../rank/rank.js';
-import { EDGE_WEIGHTS, RELATED_WEIGHTS, type ReferenceGraph, type SavedRelated } from './graph.js';
+import { unpersonalizedRanks } from '../rank/rank.js';
+import { EDGE_WEIGHTS, RELATED_MODEL, RELATED_WEIGHTS } from '../model.js';
+import type { ReferenceGraph } from './graph.js';
+import type { SavedRelated } from './graph-types.js';
 
 /**
  * The related graph saved between runs, next to the tag store: a warm start reads it instead of
@@ -38,8 +40,8 @@ type ArrayName = Exclude<keyof SavedRelated, 'paths' | 'idents'>;
 
 /**
  * The arrays in file order, each with its element size and its length for e edges and n nodes.
- * The walk's unpersonalized ranks are saved (a warm start's first map took 0.1-0.15 s to compute
- * them on the large corpus), the walk itself is not (see restoreRelated).
+ * The walk's unpersonalized ranks are saved (else a warm start's first map computes them), the
+ * walk itself is not: it is derived from the arrays (see restoreRelated).
  */
 const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: number, n: number) => number }> = [
   { name: 'weights', bytes: 8, length: (e) => e },
@@ -163,8 +165,8 @@ export type SavedGraphFile = { header: Header; saved: SavedRelated } | 'none sav
 
 /**
  * Reads the saved related graph of `dir`. Apart from restoreRelatedGraph, so that a start reads
- * it (53 MB on the large corpus) while git lists the files; and on libuv's threads, which take
- * the page faults of filling the buffer (0.3 s on the large corpus) off the main thread.
+ * it (tens of megabytes for a large repository) while git lists the files; and on libuv's threads,
+ * which take the page faults of filling the buffer off the main thread.
  */
 export async function readSavedGraph(dir: string): Promise<SavedGraphFile> {
   let file: Buffer;

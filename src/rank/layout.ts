@@ -1,8 +1,8 @@
 // How the 'repomap' ranking spends a budget. First the code the request's files use (see
-// needed.ts), within NEEDED_SHARE of the budget; then breadth: a bare path costs a few tokens and
+// needed.ts), within NEEDED_SHARE of the budget (model.ts); then breadth: a bare path costs a few tokens and
 // a signature line many more, and a change usually needs files more than every signature of one
 // file, so the map names the best-ranked files with the rest (without a depth section, with all
-// of it but what their definitions get: a quarter, at most 768 tokens), then shows their best
+// of it but what their definitions get: DEFINITIONS_SHARE, at most DEFINITIONS_MAX_TOKENS), then shows their best
 // definitions round by round (each file's first, then each file's second, ...; tests after code
 // unless the request's files are tests), then names further files while tokens remain.
 import { FILL_SCAN, type PackEntries, type PackEntry } from '../pack/pack.js';
@@ -10,13 +10,7 @@ import type { TokenCounter } from '../pack/tokens.js';
 import type { Outline } from '../store/outline.js';
 import type { DefTag } from '../records.js';
 import type { RelatedRanking } from './rank.js';
-
-/** The code the request's files use (needed.ts) gets at most this share of the budget. */
-export const NEEDED_SHARE = 0.5;
-
-/** Without a depth section, definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS; the rest names files first. */
-export const DEFINITIONS_SHARE = 0.25;
-export const DEFINITIONS_MAX_TOKENS = 768;
+import { DEFINITIONS_MAX_TOKENS, DEFINITIONS_SHARE } from '../model.js';
 
 /** Tokens of a budget spent naming files before any definition is shown. */
 export function namingTokens(budget: number): number {
@@ -73,8 +67,7 @@ export function layoutEntries({
  * layoutEntries' order: the named files, their definitions round by round (the late files' after
  * all the others'), the other files; or, with definitionsLast, every file and then the named
  * files' definitions. Each entry is made when the packer first reads it: it reads a few hundred,
- * and the named files of a large repository define thousands of names (made every map, they were
- * most of what a map request left for the old generation).
+ * and the named files of a large repository define thousands of names.
  */
 class LaidOutEntries implements PackEntries {
   readonly length: number;

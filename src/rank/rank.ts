@@ -1,5 +1,6 @@
 import { comparePaths } from '../discover/discover.js';
-import { type AiderGraph, RELATED_WEIGHTS, type RelatedGraph } from '../graph/graph.js';
+import type { AiderGraph, RelatedGraph } from '../graph/graph-types.js';
+import { RELATED_MODEL, RELATED_WEIGHTS } from '../model.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
 import { folderOrder, nodeOfPath, nodesNamed, nodesOfSubject, pathIndex, sharedDepth, subjectName } from './path-index.js';
 import { scratchFloat64, scratchUint32, scratchUint8 } from './lent-arrays.js';
@@ -154,30 +155,6 @@ export function personalizationVector(
   return any || matched.size > 0 ? vector : undefined;
 }
 
-/** The parameters of this project's model, the 'repomap' ranking, chosen with `repomap eval` on a dev set. */
-export const RELATED_MODEL = {
-  damping: 0.85,
-  /** Reciprocal rank fusion of the orders below: a file scores the sum of weight / (k + its 1-based position). */
-  fusionK: 5,
-  graphWeight: 1,
-  lexicalWeight: 1,
-  /** Files by folder distance from the chat files. */
-  folderWeight: 1,
-  /** A chat file's test or subject (same name but for test_/_test/.test/.spec), when the name is rare. */
-  partnerWeight: 1,
-  /**
-   * A name shared by more files than this (index, __init__, mod) pairs only the ones nearest the
-   * chat file by folder (fewest folders up and down), and nothing when those are still more.
-   */
-  partnerMaxFiles: 3,
-  /** The personalization's path match (Aider's) skips an identifier that matches more paths than this. */
-  pathMatchMaxFiles: 5,
-  /** Files whose name (as for partners) is a mentioned identifier. */
-  namedWeight: 1,
-  /** Residual left per edge by the forward push of personalized requests (see pagerankPush). */
-  pushEpsilon: 1e-6,
-} as const;
-
 export interface RelatedRanking {
   /** The best files (chat files left out) in map order, at most the limit asked for. */
   files: string[];
@@ -246,7 +223,8 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     const { offsets, targets, weights } = csr;
     const byFile = new Map<string, Map<string, number>>();
     // Sums by identifier number, not in a Map per edge: a much-used file's row has thousands of entries.
-    // Left zeroed by each use: 400,000 identifiers on the large corpus, not filled per request.
+    // Left zeroed by each use (every touched sum is reset below): a large repository has hundreds of
+    // thousands of identifiers, too many to fill per request.
     const sums = scratchFloat64('ident sums', idents.length, null);
     for (const path of shown) {
       const v = nodeOf(path);
@@ -329,8 +307,7 @@ function relatedPageRank(graph: RelatedGraph, request: RankRequest): Float64Arra
   if (personalization) return pagerankPush(graph.walk, personalization, { damping, epsilon: pushEpsilon });
   const ranks = unpersonalizedRanks(graph);
   // Mentions with no file to start from: the patched weights hold for this request only. Their
-  // ranks start from the unpatched ones, which a mention moves little: on the large corpus a
-  // request took 100-200 ms of iterations from a uniform start.
+  // ranks start from the unpatched ones, which a mention moves little, so few iterations remain.
   return graph.patched ? pagerank(graph.walk, { damping, start: ranks }) : ranks;
 }
 

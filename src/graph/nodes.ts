@@ -1,0 +1,128 @@
+// The reference graph's records: a file node, a name's definers, a file's related edges, and the
+// small helpers every graph module reads them with. A leaf: the other graph modules import it.
+import { comparePaths } from '../discover/discover.js';
+import type { FileNames } from '../records.js';
+
+export const NO_SLOTS = new Uint32Array(0);
+export const NO_NAMES: string[] = [];
+/** A file without names: what a graph reads for a stored file whose names cannot be read. */
+export const EMPTY_NAMES: FileNames = { defined: NO_NAMES, referenced: NO_NAMES, counts: [], imports: NO_NAMES, modules: NO_NAMES };
+
+/** The five name fields of a node. */
+export type NodeNames = Pick<FileNode, 'defined' | 'refNames' | 'refCounts' | 'imports' | 'modules'>;
+
+/** The names of a node whose names are not read yet (see FileNode.unread). */
+export const UNREAD: NodeNames = { defined: NO_NAMES, refNames: NO_NAMES, refCounts: NO_SLOTS, imports: NO_NAMES, modules: NO_NAMES };
+
+/** A file in the graph. The same object while its path stays, so other files' edges can point at it. */
+export interface FileNode {
+  path: string;
+  /** Its folder, numbered (files of one folder share the number). */
+  folder: number;
+  /** Its language family (see LanguageSpec.family): the related graph links only files of one family. */
+  family: string;
+  /** Its position in the sorted file list (node index of the compiled graphs), kept up to date (see Numbering). */
+  dense: number;
+  /** The names it defines, sorted once. */
+  defined: string[];
+  /** Referenced names, sorted, with their counts alongside (two flat arrays: a pair per name would cost an object each). */
+  refNames: string[];
+  refCounts: Uint32Array;
+  /** Its position in each referenced name's list of referencers (parallel to refNames): a removal is a swap, not a search. */
+  refSlots: Uint32Array;
+  /** The names it imports (references of subkind 'import'), sorted. */
+  imports: string[];
+  /** The modules it imports, as written (FileNames.modules). */
+  modules: string[];
+  /**
+   * While its names are not read yet (the five fields above are empty), how many there are, as
+   * its stored record says; undefined once they are (see NameIndex.load).
+   */
+  unread: number | undefined;
+  /** Its forward edges in the related graph; undefined until derived, and again after a change they depend on. */
+  related: RelatedEdges | undefined;
+}
+
+/** A file's references resolved to their definers: the forward edges of the 'repomap' ranking. */
+export interface RelatedEdges {
+  to: FileNode[];
+  ident: Uint32Array;
+  weight: Float64Array;
+  /** The targets' node indices, as of `numbering` (files added or removed renumber them: see Numbering.numbered). */
+  toDense: Uint32Array;
+  numbering: number;
+}
+
+/** A name's referencers: [file, the name's position in its refNames, file, position, ...]. */
+export type Referencers = Array<FileNode | number>;
+
+/** The files defining a name: its one definer (most names have one), or a set of two or more. */
+export type DefinerFiles = FileNode | Set<FileNode>;
+
+export function definerCount(entry: DefinerFiles | undefined): number {
+  return entry === undefined ? 0 : entry instanceof Set ? entry.size : 1;
+}
+
+export function isDefiner(entry: DefinerFiles | undefined, node: FileNode): boolean {
+  return entry instanceof Set ? entry.has(node) : entry === node;
+}
+
+/** How many of a name's definers are of `family`. */
+export function familyCount(entry: DefinerFiles | undefined, family: string): number {
+  if (entry === undefined) return 0;
+  if (!(entry instanceof Set)) return entry.family === family ? 1 : 0;
+  let count = 0;
+  for (const node of entry) if (node.family === family) count++;
+  return count;
+}
+
+export function byPath(a: FileNode, b: FileNode): number {
+  return comparePaths(a.path, b.path);
+}
+
+/** Whether a file's names are the ones its node holds. */
+export function sameNames(node: FileNode, { defined, referenced, counts, imports, modules }: FileNames): boolean {
+  return sameStrings(node.defined, defined) && sameStrings(node.refNames, referenced) && sameStrings(node.imports, imports) && sameStrings(node.modules, modules) && node.refCounts.every((count, i) => count === counts[i]);
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** How many names a file defines and references (0 while they are not read). */
+export function nameCount(node: FileNode): number {
+  return node.defined.length + node.refNames.length;
+}
+
+/** Numbers strings in order of first sight: `id` gives a string's number, `list` the strings by number. */
+export interface Interner {
+  index: Map<string, number>;
+  list: string[];
+  id: (value: string) => number;
+}
+
+export function interner(): Interner {
+  const index = new Map<string, number>();
+  const list: string[] = [];
+  const id = (value: string): number => {
+    let n = index.get(value);
+    if (n === undefined) {
+      n = list.length;
+      list.push(value);
+      index.set(value, n);
+    }
+    return n;
+  };
+  return { index, list, id };
+}
+
+export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
+}

@@ -1,0 +1,213 @@
+// The related graph (the 'repomap' ranking) across changes: which files' edges are stale, the graph
+// built from them (patched from the previous one when a change is small, written in full
+// otherwise), a request's weights on it, and saving and restoring it.
+import { EDGE_WEIGHTS, RELATED_WEIGHTS } from '../model.js';
+import type { DefinerCache } from './definers.js';
+import { EdgeBuffers } from './edge-buffers.js';
+import type { EdgeRequest, RelatedBase, RelatedGraph, SavedRelated } from './graph-types.js';
+import type { NameIndex } from './name-index.js';
+import { type FileNode, NO_NAMES, familyCount, interner, isDefiner } from './nodes.js';
+import type { Numbering } from './numbering.js';
+import { deriveRelated } from './related-edges.js';
+import { type RelatedArrays, flattenRelated, isSavedGraphShaped, restoredArrays } from './related-build.js';
+import { patchRelated } from './related-patch.js';
+import { unpatch, weighRelatedRequest } from './request-weights.js';
+
+/** Past this many files added or removed since the last related graph, it is written anew. */
+const MAX_PATCH_SHIFTS = 16;
+
+/**
+ * From this many definers (before and after a change) a change of definer moves only the edges of
+ * the referencers in its folder (see definerChanged): past the cap of linked definers, with one
+ * more for the referencing file itself, and past Aider's widely-defined threshold.
+ */
+const LOCAL_CHANGES_FROM = Math.max(RELATED_WEIGHTS.maxDefiners + 2, EDGE_WEIGHTS.widelyDefinedOver + 1);
+
+/**
+ * Invariants: `base`, when set, is the graph of the files as they are (without a request's patch
+ * once unpatch ran); `previous` is the last graph built and the numbering it was built under (what
+ * a patch starts from); a file whose edges a change may move is in `stale`, unless `allStale`.
+ */
+export class RelatedState {
+  /** The graph with no request multipliers, kept until the next change (requests only patch it). */
+  private base: RelatedBase | undefined;
+  private previous: { base: RelatedBase; numbering: number } | undefined;
+  /** Files whose related edges must be derived again before the next related graph. */
+  private readonly stale = new Set<FileNode>();
+  /** Until the first related graph, every file's edges are to be derived: nothing to track. */
+  private everyFileStale = true;
+  /** Two sets of arrays in turn: the new graph is written while the previous one is read. */
+  private buffers = new EdgeBuffers();
+  private spareBuffers = new EdgeBuffers();
+  /** Identifiers of related edges, numbered for the life of the graph. */
+  private readonly idents = interner();
+  /** The repository files a file imports (see useImports); none until told. */
+  private importsOf: (path: string) => readonly string[] = () => NO_NAMES;
+
+  constructor(
+    private readonly index: NameIndex,
+    private readonly numbering: Numbering,
+    private readonly definers: DefinerCache,
+  ) {}
+
+  /** Whether every file's edges are to be derived again (nothing built yet, or a burst of changes). */
+  get allStale(): boolean {
+    return this.everyFileStale;
+  }
+
+  /** Whether a graph was built and is current: what the rehearsals start from. */
+  get isBuilt(): boolean {
+    return this.base !== undefined && this.previous !== undefined;
+  }
+
+  /** Forgets the current graph: the files changed (the next one is built from `previous`). */
+  invalidate(): void {
+    this.base = undefined;
+  }
+
+  /** A file's names changed: its own edges move. */
+  fileChanged(node: FileNode): void {
+    if (!this.everyFileStale) this.stale.add(node);
+  }
+
+  fileRemoved(node: FileNode): void {
+    this.stale.delete(node);
+  }
+
+  /**
+   * The file `changed` started or stopped defining `ident`: the edges of its referencers may
+   * move. For a name with many definers, only the referencers in the file's own folder: elsewhere
+   * a reference resolves to its own folder's definers (unchanged) or, with none there, to too many
+   * definers to link either way, and the multiplier (over five definers) is the same.
+   */
+  definerChanged(ident: string, changed: FileNode): void {
+    if (this.everyFileStale) return;
+    const entry = this.index.definers.get(ident);
+    // Counted in the changed file's family: the definers its family's references link to.
+    const after = familyCount(entry, changed.family);
+    const before = isDefiner(entry, changed) ? after - 1 : after + 1;
+    const folderOnly = Math.min(before, after) >= LOCAL_CHANGES_FROM;
+    const list = this.index.referencers.get(ident) ?? [];
+    for (let j = 0; j < list.length; j += 2) {
+      const node = list[j] as FileNode;
+      if (!folderOnly || node.folder === changed.folder) this.stale.add(node);
+    }
+  }
+
+  /** After a change: a burst that touched most files (a checkout) derives them all again rather than tracking each. */
+  settle(): void {
+    if (this.stale.size > this.index.files.size / 2) {
+      this.everyFileStale = true;
+      this.stale.clear();
+    }
+  }
+
+  /** See ReferenceGraph.useImports. */
+  useImports(importsOf: (path: string) => readonly string[]): void {
+    this.importsOf = importsOf;
+    this.everyFileStale = true;
+    this.stale.clear();
+    this.base = undefined;
+  }
+
+  /** Builds the graph now, and (with `spare`) reserves the arrays the next one is written into. */
+  prepare(spare: boolean): void {
+    this.base ??= this.build();
+    if (spare) this.spareBuffers.reserveLike(this.buffers);
+  }
+
+  /** Builds the graph again with `node` stale, as a change to it would (see rehearsePatch). */
+  rebuildWith(node: FileNode): void {
+    this.stale.add(node);
+    this.base = this.build();
+    this.prepare(true);
+  }
+
+  /** The graph for one request (see ReferenceGraph.compileRelated). */
+  compile(request: EdgeRequest): RelatedGraph {
+    const base = (this.base ??= this.build());
+    // The previous request's patch is taken back first: the base holds at most one at a time.
+    unpatch(base);
+    return weighRelatedRequest(base, request.mentionedIdents, this.buffers);
+  }
+
+  /** The current graph's own arrays, without a request's patch; undefined when changes are not built into it yet. */
+  saved(): SavedRelated | undefined {
+    const base = this.base;
+    if (!base) return undefined;
+    unpatch(base);
+    const { paths, idents, csr, edgeIdent, forward } = base.graph;
+    return { paths, idents, offsets: csr.offsets, targets: csr.targets, weights: csr.weights, edgeIdent, forward };
+  }
+
+  /** See ReferenceGraph.restoreRelated. */
+  restore(saved: SavedRelated): boolean {
+    if (this.previous || this.idents.list.length > 0) return false;
+    const paths = this.numbering.paths();
+    const n = paths.length;
+    if (saved.paths.length !== n || !saved.paths.every((path, i) => path === paths[i])) return false;
+    if (!isSavedGraphShaped(saved)) return false;
+    // The saved list itself, so that lookups built over it while the files were listed serve (see pathIndex).
+    this.numbering.adoptPaths(saved.paths);
+    for (const ident of saved.idents) this.idents.id(ident);
+    if (this.idents.list.length !== saved.idents.length) return false; // a name twice: not a graph this code saved
+    const walkRanks = saved.walkRanks?.length === n ? saved.walkRanks : undefined;
+    const graph = { ...this.graphOf(restoredArrays(saved, this.buffers), saved.paths), walkRanks };
+    this.base = { graph, identIndex: this.idents.index };
+    this.previous = { base: this.base, numbering: this.numbering.current };
+    this.everyFileStale = false;
+    this.stale.clear();
+    return true;
+  }
+
+  /**
+   * The graph without request multipliers. Only the stale files derive their edges again; after
+   * a few changes only their rows and those of their old and new targets change, so the rest is
+   * copied from the previous graph (patchRelated) rather than written again edge by edge.
+   */
+  private build(): RelatedBase {
+    const nodes = this.numbering.nodes();
+    const previous = this.previous;
+    const shifts = previous ? this.numbering.shiftsSince(previous.numbering) : undefined;
+    const patch =
+      previous !== undefined &&
+      shifts !== undefined &&
+      shifts.length <= MAX_PATCH_SHIFTS &&
+      !this.everyFileStale &&
+      this.stale.size <= nodes.length / 8 &&
+      RELATED_WEIGHTS.reverse > 0;
+    const stale = this.everyFileStale ? nodes : [...this.stale];
+    for (const node of stale) node.related = this.derive(node);
+    [this.buffers, this.spareBuffers] = [this.spareBuffers, this.buffers];
+    if (previous) unpatch(previous.base);
+    let arrays: RelatedArrays;
+    if (patch) arrays = patchRelated(previous.base.graph, shifts!, stale, nodes, this.numbering, this.buffers);
+    else {
+      // A graph restored from a saved one derives a file's edges when first needed.
+      for (const node of nodes) node.related ??= this.derive(node);
+      arrays = flattenRelated(nodes, this.numbering, this.buffers);
+    }
+    const base = { graph: this.graphOf(arrays, this.numbering.paths()), identIndex: this.idents.index };
+    this.stale.clear();
+    this.everyFileStale = false;
+    this.previous = { base, numbering: this.numbering.current };
+    return base;
+  }
+
+  private graphOf(arrays: RelatedArrays, paths: string[]): RelatedGraph {
+    const { csr, edgeIdent, forward, walk, walkSlot, forwardTotal } = arrays;
+    return { paths, csr, edgeIdent, idents: this.idents.list, forward, walk, walkSlot, forwardTotal };
+  }
+
+  /** A file's forward edges, from its references and the current definers. */
+  private derive(u: FileNode): ReturnType<typeof deriveRelated> {
+    this.index.load(u);
+    const imported: FileNode[] = [];
+    // The files it imports (of its family: the resolver answers no other).
+    for (const path of this.importsOf(u.path)) {
+      const node = this.index.files.get(path);
+      if (node) imported.push(node);
+    }
+    return deriveRelated(u, imported, this.definers, this.idents);
+  }
+}

@@ -1,0 +1,72 @@
+// The ranking model: every weight and constant the rankings are scored by, in one place. Code that
+// builds graphs, ranks files or lays out a map reads them from here; the saved related graph is
+// keyed by the ones its arrays depend on (graph-file.ts), so changing one rebuilds it.
+//
+// Two models live here. EDGE_WEIGHTS is Aider's (aider/repomap.py), kept as Aider has it so that
+// the 'aider' ranking matches Aider's. The others are this project's ('repomap' ranking), chosen
+// with `repomap eval` over a dev set of public repositories (see docs/ranking.md).
+//
+// Each object's field order is part of the saved graph's key: add fields at the end.
+
+/** Aider's edge model: the multipliers applied to an identifier's edges. */
+export const EDGE_WEIGHTS = {
+  /** A name the request mentions: what the user talks about is what the map should reach. */
+  mentionedIdent: 10,
+  /** A compound name (snake_case, camelCase) of compoundMinLength or more characters: specific, so telling. */
+  compoundIdent: 10,
+  compoundMinLength: 8,
+  /** A name starting with `_`: private, so rarely what another file is about. */
+  privateIdent: 0.1,
+  /** A name defined in more than widelyDefinedOver files (get, init): says little about which is meant. */
+  widelyDefined: 0.1,
+  widelyDefinedOver: 5,
+  /** A reference from a chat file: the files the user works on lead the walk. */
+  fromChatFile: 50,
+  /** A definition nobody references keeps a self edge this heavy, so that it can still rank. */
+  unreferencedSelfEdge: 0.1,
+} as const;
+
+/** The related graph's edges (the 'repomap' ranking): how a reference links files. */
+export const RELATED_WEIGHTS = {
+  /** A link also runs from the definer back to the referencing file, with this share of its weight: a file relates to what uses it. */
+  reverse: 1,
+  /** A reference resolving to more definers than this links none of them: its split weight is tiny and its links would outnumber all others. */
+  maxDefiners: 10,
+} as const;
+
+/** The 'repomap' ranking's walk and the orders fused with it. */
+export const RELATED_MODEL = {
+  /** PageRank's damping over the related graph (Aider's value): the share of rank that follows edges rather than teleports. */
+  damping: 0.85,
+  /** Reciprocal rank fusion of the orders below: a file scores the sum of weight / (k + its 1-based position). */
+  fusionK: 5,
+  /** The related graph's PageRank order. */
+  graphWeight: 1,
+  /** Files by how many of the request's names they define or reference. */
+  lexicalWeight: 1,
+  /** Files by folder distance from the chat files: a change usually stays near. */
+  folderWeight: 1,
+  /** A chat file's test or subject (same name but for test_/_test/.test/.spec), when the name is rare. */
+  partnerWeight: 1,
+  /**
+   * A name shared by more files than this (index, __init__, mod) pairs only the ones nearest the
+   * chat file by folder (fewest folders up and down), and nothing when those are still more.
+   */
+  partnerMaxFiles: 3,
+  /** The personalization's path match (Aider's) skips an identifier that matches more paths than this: `utils` names no one file. */
+  pathMatchMaxFiles: 5,
+  /** Files whose name (as for partners) is a mentioned identifier. */
+  namedWeight: 1,
+  /** Residual left per edge by the forward push of personalized requests (see pagerankPush): below it, a rank no longer moves the order. */
+  pushEpsilon: 1e-6,
+} as const;
+
+/** The map's budget ('repomap' ranking, see layout.ts): the code the request's files use (needed.ts) gets at most this share. */
+export const NEEDED_SHARE = 0.5;
+
+/**
+ * Without a depth section, definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS;
+ * the rest names files first: a change usually needs the right files more than every signature of one.
+ */
+export const DEFINITIONS_SHARE = 0.25;
+export const DEFINITIONS_MAX_TOKENS = 768;
