@@ -399,8 +399,8 @@ function moduleSpecifier(capture: string, text: string): string | undefined {
  * still open (a parameter list over several lines), the next line belongs to it; never past
  * MAX_SIGNATURE_LINES or MAX_SIGNATURE_CHARS. Brackets tell the end of a parameter list in every
  * language alike, where syntax trees name their parts differently (and asking the tree for a
- * node's parent and extent, per definition, cost a tenth of extraction); square brackets are left
- * out (an array constant is not a signature).
+ * node's parent and extent, per definition, is a sizeable part of extraction's cost); square
+ * brackets are left out (an array constant is not a signature).
  */
 export function signatureEndOf(lineTexts: readonly string[], line: number): number {
   let depth = 0;

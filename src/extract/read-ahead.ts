@@ -64,11 +64,10 @@ const threadTiming = new ReadTiming();
 /**
  * Reads a list's files for their parsing: in place, one at a time into one buffer, while they
  * come from the page cache; once reads turn out to wait on the disk, ahead of the parser on
- * libuv's threads, so that a parse never waits for one (this machine's memory manager evicts a
- * corpus from the cache a minute or two after it was read: a worker of a cold index spent 8.7 s
- * of its 88 blocked in read(2) when every file was read in its turn; reading ahead when the files
- * are cached costs a few percent, in thread hand-offs). `wanted` says which jobs are read at all
- * (a file past the size limit is skipped unread).
+ * libuv's threads, so that a parse never waits for one (files read a few minutes ago may be out of
+ * the page cache already; reading ahead costs thread hand-offs, so it waits until reads wait on
+ * the disk). `wanted` says which jobs are read at all (a file past the size limit is skipped
+ * unread).
  */
 export class ReadAhead {
   private readonly reads: Array<Promise<ReadOutcome> | undefined>;
@@ -143,7 +142,7 @@ export class ReadAhead {
 /**
  * Reads up to `length` bytes of a file from its start, the read on libuv's threads. The open and
  * the close stay synchronous (the stat before brought the inode in): one read per file is one
- * turn of the event loop, where a chain of three asynchronous calls took three.
+ * turn of the event loop, where a chain of three asynchronous calls would take three.
  */
 function readInto(file: string, buffer: Buffer, length: number): Promise<number> {
   let fd: number;
@@ -166,8 +165,8 @@ let readBuffer = Buffer.allocUnsafe(1 << 20);
 
 /**
  * A file's bytes, read in place into the thread's read buffer (valid until the next call). Into
- * one buffer, not a fresh one per file: readFileSync's allocation and first-touch page faults cost
- * twice the read itself (12,060 files: 420 against 175 ms).
+ * one buffer, not a fresh one per file: readFileSync's allocation and first-touch page faults of a
+ * fresh buffer cost more than the read itself.
  */
 export function readWhole(file: string): Buffer {
   const fd = openSync(file, 'r');

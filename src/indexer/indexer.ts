@@ -342,8 +342,8 @@ export class Reconciler {
    * Drops the stored records of paths without a record in `states`, an update's states of every
    * discovered path (what is left over: files deleted while nobody watched). After an update the
    * store holds a record for each state with one, so as many stored records as those means that
-   * none is left over, which a count tells without reading every stored path (0.1 s of a warm
-   * start on the large corpus).
+   * none is left over, which a count tells without reading every stored path (a cost every warm
+   * start would otherwise pay).
    */
   prune(states: ReadonlyMap<string, PathState>, stats: IndexStats): void {
     let records = 0;
@@ -388,9 +388,9 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
           if (!graph) return;
           for (const state of batch.values()) if ('record' in state) graph.takeRecord(state.record);
           linkWhileParsing(graph, stats);
-          // Without these collections a cold index of the large corpus peaked 60 MB higher (the parsed
-          // records' garbage, which V8 sees no hurry to collect), near the 1.5 GB bound. A run that
-          // parses nothing does not need them: the large corpus's warm run takes 2 s less, same peak.
+          // V8 sees no hurry to collect the parsed records' garbage, which would raise a cold index's
+          // peak towards the heap's bound. A pass that parses nothing leaves none of it, and a
+          // collection would only cost it time.
           if (stats.parsed - parsedAtCollect >= COLLECT_EVERY_PARSED) {
             parsedAtCollect = stats.parsed;
             collectGarbage();

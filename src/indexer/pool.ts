@@ -55,8 +55,8 @@ export function createRunner(workers: number): ParseRunner {
 
 /**
  * The extraction (tree-sitter and its grammars) and Piscina are loaded when first needed: a thread
- * that never parses, such as a daemon's main thread with a pool, or any warm start, does not load
- * them (about 40 ms of the 0.2 s a daemon spends importing its modules).
+ * that never parses, such as a daemon's main thread with a pool, or any warm start, does not pay
+ * for loading them.
  */
 const extraction = () => import('../extract/file.js');
 
@@ -190,8 +190,8 @@ class PoolRunner implements ParseRunner {
   /**
    * One empty task per thread carrying the languages (an idle thread takes a task first, so each
    * gets one). Only the languages with a batch of files or more: a rarer one may reach one thread
-   * only, which loads it then (compiling a tag query takes up to 350 ms, and the large corpus has
-   * ten languages of one or two files each).
+   * only, which loads it then (compiling a tag query is costly, and a large repository often has
+   * languages of one or two files each, not worth compiling in every thread).
    */
   async warmUp(paths: readonly string[], tagsTo?: TagStore): Promise<void> {
     const preload = languagesOf(paths, BATCH_FILES);

@@ -15,13 +15,14 @@ export const STAT_CHUNK = 1024;
 const STAT_CONCURRENCY = 64;
 /**
  * A chunk slower than this per file is reading inodes from disk (a cold cache, after a reboot):
- * the rest are stat'ed concurrently, as the disk allows. Inodes in memory take 5-7 us each here.
+ * the rest are stat'ed concurrently, as the disk allows. Inodes in memory take a few microseconds
+ * each, well under this bound.
  */
 const SLOW_STAT_US = 40;
 /**
  * Chunks in a row that must be that slow: a first chunk alone also pays for compiling the code,
- * and meets the other threads of a start (the tokenizer loading, git), which took a warm start of
- * the large corpus over the bar and its stat from 0.35 s to 1.5 s.
+ * and meets the other threads of a start (the tokenizer loading, git), which can take it over the
+ * bar with every inode in memory, where going concurrent would make a warm start's stat slower.
  */
 const SLOW_CHUNKS = 2;
 
@@ -32,8 +33,8 @@ export interface StatAllOptions {
 
 /**
  * The stat of each path. Synchronous calls in chunks, when the inodes are in memory (a warm
- * start: a synchronous lstat costs a third of a promise's round trip through the thread pool, 0.35
- * against 1.1 s for the 52,637 files of the large corpus); concurrent ones when they are not.
+ * start: a synchronous lstat costs a fraction of a promise's round trip through the thread pool);
+ * concurrent ones when they are not.
  */
 export async function statAll(root: string, paths: readonly string[], options: StatAllOptions = {}): Promise<StatResult[]> {
   const results: StatResult[] = [];

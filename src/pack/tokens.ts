@@ -36,7 +36,7 @@ const MEMO_LIMIT = 100_000;
  * line once. The test checks the sum against a whole-text encoding on every encoding.
  *
  * The encoder lives in a thread of its own, which starts loading it when the counter is created
- * (loading takes 0.4-0.6 s; a start does other work meanwhile, see startTokenizer). A count waits
+ * (loading is slow; a start does other work meanwhile, see startTokenizer). A count waits
  * for the thread's answer (one round trip per call, for the lines not counted yet), until
  * loadTokenizerHere moves the encoder into this thread.
  */
@@ -72,9 +72,9 @@ export function tokenCounter(encoding: string = DEFAULT_ENCODING): TokenCounter 
 
 /**
  * Loads the tokenizer of `encoding` in this thread, if a counter for it counts in its own thread,
- * and stops that thread: a count is then a call rather than a round trip (about 120 us each, 5 ms
- * of a daemon's map request on the large corpus). Loading holds this thread 0.3-0.6 s: a daemon
- * does it once, after its first map, when it has linked the files' names.
+ * and stops that thread: a count is then a call rather than a round trip, which every map request
+ * of a daemon pays many times. Loading holds this thread for a while: a daemon does it once, after
+ * its first map, when it has linked the files' names.
  */
 export async function loadTokenizerHere(encoding: string = DEFAULT_ENCODING): Promise<void> {
   const counter = counters.get(encoding);
@@ -91,8 +91,7 @@ export async function loadTokenizerHere(encoding: string = DEFAULT_ENCODING): Pr
  * Starts loading the tokenizer of `encoding` (if it is one: a bad one is reported where it is used)
  * in its thread. A start calls this once the files are stat'ed and their records read: loading
  * then overlaps reading the graph and ranking, which come before the first count; started with
- * the listing, it competed with the stat and the reads for two cores, and a warm start of the
- * large daemon took 0.3 s longer.
+ * the listing, it would compete for the cores with the stat and the reads, which a start waits on.
  */
 export function startTokenizer(encoding: string = DEFAULT_ENCODING): void {
   if (isEncoding(encoding)) tokenCounter(encoding);

@@ -1,7 +1,7 @@
-// Typed arrays that live for one call and are lent again to the next. A map request on the
-// large corpus took about 3.5 MB of arrays over every file; those a young-generation collection
-// found in use were moved to the old generation, and their memory, outside the heap, brought on
-// a major collection every few dozen requests (V8's external memory pressure), which met saves.
+// Typed arrays that live for one call and are lent again to the next. A map request needs arrays
+// over every file; fresh ones that a young-generation collection finds in use move to the old
+// generation, and their memory, outside the heap, brings on major collections (V8's external
+// memory pressure), which can land during a save. Lent again, the same memory brings on none.
 // Only for an array that does not outlive the call that takes it: the next call gets its memory.
 
 const buffers = new Map<string, ArrayBuffer>();

@@ -7,9 +7,9 @@ import { scratchUint32 } from './lent-arrays.js';
 /**
  * Lookups over one sorted list of paths; node i is paths[i]. The lists hold ids, not node numbers:
  * a file added or removed moves the numbers of every node after it, and renumbering every list
- * of a large repository (40,000 paths) cost a map 60-70 ms after each new or deleted file. An id
- * is a path's node number in the list the lookups were built from, or a number given when the
- * path came later; `nodeOfId` says where each is now.
+ * after each new or deleted file would cost a map time in proportion to the repository, not to the
+ * change. An id is a path's node number in the list the lookups were built from, or a number given
+ * when the path came later; `nodeOfId` says where each is now.
  */
 export interface PathIndex {
   ids: Map<string, number>;
@@ -75,8 +75,8 @@ export function nodesOfSubject(index: PathIndex, subject: string): number[] {
 /**
  * The nodes one of whose folder names or whose file name (with or without its extension) is
  * `name`, ascending; undefined when there are more than `max`. Folder names are looked up per
- * folder, not per file: a first index of the large corpus's 38,185 paths took 394 ms with a list
- * per name of every file under it, most of it in those lists.
+ * folder, not per file: a list per name of every file under it would hold each path once per
+ * folder above it, and building those lists would be most of building the lookups.
  */
 export function nodesNamed(index: PathIndex, name: string, max = Infinity): number[] | undefined {
   const byFile = index.byFileName.get(name) ?? [];
@@ -242,7 +242,7 @@ export function subjectName(path: string): string {
  * Nodes by folder distance from the nearest of `from` (how many folders up the common ancestor
  * is), then shallower first, then by path (node order): a chat file's own folder first, then its
  * parent's, ... Nodes marked in `leftOut` are not ordered. A counting sort: linear. The order is
- * scratch memory (see scratch.ts), good until the next call.
+ * scratch memory (see lent-arrays.ts), good until the next call.
  */
 export function folderOrder(from: readonly string[], paths: readonly string[], leftOut?: Uint8Array): Uint32Array {
   const { folderOf, folders, depth, maxDepth } = pathIndex(paths);

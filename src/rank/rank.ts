@@ -183,9 +183,9 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
   const nodeOf = (path: string) => nodeOfPath(index, path);
   const ranks = relatedPageRank(graph, request);
 
-  // The loops over every file live in functions of their own: inline, V8 compiled each loop of
-  // this function on its own (on-stack replacement) and threw the code away at every request.
-  // Scratch memory (see scratch.ts): these end with this call; the ranks live on in the answer.
+  // The loops over every file live in functions of their own: inline, V8 would compile each loop
+  // of this function on its own (on-stack replacement) and throw the code away at every request.
+  // Scratch memory (see lent-arrays.ts): these end with this call; the ranks live on in the answer.
   const isChat = scratchUint8('chat files', n);
   for (const path of request.chatFiles) {
     const i = nodeOf(path);

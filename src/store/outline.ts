@@ -20,8 +20,8 @@ const LINE_FIELDS = 2;
 /**
  * A file's outline as the store keeps it and a map reads it: two strings, one of its numbers and
  * one of its text. The daemon keeps thousands of outlines between requests; as objects (one per
- * definition, its scopes and each stored line) they were a third of its heap's objects, which
- * each major collection marks. Numbers in typed arrays would be memory outside the heap, whose
+ * definition, its scopes and each stored line) they would be a large share of its heap's objects,
+ * which each major collection marks. Numbers in typed arrays would be memory outside the heap, whose
  * growth brings on major collections of its own; a string is one object that marking does not
  * look into. Definitions are made into objects when asked for, and die young.
  */

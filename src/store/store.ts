@@ -58,8 +58,8 @@ export interface StoreOptions {
 /**
  * The persistent tag store, in four LMDB databases keyed by path: the records (mtime, size,
  * content hash, skip), the names the graph reads (read when it links them: a warm start that
- * reads its related graph from the cache decodes none of their 1.95 M strings on the large
- * corpus), the outlines (definitions and their lines, read when a file is shown) and the
+ * reads its related graph from the cache decodes none of them, millions of strings in a large
+ * repository), the outlines (definitions and their lines, read when a file is shown) and the
  * reference sites (read by symbol lookups); plus a format version. A path's tags and names are
  * written before its record (by a worker, or in the same batch), so a record never vouches for
  * any that are not there. An old or corrupt store is rebuilt, never a crash.
@@ -283,8 +283,8 @@ export class TagStore {
   /**
    * Commits a write that changes nothing (the removal of a key no path can be: paths are
    * relative), so that the first real commit of this thread does not pay for starting lmdb-js's
-   * writes: on the large corpus a worker's first commit took 26-40 ms, later ones 2-13. Awaited on
-   * its own, not through `flushed`, which would take the error of a write queued meanwhile.
+   * writes (a first commit costs several times a later one). Awaited on its own, not through
+   * `flushed`, which would take the error of a write queued meanwhile.
    */
   async warmWrites(): Promise<void> {
     await this.files.remove('/');
