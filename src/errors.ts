@@ -47,3 +47,8 @@ export function asRepomapError(err: unknown): RepomapError {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** The error's stack, for a log: where a failure that is no fault of the input came from. */
+export function errorStack(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}

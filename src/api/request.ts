@@ -193,12 +193,12 @@ const FIELD_RULES: Record<FieldKind, [(value: unknown, spec: FieldSpec) => boole
 };
 
 /** Whether a value is one a field of this spec holds. */
-export function validValue(spec: FieldSpec, value: unknown): boolean {
+function validValue(spec: FieldSpec, value: unknown): boolean {
   return FIELD_RULES[spec.kind][0](value, spec);
 }
 
 /** What a value of this spec must be, in words ("a positive whole number"). */
-export function expectedValue(spec: FieldSpec): string {
+function expectedValue(spec: FieldSpec): string {
   return FIELD_RULES[spec.kind][1](spec);
 }
 

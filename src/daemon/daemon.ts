@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, renameSync, statSync, unlinkSync
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
-import { RepomapError, asRepomapError, errorMessage } from '../errors.js';
+import { RepomapError, asRepomapError, errorMessage, errorStack } from '../errors.js';
 import { parseMapParams, parseSymbolParams } from '../api/request.js';
 import { requestFilePaths } from '../paths.js';
 import { type ProjectConfig, isConfigPath, readProjectConfig, withProjectConfig } from '../config.js';
@@ -187,7 +187,7 @@ export class Daemon {
     this.server = createServer((socket) => this.serve(socket));
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.ready = this.work = this.coldIndex();
-    this.ready.catch(() => {});
+    this.ready.catch(() => {}); // awaited by main.ts, which logs a failed cold index and stops
   }
 
   /**
@@ -663,7 +663,7 @@ export class Daemon {
       send(socket, { jsonrpc: '2.0', id: request.id, result });
     } catch (err) {
       const failure = asRepomapError(err);
-      if (failure.code === 'internal') this.options.log(`internal error on ${request.method}: ${err instanceof Error ? err.stack : String(err)}`);
+      if (failure.code === 'internal') this.options.log(`internal error on ${request.method}: ${errorStack(err)}`);
       send(socket, errorResponse(request.id, failure));
     }
     if (request.method === 'shutdown') void this.shutdown('asked to');
@@ -845,7 +845,7 @@ export class Daemon {
       this.server.close();
       for (const socket of this.connections) socket.end();
       await this.watcher?.close();
-      await this.work.catch(() => {});
+      await this.work.catch(() => {}); // each piece of work logs its own failure where it fails
       clearTimeout(this.graphSaveTimer);
       // The graph holds what it took, and each file is checked by its hash when read back: a stopped update does not matter.
       this.saveGraph();

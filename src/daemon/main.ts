@@ -1,7 +1,7 @@
 // repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
 import { join, resolve } from 'node:path';
 import { parseCommandArgs, integerOption } from '../cli/args.js';
-import { RepomapError, badRequest, errorMessage } from '../errors.js';
+import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
 import { exitStatus } from '../cli/exit-status.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
 import { resolveRoot } from '../map.js';
@@ -74,7 +74,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
     });
     daemon.ready.catch((err: unknown) => {
       if (daemon.isStopping) return; // stopped on purpose
-      log(`cold index failed: ${err instanceof Error ? err.stack : String(err)}`);
+      log(`cold index failed: ${errorStack(err)}`);
       void daemon.shutdown('cold index failed').finally(() => process.exit(1));
     });
     await daemon.closed;

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { leftOutMatcher } from '../discover/discover.js';
-import { badRequest } from '../errors.js';
+import { badRequest, errorMessage } from '../errors.js';
 import { languageForPath } from '../extract/languages.js';
 import { mentionedIdentifiers } from '../mentions.js';
 import { seededRandom } from '../random.js';
@@ -25,7 +25,7 @@ export async function runGit(args: readonly string[], options: { cwd?: string; e
     return stdout;
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr ?? '';
-    const first = stderr.split('\n').find((line) => line.trim().length > 0) ?? (err instanceof Error ? err.message : String(err));
+    const first = stderr.split('\n').find((line) => line.trim().length > 0) ?? errorMessage(err);
     throw new Error(`git ${args[0] === '--git-dir' ? args.slice(1).join(' ') : args.join(' ')}: ${first.trim()}`);
   }
 }

@@ -172,7 +172,7 @@ export class Reconciler {
     // parsing waits for the last stat, so that the graph takes every reused record before any
     // parsed one whatever the timing (its insertion order is the map's).
     const first = this.store.isEmpty();
-    if (first) this.runner.warmUp(sources).catch(() => {});
+    if (first) this.runner.warmUp(sources).catch(() => {}); // a failed warm-up only loses its head start: the parse loads what it needs and reports what fails
     order.fill(sources);
     // A first index takes its files a few at a time, so that files a request wants (see
     // prioritize) are stat'ed and handed to the parser next, ahead of the rest of the tree.
@@ -353,7 +353,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
   const runner = options.runner ?? createRunner(options.workers ?? 1, options.runnerOptions);
   try {
     // A first index will parse: its threads start while git lists the files.
-    if (store.isEmpty()) runner.warmUp([]).catch(() => {});
+    if (store.isEmpty()) runner.warmUp([]).catch(() => {}); // only a head start: threads that fail to start fail the parse, which reports it
     const discovery = await discoverFiles(root, options);
     const reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();
