@@ -16,7 +16,7 @@ import { daemonPaths } from '../src/daemon/runtime.js';
 import { discoverFiles } from '../src/discover/discover.js';
 import { statAll } from '../src/indexer/stat.js';
 import { languageForPath } from '../src/extract/languages.js';
-import type { RepoMapJson } from '../src/map.js';
+import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { seededRandom } from '../src/random.js';
 
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < requests; i++) {
     const params = { chatFiles: [pick(), ...(i % 3 === 0 ? [pick()] : [])], mentionedIdents: [idents[i % idents.length]], tokens: 1024 };
     const t0 = performance.now();
-    await client.request<RepoMapJson>('map', params);
+    await client.request<RepoMap>('map', params);
     latencies.push(performance.now() - t0);
   }
   client.close();
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     write(name);
     try {
       for (;;) {
-        const map = await call<RepoMapJson>('map', { chatFiles: [chatFile], mentionedFiles: [path], tokens: 256 });
+        const map = await call<RepoMap>('map', { chatFiles: [chatFile], mentionedFiles: [path], tokens: 256 });
         if (map.text.includes(name)) return performance.now() - t0;
         if (performance.now() - t0 > 10_000) throw new Error(`save of ${path} not reflected in 10 s`);
       }

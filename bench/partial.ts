@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { DaemonClient } from '../src/client/client.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { languageForPath } from '../src/extract/languages.js';
-import type { RepoMapJson } from '../src/map.js';
+import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { seededRandom } from '../src/random.js';
 
@@ -64,14 +64,14 @@ function sourceFiles(): string[] {
   return listed.split('\0').filter((path) => path && languageForPath(path));
 }
 
-function head(map: RepoMapJson): string[] {
+function head(map: RepoMap): string[] {
   return map.files.slice(0, HEAD).map((file) => file.path);
 }
 
 const call = DaemonClient.once;
 
 /** The partial map of one cold start: a daemon on an empty cache, asked as soon as it listens. */
-async function coldFirstMap(chatFile: string): Promise<{ map: RepoMapJson; answerMs: number; fromStartMs: number; peakRssMiB: number }> {
+async function coldFirstMap(chatFile: string): Promise<{ map: RepoMap; answerMs: number; fromStartMs: number; peakRssMiB: number }> {
   const scratch = mkdtempSync(join(os.tmpdir(), 'repomap-bench-partial-'));
   const runtime = join(scratch, 'run');
   mkdirSync(runtime);
@@ -95,7 +95,7 @@ async function coldFirstMap(chatFile: string): Promise<{ map: RepoMapJson; answe
       }
     }
     const asked = performance.now();
-    const map = await call<RepoMapJson>(socket, 'map', { chatFiles: [chatFile], waitSeconds });
+    const map = await call<RepoMap>(socket, 'map', { chatFiles: [chatFile], waitSeconds });
     const answered = performance.now();
     await call(socket, 'shutdown').catch(() => {});
     await exited;
@@ -107,13 +107,13 @@ async function coldFirstMap(chatFile: string): Promise<{ map: RepoMapJson; answe
   }
 }
 
-function completeMap(chatFile: string): RepoMapJson {
+function completeMap(chatFile: string): RepoMap {
   const result = spawnSync(process.execPath, [BIN, 'map', root, '--cache-dir', completeCache, '--chat', join(root, chatFile), '--format', 'json', '--quiet'], {
     encoding: 'utf8',
     maxBuffer: 1 << 28,
   });
   if (result.status !== 0) throw new Error(`repomap map failed: ${result.stderr}`);
-  return JSON.parse(result.stdout) as RepoMapJson;
+  return JSON.parse(result.stdout) as RepoMap;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

@@ -3,10 +3,10 @@
 // it again when it changes) and the library. Light on purpose: the thin client loads it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from './errors.js';
+import { badRequest } from './errors.js';
 import { resolveRoot } from './paths.js';
 import { type LanguageConfig, checkLanguagesConfig } from './extract/user-languages.js';
-import { ENCODINGS, MAX_TOKENS } from './request.js';
+import { ENCODINGS, MAX_TOKENS } from './api/request.js';
 
 export const CONFIG_FILE = 'repomap.config.json';
 
@@ -71,16 +71,16 @@ its package.json (keys: ${Object.keys(KEYS).join(', ')}).
 
 /**
  * The one normalisation of a project config: an object of known keys with values of the right
- * type. Anything else is a one-line UserError naming the key and the file.
+ * type. Anything else is a one-line bad-request RepomapError naming the key and the file.
  */
 export function parseProjectConfig(raw: unknown, source: string): ProjectConfig {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new UserError(`${source}: the config must be a JSON object`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest(`${source}: the config must be a JSON object`);
   const config: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     const spec = Object.hasOwn(KEYS, key) ? KEYS[key] : undefined;
-    if (!spec) throw new UserError(`${source}: unknown key '${key}' (known: ${Object.keys(KEYS).join(', ')})`);
+    if (!spec) throw badRequest(`${source}: unknown key '${key}' (known: ${Object.keys(KEYS).join(', ')})`);
     const expected = spec.check(value);
-    if (expected) throw new UserError(`${source}: '${key}' must be ${expected}, not ${JSON.stringify(value)}`);
+    if (expected) throw badRequest(`${source}: '${key}' must be ${expected}, not ${JSON.stringify(value)}`);
     config[spec.option] = Array.isArray(value) ? [...(value as string[])] : value;
   }
   return config as ProjectConfig;
@@ -88,7 +88,7 @@ export function parseProjectConfig(raw: unknown, source: string): ProjectConfig 
 
 /**
  * The root's project config: repomap.config.json if it exists, else the `repomap` key of its
- * package.json, else none. A file that is not JSON is a UserError naming it.
+ * package.json, else none. A file that is not JSON is a bad-request RepomapError naming it.
  */
 export function readProjectConfig(root: string): LoadedConfig {
   const file = join(root, CONFIG_FILE);
@@ -134,7 +134,7 @@ function readText(file: string): string | undefined {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new UserError(`${file}: ${(err as Error).message}`);
+    throw badRequest(`${file}: ${(err as Error).message}`);
   }
 }
 
@@ -142,6 +142,6 @@ function parseJson(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${file}: not valid JSON (${(err as Error).message.split('\n')[0]})`);
+    throw badRequest(`${file}: not valid JSON (${(err as Error).message.split('\n')[0]})`);
   }
 }

@@ -1,14 +1,54 @@
+// The one error type the library throws on purpose, with a typed code saying whose the failure
+// is. How a code travels as JSON-RPC is protocol.ts's table; how it ends a command is cli/'s.
+// Any other error reaching a caller is a bug and keeps its stack.
+
 /**
- * An error caused by the user's input (bad flag, missing root, ...). The CLI prints its message
- * as one line and exits non-zero; any other error is a bug and keeps its stack.
+ * What went wrong, for a caller to act on:
+ * - `bad-request`: the caller's input: an option, a request field, a path it names, the project config;
+ * - `parse-error`, `invalid-request`, `unknown-method`: a JSON-RPC line that is not JSON, not a
+ *   request, or asks for a method the daemon does not have (only a hand-written client sees these);
+ * - `refused`: the environment is unsafe or taken: a runtime folder or socket another user could
+ *   control, a cache folder that is a file, a daemon already serving the root;
+ * - `daemon-unavailable`: no daemon could be started for the root;
+ * - `connection-lost`: the daemon went away before it answered (a new connection may succeed);
+ * - `internal`: anything else, no fault of the input (a damaged cache, a bug).
  */
-export class UserError extends Error {
-  override name = 'UserError';
-  constructor(message: string, readonly exitCode = 2) {
-    super(message);
+export type ErrorCode =
+  | 'bad-request'
+  | 'parse-error'
+  | 'invalid-request'
+  | 'unknown-method'
+  | 'refused'
+  | 'daemon-unavailable'
+  | 'connection-lost'
+  | 'internal';
+
+export class RepomapError extends Error {
+  override name = 'RepomapError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
   }
+}
+
+/** A `bad-request` error: the caller's input is wrong, and the message names what. */
+export function badRequest(message: string): RepomapError {
+  return new RepomapError('bad-request', message);
+}
+
+/** The error as a RepomapError: itself, or `internal` carrying it as the cause. */
+export function asRepomapError(err: unknown): RepomapError {
+  return err instanceof RepomapError ? err : new RepomapError('internal', errorMessage(err), { cause: err });
 }
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The error's stack, for a log: where a failure that is no fault of the input came from. */
+export function errorStack(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

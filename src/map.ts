@@ -5,8 +5,9 @@ import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } f
 import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
-import { DEFAULT_ENCODING, type MapRequest, type PartialIndex, budgetFor, waitBoundMs } from './request.js';
-export { waitBoundMs } from './request.js';
+import { DEFAULT_ENCODING, type MapRequest, budgetFor, waitBoundMs } from './api/request.js';
+import type { MapStats, PartialIndex, RepoMap } from './api/types.js';
+export { waitBoundMs } from './api/request.js';
 import { DEFAULT_RANKING, type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
 import { entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { NEEDED_SHARE } from './model.js';
@@ -17,13 +18,16 @@ import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag, SkipReason, SkippedFile } from './records.js';
 import { escapeControls, requestFilePath, requestFilePaths, resolveRoot } from './paths.js';
-import { UserError } from './errors.js';
+import { badRequest } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
 
-export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, type PartialIndex, budgetFor, nothingToMap } from './request.js';
+export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor } from './api/request.js';
+export { nothingToMap } from './render/output.js';
+export type { PartialIndex } from './api/types.js';
 
-export interface RepoMap {
+/** A map as the engine makes it: its blocks as rendered, with 0-based lines (see publicMap for what callers get). */
+export interface BuiltMap {
   root: string;
   text: string;
   /** Exact token count of `text`. */
@@ -34,13 +38,7 @@ export interface RepoMap {
   /** Skipped files counted by reason, in a fixed order. */
   skipped: Partial<Record<SkipReason, number>>;
   skippedFiles: SkippedFile[];
-  /** The index pass's work counts, and the graph's size: files in it (`nodes`) and file-name links (`edges`: one per name a file defines or references). */
-  stats: IndexStats & {
-    nodes: number;
-    edges: number;
-    /** Files whose names were never linked into both of the graph's name indexes: the related graph needs only the definers, a saved one neither (see ReferenceGraph.linkPending). */
-    unlinkedFiles: number;
-  };
+  stats: MapStats;
   request: { chatFiles: string[]; mentionedFiles: string[]; mentionedIdents: string[] };
   /** Set on a map made before the index was complete (see MapRequest.waitSeconds): how far it was. */
   partial?: PartialIndex;
@@ -104,7 +102,7 @@ export async function readSavedGraphAhead(dir: string): Promise<SavedGraphFile> 
 }
 
 /** Index (with the persistent cache) and map a repository in-process. */
-export async function buildMap(given: BuildMapOptions): Promise<RepoMap> {
+export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
   const options = await applyProjectConfig(given);
   // The 'repomap' ranking's graph is read from the cache when no file in it changed, and saved for next time when one did.
   const related = (options.ranking ?? DEFAULT_RANKING) !== 'aider';
@@ -152,7 +150,7 @@ export function centrality(graph: ReferenceGraph): Map<string, number> {
  */
 const DEFINITIONS_PER_TOKEN = 4;
 
-export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy): RepoMap {
+export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy): BuiltMap {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
   const { outlineOf, important: importantPaths } = index.lookups;
@@ -306,7 +304,7 @@ function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy
     : leftOutMatcher(indexedBy)?.(rel)
       ? "not matched by the project config's include"
       : 'ignored by git or an ignore file: .gitignore, .repomapignore, .aiderignore';
-  throw new UserError(`${what} ${escapeControls(path)} is not indexed (${why})`);
+  throw badRequest(`${what} ${escapeControls(path)} is not indexed (${why})`);
 }
 
 const SKIP_ORDER: readonly SkipReason[] = [
@@ -340,11 +338,11 @@ export function skipFooter(counts: Partial<Record<SkipReason, number>>, verboseH
 }
 
 /**
- * The map as plain data (what `--format json` prints and the daemon answers): 1-based line
- * numbers. `listSkipped: false` leaves the list of skipped files out (their counts stay): on a
- * large repository it runs to thousands of entries, a megabyte an answer.
+ * The map as callers get it (the library, the daemon's answer, `--format json`): the one place
+ * its lines become 1-based. Without `listSkipped` the list of skipped files is left out (their
+ * counts stay): on a large repository it runs to thousands of entries, a megabyte an answer.
  */
-export function mapToJson(map: RepoMap, { listSkipped = true }: { listSkipped?: boolean } = {}) {
+export function publicMap(map: BuiltMap, { listSkipped }: { listSkipped: boolean }): RepoMap {
   return {
     root: map.root,
     tokens: map.tokens,
@@ -363,8 +361,6 @@ export function mapToJson(map: RepoMap, { listSkipped = true }: { listSkipped?: 
     text: map.text,
   };
 }
-
-export type RepoMapJson = ReturnType<typeof mapToJson>;
 
 function getOrPush<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);

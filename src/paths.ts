@@ -2,7 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from './errors.js';
+import { badRequest } from './errors.js';
 
 /** The package's root folder (where package.json and queries/ live), found from this module's location. */
 export const packageRoot: string = (() => {
@@ -17,12 +17,12 @@ export const packageRoot: string = (() => {
 
 /**
  * A user-given path as a POSIX path relative to `root` (relative inputs resolve against `base`).
- * Throws a UserError for a path outside the root.
+ * Throws a bad-request RepomapError for a path outside the root.
  */
 export function toRootRelative(root: string, path: string, base: string = root): string {
   const absolute = resolve(base, path);
   const rel = relative(root, absolute);
-  if (!isBelow(rel)) throw new UserError(`${escapeControls(path)} is outside the repository root ${root}`);
+  if (!isBelow(rel)) throw badRequest(`${escapeControls(path)} is outside the repository root ${root}`);
   return rel.split(sep).join('/');
 }
 
@@ -53,22 +53,22 @@ export function escapeControls(text: string): string {
  * (the CLI, the daemon, MCP, the library): relative inputs resolve against `base`; the name holds
  * no control character (a NUL would cut the path short in the system calls); the file exists, is
  * a regular file, and is inside the root once symlinks are resolved (no file outside the root is
- * ever read or named). Returns the path relative to the root, POSIX style; throws a UserError
+ * ever read or named). Returns the path relative to the root, POSIX style; throws a bad-request RepomapError
  * naming the file and the problem.
  */
 export function requestFilePath(root: string, path: string, what: string, base: string = root): string {
-  if (CONTROL.test(path)) throw new UserError(`${what} ${escapeControls(path)}: a path may not contain a control character (NUL, newline)`);
+  if (CONTROL.test(path)) throw badRequest(`${what} ${escapeControls(path)}: a path may not contain a control character (NUL, newline)`);
   const rel = toRootRelative(root, path, base);
   let real: string;
   try {
     real = realpathSync(resolve(root, rel));
   } catch {
-    throw new UserError(`${what} ${escapeControls(path)} does not exist`);
+    throw badRequest(`${what} ${escapeControls(path)} does not exist`);
   }
-  if (!isBelow(relative(realRootOf(root), real))) throw new UserError(`${what} ${escapeControls(path)} leads outside the repository root ${root}`);
+  if (!isBelow(relative(realRootOf(root), real))) throw badRequest(`${what} ${escapeControls(path)} leads outside the repository root ${root}`);
   const info = statSync(real);
-  if (info.isDirectory()) throw new UserError(`${what} ${escapeControls(path)} is a folder, not a file`);
-  if (!info.isFile()) throw new UserError(`${what} ${escapeControls(path)} is not a regular file`);
+  if (info.isDirectory()) throw badRequest(`${what} ${escapeControls(path)} is a folder, not a file`);
+  if (!info.isFile()) throw badRequest(`${what} ${escapeControls(path)} is not a regular file`);
   return rel;
 }
 
@@ -100,9 +100,9 @@ export async function resolveRoot(root: string): Promise<string> {
   try {
     real = await realpath(root);
   } catch {
-    throw new UserError(`repository root ${root} does not exist`);
+    throw badRequest(`repository root ${root} does not exist`);
   }
-  if (!(await stat(real)).isDirectory()) throw new UserError(`repository root ${root} is not a directory`);
+  if (!(await stat(real)).isDirectory()) throw badRequest(`repository root ${root} is not a directory`);
   return real;
 }
 

@@ -1,4 +1,7 @@
 // The records that flow through the pipeline: discover -> extract -> store -> graph -> rank -> pack -> render.
+// Their lines are 0-based; the public types (api/types.ts) are 1-based.
+import type { SkipReason } from './api/types.js';
+export type { SkipReason, SkippedFile } from './api/types.js';
 
 /** What a tag is: a definition of a name or a reference to one. */
 export type TagKind = 'def' | 'ref';
@@ -43,19 +46,6 @@ export interface FileRefs {
   /** The references in file order, three numbers each: index in names, index in subkinds, line. */
   sites: number[];
 }
-
-/** Why a file was not indexed. Every skip is counted and can be listed. */
-export type SkipReason =
-  | 'no grammar'
-  | 'too large'
-  | 'binary'
-  | 'minified'
-  | 'syntax errors'
-  | 'parse failed'
-  | 'parse timeout'
-  | 'unreadable'
-  | 'symlink outside root'
-  | 'not a regular file';
 
 /**
  * What rendering reads of a file, as extraction gives it: its definitions and the lines they name,
@@ -117,12 +107,5 @@ export interface FileRecord {
   links?: number;
   skip: SkipReason | null;
   /** Detail for a skip, such as the parser's error message. */
-  detail?: string;
-}
-
-/** A file that was left out of the map, and why. */
-export interface SkippedFile {
-  path: string;
-  reason: SkipReason;
   detail?: string;
 }

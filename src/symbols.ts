@@ -6,47 +6,11 @@ import type { NameFiles, ReferenceGraph } from './graph/graph.js';
 import type { TagStore } from './store/store.js';
 import { unpackRefs } from './extract/refs.js';
 import type { RefTag } from './records.js';
+import type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from './api/types.js';
+
+export type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from './api/types.js';
 
 export const DEFAULT_SYMBOL_LIMIT = 20;
-
-export interface SymbolQuery {
-  name: string;
-  /** Match names starting with `name` (ignoring case) instead of the exact name. */
-  prefix?: boolean;
-  /** At most this many definitions, and this many references (default 20). */
-  limit?: number;
-}
-
-export interface SymbolDefinition {
-  name: string;
-  path: string;
-  /** 1-based. */
-  line: number;
-  kind: string;
-  signature: string;
-  /** Enclosing scope header lines, outermost first (1-based line numbers). */
-  scopes: Array<{ line: number; text: string }>;
-}
-
-export interface SymbolReference {
-  name: string;
-  path: string;
-  /** 1-based. */
-  line: number;
-  kind: string;
-  text: string;
-  /** PageRank of the referencing file: the most central callers come first. */
-  rank: number;
-}
-
-export interface SymbolAnswer {
-  query: SymbolQuery;
-  definitions: SymbolDefinition[];
-  references: SymbolReference[];
-  /** Matches before the limit was applied. */
-  totalDefinitions: number;
-  totalReferences: number;
-}
 
 /** Which files define and reference each name (the graph), and a file's references (the store). */
 export interface NameSource {

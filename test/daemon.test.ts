@@ -8,7 +8,8 @@ import { DaemonClient } from '../src/client/client.js';
 import { connect as connectRepo } from '../src/api/index.js';
 import type { DaemonStatus } from '../src/daemon/protocol.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
-import { type RepoMapJson, buildMap } from '../src/map.js';
+import { buildMap } from '../src/map.js';
+import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
 
@@ -68,12 +69,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const call = DaemonClient.once;
 
 /** Asks for maps until one satisfies `check` (the watcher takes a moment to see a change). */
-async function mapUntil(socket: string, check: (map: RepoMapJson) => boolean, params: object = { tokens: 4096 }): Promise<RepoMapJson> {
+async function mapUntil(socket: string, check: (map: RepoMap) => boolean, params: object = { tokens: 4096 }): Promise<RepoMap> {
   const deadline = Date.now() + 15_000;
-  let map = await call<RepoMapJson>(socket, 'map', params);
+  let map = await call<RepoMap>(socket, 'map', params);
   while (!check(map) && Date.now() < deadline) {
     await sleep(50);
-    map = await call<RepoMapJson>(socket, 'map', params);
+    map = await call<RepoMap>(socket, 'map', params);
   }
   return map;
 }
@@ -90,7 +91,7 @@ test('start, map, edit, delete, rename, .gitignore, stop: every change shows in 
   const root = gitRepo();
   const env = runtimeEnv();
   const daemon = await startDaemon(root, env);
-  const first = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+  const first = await call<RepoMap>(daemon.socket, 'map', { tokens: 4096 });
   assert.match(first.text, /│export class Cart \{/);
 
   writeFileSync(join(root, 'src', 'cart.ts'), 'export class Basket {\n  total(): number {\n    return 0;\n  }\n}\n');
@@ -120,7 +121,7 @@ test('start, map, edit, delete, rename, .gitignore, stop: every change shows in 
     { tokens: 1024, mentionedIdents: ['total'] },
     { tokens: 1024, ranking: 'aider' as const, chatFiles: ['src/checkout.ts'] },
   ]) {
-    const hot = await call<RepoMapJson>(daemon.socket, 'map', request);
+    const hot = await call<RepoMap>(daemon.socket, 'map', request);
     const fresh = await buildMap({ root, cacheDir: tempDir(), ...request });
     assert.equal(hot.text, fresh.text, JSON.stringify(request));
   }
@@ -159,7 +160,7 @@ test('changes made before the watcher starts are caught up once it has', async (
   // The watcher starts 2 s after the cold index: the changes below all fall in that gap.
   const env = { ...runtimeEnv(), REPOMAP_TEST_WATCH_DELAY_MS: '2000' };
   const daemon = await startDaemon(root, env);
-  const first = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+  const first = await call<RepoMap>(daemon.socket, 'map', { tokens: 4096 });
   assert.match(first.text, /mailer\.ts/);
   assert.match(first.text, /scratch_function/);
   assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).watching, false);
@@ -275,13 +276,13 @@ test('a restart reads the related graph saved at the last stop or after a quiet 
   const env = { ...runtimeEnv(), REPOMAP_TEST_GRAPH_SAVE_MS: '100' };
   const request = { tokens: 4096, chatFiles: ['api/inventory.py'], mentionedIdents: ['Cart'] };
   const first = await startDaemon(root, env);
-  const cold = await call<RepoMapJson>(first.socket, 'map', request);
+  const cold = await call<RepoMap>(first.socket, 'map', request);
   assert.equal(cold.stats.restoredGraphs, 0);
   await call(first.socket, 'shutdown');
   await first.exited;
 
   const second = await startDaemon(root, env);
-  const warm = await call<RepoMapJson>(second.socket, 'map', request);
+  const warm = await call<RepoMap>(second.socket, 'map', request);
   assert.equal(warm.stats.restoredGraphs, 1, second.stderr());
   assert.equal(warm.text, cold.text);
   // The names are linked once maps are answered, without a change asking for them.
@@ -300,7 +301,7 @@ test('a restart reads the related graph saved at the last stop or after a quiet 
   second.child.kill('SIGKILL');
   await second.exited;
   const third = await startDaemon(root, env);
-  const again = await call<RepoMapJson>(third.socket, 'map', request);
+  const again = await call<RepoMap>(third.socket, 'map', request);
   assert.equal(again.stats.restoredGraphs, 1, third.stderr());
   assert.equal(again.text, edited.text);
   await call(third.socket, 'shutdown');
@@ -361,7 +362,7 @@ test('a subfolder ROOT is the root for query and connect() (mcp takes it the sam
   const cache = tempDir('repomap-cache-');
   const query = runCli(['query', sub, '--format', 'json', '--cache-dir', cache, '--idle-timeout', '60'], { env });
   assert.equal(query.code, 0, query.stderr);
-  const map = JSON.parse(query.stdout) as RepoMapJson;
+  const map = JSON.parse(query.stdout) as RepoMap;
   assert.equal(map.root, sub);
   assert.ok(map.files.length > 0 && map.files.every((file) => !file.path.includes('/') && !file.path.startsWith('api')), map.files.map((f) => f.path).join(' '));
   const previous = process.env.XDG_RUNTIME_DIR;
@@ -418,7 +419,7 @@ test('a stale socket and lock left by kill -9 are cleaned up; nothing indexed is
   const second = await startDaemon(root, env);
   const status = await call<DaemonStatus>(second.socket, 'status');
   assert.notEqual(status.pid, first.child.pid);
-  const map = await call<RepoMapJson>(second.socket, 'map', { tokens: 4096 });
+  const map = await call<RepoMap>(second.socket, 'map', { tokens: 4096 });
   assert.equal(map.stats.parsed, 0, 'the store written before the kill was reused');
   assert.match(map.text, /class Cart/);
   await call(second.socket, 'shutdown');
@@ -434,7 +435,7 @@ test('kill -9 during the cold index leaves a store the next start repairs', asyn
   first.child.kill('SIGKILL');
   await first.exited;
   const second = await startDaemon(root, env);
-  const map = await call<RepoMapJson>(second.socket, 'map', { tokens: 200, message: 'look at api/gen2999.py' });
+  const map = await call<RepoMap>(second.socket, 'map', { tokens: 200, message: 'look at api/gen2999.py' });
   const status = await call<DaemonStatus>(second.socket, 'status');
   assert.equal(status.indexed, 3009);
   assert.match(map.text, /generated_2999/);
@@ -446,7 +447,7 @@ test('a daemon whose store is damaged moves it aside, rebuilds it from the sourc
   const root = gitRepo();
   const env = runtimeEnv();
   const first = await startDaemon(root, env);
-  const before = await call<RepoMapJson>(first.socket, 'map', { tokens: 4096 });
+  const before = await call<RepoMap>(first.socket, 'map', { tokens: 4096 });
   await call(first.socket, 'shutdown');
   assert.equal(await first.exited, 0);
   for (const damage of ['truncate', 'header'] as const) {
@@ -455,7 +456,7 @@ test('a daemon whose store is damaged moves it aside, rebuilds it from the sourc
     if (damage === 'truncate') writeFileSync(file, data.subarray(0, 3 * 4096 + 100));
     else writeFileSync(file, Buffer.concat([Buffer.alloc(64, 0x5a), data.subarray(64)]));
     const daemon = await startDaemon(root, env);
-    const after = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+    const after = await call<RepoMap>(daemon.socket, 'map', { tokens: 4096 });
     assert.equal(after.text, before.text, damage);
     assert.match(daemon.stderr(), /tag cache at .* (is unreadable|failed).*moved (it )?aside to .*rebuilding it/, damage);
     await call(daemon.socket, 'shutdown');
@@ -509,11 +510,11 @@ test('50 concurrent clients get correct answers', async () => {
   const daemon = await startDaemon(root, env);
   const chats = ['src/checkout.ts', 'src/cart.ts', 'api/server.py', 'tools/report.go', 'lib/money.rs'];
   const expected = new Map<string, string>();
-  for (const chat of chats) expected.set(chat, (await call<RepoMapJson>(daemon.socket, 'map', { chatFiles: [chat], tokens: 300 })).text);
+  for (const chat of chats) expected.set(chat, (await call<RepoMap>(daemon.socket, 'map', { chatFiles: [chat], tokens: 300 })).text);
   const answers = await Promise.all(
     Array.from({ length: 50 }, (_, i) => {
       const chat = chats[i % chats.length];
-      return call<RepoMapJson>(daemon.socket, 'map', { chatFiles: [chat], tokens: 300 }).then((map) => [chat, map.text] as const);
+      return call<RepoMap>(daemon.socket, 'map', { chatFiles: [chat], tokens: 300 }).then((map) => [chat, map.text] as const);
     }),
   );
   for (const [chat, text] of answers) assert.equal(text, expected.get(chat));
@@ -625,7 +626,7 @@ test('params named after Object.prototype members, lines one byte over the limit
     assert.match(answer.error?.message ?? '', pattern);
     assert.doesNotMatch(answer.error?.message ?? '', /etc\/passwd$/);
   }
-  const dotted = await call<RepoMapJson>(daemon.socket, 'map', { chatFiles: ['bad/..foo.py'], mentionedFiles: ['src/cart.ts'] });
+  const dotted = await call<RepoMap>(daemon.socket, 'map', { chatFiles: ['bad/..foo.py'], mentionedFiles: ['src/cart.ts'] });
   assert.deepEqual(dotted.request.chatFiles, ['bad/..foo.py']);
   await assert.rejects(call(daemon.socket, 'map', { mentionedFiles: ['src/gone.ts'] }), /mentioned file src\/gone\.ts does not exist/);
 
@@ -767,8 +768,8 @@ test('a renamed import target is resolved again: the chat file\'s map follows wh
   const env = runtimeEnv();
   const daemon = await startDaemon(root, env);
   const request = { tokens: 1024, chatFiles: ['src/main.ts'] };
-  const rankOf = (map: RepoMapJson, path: string) => map.files.find((file) => file.path === path)?.rank ?? 0;
-  const first = await call<RepoMapJson>(daemon.socket, 'map', request);
+  const rankOf = (map: RepoMap, path: string) => map.files.find((file) => file.path === path)?.rank ?? 0;
+  const first = await call<RepoMap>(daemon.socket, 'map', request);
   assert.match(first.text, /src\/lib\/impl\.ts:\n│export function computeSharedValue\(fromLib: number\)/);
   // The graph links the reference to the imported definer only, so the walk ranks it above the other.
   assert.ok(rankOf(first, 'src/lib/impl.ts') > rankOf(first, 'src/alt/impl.ts'), first.text);
@@ -792,10 +793,10 @@ test('a file written a moment before a request that names it is indexed for that
   writeFileSync(join(root, '.gitignore'), 'ignored_here.ts\n');
   const env = runtimeEnv();
   const daemon = await startDaemon(root, env);
-  await call<RepoMapJson>(daemon.socket, 'map', { tokens: 256 });
+  await call<RepoMap>(daemon.socket, 'map', { tokens: 256 });
   // No wait for the watcher: the request comes right after the write.
   writeFileSync(join(root, 'src', 'fresh_helper.ts'), 'export function freshlyWrittenHelper(): number {\n  return 1;\n}\n');
-  const map = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 256, mentionedFiles: ['src/fresh_helper.ts'] });
+  const map = await call<RepoMap>(daemon.socket, 'map', { tokens: 256, mentionedFiles: ['src/fresh_helper.ts'] });
   assert.match(map.text, /│export function freshlyWrittenHelper\(\): number \{/);
   // A file the rules leave out is still refused, with the reason.
   writeFileSync(join(root, 'ignored_here.ts'), 'export const x = 1;\n');
@@ -810,7 +811,7 @@ test('the daemon reads the project config, under its flags, and reloads it when 
   writeFileSync(config, JSON.stringify({ exclude: ['api'], tokens: 256, idleTimeout: 600 }));
   const env = runtimeEnv();
   const daemon = await startDaemon(root, env, '--idle-timeout', '900');
-  const first = await call<RepoMapJson>(daemon.socket, 'map', {});
+  const first = await call<RepoMap>(daemon.socket, 'map', {});
   assert.equal(first.budget, 256, 'a request without tokens takes the config\'s');
   assert.ok(!first.files.some((file) => file.path.startsWith('api/')));
   const status = await call<DaemonStatus>(daemon.socket, 'status');
@@ -829,7 +830,7 @@ test('the daemon reads the project config, under its flags, and reloads it when 
   const deadline = Date.now() + 15_000;
   while (!daemon.stderr().includes('project config not applied') && Date.now() < deadline) await sleep(50);
   assert.match(daemon.stderr(), /project config not applied: .*repomap\.config\.json: 'tokens' must be a positive whole number/);
-  assert.equal((await call<RepoMapJson>(daemon.socket, 'map', {})).budget, 512);
+  assert.equal((await call<RepoMap>(daemon.socket, 'map', {})).budget, 512);
   await call(daemon.socket, 'shutdown');
   assert.equal(await daemon.exited, 0);
 });
@@ -839,7 +840,7 @@ test('a tag query written or changed in .repomap/queries/ while the daemon runs 
   const env = runtimeEnv();
   const daemon = await startDaemon(root, env);
   const params = { tokens: 4096, chatFiles: ['api/inventory.py'] };
-  const first = await call<RepoMapJson>(daemon.socket, 'map', params);
+  const first = await call<RepoMap>(daemon.socket, 'map', params);
   assert.match(first.text, /│class ShopServer:/);
   mkdirSync(join(root, '.repomap', 'queries'), { recursive: true });
   // Python's functions only: the class is no longer a definition.
@@ -856,7 +857,7 @@ test('a .repomapignore written or changed while the daemon runs re-runs discover
   const root = gitRepo();
   const env = runtimeEnv();
   const daemon = await startDaemon(root, env);
-  const first = await call<RepoMapJson>(daemon.socket, 'map', { tokens: 4096 });
+  const first = await call<RepoMap>(daemon.socket, 'map', { tokens: 4096 });
   assert.ok(first.files.some((file) => file.path.startsWith('api/')));
   writeFileSync(join(root, 'api', '.repomapignore'), '*.py\n');
   const left = await mapUntil(daemon.socket, (map) => !map.files.some((file) => file.path.startsWith('api/')));
@@ -876,7 +877,7 @@ test('a map asked for with a bound during the cold index is a partial map of wha
   const env = runtimeEnv();
   const daemon = await startDaemon(root, env);
   const request = { chatFiles: ['src/checkout.ts'], tokens: 1024 };
-  const early = await call<RepoMapJson>(daemon.socket, 'map', { ...request, waitSeconds: 0 });
+  const early = await call<RepoMap>(daemon.socket, 'map', { ...request, waitSeconds: 0 });
   assert.ok(early.partial, 'answered before the index was complete');
   assert.equal(early.partial.files, 3009);
   assert.ok(early.partial.indexedFiles < early.partial.files, JSON.stringify(early.partial));
@@ -884,14 +885,14 @@ test('a map asked for with a bound during the cold index is a partial map of wha
   // What src/checkout.ts imports: parsed ahead of the 3000 files before them.
   for (const imported of ['src/cart.ts', 'src/pricing.ts', 'src/mailer.ts']) assert.ok(shown.includes(imported), `${imported} in ${shown.join(' ')}`);
 
-  const complete = await call<RepoMapJson>(daemon.socket, 'map', request);
+  const complete = await call<RepoMap>(daemon.socket, 'map', request);
   assert.equal(complete.partial, undefined);
   const status = await call<DaemonStatus>(daemon.socket, 'status');
   assert.equal(status.parsed, 3009, 'each file parsed once, whatever the order');
   // The same bytes as a map of the same tree made in-process, without priorities.
   const inProcess = await buildMap({ root, ...request, cacheDir: tempDir(), workers: 1 });
   assert.equal(complete.text, inProcess.text);
-  const again = await call<RepoMapJson>(daemon.socket, 'map', { ...request, waitSeconds: 0 });
+  const again = await call<RepoMap>(daemon.socket, 'map', { ...request, waitSeconds: 0 });
   assert.equal(again.partial, undefined, 'a bound once the index is complete changes nothing');
   assert.equal(again.text, complete.text);
   for (const bad of [-1, 'abc', Number.NaN]) {

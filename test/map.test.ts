@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
 import { ReferenceGraph } from '../src/graph/graph.js';
 import { buildMap } from '../src/map.js';
-import { MAX_TOKENS } from '../src/request.js';
+import { MAX_TOKENS } from '../src/api/request.js';
 import { rankDefinitions } from '../src/rank/rank.js';
 import { MAX_STORED_LINE } from '../src/extract/extract.js';
 import { copyFixture, git, indexOnce, tempDir } from './helpers.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { buildMap, mapToJson } from '../src/map.js';
+import { buildMap, publicMap } from '../src/map.js';
 import { renderText } from '../src/render/render.js';
 import { tempDir } from './helpers.js';
 
@@ -48,7 +48,7 @@ test('a multi-line signature the chat file calls is shown whole, with its return
     /src\/pricing\.ts:\n│export function computeInvoiceTotal\(\n│  lineItems: readonly number\[\],\n│  discountPercent: number,\n│\): InvoiceTotal \{\n/,
   );
   // The JSON says which line is the definition and which continue its signature.
-  const pricing = mapToJson(map).files.find((file) => file.path === 'src/pricing.ts')!;
+  const pricing = publicMap(map, { listSkipped: true }).files.find((file) => file.path === 'src/pricing.ts')!;
   assert.deepEqual(
     pricing.lines.slice(0, 4).map((line) => [line.line, line.role]),
     [
@@ -122,7 +122,7 @@ test('a name never links files of two language families: a Go file and a Python 
   const python = map.files.find((file) => file.path === 'service/decoder.py');
   assert.ok(python?.lines.some((line) => line.text.startsWith('class StreamDecoder')), map.text);
   // The walk never reaches the Go files ...
-  const json = mapToJson(map);
+  const json = publicMap(map, { listSkipped: true });
   for (const path of ['service/decoder.go', 'service/use.go']) assert.equal(json.files.find((file) => file.path === path)?.rank ?? 0, 0);
   // ... and where only a few lines fit, they are the Python definer's, not the Go one's.
   const small = await buildMap({ root, cacheDir: tempDir(), tokens: 40, chatFiles });

@@ -10,7 +10,7 @@ import { packageRoot } from '../src/paths.js';
 
 // Every tokenizer thread of this file signals its answer before it posts it, the order a caller
 // may see them in anyway (a message crosses threads on its own schedule): counts must wait for it.
-process.env.REPOMAP_TEST_TOKEN_SIGNAL_EARLY = '1';
+const EARLY = { signalEarly: true };
 
 // Pieces chosen to sit at line ends and starts, where the line sums could go wrong.
 const PIECES = [
@@ -39,7 +39,7 @@ test('line-summed token counts equal whole-text counts on every encoding', () =>
   const random = seededRandom(7);
   for (let i = 0; i < 400; i++) texts.push(randomText(random));
   for (const encoding of ENCODINGS) {
-    const summed = tokenCounter(encoding);
+    const summed = tokenCounter(encoding, EARLY);
     const whole = wholeTextCounter(get_encoding(encoding));
     for (const text of texts) assert.equal(summed(text), whole(text), `${encoding}: ${JSON.stringify(text.slice(0, 80))}`);
     // Memoised counts stay right when asked again.
@@ -51,12 +51,12 @@ test('a counter counts the same in its thread and once its tokenizer is loaded i
   const random = seededRandom(11);
   const texts = Array.from({ length: 200 }, () => randomText(random));
   const encoding = 'p50k_base';
-  const summed = tokenCounter(encoding);
+  const summed = tokenCounter(encoding, EARLY);
   const whole = wholeTextCounter(get_encoding(encoding));
   for (const text of texts.slice(0, 100)) assert.equal(summed(text), whole(text), 'in its thread');
   await loadTokenizerHere(encoding);
   await loadTokenizerHere(encoding); // once moved, again is nothing to do
-  assert.equal(tokenCounter(encoding), summed, 'the same counter');
+  assert.equal(tokenCounter(encoding, EARLY), summed, 'the same counter');
   for (const text of texts) assert.equal(summed(text), whole(text), `in this thread: ${JSON.stringify(text.slice(0, 80))}`);
 });
 
@@ -64,7 +64,7 @@ test('many thousands of counts in the tokenizer thread, under load, each get the
   // Threads that keep the cores busy, so the tokenizer thread and this one are descheduled at any point.
   const busy = Array.from({ length: 3 }, () => new Worker('const end = Date.now() + 60000; while (Date.now() < end) {}', { eval: true }));
   try {
-    const summed = tokenCounter('gpt2');
+    const summed = tokenCounter('gpt2', EARLY);
     const whole = wholeTextCounter(get_encoding('gpt2'));
     for (let i = 0; i < 20_000; i++) {
       // Each text new to the counter: one round trip to the thread per call.

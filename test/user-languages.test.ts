@@ -10,7 +10,7 @@ import { parseProjectConfig } from '../src/config.js';
 import { indexRepository } from '../src/indexer/indexer.js';
 import { packageRoot } from '../src/paths.js';
 import { TagStore } from '../src/store/store.js';
-import { UserError } from '../src/errors.js';
+import { RepomapError } from '../src/errors.js';
 import { resolveLanguages } from '../src/extract/user-languages.js';
 import { tempDir } from './helpers.js';
 
@@ -147,7 +147,7 @@ test('a grammar that does not load (not WebAssembly) is one notice naming it; it
 
 test('a config naming a grammar that is not installed, or a query file that does not exist, is a clear error', () => {
   const root = repository({ 'q.scm': '' });
-  assert.throws(() => resolveLanguages(root, { zz: { extensions: ['.zz'], grammar: 'tree-sitter-zz', query: 'q.scm' } }), (err: unknown) => err instanceof UserError && /'tree-sitter-zz' is not installed/.test(err.message));
+  assert.throws(() => resolveLanguages(root, { zz: { extensions: ['.zz'], grammar: 'tree-sitter-zz', query: 'q.scm' } }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /'tree-sitter-zz' is not installed/.test(err.message));
   assert.throws(() => resolveLanguages(root, { zz: { extensions: ['.zz'], grammar: 'tree-sitter-python', query: 'missing.scm' } }), /cannot read its tag query .*missing\.scm/);
   assert.throws(() => parseProjectConfig({ languages: { zz: { extensions: ['zz'] } } }, 'cfg'), /'zz.extensions' must be a list of extensions/);
   assert.throws(() => parseProjectConfig({ languages: { zz: { extensions: ['.zz'] } } }, 'cfg'), /needs extensions and a grammar/);

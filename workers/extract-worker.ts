@@ -6,10 +6,6 @@ import type { BatchTask } from '../src/indexer/worker-protocol.js';
 import { languageById } from '../src/extract/languages.js';
 import { attachedStore, storeTags } from '../src/indexer/tag-writer.js';
 
-// Fault injection for the tests: a worker that meets a path containing this text dies, as a
-// worker hit by a native crash or an out-of-memory abort would.
-const exitOn = process.env.REPOMAP_TEST_WORKER_EXIT_ON;
-
 export default async function extractBatch(task: BatchTask): Promise<FileResult[]> {
   if (task.preload) {
     await preloadLanguages(task.preload.flatMap((id) => languageById(id) ?? []));
@@ -17,6 +13,8 @@ export default async function extractBatch(task: BatchTask): Promise<FileResult[
     if (task.tagsTo) await attachedStore(task.tagsTo).warmWrites();
   }
   const results: FileResult[] = [];
+  // Fault injection for the tests (see RunnerOptions.exitOn).
+  const { exitOn } = task;
   if (exitOn && task.jobs.some((job) => job.path.includes(exitOn))) process.exit(70);
   await indexFiles(task.root, task.jobs, task.options, (_, result) => results.push(result));
   if (task.tagsTo) {

@@ -5,19 +5,15 @@ import { workerData } from 'node:worker_threads';
 import { get_encoding } from 'tiktoken';
 import type { TokenReply, TokenRequest, TokenWorkerData } from '../src/pack/token-protocol.js';
 import { type TokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
+import { errorMessage } from '../src/errors.js';
 
-const { encoding, port, signal } = workerData as TokenWorkerData;
-/**
- * Tests only: set the signal before the answer is posted, the order in which the caller may see
- * them anyway (a message crosses threads on its own schedule), every time rather than now and then.
- */
-const SIGNAL_EARLY = process.env.REPOMAP_TEST_TOKEN_SIGNAL_EARLY === '1';
+const { encoding, port, signal, signalEarly } = workerData as TokenWorkerData;
 let count: TokenCounter | undefined;
 let failure: string | undefined;
 try {
   count = wholeTextCounter(get_encoding(encoding));
 } catch (err) {
-  failure = `could not load the ${encoding} tokenizer: ${err instanceof Error ? err.message : String(err)}`;
+  failure = `could not load the ${encoding} tokenizer: ${errorMessage(err)}`;
 }
 
 port.on('message', ({ seq, lines }: TokenRequest) => {
@@ -25,9 +21,9 @@ port.on('message', ({ seq, lines }: TokenRequest) => {
   try {
     reply = count ? { seq, counts: lines.map(count) } : { seq, error: failure! };
   } catch (err) {
-    reply = { seq, error: err instanceof Error ? err.message : String(err) };
+    reply = { seq, error: errorMessage(err) };
   }
-  if (SIGNAL_EARLY) {
+  if (signalEarly) {
     answered(seq);
     const until = performance.now() + 0.05;
     while (performance.now() < until); // the message crosses a moment after the signal

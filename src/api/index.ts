@@ -3,41 +3,55 @@
 //   daemon:      const repo = await connect(root); await repo.map(request); repo.close()
 // The CLI, the daemon and the MCP server are built on these same functions. The engine is
 // loaded on first in-process use, so a daemon-only user loads nothing heavy.
-import { type StartOptions, connectOrStart } from '../client/client.js';
-import type { DaemonStatus } from '../daemon/protocol.js';
-import type { BuildMapOptions, RepoMap, RepoMapJson } from '../map.js';
-import type { MapRequest } from '../request.js';
+import { type StartOptions, type DaemonClient, connectOrStart } from '../client/client.js';
+import type { RpcMethods } from '../daemon/protocol.js';
+import type { BuildMapOptions } from '../map.js';
 import { resolveRoot } from '../paths.js';
 import { applyProjectConfig } from '../config.js';
-import type { SymbolAnswer, SymbolQuery } from '../symbols.js';
+import { asRepomapError } from '../errors.js';
+import type { DaemonStatus, MapRequest, RepoMap, SymbolAnswer, SymbolQuery } from './types.js';
 
-export type { BuildMapOptions, RepoMap, RepoMapJson } from '../map.js';
-export type { MapRequest } from '../request.js';
-export type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from '../symbols.js';
-export type { DaemonStatus } from '../daemon/protocol.js';
+export type * from './types.js';
+export type { BuildMapOptions } from '../map.js';
 export type { StartOptions } from '../client/client.js';
-export type { MapBlock } from '../render/render.js';
-export type { SkipReason, SkippedFile } from '../records.js';
-export { UserError } from '../errors.js';
+export { type ErrorCode, RepomapError } from '../errors.js';
 export { CONFIG_FILE, type ProjectConfig, parseProjectConfig, readProjectConfig } from '../config.js';
-export { DaemonError } from '../client/client.js';
 
-/** Indexes ROOT (reusing its tag cache) and builds one map, in this process. */
-export async function buildMap(options: BuildMapOptions): Promise<RepoMap> {
-  return (await import('../map.js')).buildMap(options);
+/** Indexes ROOT (reusing its tag cache) and builds one map, in this process: the same map a daemon answers for the same request. */
+export function buildMap(options: BuildMapOptions): Promise<RepoMap> {
+  return library(async () => {
+    const { buildMap: build, publicMap } = await import('../map.js');
+    return publicMap(await build(options), { listSkipped: options.listSkipped === true });
+  });
 }
 
 /** Where a name is defined and referenced, in this process (references ranked by PageRank). */
-export async function findSymbolsIn(options: Omit<BuildMapOptions, keyof MapRequest> & SymbolQuery): Promise<SymbolAnswer> {
-  const { openRepository, centrality } = await import('../map.js');
-  const { findSymbols, namesIn } = await import('../symbols.js');
-  const { index, graph, store } = await openRepository(await applyProjectConfig(options));
+export function findSymbolsIn(options: Omit<BuildMapOptions, keyof MapRequest> & SymbolQuery): Promise<SymbolAnswer> {
+  return library(async () => {
+    const { openRepository, centrality } = await import('../map.js');
+    const { findSymbols, namesIn } = await import('../symbols.js');
+    const { index, graph, store } = await openRepository(await applyProjectConfig(options));
+    try {
+      const query = { name: options.name, prefix: options.prefix, limit: options.limit };
+      return findSymbols(index, centrality(graph), query, namesIn(graph, store));
+    } finally {
+      await store.close();
+    }
+  });
+}
+
+/** Runs a library call: whatever it fails with reaches the caller as a RepomapError (see asRepomapError). */
+async function library<T>(run: () => Promise<T>): Promise<T> {
   try {
-    const query = { name: options.name, prefix: options.prefix, limit: options.limit };
-    return findSymbols(index, centrality(graph), query, namesIn(graph, store));
-  } finally {
-    await store.close();
+    return await run();
+  } catch (err) {
+    throw asRepomapError(err);
   }
+}
+
+/** One request to the daemon, typed by its method (see RpcMethods). */
+function call<M extends keyof RpcMethods>(client: DaemonClient, method: M, ...params: RpcMethods[M]['params'] extends undefined ? [] : [RpcMethods[M]['params']]): Promise<RpcMethods[M]['result']> {
+  return library(() => client.request<RpcMethods[M]['result']>(method, params[0]));
 }
 
 /** A connection to a repository's daemon. */
@@ -49,7 +63,7 @@ export interface RepomapDaemon {
    * and the `repomap restart` that applies them.
    */
   readonly notice?: string;
-  map(request?: MapRequest): Promise<RepoMapJson>;
+  map(request?: MapRequest): Promise<RepoMap>;
   symbols(query: SymbolQuery): Promise<SymbolAnswer>;
   status(): Promise<DaemonStatus>;
   /** Closes this connection (the daemon goes on running). */
@@ -60,15 +74,17 @@ export interface RepomapDaemon {
  * Connects to the daemon of the repository at `dir` (its real path: a subfolder of a git work
  * tree is a root of its own, as for `repomap map`), starting it in the background when none runs.
  */
-export async function connect(dir: string, options: StartOptions = {}): Promise<RepomapDaemon> {
-  const root = await resolveRoot(dir);
-  const { client, notice } = await connectOrStart(root, options);
-  return {
-    root,
-    ...(notice ? { notice } : {}),
-    map: (request = {}) => client.request<RepoMapJson>('map', request),
-    symbols: (query) => client.request<SymbolAnswer>('symbols', query),
-    status: () => client.request<DaemonStatus>('status'),
-    close: () => client.close(),
-  };
+export function connect(dir: string, options: StartOptions = {}): Promise<RepomapDaemon> {
+  return library(async () => {
+    const root = await resolveRoot(dir);
+    const { client, notice } = await connectOrStart(root, options);
+    return {
+      root,
+      ...(notice ? { notice } : {}),
+      map: (request = {}) => call(client, 'map', request),
+      symbols: (query) => call(client, 'symbols', query),
+      status: () => call(client, 'status'),
+      close: () => client.close(),
+    };
+  });
 }

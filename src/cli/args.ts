@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { UserError } from '../errors.js';
+import { badRequest, errorMessage } from '../errors.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -11,10 +11,10 @@ export function parseCommandArgs<T extends OptionSpec>(command: string, args: st
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true as const });
   } catch (err) {
-    const message = (err instanceof Error ? err.message.split('\n')[0] : String(err)).replace(/\. To specify a positional argument.*$/, '');
+    const message = errorMessage(err).split('\n')[0].replace(/\. To specify a positional argument.*$/, '');
     const unknown = /^Unknown option '--([^'=]+)'/.exec(message)?.[1];
     const guess = unknown === undefined ? undefined : closest(unknown, Object.keys(options));
-    throw new UserError(`${command}: ${message}${guess ? ` (did you mean --${guess}?)` : ''} (see 'repomap ${command} --help')`);
+    throw badRequest(`${command}: ${message}${guess ? ` (did you mean --${guess}?)` : ''} (see 'repomap ${command} --help')`);
   }
 }
 
@@ -48,14 +48,21 @@ function editDistance(a: string, b: string): number {
 
 export function integerOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new UserError(`--${name} takes a positive whole number, not '${value}'`);
+  if (!/^\d+$/.test(value) || Number(value) <= 0) throw badRequest(`--${name} takes a positive whole number, not '${value}'`);
   return Number(value);
 }
 
 export function choiceOption<T extends string>(value: string | undefined, name: string, choices: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
   if (!(choices as readonly string[]).includes(value)) {
-    throw new UserError(`--${name} must be one of ${choices.join(', ')}, not '${value}'`);
+    throw badRequest(`--${name} must be one of ${choices.join(', ')}, not '${value}'`);
   }
   return value as T;
+}
+
+/** The seconds an option gives (`--wait 2.5`), refused unless a plain number, 0 or more. */
+export function secondsOption(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(value)) throw badRequest(`--${name} takes a number of seconds, 0 or more, not '${value}'`);
+  return Number(value);
 }

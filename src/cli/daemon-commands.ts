@@ -2,13 +2,13 @@
 // daemon. Nothing here loads the engine.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DaemonClient, DaemonError } from '../client/client.js';
+import { DaemonClient } from '../client/client.js';
 import { type DaemonStatus, indexingProgress } from '../daemon/protocol.js';
 import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon/runtime.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
-import { UserError } from '../errors.js';
+import { RepomapError, badRequest } from '../errors.js';
 import { resolveRoot } from '../paths.js';
-import { nothingToMap, textOutput } from '../request.js';
+import { nothingToMap, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
@@ -53,7 +53,7 @@ With --all, lists every running daemon of this user. Exits 1 when no daemon runs
 
 function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?: string[]; 'idle-timeout'?: string }) {
   const idle = values['idle-timeout'];
-  if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
+  if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
   return {
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     workers: integerOption(values.workers, 'workers'),
@@ -66,7 +66,7 @@ function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?
 }
 
 async function rootOf(positionals: string[], command: string): Promise<string> {
-  if (positionals.length > 1) throw new UserError(`${command} takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length > 1) throw badRequest(`${command} takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
   return resolveRoot(positionals[0] ?? '.');
 }
 
@@ -77,13 +77,10 @@ async function startableRoot(positionals: string[], command: string): Promise<st
   return root;
 }
 
-/** Runs one request, turning the daemon's error answers into user errors, then closes. */
+/** Runs one request, then closes. Its failures are RepomapErrors (see DaemonClient): main says them in a line. */
 async function answer<T>(request: () => Promise<T>, close: () => void): Promise<T> {
   try {
     return await request();
-  } catch (err) {
-    if (err instanceof DaemonError) throw new UserError(err.message, err.code === -32603 ? 1 : 2);
-    throw new UserError(`the daemon stopped answering: ${err instanceof Error ? err.message : String(err)}`, 1);
   } finally {
     close();
   }
@@ -130,7 +127,7 @@ async function whileShowingProgress<T>(repo: RepomapDaemon, pending: Promise<T>,
   let settled = false;
   const follow = async () => {
     while (!settled) {
-      const status = await repo.status().catch(() => undefined);
+      const status = await repo.status().catch(() => undefined); // the map's own request says why the daemon failed
       if (!status || status.state === 'ready' || settled) return;
       progress.update(status.progress.done, status.progress.total);
       await new Promise((resolve) => setTimeout(resolve, PROGRESS_POLL_MS));
@@ -179,9 +176,10 @@ export async function stopDaemon(root: string): Promise<boolean> {
   try {
     client = await DaemonClient.connect(paths.socket);
   } catch (err) {
-    if (err instanceof UserError) throw err; // a runtime folder or socket not to be trusted
-    return false;
+    if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
+    return false; // no daemon listens: none to stop
   }
+  // A daemon may close the connection as it stops, before its answer: the wait below tells whether it stopped.
   await ask(client, 'shutdown').catch(() => {});
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline && (existsSync(paths.socket) || (pid !== undefined && isProcessAlive(pid)))) {
@@ -215,16 +213,16 @@ export async function statusCommand(args: string[]): Promise<number> {
     return 0;
   }
   const json = values.format === 'json';
-  if (values.format !== undefined && !json && values.format !== 'text') throw new UserError(`--format must be one of text, json, not '${values.format}'`);
+  if (values.format !== undefined && !json && values.format !== 'text') throw badRequest(`--format must be one of text, json, not '${values.format}'`);
   const statusAt = async (socket: string): Promise<DaemonStatus | undefined> => {
     let client: DaemonClient;
     try {
       client = await DaemonClient.connect(socket);
     } catch (err) {
-      if (err instanceof UserError) throw err; // a runtime folder or socket not to be trusted
-      return undefined;
+      if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
+      return undefined; // no daemon listens: no status
     }
-    return ask<DaemonStatus>(client, 'status').catch(() => undefined);
+    return ask<DaemonStatus>(client, 'status').catch(() => undefined); // one that cannot answer is reported as not running
   };
   if (values.all) {
     const statuses = (await Promise.all(listDaemons().map((daemon) => statusAt(daemon.socket)))).filter((s) => s !== undefined);

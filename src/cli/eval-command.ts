@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { CONFIG_HELP, type ProjectConfig, readProjectConfig, withProjectConfig } from '../config.js';
-import { UserError } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_BUDGETS, DEFAULT_RANKERS, type EvalReport, type Ranker, formatReport, rankerByName, runEval } from '../eval/eval.js';
 import { DEFAULT_COMMITS, DEFAULT_TASKS } from '../eval/git.js';
@@ -66,15 +66,15 @@ export async function evalCommand(args: string[]): Promise<number> {
     process.stdout.write(EVAL_HELP);
     return 0;
   }
-  if (positionals.length > 1) throw new UserError(`eval takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length > 1) throw badRequest(`eval takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
   const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
   const budgets = listOption(values.budgets, 'budgets').map((item) => integerOption(item, 'budgets')!);
   const rankers = listOption(values.ranking, 'ranking').map((name): Ranker => {
     const ranker = rankerByName(name);
-    if (!ranker) throw new UserError(`--ranking: unknown ranking '${name}' (known: ${DEFAULT_RANKERS.join(', ')})`);
+    if (!ranker) throw badRequest(`--ranking: unknown ranking '${name}' (known: ${DEFAULT_RANKERS.join(', ')})`);
     return ranker;
   });
-  if (new Set(rankers.map((ranker) => ranker.name)).size !== rankers.length) throw new UserError('--ranking names a ranking twice');
+  if (new Set(rankers.map((ranker) => ranker.name)).size !== rankers.length) throw badRequest('--ranking names a ranking twice');
 
   const progress = evalProgress(process.stderr, !values.quiet);
   const root = positionals[0] ?? '.';
@@ -115,12 +115,12 @@ export async function evalCommand(args: string[]): Promise<number> {
 function listOption(value: string | undefined, name: string): string[] {
   if (value === undefined) return [];
   const items = value.split(',').map((item) => item.trim());
-  if (items.some((item) => item.length === 0)) throw new UserError(`--${name} takes a comma-separated list, not '${value}'`);
+  if (items.some((item) => item.length === 0)) throw badRequest(`--${name} takes a comma-separated list, not '${value}'`);
   return items;
 }
 
 function seedOption(value: string): number {
-  if (!/^\d+$/.test(value)) throw new UserError(`--seed takes a whole number, not '${value}'`);
+  if (!/^\d+$/.test(value)) throw badRequest(`--seed takes a whole number, not '${value}'`);
   return Number(value);
 }
 

@@ -1,4 +1,5 @@
-import { UserError } from '../errors.js';
+import { RepomapError, badRequest } from '../errors.js';
+import { exitStatus } from './exit-status.js';
 import { packageVersion } from '../paths.js';
 import { closest } from './args.js';
 
@@ -38,7 +39,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   eval: async () => (await import('./eval-command.js')).evalCommand,
 };
 
-/** Runs the CLI; returns the exit code. User mistakes print one line, never a stack trace. */
+/** Runs the CLI; returns the exit code. A RepomapError prints one line, never a stack trace; any other error is a bug and keeps its stack. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -55,13 +56,13 @@ export async function main(argv: string[]): Promise<number> {
     const load = COMMANDS[command];
     if (!load) {
       const guess = closest(command, [...Object.keys(COMMANDS), 'help']);
-      throw new UserError(`unknown command '${command}'${guess ? ` (did you mean '${guess}'?)` : ''} (commands: ${Object.keys(COMMANDS).join(', ')})`);
+      throw badRequest(`unknown command '${command}'${guess ? ` (did you mean '${guess}'?)` : ''} (commands: ${Object.keys(COMMANDS).join(', ')})`);
     }
     return await (await load())(rest);
   } catch (err) {
-    if (err instanceof UserError) {
+    if (err instanceof RepomapError) {
       process.stderr.write(`repomap: ${err.message}\n`);
-      return err.exitCode;
+      return exitStatus(err.code);
     }
     throw err;
   }

@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
 import { CONFIG_HELP, readProjectConfig, withProjectConfig } from '../config.js';
-import { UserError } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
-import { buildMap, mapToJson, nothingToMap, resolveRoot } from '../map.js';
+import { buildMap, publicMap, resolveRoot } from '../map.js';
 import { printDetails } from './details.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
-import { textOutput } from '../request.js';
+import { nothingToMap, textOutput } from '../render/output.js';
 
 export const MAP_HELP = `Usage: repomap map [ROOT] [options]
 
@@ -46,7 +46,7 @@ export async function mapCommand(args: string[]): Promise<number> {
     process.stdout.write(MAP_HELP);
     return 0;
   }
-  if (positionals.length > 1) throw new UserError(`map takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length > 1) throw badRequest(`map takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
   const root = await resolveRoot(positionals[0] ?? '.');
   const { request, format } = requestFromOptions(values, root);
   const progress = progressReporter(process.stderr, !values.quiet);
@@ -68,10 +68,12 @@ export async function mapCommand(args: string[]): Promise<number> {
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     onNotice: (message) => process.stderr.write(message + '\n'),
     onProgress: progress.update,
+    // The pool test drives this command as a process: its fault injection comes in this way.
+    ...(process.env.REPOMAP_TEST_WORKER_EXIT_ON ? { runnerOptions: { exitOn: process.env.REPOMAP_TEST_WORKER_EXIT_ON } } : {}),
   });
   progress.finish();
   if (values.verbose) printDetails(map, { daemon: false });
-  process.stdout.write(format === 'json' ? JSON.stringify(mapToJson(map), null, 2) + '\n' : textOutput(map));
+  process.stdout.write(format === 'json' ? JSON.stringify(publicMap(map, { listSkipped: true }), null, 2) + '\n' : textOutput(map));
   if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
   return 0;
 }

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
-import { UserError } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
 import { packageVersion, resolveRoot } from '../paths.js';
 import { integerOption, parseCommandArgs } from './args.js';
@@ -41,9 +41,9 @@ export async function mcpCommand(args: string[]): Promise<number> {
     process.stdout.write(MCP_HELP);
     return 0;
   }
-  if (positionals.length > 1) throw new UserError(`mcp takes one ROOT, got ${positionals.length}`);
+  if (positionals.length > 1) throw badRequest(`mcp takes one ROOT, got ${positionals.length}`);
   const idle = values['idle-timeout'];
-  if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
+  if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
   const root = await resolveRoot(positionals[0] ?? '.');
   const refusal = positionals.length === 0 ? unlikelyRoot(root) : undefined;
   if (refusal) process.stderr.write(`repomap: ${refusal}\n`); // clients log a server's stderr

@@ -1,82 +1,71 @@
 // The options that shape one map, shared by `repomap map` (in-process) and `repomap query`
-// (through the daemon). Light on purpose: the thin client loads it.
+// (through the daemon): derived from the request schema (api/request.ts), each field's option,
+// its help line and its parsing. Light on purpose: the thin client loads it.
 import { requestFilePath } from '../paths.js';
-import {
-  DEFAULT_ENCODING,
-  DEFAULT_MAX_TOKENS,
-  DEFAULT_RANKING,
-  DEFAULT_TOKENS,
-  MAX_TOKENS,
-  type MapRequest,
-  NO_CHAT_MULTIPLIER,
-  RANKINGS,
-  budgetFor,
-  secondsOption,
-} from '../request.js';
-import { type OptionSpec, choiceOption, integerOption } from './args.js';
+import { type FieldSpec, MAP_REQUEST, type MapRequest, budgetFor } from '../api/request.js';
+import { type OptionSpec, choiceOption, integerOption, secondsOption } from './args.js';
 
-export const REQUEST_OPTIONS = {
-  chat: { type: 'string', multiple: true },
-  mention: { type: 'string', multiple: true },
-  message: { type: 'string' },
-  tokens: { type: 'string' },
-  'max-tokens': { type: 'string' },
-  encoding: { type: 'string' },
-  format: { type: 'string' },
-  preamble: { type: 'boolean' },
-  ranking: { type: 'string' },
-  wait: { type: 'string' },
+type RequestField = keyof typeof MAP_REQUEST;
+type CliField = { [K in RequestField]: (typeof MAP_REQUEST)[K] extends { cli: object } ? K : never }[RequestField];
+type FlagOf<K extends CliField> = (typeof MAP_REQUEST)[K]['cli']['flag'];
+
+/** The fields the CLI sets, and each one's option (in the schema's order, as the help lists them). */
+const CLI_FIELDS = (Object.keys(MAP_REQUEST) as RequestField[]).filter((field): field is CliField => 'cli' in MAP_REQUEST[field]);
+const specOf = (field: CliField): FieldSpec & { cli: NonNullable<FieldSpec['cli']> } => MAP_REQUEST[field];
+
+/**
+ * The option of a field: repeatable for a list, a flag for a boolean, a value otherwise. `--format`
+ * (the markdown field) takes a value: it also chooses JSON output, which is no field.
+ */
+function optionOf(field: CliField): OptionSpec[string] {
+  const { kind } = specOf(field);
+  if (kind === 'strings') return { type: 'string', multiple: true };
+  if (kind === 'boolean' && field !== 'markdown') return { type: 'boolean' };
+  return { type: 'string' };
+}
+
+export const REQUEST_OPTIONS = Object.fromEntries(CLI_FIELDS.map((field) => [specOf(field).cli.flag, optionOf(field)])) as {
+  [K in CliField as FlagOf<K>]: K extends 'markdown' ? { type: 'string' } : (typeof MAP_REQUEST)[K]['kind'] extends 'strings' ? { type: 'string'; multiple: true } : (typeof MAP_REQUEST)[K]['kind'] extends 'boolean' ? { type: 'boolean' } : { type: 'string' };
 } satisfies OptionSpec;
 
-export const REQUEST_HELP = `  --chat FILE          a file the model already has (repeatable): not shown; the map shows the code it
-                       uses first, and ranks from it
-  --mention IDENT      an identifier the user mentioned (repeatable): its definitions are shown first
-  --message TEXT       the user's request; identifiers and file names are taken from it
-  --tokens N           token budget, at most ${MAX_TOKENS}; given, it is the cap. Without it the budget is
-                       ${DEFAULT_TOKENS}, x${NO_CHAT_MULTIPLIER} when no --chat is given, up to --max-tokens
-  --max-tokens N       cap of that enlarged default budget (default ${DEFAULT_MAX_TOKENS})
-  --encoding NAME      tiktoken encoding for counting (default ${DEFAULT_ENCODING})
-  --format FMT         text (default), markdown (each file in a fenced block) or json
-  --preamble           start the map with an instruction: these files are read-only summaries
-  --ranking NAME       repomap (default: this project's model) or aider (Aider's, reproduced exactly)
-  --wait SECS          while a first index is being built, answer after at most SECS seconds from the
-                       files indexed by then, those the request needs (--chat files, their imports,
-                       their folders, the files using their names) parsed first: a partial map,
-                       marked so (a first line in text, "partial" in JSON). Default: wait for the
-                       whole index
-`;
+/** Where an option's help starts, after `  --flag VALUE`. */
+const HELP_COLUMN = 23;
 
-interface RequestValues {
-  chat?: string[];
-  mention?: string[];
-  message?: string;
-  tokens?: string;
-  'max-tokens'?: string;
-  encoding?: string;
-  format?: string;
-  preamble?: boolean;
-  ranking?: string;
-  wait?: string;
+export const REQUEST_HELP = CLI_FIELDS.map((field) => {
+  const { flag, value, help } = specOf(field).cli;
+  const [first, ...more] = help;
+  const head = `  --${flag}${value ? ` ${value}` : ''}`.padEnd(HELP_COLUMN);
+  return [head + first, ...more.map((line) => ' '.repeat(HELP_COLUMN) + line)].map((line) => line + '\n').join('');
+}).join('');
+
+type RequestValues = { [K in keyof typeof REQUEST_OPTIONS]?: (typeof REQUEST_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof REQUEST_OPTIONS)[K] extends { type: 'boolean' } ? boolean : string };
+
+/** A field's value from its option's text, checked as its kind says (undefined: the option is not given). */
+function fieldValue(field: CliField, given: string | string[] | boolean | undefined): unknown {
+  const spec = specOf(field);
+  if (spec.kind === 'strings') return given ?? []; // lists are always given (empty: none)
+  if (given === undefined || given === false) return undefined;
+  switch (spec.kind) {
+    case 'count':
+      return integerOption(given as string, spec.cli.flag);
+    case 'seconds':
+      return secondsOption(given as string, spec.cli.flag);
+    case 'choice':
+      return choiceOption(given as string, spec.cli.flag, spec.choices ?? [], given as string);
+    default:
+      return given;
+  }
 }
 
 /** The request the options describe; chat files are taken from the current directory and checked (see requestFilePath). */
 export function requestFromOptions(values: RequestValues, root: string): { request: MapRequest; format: 'text' | 'json' } {
   const chosen = choiceOption(values.format, 'format', ['text', 'markdown', 'json'] as const, 'text');
-  const format = chosen === 'json' ? 'json' : 'text';
-  const chatFiles = (values.chat ?? []).map((file) => requestFilePath(root, file, 'chat file', process.cwd()));
-  const request: MapRequest = {
-    chatFiles,
-    mentionedIdents: values.mention ?? [],
-    ...(values.message !== undefined ? { message: values.message } : {}),
-    ...(values.tokens !== undefined ? { tokens: integerOption(values.tokens, 'tokens') } : {}),
-    ...(values['max-tokens'] !== undefined ? { maxTokens: integerOption(values['max-tokens'], 'max-tokens') } : {}),
-    ...(values.encoding !== undefined ? { encoding: values.encoding } : {}),
-    ...(values.preamble ? { preamble: true } : {}),
-    ...(chosen === 'markdown' ? { markdown: true } : {}),
-    ...(values.ranking !== undefined ? { ranking: choiceOption(values.ranking, 'ranking', RANKINGS, DEFAULT_RANKING) } : {}),
-    ...(values.wait !== undefined ? { waitSeconds: secondsOption(values.wait, 'wait') } : {}),
-  };
+  const request: Record<string, unknown> = {};
+  for (const field of CLI_FIELDS) {
+    const value = field === 'markdown' ? chosen === 'markdown' || undefined : fieldValue(field, values[specOf(field).cli.flag as keyof RequestValues]);
+    if (value !== undefined) request[field] = value;
+  }
+  request.chatFiles = (values.chat ?? []).map((file) => requestFilePath(root, file, 'chat file', process.cwd()));
   budgetFor(request); // a bad budget is refused before any work (or a daemon) is started
-  return { request, format };
+  return { request, format: chosen === 'json' ? 'json' : 'text' };
 }
-

@@ -1,6 +1,6 @@
 import { CONFIG_HELP } from '../config.js';
 import { resolve } from 'node:path';
-import { UserError } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { connect, findSymbolsIn } from '../api/index.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_SYMBOL_LIMIT, type SymbolAnswer, renderSymbols } from '../symbols.js';
@@ -40,8 +40,8 @@ export async function symbolsCommand(args: string[]): Promise<number> {
     return 0;
   }
   const [name, dir, ...extra] = positionals;
-  if (!name) throw new UserError("symbols needs a NAME (see 'repomap symbols --help')");
-  if (extra.length > 0) throw new UserError(`symbols takes NAME and one ROOT, got also: ${extra.join(' ')}`);
+  if (!name) throw badRequest("symbols needs a NAME (see 'repomap symbols --help')");
+  if (extra.length > 0) throw badRequest(`symbols takes NAME and one ROOT, got also: ${extra.join(' ')}`);
   const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
   const query = { name, prefix: values.prefix ?? false, limit: integerOption(values.limit, 'limit') ?? DEFAULT_SYMBOL_LIMIT };
   const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : undefined;

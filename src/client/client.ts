@@ -4,24 +4,17 @@ import { spawn } from 'node:child_process';
 import { type Socket, connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../errors.js';
-import type { DaemonStatus, RpcResponse } from '../daemon/protocol.js';
+import { RepomapError, errorMessage } from '../errors.js';
+import { type DaemonStatus, type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
 import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
 
 /** How long a starting daemon may take to listen on its socket. */
 const START_TIMEOUT_MS = 20_000;
 
-/** An error answer from the daemon. */
-export class DaemonError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** One connection to a daemon; requests may overlap and are matched to answers by id. */
+/**
+ * One connection to a daemon; requests may overlap and are matched to answers by id. A request
+ * fails with a RepomapError: the daemon's error answer (see errorFromRpc), or `connection-lost`.
+ */
 export class DaemonClient {
   /** One request on a connection of its own, closed once it is answered. */
   static async once<T>(socket: string, method: string, params?: object): Promise<T> {
@@ -41,7 +34,8 @@ export class DaemonClient {
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => this.receive(chunk));
     const fail = (err: Error) => {
-      for (const { reject } of this.waiting.values()) reject(err);
+      const lost = new RepomapError('connection-lost', `the daemon stopped answering: ${errorMessage(err)}`, { cause: err });
+      for (const { reject } of this.waiting.values()) reject(lost);
       this.waiting.clear();
     };
     socket.on('error', fail);
@@ -50,7 +44,7 @@ export class DaemonClient {
 
   /**
    * Connects to the daemon listening on `socketPath`, once its folder and the socket are checked
-   * (see checkRuntimeDir): a UserError when they could be another user's, an ENOENT error when
+   * (see checkRuntimeDir): a 'refused' RepomapError when they could be another user's, an ENOENT error when
    * no daemon has made them.
    */
   static connect(socketPath: string): Promise<DaemonClient> {
@@ -86,7 +80,7 @@ export class DaemonClient {
       const pending = typeof response.id === 'number' ? this.waiting.get(response.id) : undefined;
       if (!pending) continue;
       this.waiting.delete(response.id as number);
-      if ('error' in response) pending.reject(new DaemonError(response.error.code, response.error.message));
+      if ('error' in response) pending.reject(errorFromRpc(response.error));
       else pending.resolve(response.result);
     }
   }
@@ -116,7 +110,7 @@ export async function connectOrStart(root: string, options: StartOptions = {}): 
   try {
     client = await DaemonClient.connect(paths.socket);
   } catch (err) {
-    if (err instanceof UserError) throw err; // a runtime folder or socket not to be trusted
+    if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
     options.onStarting?.();
     await startDaemon(root, paths, options);
     return { client: await DaemonClient.connect(paths.socket) };
@@ -176,18 +170,18 @@ export async function startDaemon(root: string, paths: DaemonPaths, options: Sta
         (await DaemonClient.connect(paths.socket)).close();
         return;
       } catch (err) {
-        if (err instanceof UserError) throw err;
-        // not listening yet
+        if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
+        // otherwise not listening yet
       }
       if (exited !== undefined) {
         const reason = stderr.trim().split('\n').pop() || `it exited with status ${exited}`;
         // Another client may have started the daemon at the same moment: that one serves us.
         if (/already (serves|listens)/.test(reason)) return;
-        throw new UserError(`could not start the daemon for ${root}: ${reason.replace(/^repomapd: /, '')}`);
+        throw new RepomapError('daemon-unavailable', `could not start the daemon for ${root}: ${reason.replace(/^repomapd: /, '')}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    throw new UserError(`the daemon for ${root} did not start listening within ${START_TIMEOUT_MS / 1000} s`);
+    throw new RepomapError('daemon-unavailable', `the daemon for ${root} did not start listening within ${START_TIMEOUT_MS / 1000} s`);
   } finally {
     child.stderr.destroy();
     child.unref();

@@ -2,7 +2,8 @@ import { appendFileSync, existsSync, mkdirSync, renameSync, statSync, unlinkSync
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, excludeMatcher, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
-import { UserError, errorMessage } from '../errors.js';
+import { RepomapError, asRepomapError, errorMessage, errorStack } from '../errors.js';
+import { parseMapParams, parseSymbolParams } from '../api/request.js';
 import { requestFilePaths } from '../paths.js';
 import { type ProjectConfig, isConfigPath, readProjectConfig, withProjectConfig } from '../config.js';
 import { type ExtractSettings, type PathState, Reconciler, linkWhileParsing, outOfDate } from '../indexer/indexer.js';
@@ -10,16 +11,16 @@ import { type ParseRunner, createRunner, defaultWorkerCount } from '../indexer/p
 import { statAll } from '../indexer/stat.js';
 import { languageForPath } from '../extract/languages.js';
 import { isQueryPath } from '../extract/user-languages.js';
-import { type MapRequest, type PartialIndex, budgetFor, mapFromIndex, mapToJson, readSavedGraphAhead, waitBoundMs } from '../map.js';
+import { type PartialIndex, budgetFor, mapFromIndex, publicMap, readSavedGraphAhead, waitBoundMs } from '../map.js';
 import { ParseQueue } from '../indexer/parse-queue.js';
 import { prioritize } from '../indexer/priority.js';
 import { TagStore, isStoreFailure } from '../store/store.js';
 import { restoreRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import { loadTokenizerHere, startTokenizer } from '../pack/tokens.js';
-import { type SymbolQuery, findSymbols, namesIn } from '../symbols.js';
+import { findSymbols, namesIn } from '../symbols.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
-import { type DaemonStatus, ERROR_CODES, MAX_REQUEST_BYTES, type RpcRequest, type RpcResponse } from './protocol.js';
+import { type DaemonStatus, MAX_REQUEST_BYTES, type RpcRequest, type RpcResponse, rpcError } from './protocol.js';
 import { RepoWatcher, isWatchLimit } from './watcher.js';
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
@@ -73,16 +74,6 @@ export function daemonSettings(flags: DaemonFlags, config: ProjectConfig): Daemo
     ...(merged.languages !== undefined ? { languages: merged.languages } : {}),
     idleTimeoutMs: (merged.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_MS / 1000) * 1000,
   };
-}
-
-/** A request failure that becomes a JSON-RPC error object. */
-class RpcFailure extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** The log file's size past which it is moved to `<file>.1` (replacing the one there) and started anew. */
@@ -196,21 +187,21 @@ export class Daemon {
     this.server = createServer((socket) => this.serve(socket));
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.ready = this.work = this.coldIndex();
-    this.ready.catch(() => {});
+    this.ready.catch(() => {}); // awaited by main.ts, which logs a failed cold index and stops
   }
 
   /**
    * Takes the root's lock, cleans up after a crashed daemon, listens, and starts the cold index.
-   * Throws a UserError when another daemon already serves this root.
+   * Throws a 'refused' RepomapError when another daemon already serves this root.
    */
   static async start(options: DaemonOptions): Promise<Daemon> {
     const { paths } = options;
     ensureRuntimeDir(paths.dir);
     const lock = acquireLock(paths.lock);
-    if (!lock.ok) throw new UserError(`a daemon (pid ${lock.holder}) already serves ${options.root}`);
+    if (!lock.ok) throw new RepomapError('refused', `a daemon (pid ${lock.holder}) already serves ${options.root}`);
     try {
       if (existsSync(paths.socket)) {
-        if (await socketAnswers(paths.socket)) throw new UserError(`a daemon already listens on ${paths.socket}`);
+        if (await socketAnswers(paths.socket)) throw new RepomapError('refused', `a daemon already listens on ${paths.socket}`);
         unlinkSync(paths.socket); // left by a daemon that crashed
       }
       const daemon = new Daemon(options);
@@ -628,7 +619,7 @@ export class Daemon {
           continue;
         }
         if (Buffer.byteLength(line) > MAX_REQUEST_BYTES) {
-          send(socket, errorResponse(null, ERROR_CODES.invalidRequest, `request over ${MAX_REQUEST_BYTES} bytes`));
+          send(socket, errorResponse(null, new RepomapError('invalid-request', `request over ${MAX_REQUEST_BYTES} bytes`)));
           continue;
         }
         if (line.trim() === '') continue;
@@ -643,7 +634,7 @@ export class Daemon {
         else if (Buffer.byteLength(buffer) > MAX_REQUEST_BYTES) {
           buffer = '';
           discarding = true;
-          send(socket, errorResponse(null, ERROR_CODES.invalidRequest, `request over ${MAX_REQUEST_BYTES} bytes`));
+          send(socket, errorResponse(null, new RepomapError('invalid-request', `request over ${MAX_REQUEST_BYTES} bytes`)));
         }
       }
       if (congested()) socket.pause();
@@ -664,20 +655,16 @@ export class Daemon {
     try {
       request = parseRequest(line);
     } catch (err) {
-      const code = err instanceof RpcFailure ? err.code : ERROR_CODES.parseError;
-      send(socket, errorResponse(idOf(line), code, errorMessage(err)));
+      send(socket, errorResponse(idOf(line), err instanceof RepomapError ? err : new RepomapError('parse-error', errorMessage(err))));
       return;
     }
     try {
       const result = await this.dispatch(request);
       send(socket, { jsonrpc: '2.0', id: request.id, result });
     } catch (err) {
-      if (err instanceof RpcFailure) send(socket, errorResponse(request.id, err.code, err.message));
-      else if (err instanceof UserError) send(socket, errorResponse(request.id, ERROR_CODES.invalidParams, err.message));
-      else {
-        this.options.log(`internal error on ${request.method}: ${err instanceof Error ? err.stack : String(err)}`);
-        send(socket, errorResponse(request.id, ERROR_CODES.internalError, errorMessage(err)));
-      }
+      const failure = asRepomapError(err);
+      if (failure.code === 'internal') this.options.log(`internal error on ${request.method}: ${errorStack(err)}`);
+      send(socket, errorResponse(request.id, failure));
     }
     if (request.method === 'shutdown') void this.shutdown('asked to');
   }
@@ -696,7 +683,7 @@ export class Daemon {
         const started = performance.now();
         const { exclude, include, config } = this.options;
         const asked = { ...withProjectConfig(params, config), exclude, include };
-        const map = mapToJson({ ...mapFromIndex(this.state.index(), this.state.graph, asked), ...(partial ? { partial } : {}) }, { listSkipped: params.listSkipped === true });
+        const map = publicMap({ ...mapFromIndex(this.state.index(), this.state.graph, asked), ...(partial ? { partial } : {}) }, { listSkipped: params.listSkipped === true });
         const ms = performance.now() - started;
         if (ms > SLOW_MAP_MS) this.options.log(`map took ${ms.toFixed(0)} ms`);
         setImmediate(() => this.startBackground()); // once the answer is written
@@ -713,7 +700,7 @@ export class Daemon {
       case 'shutdown':
         return { stopping: true };
       default:
-        throw new RpcFailure(ERROR_CODES.methodNotFound, `unknown method '${request.method}' (methods: map, symbols, status, reindex, shutdown)`);
+        throw new RepomapError('unknown-method', `unknown method '${request.method}' (methods: map, symbols, status, reindex, shutdown)`);
     }
   }
 
@@ -858,7 +845,7 @@ export class Daemon {
       this.server.close();
       for (const socket of this.connections) socket.end();
       await this.watcher?.close();
-      await this.work.catch(() => {});
+      await this.work.catch(() => {}); // each piece of work logs its own failure where it fails
       clearTimeout(this.graphSaveTimer);
       // The graph holds what it took, and each file is checked by its hash when read back: a stopped update does not matter.
       this.saveGraph();
@@ -880,8 +867,8 @@ function send(socket: Socket, response: RpcResponse): void {
   if (!socket.destroyed && socket.writable) socket.write(JSON.stringify(response) + '\n');
 }
 
-function errorResponse(id: RpcRequest['id'] | null, code: number, message: string): RpcResponse {
-  return { jsonrpc: '2.0', id, error: { code, message } };
+function errorResponse(id: RpcRequest['id'] | null, err: RepomapError): RpcResponse {
+  return { jsonrpc: '2.0', id, error: rpcError(err) };
 }
 
 /** The id of a request that failed to parse, when it can be read at all, for the error answer. */
@@ -899,70 +886,15 @@ function parseRequest(line: string): RpcRequest {
   try {
     value = JSON.parse(line);
   } catch {
-    throw new RpcFailure(ERROR_CODES.parseError, 'request is not valid JSON');
+    throw new RepomapError('parse-error', 'request is not valid JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RpcFailure(ERROR_CODES.invalidRequest, 'request must be a JSON object');
+    throw new RepomapError('invalid-request', 'request must be a JSON object');
   }
   const { id, method, params } = value as Record<string, unknown>;
-  if (typeof id !== 'number' && typeof id !== 'string') throw new RpcFailure(ERROR_CODES.invalidRequest, 'request needs an id (number or string)');
-  if (typeof method !== 'string') throw new RpcFailure(ERROR_CODES.invalidRequest, 'request needs a method (string)');
+  if (typeof id !== 'number' && typeof id !== 'string') throw new RepomapError('invalid-request', 'request needs an id (number or string)');
+  if (typeof method !== 'string') throw new RepomapError('invalid-request', 'request needs a method (string)');
   return { jsonrpc: '2.0', id, method, params };
-}
-
-type FieldType = 'strings' | 'string' | 'count' | 'seconds' | 'boolean';
-
-const MAP_FIELDS: Record<string, FieldType> = {
-  chatFiles: 'strings',
-  mentionedFiles: 'strings',
-  mentionedIdents: 'strings',
-  message: 'string',
-  encoding: 'string',
-  ranking: 'string',
-  tokens: 'count',
-  maxTokens: 'count',
-  waitSeconds: 'seconds',
-  preamble: 'boolean',
-  markdown: 'boolean',
-  listSkipped: 'boolean',
-  verboseHint: 'boolean',
-};
-
-const SYMBOL_FIELDS: Record<string, FieldType> = { name: 'string', prefix: 'boolean', limit: 'count' };
-
-const FIELD_RULES: Record<FieldType, [(value: unknown) => boolean, string]> = {
-  strings: [(v) => Array.isArray(v) && v.every((item) => typeof item === 'string'), 'an array of strings'],
-  string: [(v) => typeof v === 'string', 'a string'],
-  count: [(v) => typeof v === 'number' && Number.isInteger(v) && v > 0, 'a positive whole number'],
-  seconds: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, 'a number of seconds, 0 or more'],
-  boolean: [(v) => typeof v === 'boolean', 'true or false'],
-};
-
-/** Checks params field by field; unknown fields are refused so that a typo does not pass silently. */
-function checkFields(params: unknown, fields: Record<string, FieldType>): Record<string, unknown> {
-  if (params === undefined) return {};
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    throw new RpcFailure(ERROR_CODES.invalidParams, 'params must be an object');
-  }
-  const given = params as Record<string, unknown>;
-  for (const [key, value] of Object.entries(given)) {
-    // Own fields only: a param named after an Object.prototype member (constructor, __proto__) is unknown too.
-    const type = Object.hasOwn(fields, key) ? fields[key] : undefined;
-    if (!type) throw new RpcFailure(ERROR_CODES.invalidParams, `unknown param '${key}' (known: ${Object.keys(fields).join(', ')})`);
-    const [valid, what] = FIELD_RULES[type];
-    if (value !== undefined && !valid(value)) throw new RpcFailure(ERROR_CODES.invalidParams, `${key} must be ${what}`);
-  }
-  return given;
-}
-
-export function parseMapParams(params: unknown): MapRequest {
-  return checkFields(params, MAP_FIELDS) as MapRequest;
-}
-
-function parseSymbolParams(params: unknown): SymbolQuery {
-  const fields = checkFields(params, SYMBOL_FIELDS);
-  if (typeof fields.name !== 'string' || fields.name === '') throw new RpcFailure(ERROR_CODES.invalidParams, 'name must be a non-empty string');
-  return fields as unknown as SymbolQuery;
 }
 
 /** Whether something answers on a Unix socket (a live daemon), within a short wait. */

@@ -1,7 +1,8 @@
 // repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
 import { join, resolve } from 'node:path';
 import { parseCommandArgs, integerOption } from '../cli/args.js';
-import { UserError, errorMessage } from '../errors.js';
+import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
+import { exitStatus } from '../cli/exit-status.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
 import { resolveRoot } from '../map.js';
 import { defaultCacheDir, ensureCacheDir, sharedCacheDir } from '../store/cache-dir.js';
@@ -45,9 +46,9 @@ export async function daemonMain(argv: string[]): Promise<number> {
       process.stdout.write(DAEMON_HELP);
       return 0;
     }
-    if (positionals.length > 1) throw new UserError(`repomapd takes one ROOT, got ${positionals.length}`);
+    if (positionals.length > 1) throw badRequest(`repomapd takes one ROOT, got ${positionals.length}`);
     const idle = values['idle-timeout'];
-    if (idle !== undefined && !/^\d+$/.test(idle)) throw new UserError(`--idle-timeout takes whole seconds, not '${idle}'`);
+    if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
     const root = await resolveRoot(positionals[0] ?? '.');
     const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : defaultCacheDir(root);
     ensureCacheDir(cacheDir);
@@ -73,16 +74,17 @@ export async function daemonMain(argv: string[]): Promise<number> {
     });
     daemon.ready.catch((err: unknown) => {
       if (daemon.isStopping) return; // stopped on purpose
-      log(`cold index failed: ${err instanceof Error ? err.stack : String(err)}`);
+      log(`cold index failed: ${errorStack(err)}`);
       void daemon.shutdown('cold index failed').finally(() => process.exit(1));
     });
     await daemon.closed;
     return 0;
   } catch (err) {
-    if (err instanceof UserError) {
+    // An internal failure (a damaged store) is thrown on, its stack logged.
+    if (err instanceof RepomapError && err.code !== 'internal') {
       process.stderr.write(`repomapd: ${err.message}\n`);
       log(`not started: ${err.message}`);
-      return err.exitCode;
+      return exitStatus(err.code);
     }
     log(`failed to start: ${errorMessage(err)}`);
     throw err;

@@ -1,16 +1,38 @@
 // The daemon's wire protocol: JSON-RPC 2.0 objects, one per line, over a Unix socket.
 // Kept free of engine imports: the thin client loads this and nothing heavy.
+import { type ErrorCode, RepomapError } from '../errors.js';
+import type { DaemonStatus, MapRequest, RepoMap, SymbolAnswer, SymbolQuery } from '../api/types.js';
+
+export type { DaemonStatus } from '../api/types.js';
 
 /** Requests longer than this (bytes, one line) are refused. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 
-export const ERROR_CODES = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internalError: -32603,
-} as const;
+/**
+ * Each error code as a JSON-RPC error code, both ways: JSON-RPC's own codes where one fits, server
+ * errors (-32000 to -32099) for the rest. A code no entry has reads back as `internal`.
+ */
+export const RPC_ERROR_CODES: Readonly<Record<ErrorCode, number>> = {
+  'parse-error': -32700,
+  'invalid-request': -32600,
+  'unknown-method': -32601,
+  'bad-request': -32602,
+  internal: -32603,
+  refused: -32001,
+  'daemon-unavailable': -32002,
+  'connection-lost': -32003,
+};
+
+/** A RepomapError as the error object of an answer. */
+export function rpcError(err: RepomapError): RpcError {
+  return { code: RPC_ERROR_CODES[err.code], message: err.message };
+}
+
+/** An answer's error object as the RepomapError it stands for. */
+export function errorFromRpc(error: RpcError): RepomapError {
+  const code = (Object.keys(RPC_ERROR_CODES) as ErrorCode[]).find((key) => RPC_ERROR_CODES[key] === error.code) ?? 'internal';
+  return new RepomapError(code, error.message);
+}
 
 export interface RpcRequest {
   jsonrpc: '2.0';
@@ -37,42 +59,11 @@ export function indexingProgress(progress: { done: number; total: number }): str
   return total > 0 ? `${done} of ${total} files indexed (${Math.floor((100 * done) / total)}%)` : 'listing the files and checking them against the cache';
 }
 
-/** Params of `map`: the options of `repomap map` that shape one map. Paths are relative to the root. */
-export interface MapParams {
-  chatFiles?: string[];
-  mentionedFiles?: string[];
-  mentionedIdents?: string[];
-  message?: string;
-  tokens?: number;
-  maxTokens?: number;
-  encoding?: string;
-}
-
-/** What `status` answers. */
-export interface DaemonStatus {
-  root: string;
-  pid: number;
-  state: 'indexing' | 'ready';
-  /** While indexing: files done of files needing work. */
-  progress: { done: number; total: number };
-  files: number;
-  indexed: number;
-  parsed: number;
-  skipped: Record<string, number>;
-  pendingChanges: number;
-  /** Whether the watcher follows the tree (it starts once the index is complete, and catches up). */
-  watching: boolean;
-  /** Paths the watcher could not watch (the system's limit of watches reached); their files are stat'ed periodically instead. */
-  unwatchedPaths: number;
-  lastUpdate: string | null;
-  memory: { rssBytes: number; heapUsedBytes: number };
-  uptimeSeconds: number;
-  workers: number;
-  /** The options the daemon was started with (a client's other options do not change them). */
-  exclude: string[];
-  /** The project config's include globs (empty: every file). */
-  include: string[];
-  idleTimeoutSeconds: number;
-  socket: string;
-  cacheDir: string;
+/** Each method's params and answer: the params are the request schema's (api/request.ts), checked by parseMapParams and parseSymbolParams. */
+export interface RpcMethods {
+  map: { params: MapRequest; result: RepoMap };
+  symbols: { params: SymbolQuery; result: SymbolAnswer };
+  status: { params: undefined; result: DaemonStatus };
+  reindex: { params: undefined; result: { files: number; parsed: number } };
+  shutdown: { params: undefined; result: { stopping: true } };
 }

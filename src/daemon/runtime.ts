@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UserError } from '../errors.js';
+import { RepomapError } from '../errors.js';
 
 export interface DaemonPaths {
   dir: string;
@@ -35,15 +35,15 @@ export function ensureRuntimeDir(dir: string): void {
  * ($TMPDIR/repomap-<uid> when XDG_RUNTIME_DIR is unset), so another local user could create it
  * first and put a socket of their own where a daemon's is looked for. The daemon checks it before
  * it listens, every client before it connects. Throws ENOENT when the folder does not exist (no
- * daemon has run), a UserError naming the folder and the reason otherwise.
+ * daemon has run), a 'refused' RepomapError naming the folder and the reason otherwise.
  */
 export function checkRuntimeDir(dir: string): void {
   const info = lstatSync(dir);
-  if (info.isSymbolicLink()) throw new UserError(`runtime folder ${dir} is a symlink; refusing to use it`);
-  if (!info.isDirectory()) throw new UserError(`runtime folder ${dir} is not a directory`);
+  if (info.isSymbolicLink()) throw new RepomapError('refused', `runtime folder ${dir} is a symlink; refusing to use it`);
+  if (!info.isDirectory()) throw new RepomapError('refused', `runtime folder ${dir} is not a directory`);
   checkOwner(info.uid, `runtime folder ${dir}`);
   if ((info.mode & 0o077) !== 0) {
-    throw new UserError(`runtime folder ${dir} is open to group or others (mode ${(info.mode & 0o777).toString(8)}, not 700); refusing to use it`);
+    throw new RepomapError('refused', `runtime folder ${dir} is open to group or others (mode ${(info.mode & 0o777).toString(8)}, not 700); refusing to use it`);
   }
 }
 
@@ -53,13 +53,13 @@ export function checkRuntimeDir(dir: string): void {
  */
 export function checkSocket(socket: string): void {
   const info = lstatSync(socket);
-  if (!info.isSocket()) throw new UserError(`${socket} is not a socket; refusing to connect`);
+  if (!info.isSocket()) throw new RepomapError('refused', `${socket} is not a socket; refusing to connect`);
   checkOwner(info.uid, `socket ${socket}`);
 }
 
 function checkOwner(owner: number, what: string): void {
   const uid = process.getuid?.();
-  if (uid !== undefined && owner !== uid) throw new UserError(`${what} belongs to another user (uid ${owner}); refusing to use it`);
+  if (uid !== undefined && owner !== uid) throw new RepomapError('refused', `${what} belongs to another user (uid ${owner}); refusing to use it`);
 }
 
 export function isProcessAlive(pid: number): boolean {

@@ -3,7 +3,7 @@
 // (the changed file with the most changed lines) and the commit message's identifiers, and the
 // other changed files are the targets: how many of them does the map show, at each budget? And of
 // the names the commit's added lines use from a few other files, how many does it show?
-import { UserError } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { performance } from 'node:perf_hooks';
 import { familyOfPath, languageForPath } from '../extract/languages.js';
 import { EMPTY_NAMES, ReferenceGraph, isMultiWordIdentifier } from '../graph/graph.js';
@@ -207,7 +207,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   if (mined.tasks.length === 0) {
     // A table of zeros would read as a score. (A history of merges only has no first-parent
     // commits of its own to mine: rust-analyzer's, for one.)
-    throw new UserError(
+    throw badRequest(
       `no tasks in ${root}: none of the last ${mined.window} first-parent commits is a non-merge commit changing 2 to 8 source files` +
         ` (${mined.candidates} candidates); try a larger --commits window or another --rev`,
     );

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { leftOutMatcher } from '../discover/discover.js';
-import { UserError } from '../errors.js';
+import { badRequest, errorMessage } from '../errors.js';
 import { languageForPath } from '../extract/languages.js';
 import { mentionedIdentifiers } from '../mentions.js';
 import { seededRandom } from '../random.js';
@@ -25,7 +25,7 @@ export async function runGit(args: readonly string[], options: { cwd?: string; e
     return stdout;
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr ?? '';
-    const first = stderr.split('\n').find((line) => line.trim().length > 0) ?? (err instanceof Error ? err.message : String(err));
+    const first = stderr.split('\n').find((line) => line.trim().length > 0) ?? errorMessage(err);
     throw new Error(`git ${args[0] === '--git-dir' ? args.slice(1).join(' ') : args.join(' ')}: ${first.trim()}`);
   }
 }
@@ -44,13 +44,13 @@ export async function openRepo(root: string, rev = 'HEAD'): Promise<GitRepo> {
   try {
     gitDir = (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root })).trim();
   } catch {
-    throw new UserError(`${root} is not a git repository (eval reads its history)`);
+    throw badRequest(`${root} is not a git repository (eval reads its history)`);
   }
   let head: string;
   try {
     head = (await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `${rev}^{commit}`])).trim();
   } catch {
-    throw new UserError(`--rev ${rev} is not a commit of ${root}`);
+    throw badRequest(`--rev ${rev} is not a commit of ${root}`);
   }
   return { gitDir, head };
 }

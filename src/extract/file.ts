@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { FileRecord, SkipReason } from '../records.js';
+import { errorMessage } from '../errors.js';
 import { type ExtractOptions, extractTags, isLanguageReady, prepareLanguage } from './extract.js';
 import { type LanguageOverride, languageSet } from './user-languages.js';
 import { type ReadOutcome, ReadAhead, readWhole } from './read-ahead.js';
@@ -103,7 +104,7 @@ export function indexFileSafely(root: string, job: FileJob, options: IndexFileOp
   try {
     return indexFile(root, job, options, preread);
   } catch (err) {
-    return failedResult(job, err instanceof Error ? err.message : String(err));
+    return failedResult(job, errorMessage(err));
   }
 }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { UserError } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { BUILTIN_LANGUAGES, type GrammarSource, LANGUAGES, LanguageSet, type LanguageSpec, loadNativeGrammarAt, noteFamilies } from './languages.js';
 
 /** Where a project's own query files are: `<root>/.repomap/queries/<language id>.scm`. */
@@ -78,7 +78,7 @@ export function checkLanguagesConfig(value: unknown): string | undefined {
 /**
  * A repository's languages beyond the built-in ones as shipped: those its config names and those
  * with a query file in .repomap/queries/. Grammars are resolved (not loaded) and queries read
- * here, so that a missing package or file is one UserError naming it; a query that does not
+ * here, so that a missing package or file is one bad-request RepomapError naming it; a query that does not
  * compile is found where it is compiled (see extract.ts), and its files fall back to 'no grammar'.
  */
 export function resolveLanguages(root: string, config: Readonly<Record<string, LanguageConfig>> = {}): LanguageOverride[] {
@@ -95,17 +95,17 @@ export function resolveLanguages(root: string, config: Readonly<Record<string, L
     const given = config[id] ?? {};
     const builtin = BUILTIN_LANGUAGES.byIdOf(id);
     if (!builtin && !config[id]) {
-      throw new UserError(`${queryFiles.get(id)}: no language '${id}' (built-in ones: ${LANGUAGES.map((lang) => lang.id).join(', ')}; add others under 'languages' in the project config)`);
+      throw badRequest(`${queryFiles.get(id)}: no language '${id}' (built-in ones: ${LANGUAGES.map((lang) => lang.id).join(', ')}; add others under 'languages' in the project config)`);
     }
     const grammar = given.grammar === undefined ? undefined : resolveGrammar(root, id, given.grammar, given.export);
     const query = given.query !== undefined ? resolve(root, given.query) : queryFiles.get(id);
     const files = query !== undefined ? [query] : builtin && !grammar ? builtin.queryFiles : undefined;
-    if (!files) throw new UserError(`language '${id}': no tag query (give 'query', or write ${join(QUERY_DIR, `${id}.scm`)})`);
+    if (!files) throw badRequest(`language '${id}': no tag query (give 'query', or write ${join(QUERY_DIR, `${id}.scm`)})`);
     const texts = files.map((file) => {
       try {
         return readFileSync(file, 'utf8');
       } catch (err) {
-        throw new UserError(`language '${id}': cannot read its tag query ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+        throw badRequest(`language '${id}': cannot read its tag query ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
       }
     });
     const extensions = (given.extensions ?? builtin?.extensions ?? []).map((ext) => ext.toLowerCase());
@@ -122,7 +122,7 @@ export function resolveLanguages(root: string, config: Readonly<Record<string, L
 function resolveGrammar(root: string, id: string, grammar: string, exported: string | undefined): ResolvedGrammar {
   if (grammar.endsWith('.wasm')) {
     const file = isAbsolute(grammar) ? grammar : resolve(root, grammar);
-    if (!existsSync(file)) throw new UserError(`language '${id}': grammar file ${file} does not exist`);
+    if (!existsSync(file)) throw badRequest(`language '${id}': grammar file ${file} does not exist`);
     return { runtime: 'wasm', package: grammar, file };
   }
   const requireFromRoot = createRequire(join(root, 'package.json'));
@@ -130,7 +130,7 @@ function resolveGrammar(root: string, id: string, grammar: string, exported: str
   try {
     entry = requireFromRoot.resolve(grammar);
   } catch {
-    throw new UserError(`language '${id}': grammar package '${grammar}' is not installed in ${root} (npm install it there, or give a .wasm file)`);
+    throw badRequest(`language '${id}': grammar package '${grammar}' is not installed in ${root} (npm install it there, or give a .wasm file)`);
   }
   return { runtime: 'native', package: grammar, manifest: manifestOf(entry, grammar), entry, ...(exported ? { export: exported } : {}) };
 }
@@ -141,7 +141,7 @@ function manifestOf(entry: string, pkg: string): string {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === pkg) return manifest;
   }
-  throw new UserError(`grammar package '${pkg}': no package.json above ${entry}`);
+  throw badRequest(`grammar package '${pkg}': no package.json above ${entry}`);
 }
 
 /** What changes a grammar's parses: its package's version (or the .wasm file's content). */

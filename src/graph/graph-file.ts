@@ -3,6 +3,7 @@ import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { STORE_FORMAT } from '../store/store.js';
+import { errorMessage } from '../errors.js';
 import { unpersonalizedRanks } from '../rank/rank.js';
 import { EDGE_WEIGHTS, RELATED_MODEL, RELATED_WEIGHTS } from '../model.js';
 import type { ReferenceGraph } from './graph.js';
@@ -154,7 +155,7 @@ export function saveGraphInBackgroundOrSay(graph: ReferenceGraph, dir: string, h
 }
 
 function sayUnsaved(dir: string, err: unknown, say?: (message: string) => void): void {
-  say?.(`repomap: could not save the related graph to ${dir} (${err instanceof Error ? err.message : String(err)})`);
+  say?.(`repomap: could not save the related graph to ${dir} (${errorMessage(err)})`);
 }
 
 /** Why a saved graph was not used, or 'restored'. */

@@ -12,11 +12,11 @@ import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
 import type { FileRecord, SkipReason, SkippedFile } from '../records.js';
 import { importantFiles } from '../important.js';
-import { type ParseRunner, createRunner } from './pool.js';
+import { type ParseRunner, type RunnerOptions, createRunner } from './pool.js';
 import { STAT_CHUNK, statAll, statTaken } from './stat.js';
 import { ParseQueue } from './parse-queue.js';
 import { prioritize } from './priority.js';
-import type { PartialIndex } from '../request.js';
+import type { IndexStats, PartialIndex } from '../api/types.js';
 import type { ReferenceGraph } from '../graph/graph.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -47,6 +47,8 @@ export interface IndexOptions extends DiscoverOptions, ExtractSettings {
   workers?: number;
   /** A runner to reuse (the daemon keeps one); when given, `workers` is ignored and the runner is not closed. */
   runner?: ParseRunner;
+  /** Tests only: the options of the runner made here (see RunnerOptions). */
+  runnerOptions?: RunnerOptions;
   /** Called as files needing work are done: done of total. */
   onProgress?: (done: number, total: number) => void;
   /**
@@ -62,23 +64,7 @@ export interface IndexOptions extends DiscoverOptions, ExtractSettings {
   early?: { files: readonly string[]; boundMs: number };
 }
 
-/** Work counts of one indexing pass, for tests and benchmarks. */
-export interface IndexStats {
-  /** Files discovered (after --exclude), of any language. */
-  discovered: number;
-  /** Files that went through the parser. */
-  parsed: number;
-  /** Files whose stored record was reused because mtime and size matched. */
-  reusedByStat: number;
-  /** Files re-read because mtime or size changed, whose content hash matched: not parsed. */
-  reusedByHash: number;
-  /** Files new to this root whose tags were copied from the shared tag cache (another clone parsed them): not parsed. */
-  reusedShared: number;
-  /** Stored records dropped because their files are gone. */
-  removed: number;
-  /** Related graphs read from the saved one instead of derived (see graph-file): a start with nothing changed. */
-  restoredGraphs: number;
-}
+export type { IndexStats } from '../api/types.js';
 
 export interface RepoIndex {
   root: string;
@@ -186,7 +172,7 @@ export class Reconciler {
     // parsing waits for the last stat, so that the graph takes every reused record before any
     // parsed one whatever the timing (its insertion order is the map's).
     const first = this.store.isEmpty();
-    if (first) this.runner.warmUp(sources).catch(() => {});
+    if (first) this.runner.warmUp(sources).catch(() => {}); // a failed warm-up only loses its head start: the parse loads what it needs and reports what fails
     order.fill(sources);
     // A first index takes its files a few at a time, so that files a request wants (see
     // prioritize) are stat'ed and handed to the parser next, ahead of the rest of the tree.
@@ -364,10 +350,10 @@ export class Reconciler {
  */
 export async function indexRepository(options: IndexOptions): Promise<RepoIndex> {
   const { root, store } = options;
-  const runner = options.runner ?? createRunner(options.workers ?? 1);
+  const runner = options.runner ?? createRunner(options.workers ?? 1, options.runnerOptions);
   try {
     // A first index will parse: its threads start while git lists the files.
-    if (store.isEmpty()) runner.warmUp([]).catch(() => {});
+    if (store.isEmpty()) runner.warmUp([]).catch(() => {}); // only a head start: threads that fail to start fail the parse, which reports it
     const discovery = await discoverFiles(root, options);
     const reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();

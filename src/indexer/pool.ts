@@ -5,6 +5,7 @@ import { languagesOf } from '../extract/languages.js';
 import type { BatchTask } from './worker-protocol.js';
 import type { TagStore } from '../store/store.js';
 import { storeTags } from './tag-writer.js';
+import { errorMessage } from '../errors.js';
 
 /** Batches queued per thread beyond the one it parses: enough that no worker waits on the main thread. */
 const BATCHES_AHEAD_PER_THREAD = 4;
@@ -48,9 +49,17 @@ export function defaultWorkerCount(): number {
   return Math.max(1, availableParallelism());
 }
 
+export interface RunnerOptions {
+  /**
+   * Tests only, for a pool: a worker that meets a path containing this text dies, as a worker hit
+   * by a native crash or an out-of-memory abort would.
+   */
+  exitOn?: string;
+}
+
 /** One worker: parse in this thread, no pool. */
-export function createRunner(workers: number): ParseRunner {
-  return workers <= 1 ? new InProcessRunner() : new PoolRunner(workers);
+export function createRunner(workers: number, options: RunnerOptions = {}): ParseRunner {
+  return workers <= 1 ? new InProcessRunner() : new PoolRunner(workers, options);
 }
 
 /**
@@ -108,7 +117,10 @@ class PoolRunner implements ParseRunner {
   /** Tasks not yet settled: closing waits for them (a thread stopped inside native tree-sitter code aborts the whole process). */
   private readonly inFlight = new Set<Promise<FileResult[]>>();
 
-  constructor(private readonly threads: number) {}
+  constructor(
+    private readonly threads: number,
+    private readonly options: RunnerOptions,
+  ) {}
 
   /**
    * Threads start on the first work: a warm run with nothing to parse starts none. A second task
@@ -200,7 +212,8 @@ class PoolRunner implements ParseRunner {
   }
 
   private run(task: BatchTask, on: Promise<ExtractPool> = this.pool()): Promise<FileResult[]> {
-    const running = on.then((pool) => pool.run(task));
+    const { exitOn } = this.options;
+    const running = on.then((pool) => pool.run(exitOn === undefined ? task : { ...task, exitOn }));
     this.inFlight.add(running);
     const settled = () => this.inFlight.delete(running);
     running.then(settled, settled);
@@ -221,7 +234,7 @@ class PoolRunner implements ParseRunner {
         for (let attempt = 0; attempt < 2 && !result; attempt++) {
           result = await this.run({ root, jobs: [job], options, tagsTo }, this.quarantine()).then(
             (single) => single[0],
-            (err: unknown) => ((reason = err instanceof Error ? err.message : String(err)), undefined),
+            (err: unknown) => ((reason = errorMessage(err)), undefined),
           );
         }
         results.push(result ?? failedResult(job, `a worker died parsing it (${reason})`));

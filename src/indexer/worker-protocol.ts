@@ -10,4 +10,6 @@ export interface BatchTask {
   preload?: string[];
   /** The cache directory whose tag store takes the tags: the results come back without them. */
   tagsTo?: string;
+  /** Tests only (see RunnerOptions.exitOn): the worker dies on a batch with a path containing this. */
+  exitOn?: string;
 }

@@ -3,10 +3,12 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { DaemonError, type StartOptions } from '../client/client.js';
+import type { StartOptions } from '../client/client.js';
+import { RepomapError, errorMessage } from '../errors.js';
+import { type FieldSpec, MAP_REQUEST, type MapRequest, SYMBOL_QUERY, type SymbolQuery } from '../api/request.js';
 import { type DaemonStatus, indexingProgress } from '../daemon/protocol.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
-import { nothingToMap, textOutput } from '../request.js';
+import { nothingToMap, textOutput } from '../render/output.js';
 import { renderSymbols } from '../symbols.js';
 
 type ToolResult = { content: Array<{ type: 'text'; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -74,19 +76,46 @@ const REPO_STATUS_OUTPUT = {
   cacheDir: z.string(),
 } satisfies Record<keyof DaemonStatus, z.ZodTypeAny>;
 
-const REPO_MAP_ARGUMENTS = {
-  chat_files: z.array(z.string()).optional().describe('Paths (relative to the repository root) of files already in the conversation; they are not shown, but what they use ranks first.'),
-  mentioned_files: z.array(z.string()).optional().describe('Paths the user or task mentions.'),
-  mentioned_identifiers: z.array(z.string()).optional().describe('Function, class or variable names the task mentions.'),
-  message: z.string().optional().describe("The user's request as free text; identifiers and file names are taken from it."),
-  max_tokens: z.number().int().positive().optional().describe('The most tokens the map may use (default 1024 with chat_files, 8192 without).'),
-};
+/** A field's form in a tool's input schema (see FieldSpec). */
+function zodOf(spec: FieldSpec): z.ZodTypeAny {
+  switch (spec.kind) {
+    case 'strings':
+      return z.array(z.string());
+    case 'string':
+      return spec.required ? z.string().min(1) : z.string();
+    case 'count':
+      return z.number().int().positive();
+    case 'seconds':
+      return z.number().nonnegative();
+    case 'boolean':
+      return z.boolean();
+    case 'choice':
+      return z.enum(spec.choices as [string, ...string[]]);
+  }
+}
 
-const FIND_SYMBOL_ARGUMENTS = {
-  name: z.string().min(1).describe('The identifier to look up, e.g. authenticate or UserService.'),
-  limit: z.number().int().positive().optional().describe('At most this many definitions and references (default 20).'),
-  prefix: z.boolean().optional().describe('Match names starting with name, ignoring case.'),
-};
+/** A tool's arguments: the fields that have an MCP form, under their MCP names, in the schema's order. */
+function toolArguments(fields: Readonly<Record<string, FieldSpec>>): Record<string, z.ZodTypeAny> {
+  const shape: Record<string, z.ZodTypeAny> = {};
+  for (const spec of Object.values(fields)) {
+    if (!spec.mcp) continue;
+    const type = zodOf(spec);
+    shape[spec.mcp.name] = (spec.required ? type : type.optional()).describe(spec.mcp.help);
+  }
+  return shape;
+}
+
+/** The request a tool call's arguments give: each argument back under its field's name. */
+function fromArguments(args: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, FieldSpec>>): Record<string, unknown> {
+  const request: Record<string, unknown> = {};
+  for (const [field, spec] of Object.entries(fields)) {
+    if (spec.mcp && args[spec.mcp.name] !== undefined) request[field] = args[spec.mcp.name];
+  }
+  return request;
+}
+
+const REPO_MAP_ARGUMENTS = toolArguments(MAP_REQUEST);
+const FIND_SYMBOL_ARGUMENTS = toolArguments(SYMBOL_QUERY);
 
 const REPO_STATUS_ARGUMENTS = {};
 
@@ -142,8 +171,10 @@ export function createMcpServer(root: string, version: string, options: StartOpt
       try {
         return await ask(await daemon);
       } catch (err) {
-        if (err instanceof DaemonError || attempt > 0) throw err;
-        (await daemon.catch(() => undefined))?.close();
+        // Once more only when the daemon may have gone (an idle one exits): not when it answered an error.
+        const gone = !(err instanceof RepomapError) || err.code === 'connection-lost' || err.code === 'daemon-unavailable';
+        if (!gone || attempt > 0) throw err;
+        (await daemon.catch(() => undefined))?.close(); // a connect that failed has nothing to close
         daemon = undefined;
       }
     }
@@ -153,10 +184,10 @@ export function createMcpServer(root: string, version: string, options: StartOpt
     try {
       if (refusal) throw new Error(refusal);
       const { text, structured } = await run();
-      const notice = (await daemon?.catch(() => undefined))?.notice;
+      const notice = (await daemon?.catch(() => undefined))?.notice; // a failed connect failed the call already
       return { content: [{ type: 'text', text }, ...(notice ? [{ type: 'text' as const, text: `note: ${notice}` }] : [])], structuredContent: structured };
     } catch (err) {
-      return { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
+      return { content: [{ type: 'text', text: errorMessage(err) }], isError: true };
     }
   };
   // Runs a request once the index is complete, or answers how far it is after INDEX_WAIT_MS.
@@ -184,15 +215,7 @@ export function createMcpServer(root: string, version: string, options: StartOpt
       tool(() =>
         withDaemon(async (repo) => {
           // The daemon answers within the bound, from the files indexed by then if it must (a partial map).
-          const asked = repo.map({
-            chatFiles: args.chat_files,
-            mentionedFiles: args.mentioned_files,
-            mentionedIdents: args.mentioned_identifiers,
-            message: args.message,
-            verboseHint: false,
-            waitSeconds: INDEX_WAIT_MS / 1000,
-            ...(args.max_tokens ? { tokens: args.max_tokens, maxTokens: args.max_tokens } : {}),
-          });
+          const asked = repo.map({ ...(fromArguments(args, MAP_REQUEST) as MapRequest), verboseHint: false, waitSeconds: INDEX_WAIT_MS / 1000 });
           await awaitIndex(repo, extra, asked);
           const map = await asked;
           const text = textOutput({ ...map, text: map.text || nothingToMap(root) });
@@ -217,7 +240,7 @@ export function createMcpServer(root: string, version: string, options: StartOpt
     (args, extra) =>
       tool(() =>
         whenIndexed('find_symbol', extra, async (repo) => {
-          const answer = await repo.symbols({ name: args.name, limit: args.limit, prefix: args.prefix });
+          const answer = await repo.symbols(fromArguments(args, SYMBOL_QUERY) as SymbolQuery);
           const { definitions, references, totalDefinitions, totalReferences } = answer;
           return { text: renderSymbols(answer), structured: { definitions, references, totalDefinitions, totalReferences } };
         }),

@@ -8,6 +8,8 @@ export interface TokenWorkerData {
   port: MessagePort;
   /** [0]: the number of the last request answered, set (and notified) once its answer is posted. */
   signal: Int32Array;
+  /** Tests only (see TokenCounterOptions.signalEarly). */
+  signalEarly?: boolean;
 }
 
 /** A batch of lines to count, numbered so that its answer is known by its number. */

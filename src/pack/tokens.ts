@@ -1,8 +1,8 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 import type { TokenReply, TokenRequest, TokenWorkerData } from './token-protocol.js';
-import { UserError } from '../errors.js';
-import { DEFAULT_ENCODING, ENCODINGS } from '../request.js';
+import { badRequest } from '../errors.js';
+import { DEFAULT_ENCODING, ENCODINGS } from '../api/request.js';
 
 export { DEFAULT_ENCODING, ENCODINGS };
 
@@ -13,6 +13,15 @@ export function isEncoding(encoding: string): boolean {
 
 /** Counts tokens exactly. */
 export type TokenCounter = (text: string) => number;
+
+export interface TokenCounterOptions {
+  /**
+   * Tests only, applied when the counter is made: its thread sets the signal before it posts each
+   * answer, the order in which a caller may see them anyway (a message crosses threads on its own
+   * schedule), every time rather than now and then.
+   */
+  signalEarly?: boolean;
+}
 
 /** A counter, and where it has its lines encoded: its thread's encoder, or this thread's (see loadTokenizerHere). */
 interface Counter {
@@ -40,13 +49,13 @@ const MEMO_LIMIT = 100_000;
  * for the thread's answer (one round trip per call, for the lines not counted yet), until
  * loadTokenizerHere moves the encoder into this thread.
  */
-export function tokenCounter(encoding: string = DEFAULT_ENCODING): TokenCounter {
+export function tokenCounter(encoding: string = DEFAULT_ENCODING, options: TokenCounterOptions = {}): TokenCounter {
   let counter = counters.get(encoding);
   if (!counter) {
     if (!isEncoding(encoding)) {
-      throw new UserError(`unknown token encoding '${encoding}' (known: ${ENCODINGS.join(', ')})`);
+      throw badRequest(`unknown token encoding '${encoding}' (known: ${ENCODINGS.join(', ')})`);
     }
-    const { encodeLines, stop } = tokenThread(encoding as TiktokenEncoding);
+    const { encodeLines, stop } = tokenThread(encoding as TiktokenEncoding, options);
     const memo = new Map<string, number>();
     const count: TokenCounter = (text) => {
       let total = 0;
@@ -103,11 +112,11 @@ const TOKEN_THREAD_TIMEOUT_MS = 60_000;
 const SPINS_FOR_MESSAGE = 10_000;
 
 /** Starts a tokenizer thread for `encoding`: counts lines there (waiting for the answer), and stops it. */
-function tokenThread(encoding: TiktokenEncoding): { encodeLines: (lines: string[]) => number[]; stop: () => Promise<number> } {
+function tokenThread(encoding: TiktokenEncoding, options: TokenCounterOptions): { encodeLines: (lines: string[]) => number[]; stop: () => Promise<number> } {
   const { port1, port2 } = new MessageChannel();
   // [0]: the number of the last request answered (see TokenWorkerData.signal).
   const signal = new Int32Array(new SharedArrayBuffer(4));
-  const data: TokenWorkerData = { encoding, port: port2, signal };
+  const data: TokenWorkerData = { encoding, port: port2, signal, ...(options.signalEarly ? { signalEarly: true } : {}) };
   const worker = new Worker(new URL('../../workers/token-worker.js', import.meta.url), { workerData: data, transferList: [port2] });
   // The thread neither keeps the process alive nor outlives it.
   worker.unref();

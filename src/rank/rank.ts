@@ -7,7 +7,7 @@ import { scratchFloat64, scratchUint32, scratchUint8 } from './lent-arrays.js';
 
 export { subjectName } from './path-index.js';
 
-export { DEFAULT_RANKING, RANKINGS, type RankingName } from '../request.js';
+export { DEFAULT_RANKING, RANKINGS, type RankingName } from '../api/request.js';
 
 export interface RankRequest {
   chatFiles: ReadonlySet<string>;

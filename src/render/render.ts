@@ -1,15 +1,11 @@
 import { escapeControls } from '../paths.js';
+import type { MapLine } from '../api/types.js';
 
 export const SHOWN_MARK = '│';
 export const ELIDED_MARK = '⋮';
 
-/**
- * What a shown line is: a definition's own line (with its name and kind), a further line of its
- * signature, or the header of a scope that encloses a shown definition.
- */
-export type ShownLine =
-  | { line: number; text: string; role: 'definition'; name: string; kind: string }
-  | { line: number; text: string; role: 'signature' | 'scope' };
+/** A shown line (see MapLine), its line 0-based here: publicMap makes it 1-based for callers. */
+export type ShownLine = MapLine;
 
 /** One file of a map: its shown lines (0-based line numbers, sorted), or none for a bare path. */
 export interface MapBlock {

@@ -4,6 +4,7 @@ import { type Database, type RootDatabase, open } from 'lmdb';
 import type { FileNames, FileRecord, FileRefs, FileTags } from '../records.js';
 import { Outline } from './outline.js';
 import { ensureCacheDir } from './cache-dir.js';
+import { RepomapError, errorMessage } from '../errors.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
 export const STORE_FORMAT = 8;
@@ -26,15 +27,15 @@ export interface StoredCopy {
 /**
  * A failure of the store itself (a commit or a transaction that LMDB refused): the file is
  * damaged in a way the checks at open could not see. The index pass that meets one moves the
- * store aside and rebuilds it (see TagStore.rebuild).
+ * store aside and rebuilds it (see TagStore.rebuild); one that reaches a caller is `internal`.
  */
-export class StoreError extends Error {
+export class StoreError extends RepomapError {
   override name = 'StoreError';
   constructor(
     readonly dir: string,
     cause: unknown,
   ) {
-    super(`tag cache at ${join(dir, 'tags.lmdb')} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super('internal', `tag cache at ${join(dir, 'tags.lmdb')} failed: ${errorMessage(cause)}`, { cause });
   }
 }
 
@@ -94,7 +95,7 @@ export class TagStore {
       store.root.putSync(META_KEY, STORE_FORMAT);
       return store;
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
+      const reason = errorMessage(err);
       try {
         store?.root.close();
       } catch {
@@ -111,8 +112,8 @@ export class TagStore {
    * would go on writing into it.
    */
   static async rebuild(failed: TagStore, error: unknown, options: StoreOptions = {}): Promise<TagStore> {
-    await failed.close().catch(() => {});
-    const reason = error instanceof Error ? error.message : String(error);
+    await failed.close().catch(() => {}); // a failed store may not close cleanly: it is moved aside all the same
+    const reason = errorMessage(error);
     options.onNotice?.(`repomap: ${reason}; moved it aside to ${moveAside(failed.dir)}, rebuilding it from the source files`);
     return TagStore.fresh(failed.dir);
   }
@@ -298,7 +299,7 @@ export class TagStore {
     // Transactions commit in order, so the last write settles last; an earlier failure is kept for `flushed`.
     (write as { flushed?: Promise<unknown> }).flushed?.catch(() => {}); // settles with the commit: its failure is reported there
     const settled = write.catch((err: unknown) => {
-      (err as { commitError?: Promise<unknown> }).commitError?.catch(() => {});
+      (err as { commitError?: Promise<unknown> }).commitError?.catch(() => {}); // the same failure as err, kept below
       this.writeError ??= err;
       return false;
     });
@@ -315,6 +316,7 @@ export class TagStore {
   }
 
   async close(): Promise<void> {
+    // A failed write is the pass's to report, through flushed; at close no caller is left to tell, and closing goes on.
     await this.flushed().catch(() => {});
     await this.root.close();
   }
@@ -343,7 +345,7 @@ function ignoreOrphanCommitFailures(): void {
   orphansIgnored = true;
   process.on('unhandledRejection', (reason) => {
     if (reason instanceof Error && 'commitError' in reason && reason.message.startsWith('Commit failed')) {
-      (reason.commitError as Promise<unknown>).catch(() => {});
+      (reason.commitError as Promise<unknown>).catch(() => {}); // the write's own rejection reports the failure
       return;
     }
     // Another listener (an application using the library) decides what its rejections do.

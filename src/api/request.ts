@@ -1,0 +1,267 @@
+// The request schema: every field of a map request (and of a symbol query) written once, with its
+// type, bounds and help. The CLI's request options and their help lines (cli/request-options.ts),
+// the daemon's params validation (parseMapParams, parseSymbolParams), the MCP tools' input schemas
+// (mcp/server.ts) and the MapRequest and SymbolQuery types are derived from it. A leaf: the thin
+// client loads it, so it imports nothing heavy.
+import { badRequest } from '../errors.js';
+
+export const DEFAULT_TOKENS = 1024;
+export const DEFAULT_MAX_TOKENS = 8192;
+/** The largest budget a request may ask for (`tokens` and `maxTokens`): it bounds one request's work. */
+export const MAX_TOKENS = 65536;
+/** With no chat files the model knows nothing of the repository yet: the budget grows (Aider's map_mul_no_files). */
+export const NO_CHAT_MULTIPLIER = 8;
+export const DEFAULT_ENCODING = 'cl100k_base';
+/** The tiktoken encodings a map can count with. */
+export const ENCODINGS = ['cl100k_base', 'o200k_base', 'p50k_base', 'p50k_edit', 'r50k_base', 'gpt2'] as const;
+
+/** The rankings a map can use: this project's (the default) and Aider's, reproduced exactly. */
+export const RANKINGS = ['repomap', 'aider'] as const;
+export type RankingName = (typeof RANKINGS)[number];
+export const DEFAULT_RANKING: RankingName = 'repomap';
+
+/** What a field holds; each kind has one check (FIELD_RULES) and one form in each derived schema. */
+export type FieldKind = 'strings' | 'string' | 'count' | 'seconds' | 'boolean' | 'choice';
+
+export interface FieldSpec {
+  kind: FieldKind;
+  /** A `choice` field's values. */
+  choices?: readonly string[];
+  /** A `string` field that must be given, and not empty. */
+  required?: true;
+  /** What the field is, in a line: its documentation. */
+  help: string;
+  /** Its `repomap map` and `repomap query` option (no option: those commands do not set it). */
+  cli?: { flag: string; value?: string; help: readonly string[] };
+  /** Its MCP tool argument (none: the tool does not take it). */
+  mcp?: { name: string; help: string };
+}
+
+/**
+ * The fields of a map request, in the order the CLI's help, the daemon's messages and the MCP
+ * tool list them. Paths are relative to the root (or absolute, inside it).
+ */
+export const MAP_REQUEST = {
+  chatFiles: {
+    kind: 'strings',
+    help: 'Files the model already has in full: the map shows first the code they use, and the ranking starts from them; they are not rendered.',
+    cli: { flag: 'chat', value: 'FILE', help: ['a file the model already has (repeatable): not shown; the map shows the code it', 'uses first, and ranks from it'] },
+    mcp: {
+      name: 'chat_files',
+      help: 'Paths (relative to the repository root) of files already in the conversation; they are not shown, but what they use ranks first.',
+    },
+  },
+  mentionedFiles: {
+    kind: 'strings',
+    help: 'Files the user or the task mentions: they rank higher.',
+    mcp: { name: 'mentioned_files', help: 'Paths the user or task mentions.' },
+  },
+  mentionedIdents: {
+    kind: 'strings',
+    help: 'Identifiers the user or the task mentions: their definitions are shown first.',
+    cli: { flag: 'mention', value: 'IDENT', help: ['an identifier the user mentioned (repeatable): its definitions are shown first'] },
+    mcp: { name: 'mentioned_identifiers', help: 'Function, class or variable names the task mentions.' },
+  },
+  message: {
+    kind: 'string',
+    help: "The user's request as free text: identifiers and file names are taken from it.",
+    cli: { flag: 'message', value: 'TEXT', help: ["the user's request; identifiers and file names are taken from it"] },
+    mcp: { name: 'message', help: "The user's request as free text; identifiers and file names are taken from it." },
+  },
+  tokens: {
+    kind: 'count',
+    help: `Token budget, at most ${MAX_TOKENS}. Given, it is the budget; left out, it is ${DEFAULT_TOKENS}, multiplied by ${NO_CHAT_MULTIPLIER} when there are no chat files, up to maxTokens.`,
+    cli: {
+      flag: 'tokens',
+      value: 'N',
+      help: [
+        `token budget, at most ${MAX_TOKENS}; given, it is the cap. Without it the budget is`,
+        `${DEFAULT_TOKENS}, x${NO_CHAT_MULTIPLIER} when no --chat is given, up to --max-tokens`,
+      ],
+    },
+    // Given, it is the budget: the most the map may use.
+    mcp: { name: 'max_tokens', help: `The most tokens the map may use (default ${DEFAULT_TOKENS} with chat_files, ${DEFAULT_MAX_TOKENS} without).` },
+  },
+  maxTokens: {
+    kind: 'count',
+    help: `The cap of the enlarged default budget (default ${DEFAULT_MAX_TOKENS}), at most ${MAX_TOKENS}.`,
+    cli: { flag: 'max-tokens', value: 'N', help: [`cap of that enlarged default budget (default ${DEFAULT_MAX_TOKENS})`] },
+  },
+  encoding: {
+    // Checked by the tokenizer, which names the encodings it knows.
+    kind: 'string',
+    help: `The tiktoken encoding used to count tokens (default ${DEFAULT_ENCODING}).`,
+    cli: { flag: 'encoding', value: 'NAME', help: [`tiktoken encoding for counting (default ${DEFAULT_ENCODING})`] },
+  },
+  markdown: {
+    kind: 'boolean',
+    help: "Put each file's lines in a fenced block (markdown), for chat UIs.",
+    // The CLI's --format also chooses JSON output, which is no field of the request.
+    cli: { flag: 'format', value: 'FMT', help: ['text (default), markdown (each file in a fenced block) or json'] },
+  },
+  preamble: {
+    kind: 'boolean',
+    help: 'Start the map with a short instruction that the files shown are read-only summaries.',
+    cli: { flag: 'preamble', help: ['start the map with an instruction: these files are read-only summaries'] },
+  },
+  ranking: {
+    kind: 'choice',
+    choices: RANKINGS,
+    help: `Which ranking model orders the map (default ${DEFAULT_RANKING}, this project's; aider reproduces Aider's).`,
+    cli: { flag: 'ranking', value: 'NAME', help: ["repomap (default: this project's model) or aider (Aider's, reproduced exactly)"] },
+  },
+  waitSeconds: {
+    kind: 'seconds',
+    help:
+      'While a first index is being built: answer after at most this many seconds from the files indexed by then, those the request ' +
+      'needs parsed first (a partial map, marked so). Left out, the map waits for the whole index.',
+    cli: {
+      flag: 'wait',
+      value: 'SECS',
+      help: [
+        'while a first index is being built, answer after at most SECS seconds from the',
+        'files indexed by then, those the request needs (--chat files, their imports,',
+        'their folders, the files using their names) parsed first: a partial map,',
+        'marked so (a first line in text, "partial" in JSON). Default: wait for the',
+        'whole index',
+      ],
+    },
+  },
+  listSkipped: {
+    kind: 'boolean',
+    help: 'List every skipped file in skippedFiles (default false: on a large repository it runs to thousands; the counts are always there).',
+  },
+  verboseHint: {
+    kind: 'boolean',
+    help: "Whether the map's last line (the skipped files by reason) ends saying --verbose lists them (default true; MCP answers have no flags).",
+  },
+} as const satisfies Record<string, FieldSpec>;
+
+/** The fields of a symbol query (`repomap symbols`, the daemon's `symbols`, MCP's find_symbol). */
+export const SYMBOL_QUERY = {
+  name: {
+    kind: 'string',
+    required: true,
+    help: 'The name to look up.',
+    mcp: { name: 'name', help: 'The identifier to look up, e.g. authenticate or UserService.' },
+  },
+  limit: {
+    kind: 'count',
+    help: 'At most this many definitions, and this many references (default 20).',
+    mcp: { name: 'limit', help: 'At most this many definitions and references (default 20).' },
+  },
+  prefix: {
+    kind: 'boolean',
+    help: 'Match names starting with `name` (ignoring case) instead of the exact name.',
+    mcp: { name: 'prefix', help: 'Match names starting with name, ignoring case.' },
+  },
+} as const satisfies Record<string, FieldSpec>;
+
+/** The value a field of this spec holds. */
+type ValueOf<S> = S extends { kind: 'strings' }
+  ? readonly string[]
+  : S extends { kind: 'string' }
+    ? string
+    : S extends { kind: 'count' | 'seconds' }
+      ? number
+      : S extends { kind: 'boolean' }
+        ? boolean
+        : S extends { kind: 'choice'; choices: ReadonlyArray<infer C> }
+          ? C
+          : never;
+
+type RequiredKeys<F> = { [K in keyof F]: F[K] extends { required: true } ? K : never }[keyof F];
+
+/** The object a set of fields describes: each field optional unless `required`. */
+export type FieldsOf<F> = { -readonly [K in Exclude<keyof F, RequiredKeys<F>>]?: ValueOf<F[K]> } & {
+  -readonly [K in RequiredKeys<F>]: ValueOf<F[K]>;
+};
+
+/** What a map is asked for (see MAP_REQUEST for each field). */
+export type MapRequest = FieldsOf<typeof MAP_REQUEST>;
+/** What a symbol lookup is asked for (see SYMBOL_QUERY). */
+export type SymbolQuery = FieldsOf<typeof SYMBOL_QUERY>;
+
+/** Each kind's check, and what a value of it must be (the daemon's message says so). */
+const FIELD_RULES: Record<FieldKind, [(value: unknown, spec: FieldSpec) => boolean, (spec: FieldSpec) => string]> = {
+  strings: [(v) => Array.isArray(v) && v.every((item) => typeof item === 'string'), () => 'an array of strings'],
+  string: [(v, spec) => typeof v === 'string' && !(spec.required && v === ''), (spec) => (spec.required ? 'a non-empty string' : 'a string')],
+  count: [(v) => typeof v === 'number' && Number.isInteger(v) && v > 0, () => 'a positive whole number'],
+  seconds: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, () => 'a number of seconds, 0 or more'],
+  boolean: [(v) => typeof v === 'boolean', () => 'true or false'],
+  choice: [(v, spec) => typeof v === 'string' && (spec.choices ?? []).includes(v), (spec) => `one of ${(spec.choices ?? []).join(', ')}`],
+};
+
+/** Whether a value is one a field of this spec holds. */
+function validValue(spec: FieldSpec, value: unknown): boolean {
+  return FIELD_RULES[spec.kind][0](value, spec);
+}
+
+/** What a value of this spec must be, in words ("a positive whole number"). */
+function expectedValue(spec: FieldSpec): string {
+  return FIELD_RULES[spec.kind][1](spec);
+}
+
+/**
+ * Checks params field by field, as a request from outside this process (the daemon's socket)
+ * comes: an object, every field known (a typo does not pass silently), each of its type, the
+ * required ones given. A bad-request RepomapError naming the field otherwise.
+ */
+function checkFields<F extends Record<string, FieldSpec>>(params: unknown, fields: F): FieldsOf<F> {
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) throw badRequest('params must be an object');
+  const given = (params ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    // Own fields only: a param named after an Object.prototype member (constructor, __proto__) is unknown too.
+    if (!Object.hasOwn(fields, key)) throw badRequest(`unknown param '${key}' (known: ${Object.keys(fields).join(', ')})`);
+  }
+  checkValues(given, fields);
+  return given as FieldsOf<F>;
+}
+
+/** Checks the values of the fields an object gives (its other properties are not looked at). */
+function checkValues(given: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, FieldSpec>>): void {
+  for (const [key, spec] of Object.entries(fields)) {
+    const value = Object.hasOwn(given, key) ? given[key] : undefined;
+    if ((value !== undefined || spec.required) && !validValue(spec, value)) throw badRequest(`${key} must be ${expectedValue(spec)}`);
+  }
+}
+
+/** The daemon's `map` params, checked (see checkFields). */
+export function parseMapParams(params: unknown): MapRequest {
+  return checkFields(params, MAP_REQUEST);
+}
+
+/** The daemon's `symbols` params, checked (see checkFields). */
+export function parseSymbolParams(params: unknown): SymbolQuery {
+  return checkFields(params, SYMBOL_QUERY);
+}
+
+/** A library caller's request, checked as the daemon checks its params; the options beside the request's fields are left alone. */
+export function checkMapRequest(options: MapRequest): void {
+  checkValues(options as Readonly<Record<string, unknown>>, MAP_REQUEST);
+}
+
+/** The bound of a request's wait in milliseconds (undefined: no bound), refused when it is no number of seconds. */
+export function waitBoundMs(waitSeconds: number | undefined): number | undefined {
+  if (waitSeconds === undefined) return undefined;
+  if (!validValue(MAP_REQUEST.waitSeconds, waitSeconds)) throw badRequest(`--wait must be a number of seconds, 0 or more, not ${String(waitSeconds)}`);
+  return waitSeconds * 1000;
+}
+
+/**
+ * The token budget of a request, once the request is checked (every path to a map comes here
+ * first). A budget the caller gives is the cap; only the default grows when there is no chat file.
+ */
+export function budgetFor(request: MapRequest): number {
+  const tokens = tokenCount(request.tokens ?? DEFAULT_TOKENS, 'tokens');
+  const maxTokens = tokenCount(request.maxTokens ?? DEFAULT_MAX_TOKENS, 'max-tokens');
+  checkMapRequest(request);
+  if (request.tokens !== undefined || (request.chatFiles ?? []).length > 0) return tokens;
+  return Math.max(tokens, Math.min(tokens * NO_CHAT_MULTIPLIER, maxTokens));
+}
+
+function tokenCount(value: number, name: string): number {
+  if (!validValue(MAP_REQUEST.tokens, value)) throw badRequest(`--${name} must be a positive whole number, not ${value}`);
+  if (value > MAX_TOKENS) throw badRequest(`--${name} must be at most ${MAX_TOKENS}, not ${value}`);
+  return value;
+}

@@ -1,0 +1,159 @@
+// The public types: what a caller asks (MapRequest, SymbolQuery) and what every path answers
+// (RepoMap, SymbolAnswer, DaemonStatus), one shape on each path, in-process or through the daemon.
+// Line numbers are 1-based in all of them; the pipeline's records (records.ts) count from 0 and
+// are converted once, where a map or an answer is made. The engine, the daemon's protocol and the
+// library import these; nothing redefines them. Types only: a leaf.
+import type { SymbolQuery } from './request.js';
+export type { MapRequest, RankingName, SymbolQuery } from './request.js';
+
+/** How far the index was when a partial map was made: source files (those with a grammar) indexed, of those discovered. */
+export interface PartialIndex {
+  indexedFiles: number;
+  files: number;
+}
+
+/** Why a file was not indexed. Every skip is counted and can be listed. */
+export type SkipReason =
+  | 'no grammar'
+  | 'too large'
+  | 'binary'
+  | 'minified'
+  | 'syntax errors'
+  | 'parse failed'
+  | 'parse timeout'
+  | 'unreadable'
+  | 'symlink outside root'
+  | 'not a regular file';
+
+/** A file that was left out of the map, and why. */
+export interface SkippedFile {
+  path: string;
+  reason: SkipReason;
+  detail?: string;
+}
+
+/** The index pass's work counts. */
+export interface IndexStats {
+  /** Files discovered (after --exclude), of any language. */
+  discovered: number;
+  /** Files that went through the parser. */
+  parsed: number;
+  /** Files whose stored record was reused because mtime and size matched. */
+  reusedByStat: number;
+  /** Files re-read because mtime or size changed, whose content hash matched: not parsed. */
+  reusedByHash: number;
+  /** Files new to this root whose tags were copied from the shared tag cache (another clone parsed them): not parsed. */
+  reusedShared: number;
+  /** Stored records dropped because their files are gone. */
+  removed: number;
+  /** Related graphs read from the saved one instead of derived (see graph-file): a start with nothing changed. */
+  restoredGraphs: number;
+}
+
+/**
+ * What a shown line is: a definition's own line (with its name and kind), a further line of its
+ * signature, or the header of a scope that encloses a shown definition.
+ */
+export type MapLine =
+  | { line: number; text: string; role: 'definition'; name: string; kind: string }
+  | { line: number; text: string; role: 'signature' | 'scope' };
+
+/** One file of a map: its shown lines (1-based, sorted), or none for a bare path. */
+export interface MapFile {
+  path: string;
+  /** Its PageRank. */
+  rank: number;
+  /** The tokens its block takes in the map. */
+  tokens: number;
+  lines: MapLine[];
+}
+
+/** The index's work counts, and the graph's size. */
+export type MapStats = IndexStats & {
+  /** Files in the graph. */
+  nodes: number;
+  /** File-name links: one per name a file defines or references. */
+  edges: number;
+  /** Files whose names were never linked into both of the graph's name indexes: the related graph needs only the definers, a saved one neither (see ReferenceGraph.linkPending). */
+  unlinkedFiles: number;
+};
+
+/** A map, as `buildMap` and a daemon's `map` answer it (and `--format json` prints it). */
+export interface RepoMap {
+  root: string;
+  /** Exact token count of `text`. */
+  tokens: number;
+  budget: number;
+  /** Files in map order. */
+  files: MapFile[];
+  /** Skipped files counted by reason, in a fixed order. */
+  skipped: Partial<Record<SkipReason, number>>;
+  /** Every skipped file when the request says `listSkipped` (else empty; the counts are in `skipped`). */
+  skippedFiles: SkippedFile[];
+  /** The index's work counts (a daemon's: since it started). */
+  stats: MapStats;
+  /** The request as understood: its files relative to the root, the message's identifiers added. */
+  request: { chatFiles: string[]; mentionedFiles: string[]; mentionedIdents: string[] };
+  /** Set on a map made before the index was complete (see MapRequest.waitSeconds): how far it was. */
+  partial?: PartialIndex;
+  /** The map. */
+  text: string;
+}
+
+export interface SymbolDefinition {
+  name: string;
+  path: string;
+  line: number;
+  kind: string;
+  signature: string;
+  /** Enclosing scope header lines, outermost first. */
+  scopes: Array<{ line: number; text: string }>;
+}
+
+export interface SymbolReference {
+  name: string;
+  path: string;
+  line: number;
+  kind: string;
+  text: string;
+  /** PageRank of the referencing file: the most central callers come first. */
+  rank: number;
+}
+
+export interface SymbolAnswer {
+  query: SymbolQuery;
+  definitions: SymbolDefinition[];
+  references: SymbolReference[];
+  /** Matches before the limit was applied. */
+  totalDefinitions: number;
+  totalReferences: number;
+}
+
+/** What a daemon's `status` answers. */
+export interface DaemonStatus {
+  root: string;
+  pid: number;
+  state: 'indexing' | 'ready';
+  /** While indexing: files done of files needing work. */
+  progress: { done: number; total: number };
+  files: number;
+  indexed: number;
+  parsed: number;
+  skipped: Record<string, number>;
+  pendingChanges: number;
+  /** Whether the watcher follows the tree (it starts once the index is complete, and catches up). */
+  watching: boolean;
+  /** Paths the watcher could not watch (the system's limit of watches reached); their files are stat'ed periodically instead. */
+  unwatchedPaths: number;
+  lastUpdate: string | null;
+  memory: { rssBytes: number; heapUsedBytes: number };
+  uptimeSeconds: number;
+  workers: number;
+  /** The options the daemon was started with (a client's other options do not change them). */
+  exclude: string[];
+  /** The project config's include globs (empty: every file). */
+  include: string[];
+  idleTimeoutSeconds: number;
+  socket: string;
+  cacheDir: string;
+}
