@@ -1,8 +1,9 @@
+import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph, isMultiWordIdentifier } from './graph/graph.js';
 import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './indexer/indexer.js';
-import { mentionedFiles, mentionedIdentifiers } from './mentions.js';
+import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor, waitBoundMs } from './api/request.js';
@@ -10,7 +11,7 @@ import type { MapStats, PartialIndex, RepoMap } from './api/types.js';
 export { waitBoundMs } from './api/request.js';
 import { DEFAULT_RANKING, type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
 import { entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
-import { NEEDED_SHARE } from './model.js';
+import { neededShare } from './model.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
 import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
@@ -265,11 +266,12 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
       importsOf: index.lookups.importsOf,
       neighboursOf: (path) => neighboursOf(related.paths, path),
       outlineOf,
+      identifiersIn: (path) => identifiersInFile(join(index.root, path)),
     },
     // A shown definition takes a few tokens at the least: more entries than this never fit.
     { from, hidden: chatFiles, mentionedIdents, namedIdents: namedIdents ?? mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4), ranked: ranking.files },
   );
-  const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);
+  const depth = entriesWithin(needed, layoutBudget * neededShare(budget), outlineOf, countTokens, layoutBudget);
   const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
     mentioned: mentionedIdents,
     isLate: foreignTo(from),

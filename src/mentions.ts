@@ -1,5 +1,7 @@
 // What a free-text request mentions, extracted as Aider does: identifiers are its words; files are
-// the words that name a path, or a basename that only one file has.
+// the words that name a path, or a basename that only one file has. And the identifiers a
+// request's file writes, beyond those its tags reference.
+import { readFileSync, statSync } from 'node:fs';
 
 const TRAILING_PUNCTUATION = /[,.!;:?]+$/;
 const QUOTES = /^["'`*_]+|["'`*_]+$/g;
@@ -84,3 +86,26 @@ export function mentionedFiles(message: string, paths: readonly string[], chatFi
 function basename(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
+
+/** Files larger than this are not read for their identifiers: a request's file is source a model edits. */
+const MAX_SCANNED_BYTES = 1 << 20;
+
+/**
+ * The identifiers written in the file at `absolutePath` and how often each appears (comments and
+ * strings included: a name written there is a name the file's author had in mind). Empty when the
+ * file cannot be read: it was removed since it was indexed, and its tags still stand for it.
+ */
+export function identifiersInFile(absolutePath: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  let text: string;
+  try {
+    if (statSync(absolutePath).size > MAX_SCANNED_BYTES) return counts;
+    text = readFileSync(absolutePath, 'utf8');
+  } catch {
+    return counts;
+  }
+  for (const [word] of text.matchAll(IDENTIFIER)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  return counts;
+}
+
+const IDENTIFIER = new RegExp(IDENT, 'gu');

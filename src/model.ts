@@ -61,8 +61,37 @@ export const RELATED_MODEL = {
   pushEpsilon: 1e-6,
 } as const;
 
-/** The map's budget ('repomap' ranking, see layout.ts): the code the request's files use (needed.ts) gets at most this share. */
-export const NEEDED_SHARE = 0.5;
+/**
+ * The share of a map's budget ('repomap' ranking, see layout.ts) that the code the request's files
+ * use (needed.ts) may take: half of 1024 tokens, one eighth more each time the budget doubles, at
+ * most three quarters. The first few hundred tokens of breadth name the files a change most
+ * likely touches; past them, a signature the change calls serves more than one more path.
+ */
+export function neededShare(budget: number): number {
+  return Math.min(NEEDED_MODEL.maxShare, Math.max(NEEDED_MODEL.share, NEEDED_MODEL.share + NEEDED_MODEL.sharePerDoubling * Math.log2(budget / 1024)));
+}
+
+/** Which definitions the depth section shows (needed.ts), and in what order. */
+export const NEEDED_MODEL = {
+  /** The depth section's share of a 1024-token budget, its growth per doubling, its cap (see neededShare). */
+  share: 0.5,
+  sharePerDoubling: 0.125,
+  maxShare: 0.75,
+  /** A name defined in more files than this, none imported or nearby, says too little about which is meant. */
+  maxNameDefiners: 3,
+  /** Definitions shown per (file, name): overloads beyond these add little. */
+  maxDefinitionsPerName: 2,
+  /** How surely a reference means its definers: through an import, in its own folder, by name alone (then also over the square root of the definers). */
+  importedCertainty: 1,
+  folderCertainty: 2 / 3,
+  byNameCertainty: 1 / 2,
+  /** Each word of the request a name holds multiplies its weight by one more times this. */
+  wordMatchBoost: 1,
+  /** A definition the request's files do not use yet, named in part by the request's words: less likely needed than one they use. */
+  unusedName: 0.5,
+  /** Files whose definitions are matched against the request's words: imported, beside, best ranked. */
+  wordMatchFiles: 30,
+} as const;
 
 /**
  * Without a depth section, definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS;

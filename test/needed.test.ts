@@ -219,6 +219,42 @@ test('a name is resolved through a chain of package indexes to the module that d
   assert.doesNotMatch(map.text, /Option: number/);
 });
 
+test('a name the chat file writes but its tags do not reference (a constant read, a struct literal key) is shown', async () => {
+  const root = repo({
+    'go.mod': 'module example.com/shop\n\ngo 1.21\n',
+    'views/messages.go': [
+      'package views',
+      '',
+      'const InitializingProvidersMessage = "Initializing provider plugins..."',
+      '',
+      'type InstallerEvents struct {',
+      '\tFetchPackageBegin func(name string)',
+      '}',
+      '',
+    ].join('\n'),
+    'cmd/init.go': [
+      'package cmd',
+      '',
+      'import (',
+      '\t"fmt"',
+      '\t"example.com/shop/views"',
+      ')',
+      '',
+      'func Init() {',
+      '\tfmt.Println(views.InitializingProvidersMessage)',
+      '\t_ = views.InstallerEvents{FetchPackageBegin: func(name string) {}}',
+      '}',
+      '',
+    ].join('\n'),
+    ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`other/file_${i}.go`, `package other\n\nfunc UnrelatedHelper${i}(value int) int { return value + ${i} }\n`])),
+  });
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: [join(root, 'cmd/init.go')] });
+  const views = map.files.find((file) => file.path === 'views/messages.go');
+  // The struct is a tagged type reference; the constant and the field only appear in the text.
+  assert.ok(views?.lines.some((line) => line.text.includes('InitializingProvidersMessage')), map.text);
+  assert.ok(views?.lines.some((line) => line.text.includes('FetchPackageBegin')), map.text);
+});
+
 test('markdown fences name the language; each file reports the tokens it takes', async () => {
   const root = repo({ 'a.py': 'def alpha_function():\n    pass\n', 'b.ts': 'export function betaFunction(): void {}\n' });
   const map = await buildMap({ root, cacheDir: tempDir(), tokens: 1024, markdown: true });

@@ -10,15 +10,13 @@
 import { comparePaths } from '../discover/discover.js';
 import { familyOfPath } from '../extract/languages.js';
 import { isTestPath } from '../file-kinds.js';
-import { identifierMultiplier } from '../graph/graph.js';
+import { identifierMultiplier, isMultiWordIdentifier } from '../graph/identifiers.js';
+import { NEEDED_MODEL } from '../model.js';
 import type { PackEntry } from '../pack/pack.js';
 import { dirOf } from '../resolve/files.js';
 import type { Outline } from '../store/outline.js';
 
-/** A name defined in more files than this, none imported or nearby, says too little about which is meant. */
-export const MAX_NAME_DEFINERS = 3;
-/** Definitions shown per (file, name): overloads beyond these add little. */
-const MAX_DEFINITIONS_PER_NAME = 2;
+const { maxNameDefiners: MAX_NAME_DEFINERS, maxDefinitionsPerName: MAX_DEFINITIONS_PER_NAME, wordMatchBoost: WORD_MATCH_BOOST, unusedName: UNUSED_NAME, wordMatchFiles: WORD_MATCH_FILES } = NEEDED_MODEL;
 
 /** What resolution reads of the graph and the index. */
 export interface NeededSources {
@@ -31,6 +29,12 @@ export interface NeededSources {
   /** The files beside a file: its folder (a Go package, sibling modules), its tests or its subject (see neighboursOf). */
   neighboursOf: (path: string) => readonly string[];
   outlineOf: (path: string) => Outline | undefined;
+  /**
+   * The identifiers written in a file's text, with their counts: a request's file uses names its
+   * tagged references miss (a Go struct literal's keys, a constant read as `views.X`, a Python
+   * attribute). Absent, only the tagged references count.
+   */
+  identifiersIn?: (path: string) => ReadonlyMap<string, number>;
 }
 
 export interface NeededRequest {
@@ -62,12 +66,6 @@ interface Need {
   index?: number;
 }
 
-/** Words of the request a name shares: each one multiplies its need by one more. */
-const WORD_MATCH_BOOST = 1;
-/** A name the request's files do not use is less likely needed than one they use. */
-const UNUSED_NAME = 0.5;
-/** Files whose definitions are matched against the request's words: imported, beside, best ranked. */
-const WORD_MATCH_FILES = 30;
 
 /**
  * The needed definitions as pack entries, best first: the mentioned names' definitions; the named
@@ -91,6 +89,23 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
         use.users.push(path);
       } else uses.set(ident, { count: names.counts[k], users: [path] });
     });
+  }
+  // Names of two words or more written in the files but not tagged as references; a single word
+  // (`name`, `value`) read in a text is too often a local to stand for another file's definition.
+  const untagged = new Set<string>();
+  for (const path of from) {
+    for (const [ident, count] of sources.identifiersIn?.(path) ?? []) {
+      if (uses.has(ident) && !untagged.has(ident)) continue;
+      if (!isMultiWordIdentifier(ident)) continue;
+      const use = uses.get(ident);
+      if (use) {
+        use.count += count;
+        use.users.push(path);
+      } else {
+        uses.set(ident, { count, users: [path] });
+        untagged.add(ident);
+      }
+    }
   }
   const wanted = [...new Set([...mentionedIdents, ...uses.keys()])].filter((ident) => mentionedIdents.has(ident) || !own.has(ident)).sort(comparePaths);
   const definers = sources.definersOf(wanted);
@@ -270,8 +285,8 @@ const BY_NAME = 2;
  * name defined in one file of the family can mean only that one; among several, each is a guess.
  */
 function certainty(tier: number, fileCount: number): number {
-  if (tier === IMPORTED) return 1;
-  return (tier === SAME_FOLDER ? 2 / 3 : 1 / 2) / Math.sqrt(fileCount);
+  if (tier === IMPORTED) return NEEDED_MODEL.importedCertainty;
+  return (tier === SAME_FOLDER ? NEEDED_MODEL.folderCertainty : NEEDED_MODEL.byNameCertainty) / Math.sqrt(fileCount);
 }
 
 /** The definers a name's users mean: those they import, else those in a user's folder, else all of them (BY_NAME). */
