@@ -63,20 +63,13 @@ export const RELATED_MODEL = {
 
 /**
  * The share of a map's budget ('repomap' ranking, see layout.ts) that the code the request's files
- * use (needed.ts) may take: half of 1024 tokens, one eighth more each time the budget doubles, at
- * most three quarters. The first few hundred tokens of breadth name the files a change most
- * likely touches; past them, a signature the change calls serves more than one more path.
+ * use (needed.ts) may take. The rest names files: the first few hundred tokens of bare paths hold
+ * most of the files a change touches, and past them a signature the change calls serves more.
  */
-export function neededShare(budget: number): number {
-  return Math.min(NEEDED_MODEL.maxShare, Math.max(NEEDED_MODEL.share, NEEDED_MODEL.share + NEEDED_MODEL.sharePerDoubling * Math.log2(budget / 1024)));
-}
+export const NEEDED_SHARE = 5 / 8;
 
 /** Which definitions the depth section shows (needed.ts), and in what order. */
 export const NEEDED_MODEL = {
-  /** The depth section's share of a 1024-token budget, its growth per doubling, its cap (see neededShare). */
-  share: 0.5,
-  sharePerDoubling: 0.125,
-  maxShare: 0.75,
   /** A name defined in more files than this, none imported or nearby, says too little about which is meant. */
   maxNameDefiners: 3,
   /** Definitions shown per (file, name): overloads beyond these add little. */

@@ -1,5 +1,5 @@
 // How the 'repomap' ranking spends a budget. First the code the request's files use (see
-// needed.ts), within neededShare(budget) of it (model.ts); then breadth: a bare path costs a few tokens and
+// needed.ts), within NEEDED_SHARE of it (model.ts); then breadth: a bare path costs a few tokens and
 // a signature line many more, and a change usually needs files more than every signature of one
 // file, so the map names the best-ranked files with the rest (without a depth section, with all
 // of it but what their definitions get: DEFINITIONS_SHARE, at most DEFINITIONS_MAX_TOKENS), then shows their best
