@@ -6,6 +6,7 @@ import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { UserError } from '../errors.js';
 import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
 import { packageVersion, resolveRoot } from '../paths.js';
+import { mcpTestOptions } from '../test-hooks.js';
 import { integerOption, parseCommandArgs } from './args.js';
 
 export const MCP_HELP = `Usage: repomap mcp [ROOT] [options]
@@ -54,6 +55,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     workers: integerOption(values.workers, 'workers'),
     exclude: values.exclude ?? [],
     idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
+    ...mcpTestOptions(process.env),
   });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((done) => (transport.onclose = done));
