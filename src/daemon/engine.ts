@@ -16,11 +16,15 @@ import { type DaemonOptions, daemonSettings } from './settings.js';
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export class DaemonEngine {
+  /** The settings in force (replaced when the project config changes). */
   private settings: DaemonOptions;
   private current: { store: TagStore; state: RepoState; runner: ParseRunner; reconciler: Reconciler };
   private excluded: ((path: string) => boolean) | null;
+  /** 'ready' once the cold index is done (set by ColdIndex). */
   phase: DaemonStatus['state'] = 'indexing';
+  /** The cold index's files done of those needing work. */
   progress = { done: 0, total: 0 };
+  /** When the index last took a change (the cold index, an update, a rediscovery). */
   lastUpdate: Date | null = null;
   /** Aborted by shutdown: a long index pass stops at its next batch instead of running to its end. */
   private readonly stop = new AbortController();
