@@ -53,7 +53,7 @@ export class Daemon {
       paths: options.paths,
       idleTimeoutMs: () => engine.options.idleTimeoutMs,
       log: options.log,
-      serve: (socket) => serveConnection(socket, { methods, onRequest: () => this.lifecycle.touch(), log: (line) => engine.options.log(line) }),
+      serve: (socket) => serveConnection(socket, { methods, onRequest: () => this.lifecycle.touch(), log: options.log }),
       shutdown: (reason) => void this.shutdown(reason),
     });
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
