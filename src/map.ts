@@ -94,7 +94,7 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
 /**
  * The saved related graph, read while the files are listed (the thread would wait), and the
  * per-path lookups a map needs built over its paths meanwhile: a restored graph keeps that list,
- * so its first map finds them (150-250 ms on the large corpus).
+ * so its first map finds them built instead of building them while the caller waits.
  */
 export async function readSavedGraphAhead(dir: string): Promise<SavedGraphFile> {
   const file = await readSavedGraph(dir);

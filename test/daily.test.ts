@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { statusReport } from '../src/cli/daemon-commands.js';
-import { createLog } from '../src/daemon/daemon.js';
+import { createLog } from '../src/daemon/log.js';
 import type { DaemonStatus } from '../src/daemon/protocol.js';
 import { packageRoot } from '../src/paths.js';
 import { runCli, tempDir } from './helpers.js';

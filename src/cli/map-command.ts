@@ -9,6 +9,7 @@ import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 import { nothingToMap, textOutput } from '../render/output.js';
+import { mapTestOptions } from '../test-hooks.js';
 
 export const MAP_HELP = `Usage: repomap map [ROOT] [options]
 
@@ -69,7 +70,7 @@ export async function mapCommand(args: string[]): Promise<number> {
     onNotice: (message) => process.stderr.write(message + '\n'),
     onProgress: progress.update,
     // The pool test drives this command as a process: its fault injection comes in this way.
-    ...(process.env.REPOMAP_TEST_WORKER_EXIT_ON ? { runnerOptions: { exitOn: process.env.REPOMAP_TEST_WORKER_EXIT_ON } } : {}),
+    ...mapTestOptions(process.env),
   });
   progress.finish();
   if (values.verbose) printDetails(map, { daemon: false });

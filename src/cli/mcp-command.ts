@@ -1,3 +1,4 @@
+// `repomap mcp`: its options and help, and the MCP server (mcp/server.ts) run over stdio for one root.
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -6,6 +7,7 @@ import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
 import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
 import { packageVersion, resolveRoot } from '../paths.js';
+import { mcpTestOptions } from '../test-hooks.js';
 import { integerOption, parseCommandArgs } from './args.js';
 
 export const MCP_HELP = `Usage: repomap mcp [ROOT] [options]
@@ -54,6 +56,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     workers: integerOption(values.workers, 'workers'),
     exclude: values.exclude ?? [],
     idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
+    ...mcpTestOptions(process.env),
   });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((done) => (transport.onclose = done));

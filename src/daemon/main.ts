@@ -7,7 +7,10 @@ import { defaultWorkerCount } from '../indexer/pool.js';
 import { resolveRoot } from '../map.js';
 import { defaultCacheDir, ensureCacheDir, sharedCacheDir } from '../store/cache-dir.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, Daemon, type DaemonFlags, createLog, daemonSettings } from './daemon.js';
+import { daemonTestOptions } from '../test-hooks.js';
+import { Daemon } from './daemon.js';
+import { createLog } from './log.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, type DaemonFlags, daemonSettings } from './settings.js';
 import { daemonPaths } from './runtime.js';
 
 export const DAEMON_HELP = `Usage: repomapd [ROOT] [options]
@@ -61,7 +64,17 @@ export async function daemonMain(argv: string[]): Promise<number> {
     };
     const { config } = readProjectConfig(root);
     const shared = sharedCacheDir(values['cache-dir'] !== undefined);
-    const daemon = await Daemon.start({ root, cacheDir, paths: daemonPaths(root), flags, config, ...daemonSettings(flags, config), ...(shared ? { sharedCacheDir: shared } : {}), log });
+    const daemon = await Daemon.start({
+      root,
+      cacheDir,
+      paths: daemonPaths(root),
+      flags,
+      config,
+      ...daemonSettings(flags, config),
+      ...(shared ? { sharedCacheDir: shared } : {}),
+      log,
+      ...daemonTestOptions(process.env),
+    });
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       process.on(signal, () => void daemon.shutdown(`received ${signal}`));
     }

@@ -59,7 +59,11 @@ export function indexingProgress(progress: { done: number; total: number }): str
   return total > 0 ? `${done} of ${total} files indexed (${Math.floor((100 * done) / total)}%)` : 'listing the files and checking them against the cache';
 }
 
-/** Each method's params and answer: the params are the request schema's (api/request.ts), checked by parseMapParams and parseSymbolParams. */
+/**
+ * Each method's params and answer: the one contract of the daemon's methods, which the client
+ * calls (api/index.ts) and the daemon answers (rpc.ts's DaemonMethods). The params are the request
+ * schema's (api/request.ts), checked by parseMapParams and parseSymbolParams.
+ */
 export interface RpcMethods {
   map: { params: MapRequest; result: RepoMap };
   symbols: { params: SymbolQuery; result: SymbolAnswer };

@@ -1,3 +1,4 @@
+// The daemon's hot view of a repository: every path's state and the reference graph, patched per change.
 import { comparePaths } from '../discover/discover.js';
 import { ReferenceGraph } from '../graph/graph.js';
 import { importantFiles } from '../important.js';
@@ -151,8 +152,8 @@ export class RepoState {
 
   /**
    * Tells the sorted list of every path after an update of them all (discovery's list): the views
-   * are rebuilt from it when next read, rather than by sorting (0.16 s of the large corpus's first
-   * map). A path added since is not in it: the views are then sorted as usual.
+   * are rebuilt from it when next read, rather than by sorting, which the first map would wait for.
+   * A path added since is not in it: the views are then sorted as usual.
    */
   inOrder(sortedPaths: readonly string[]): void {
     this.order = sortedPaths;

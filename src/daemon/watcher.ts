@@ -1,3 +1,4 @@
+// The daemon's file watcher: chokidar on the repository's folders, its events handed over in batches.
 import { join, relative, sep } from 'node:path';
 import type { Stats } from 'node:fs';
 import type { FSWatcher } from 'chokidar';
@@ -13,11 +14,12 @@ export interface RepoWatcherOptions {
   /** A coalesced batch of changed relative file paths (created, changed or deleted). */
   onChanges: (paths: Set<string>) => void;
   onError?: (err: unknown) => void;
+  /**
+   * Test only (fault injection): paths containing this text cannot be watched, as when the
+   * system's limit of watches is reached (ENOSPC).
+   */
+  unwatchable?: string;
 }
-
-// Fault injection for the tests: paths containing this text cannot be watched, as when the
-// system's limit of watches is reached (ENOSPC).
-const unwatchable = process.env.REPOMAP_TEST_UNWATCHABLE;
 
 /** Whether a watcher error means a path is not watched for want of system watches or handles. */
 export function isWatchLimit(err: unknown): boolean {
@@ -30,17 +32,17 @@ export function isWatchLimit(err: unknown): boolean {
  * checkout, a formatter over the tree) becomes one update.
  *
  * Folders are watched, not files: a folder's watch reports what happens to the files in it, by
- * name (chokidar's 'raw' events). Watching each file as well, as chokidar does by default, took
- * 60,721 watches, 167 MB of heap more and 10.7 s instead of 4.9 to be ready on the large corpus
- * (its 52,637 files in 8,188 folders), for no event the folders miss. A new folder is handed over
- * as `folder/` (its files were created before it was watched), and so is a removed one.
+ * name (chokidar's 'raw' events). Watching each file as well, as chokidar does by default, would
+ * take a watch per file and more memory and time to be ready, for no event the folders miss. A
+ * new folder is handed over as `folder/` (its files were created before it was watched), and so
+ * is a removed one.
  */
 export class RepoWatcher {
   private readonly watcher: FSWatcher;
   private pending = new Set<string>();
   private quietTimer: NodeJS.Timeout | undefined;
   private maxTimer: NodeJS.Timeout | undefined;
-  /** Paths refused by the test's fault injection (see unwatchable). */
+  /** Paths refused by the test's fault injection (see RepoWatcherOptions.unwatchable). */
   private readonly refused = new Set<string>();
   readonly ready: Promise<void>;
 
@@ -55,6 +57,7 @@ export class RepoWatcher {
     private readonly options: RepoWatcherOptions,
     watch: typeof import('chokidar').watch,
   ) {
+    const { unwatchable } = options;
     this.watcher = watch(root, {
       ignoreInitial: true,
       followSymlinks: false,

@@ -1,3 +1,5 @@
+// The MCP server for one repository: the repo_map, find_symbol and repo_status tools, their input
+// schemas derived from the request schema (api/request.ts), answered through the repository's daemon.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -17,10 +19,11 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Answer = { text: string; structured: Record<string, unknown> };
 
 /**
- * The longest a tool call waits for the daemon's index before it answers how far the index is:
- * a client gives up on a call after a while (often 30-60 s), and a model can do other work meanwhile.
+ * The longest a tool call waits for the daemon's index before it answers how far the index is
+ * (McpServerOptions.indexWaitMs): a client gives up on a call after a while, and a model can do
+ * other work meanwhile.
  */
-const INDEX_WAIT_MS = Number(process.env.REPOMAP_TEST_MCP_WAIT_MS ?? 20_000);
+const INDEX_WAIT_MS = 20_000;
 /** How often the daemon's progress is asked for while a call waits. */
 const PROGRESS_POLL_MS = 250;
 
@@ -154,13 +157,19 @@ function unknownArgument(message: JSONRPCMessage): JSONRPCMessage | undefined {
   return { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }], isError: true } };
 }
 
+export interface McpServerOptions extends StartOptions {
+  /** Why this root is not indexed (see mcpCommand); every call answers it as an error. */
+  refusal?: string;
+  /** How long a call waits for the index (default INDEX_WAIT_MS; a test shortens it). */
+  indexWaitMs?: number;
+}
+
 /**
  * The MCP server: three tools backed by the repository's daemon (started when needed, and
  * started again if it went away). A failing call is a tool error, never a dead server.
  */
-export function createMcpServer(root: string, version: string, options: StartOptions & { refusal?: string } = {}): McpServer {
-  // `refusal`: why this root is not indexed (see mcpCommand); every call answers it as an error.
-  const { refusal, ...startOptions } = options;
+export function createMcpServer(root: string, version: string, options: McpServerOptions = {}): McpServer {
+  const { refusal, indexWaitMs = INDEX_WAIT_MS, ...startOptions } = options;
   const server = new McpServer({ name: 'repomap', version });
   let daemon: Promise<RepomapDaemon> | undefined;
 
@@ -190,10 +199,10 @@ export function createMcpServer(root: string, version: string, options: StartOpt
       return { content: [{ type: 'text', text: errorMessage(err) }], isError: true };
     }
   };
-  // Runs a request once the index is complete, or answers how far it is after INDEX_WAIT_MS.
+  // Runs a request once the index is complete, or answers how far it is after indexWaitMs.
   const whenIndexed = (name: string, extra: Extra, ask: (repo: RepomapDaemon) => Promise<Answer>): Promise<Answer> =>
     withDaemon(async (repo) => {
-      const pending = await awaitIndex(repo, extra);
+      const pending = await awaitIndex(repo, extra, indexWaitMs);
       return pending ? stillIndexing(name, pending) : ask(repo);
     });
 
@@ -215,8 +224,8 @@ export function createMcpServer(root: string, version: string, options: StartOpt
       tool(() =>
         withDaemon(async (repo) => {
           // The daemon answers within the bound, from the files indexed by then if it must (a partial map).
-          const asked = repo.map({ ...(fromArguments(args, MAP_REQUEST) as MapRequest), verboseHint: false, waitSeconds: INDEX_WAIT_MS / 1000 });
-          await awaitIndex(repo, extra, asked);
+          const asked = repo.map({ ...(fromArguments(args, MAP_REQUEST) as MapRequest), verboseHint: false, waitSeconds: indexWaitMs / 1000 });
+          await awaitIndex(repo, extra, indexWaitMs, asked);
           const map = await asked;
           const text = textOutput({ ...map, text: map.text || nothingToMap(root) });
           const partial = map.partial ? { partial: map.partial } : {};
@@ -267,18 +276,18 @@ export function createMcpServer(root: string, version: string, options: StartOpt
 }
 
 /**
- * Waits until the daemon's index is complete, at most INDEX_WAIT_MS (or until `answer` settles),
+ * Waits until the daemon's index is complete, at most `waitMs` (or until `answer` settles),
  * sending the client progress notifications meanwhile when its call carries a progress token. The
  * status when the index is still being built by then; undefined once it is complete.
  */
-async function awaitIndex(repo: RepomapDaemon, extra: Extra, answer?: Promise<unknown>): Promise<DaemonStatus | undefined> {
+async function awaitIndex(repo: RepomapDaemon, extra: Extra, waitMs: number, answer?: Promise<unknown>): Promise<DaemonStatus | undefined> {
   let answered = false;
   answer?.then(
     () => (answered = true),
     () => (answered = true),
   );
   const token = extra._meta?.progressToken;
-  const deadline = Date.now() + INDEX_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   let reported = -1;
   for (;;) {
     const status = await repo.status();

@@ -1,0 +1,113 @@
+// The daemon's first index of the tree, served while it runs: a map asked for meanwhile puts the
+// files it needs ahead and may be answered from what is indexed so far (a partial map), never
+// with a wrong one. Then the related graph is read from the cache or built.
+import type { Discovery } from '../discover/discover.js';
+import { errorMessage } from '../errors.js';
+import { requestFilePaths } from '../paths.js';
+import { type PartialIndex, readSavedGraphAhead } from '../map.js';
+import { ParseQueue } from '../indexer/parse-queue.js';
+import { prioritize } from '../indexer/priority.js';
+import { isStoreFailure } from '../store/store.js';
+import { restoreRelatedGraph } from '../graph/graph-file.js';
+import { startTokenizer } from '../pack/tokens.js';
+import type { DaemonEngine } from './engine.js';
+import type { RepoSync } from './sync.js';
+
+export class ColdIndex {
+  /** The pass's order and its discovered paths, while it runs (see settledOrBound). */
+  private pass: { queue: ParseQueue; paths: readonly string[] } | undefined;
+  /** The discovery (whose paths `pass` holds once the pass starts). */
+  private discovery: Promise<Discovery> | undefined;
+  private done: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly engine: DaemonEngine,
+    private readonly sync: RepoSync,
+  ) {}
+
+  /** Runs the cold index (once): the files it found and when it began, once maps can be answered. */
+  start(): Promise<{ paths: readonly string[]; startedMs: number }> {
+    const run = this.run();
+    this.done = run;
+    return run;
+  }
+
+  private async run(): Promise<{ paths: readonly string[]; startedMs: number }> {
+    const { engine } = this;
+    const { log } = engine.options;
+    const started = Date.now();
+    const discovering = (this.discovery = this.sync.discover());
+    const savedGraph = readSavedGraphAhead(engine.store.dir);
+    const discovery = await discovering;
+    // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
+    try {
+      await engine.indexPass(discovery, this.queueFor(discovery));
+    } catch (err) {
+      if (!isStoreFailure(err) || engine.isStopping) throw err;
+      await engine.rebuildStore(err);
+      await engine.indexPass(discovery, this.queueFor(discovery));
+    } finally {
+      this.pass = undefined;
+    }
+    startTokenizer();
+    const { state } = engine;
+    state.inOrder(discovery.paths);
+    const prepared = Date.now();
+    const saved = restoreRelatedGraph(state.graph, await savedGraph, engine.hashOf, state.projectKey());
+    if (saved === 'restored') {
+      state.stats.restoredGraphs++;
+      log(`related graph read from the cache in ${Date.now() - prepared} ms`);
+    } else {
+      state.graph.prepareRelated({ spare: false });
+      log(`related graph built in ${Date.now() - prepared} ms (saved graph: ${saved})`);
+      this.sync.scheduleGraphSave();
+    }
+    engine.phase = 'ready';
+    engine.lastUpdate = new Date();
+    const { parsed, reusedByStat, reusedByHash } = state.stats;
+    log(`indexed ${discovery.paths.length} files in ${Date.now() - started} ms: ${parsed} parsed, ${reusedByStat + reusedByHash} reused`);
+    return { paths: discovery.paths, startedMs: started };
+  }
+
+  /** A new order for the pass over `discovery` (a pass started again after a store failure starts anew). */
+  private queueFor(discovery: Discovery): ParseQueue {
+    const queue = new ParseQueue();
+    this.pass = { queue, paths: discovery.paths };
+    return queue;
+  }
+
+  /**
+   * Waits until the index is complete (see RepoSync.settled); or, when a bound is given and the
+   * cold index is under way, until the bound passes, putting meanwhile the files the map needs
+   * ahead in the pass (see prioritize): then says how far the index is, for a partial map. A
+   * partial map waits past the bound for the files the request names and those they import
+   * (parsed first: a few files).
+   */
+  async settledOrBound(named: readonly string[], waitMs: number | undefined): Promise<PartialIndex | undefined> {
+    const { engine } = this;
+    if (waitMs !== undefined && engine.phase === 'indexing') await this.discovery;
+    const pass = this.pass;
+    if (waitMs === undefined || !pass) {
+      await this.sync.settled();
+      return undefined;
+    }
+    const { root, log } = engine.options;
+    const seeds = requestFilePaths(root, named);
+    const graph = engine.state.graph;
+    const { core, queued } = prioritize(seeds, { root, paths: pass.paths, queue: pass.queue, namesOf: (path) => graph.fileNames(path), signal: engine.signal });
+    queued.catch((err: unknown) => log(`prioritizing failed: ${errorMessage(err)}`));
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    try {
+      await Promise.race([this.done, bound]);
+      await core;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (engine.phase === 'ready') {
+      await this.sync.settled();
+      return undefined;
+    }
+    return pass.queue.progress();
+  }
+}

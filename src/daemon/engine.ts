@@ -1,0 +1,158 @@
+// What the daemon's parts share: the settings in force and the index they update (the store, the
+// parse pool, the reconciler and the hot view), with how far it is. Each part reads these fields
+// at each use: a store failure during the cold index replaces all four, a changed project config
+// the pool and the reconciler.
+import { type Discovery, excludeMatcher } from '../discover/discover.js';
+import { errorMessage } from '../errors.js';
+import { type ProjectConfig, readProjectConfig } from '../config.js';
+import { Reconciler, linkWhileParsing } from '../indexer/indexer.js';
+import { type ParseRunner, createRunner } from '../indexer/pool.js';
+import type { ParseQueue } from '../indexer/parse-queue.js';
+import { TagStore } from '../store/store.js';
+import type { DaemonStatus } from './protocol.js';
+import { RepoState } from './repo-state.js';
+import { type DaemonOptions, daemonSettings } from './settings.js';
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+export class DaemonEngine {
+  /** The settings in force (replaced when the project config changes). */
+  private settings: DaemonOptions;
+  private current: { store: TagStore; state: RepoState; runner: ParseRunner; reconciler: Reconciler };
+  private excluded: ((path: string) => boolean) | null;
+  /** 'ready' once the cold index is done (set by ColdIndex). */
+  phase: DaemonStatus['state'] = 'indexing';
+  /** The cold index's files done of those needing work. */
+  progress = { done: 0, total: 0 };
+  /** When the index last took a change (the cold index, an update, a rediscovery). */
+  lastUpdate: Date | null = null;
+  /** Aborted by shutdown: a long index pass stops at its next batch instead of running to its end. */
+  private readonly stop = new AbortController();
+
+  /** `onIdleTimeoutChanged` is called when a reloaded project config changes the idle timeout. */
+  constructor(
+    options: DaemonOptions,
+    private readonly onIdleTimeoutChanged: () => void,
+  ) {
+    this.settings = options;
+    const store = TagStore.open(options.cacheDir, { onNotice: options.log });
+    const runner = createRunner(options.workers);
+    this.current = { store, state: new RepoState(options.root, store), runner, reconciler: this.newReconciler(store, runner) };
+    this.excluded = excludeMatcher(options.exclude);
+  }
+
+  get options(): DaemonOptions {
+    return this.settings;
+  }
+  get store(): TagStore {
+    return this.current.store;
+  }
+  get state(): RepoState {
+    return this.current.state;
+  }
+  get runner(): ParseRunner {
+    return this.current.runner;
+  }
+  get reconciler(): Reconciler {
+    return this.current.reconciler;
+  }
+  /** Whether the project's exclude globs leave out a path. */
+  isExcluded(path: string): boolean {
+    return this.excluded?.(path) ?? false;
+  }
+  get signal(): AbortSignal {
+    return this.stop.signal;
+  }
+  /** Whether shutdown has begun (an index pass it stopped then ends with an AbortError, not a failure). */
+  get isStopping(): boolean {
+    return this.stop.signal.aborted;
+  }
+  abort(): void {
+    this.stop.abort();
+  }
+
+  readonly hashOf = (path: string) => this.state.recordOf(path)?.hash;
+
+  /** Brings the store up to date with `paths` and takes every state into the hot view, dropping records of paths not among them. */
+  async indexPass({ paths, special }: Discovery, order?: ParseQueue): Promise<void> {
+    // States are applied as they settle, so the graph takes each record's references as it comes.
+    const states = await this.reconciler.update(
+      paths,
+      this.state.stats,
+      (done, total) => {
+        this.progress = { done, total };
+      },
+      (batch) => {
+        this.state.apply(batch);
+        linkWhileParsing(this.state.graph, this.state.stats);
+      },
+      this.signal,
+      special,
+      order,
+    );
+    this.reconciler.prune(states, this.state.stats);
+  }
+
+  /**
+   * Moves a store that failed aside and starts over on a new one: the pool's threads (which hold
+   * the old store open) are closed first, and the hot view, which took records from it, is made anew.
+   */
+  async rebuildStore(error: unknown): Promise<void> {
+    const { root, workers, log } = this.options;
+    await this.runner.close();
+    const store = await TagStore.rebuild(this.store, error, { onNotice: log });
+    const runner = createRunner(workers);
+    this.current = { store, state: new RepoState(root, store), runner, reconciler: this.newReconciler(store, runner) };
+  }
+
+  /**
+   * Reads the project config again and runs with it from now on (a config that cannot be read is
+   * logged, and the one before kept). True when what discovery lists can have changed.
+   */
+  async reloadConfig(): Promise<boolean> {
+    let config: ProjectConfig;
+    try {
+      config = readProjectConfig(this.options.root).config;
+    } catch (err) {
+      this.options.log(`project config not applied: ${errorMessage(err)}`);
+      return false;
+    }
+    if (same(config, this.options.config)) return false;
+    const before = this.options;
+    const after = (this.settings = { ...before, config, ...daemonSettings(before.flags, config) });
+    after.log('project config reloaded');
+    this.excluded = excludeMatcher(after.exclude);
+    if (after.idleTimeoutMs !== before.idleTimeoutMs) this.onIdleTimeoutChanged();
+    if (after.workers !== before.workers) {
+      await this.runner.close();
+      this.current.runner = createRunner(after.workers);
+    }
+    const languagesChanged = !same(after.languages, before.languages);
+    if (after.workers !== before.workers || after.maxFileBytes !== before.maxFileBytes || languagesChanged) {
+      this.current.reconciler = this.newReconciler();
+    }
+    return languagesChanged || !same([before.exclude, before.include, before.maxFileBytes], [after.exclude, after.include, after.maxFileBytes]);
+  }
+
+  /** A new reconciler, with the languages read again (a query file changed); false (and logged) when they cannot be. */
+  reloadLanguages(): boolean {
+    try {
+      this.current.reconciler = this.newReconciler();
+    } catch (err) {
+      this.options.log(`tag queries not applied: ${errorMessage(err)}`);
+      return false;
+    }
+    this.options.log('tag queries reloaded');
+    return true;
+  }
+
+  private newReconciler(store = this.store, runner = this.runner): Reconciler {
+    return new Reconciler(this.options.root, store, runner, { ...this.options, onNotice: this.options.log });
+  }
+
+  /** Closes the pool and then the store. */
+  async close(): Promise<void> {
+    await this.runner.close();
+    await this.store.close();
+  }
+}

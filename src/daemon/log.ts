@@ -1,0 +1,32 @@
+// The daemon's log: timestamped lines to a bounded file, or to stderr in the foreground.
+import { appendFileSync, existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** The log file's size past which it is moved to `<file>.1` (replacing the one there) and started anew. */
+export const LOG_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A log function writing timestamped lines to a file (created with its folder), or to stderr. The
+ * file is bounded: past `maxBytes` it becomes `<file>.1` and a new one starts, so a daemon that
+ * runs for weeks keeps at most twice that.
+ */
+export function createLog(file: string | undefined, maxBytes = LOG_MAX_BYTES): (line: string) => void {
+  // A foreground daemon whose terminal or pipe went away goes on serving; its log lines are lost.
+  // (Unhandled, the write error would be logged, to stderr again: an endless loop.)
+  if (!file) {
+    process.stderr.on('error', () => {});
+    return (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  let size = existsSync(file) ? statSync(file).size : 0;
+  return (line) => {
+    const stamped = `${new Date().toISOString()} ${line}\n`;
+    const bytes = Buffer.byteLength(stamped);
+    if (size > 0 && size + bytes > maxBytes) {
+      renameSync(file, `${file}.1`);
+      size = 0;
+    }
+    appendFileSync(file, stamped);
+    size += bytes;
+  };
+}

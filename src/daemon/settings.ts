@@ -1,0 +1,75 @@
+// What a daemon runs with: its command line's flags over the project config over the defaults,
+// and the timings a test may shorten (production runs with DAEMON_TIMINGS).
+import { type ProjectConfig, withProjectConfig } from '../config.js';
+import { type ExtractSettings } from '../indexer/indexer.js';
+import { defaultWorkerCount } from '../indexer/pool.js';
+import type { DaemonPaths } from './runtime.js';
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+
+/** What a daemon is told on its command line; the project config fills what it leaves out. */
+export interface DaemonFlags {
+  workers?: number;
+  exclude?: readonly string[];
+  maxFileBytes?: number;
+  idleTimeoutSeconds?: number;
+}
+
+/** The settings a daemon runs with: its flags, over the project config, over the defaults. */
+export interface DaemonSettings extends ExtractSettings {
+  workers: number;
+  exclude: readonly string[];
+  include: readonly string[];
+  /** Exit after this long without a request (0 = never). */
+  idleTimeoutMs: number;
+}
+
+/** How long the daemon waits before its periodic and deferred work. */
+export interface DaemonTimings {
+  /** While some paths cannot be watched, the indexed files are stat'ed this often instead. */
+  sweepMs: number;
+  /** The related graph is saved (for the next start) once no change came for this long, and at shutdown. */
+  graphSaveDelayMs: number;
+  /** After the cold index, the background work waits for the first map, or this long without one (see WarmUp). */
+  backgroundAfterMs: number;
+  /** The watcher starts this much later than the rest of the background work (a test changes files in that gap). */
+  watchDelayMs: number;
+}
+
+/** The production timings; a test gives others through DaemonOptions.timings. */
+export const DAEMON_TIMINGS: Readonly<DaemonTimings> = {
+  sweepMs: 30_000,
+  graphSaveDelayMs: 30_000,
+  backgroundAfterMs: 1000,
+  watchDelayMs: 0,
+};
+
+export interface DaemonOptions extends DaemonSettings {
+  /** Real path of the repository root. */
+  root: string;
+  cacheDir: string;
+  paths: DaemonPaths;
+  /** The command line's options, kept to apply a changed project config under them. */
+  flags: DaemonFlags;
+  /** The project config (its request defaults apply to each map request that leaves them out). */
+  config: ProjectConfig;
+  /** Where log lines go. */
+  log: (line: string) => void;
+  /** Test only: timings other than DAEMON_TIMINGS. */
+  timings?: Partial<DaemonTimings>;
+  /** Test only: paths containing this text cannot be watched (see RepoWatcherOptions.unwatchable). */
+  unwatchable?: string;
+}
+
+/** The one place a daemon's settings are made, at start and when the project config changes. */
+export function daemonSettings(flags: DaemonFlags, config: ProjectConfig): DaemonSettings {
+  const merged = withProjectConfig<ProjectConfig>({ ...flags }, config);
+  return {
+    workers: merged.workers ?? defaultWorkerCount(),
+    exclude: merged.exclude ?? [],
+    include: merged.include ?? [],
+    ...(merged.maxFileBytes !== undefined ? { maxFileBytes: merged.maxFileBytes } : {}),
+    ...(merged.languages !== undefined ? { languages: merged.languages } : {}),
+    idleTimeoutMs: (merged.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_MS / 1000) * 1000,
+  };
+}

@@ -1,0 +1,335 @@
+// Keeping the index in step with the tree after the cold index: the watcher and its catch-up, the
+// sweep where paths cannot be watched, changes applied one batch after another, discovery run
+// again when its rules change, and the related graph saved once changes stop.
+import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
+import { errorMessage } from '../errors.js';
+import { requestFilePaths } from '../paths.js';
+import { isConfigPath } from '../config.js';
+import { type PathState, outOfDate } from '../indexer/indexer.js';
+import { statAll } from '../indexer/stat.js';
+import { languageForPath } from '../extract/languages.js';
+import { isQueryPath } from '../extract/user-languages.js';
+import { saveGraphOrSay } from '../graph/graph-file.js';
+import type { DaemonEngine } from './engine.js';
+import type { DaemonTimings } from './settings.js';
+import { RepoWatcher, isWatchLimit } from './watcher.js';
+
+export class RepoSync {
+  /** Started once the cold index is done (see watch). */
+  private watcher: RepoWatcher | undefined;
+  /** Set when the watcher's crawl is done and what changed before it is queued. */
+  private watching = false;
+  /** Paths the watcher could not watch (the system's limit of watches): they are swept instead. */
+  private unwatched = 0;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  /** Which new paths discovery would list (replaced whenever discovery runs again). */
+  private discoverable: DiscoverableFilter = Object.assign(async () => new Set<string>(), { skips: async () => false });
+  private ignored = new Set<string>();
+  /** Settles once `discoverable` and `ignored` are those of the last discovery (rejects if they could not be found). */
+  private rulesReady: Promise<void> = Promise.resolve();
+  private pendingBatches = 0;
+  /** The cold index: requests wait for it before anything else. */
+  private ready: Promise<void> = Promise.resolve();
+  /** Updates run one after another; map requests wait for the ones queued before them. */
+  private work: Promise<void> = Promise.resolve();
+  /** Set while the saved related graph is older than the hot one. */
+  private graphUnsaved = false;
+  private graphSaveTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly engine: DaemonEngine,
+    private readonly timings: DaemonTimings,
+  ) {}
+
+  /** Queues the cold index first: every update and request comes after it. */
+  begin(coldIndex: Promise<void>): void {
+    this.ready = this.work = coldIndex;
+  }
+
+  get isWatching(): boolean {
+    return this.watching;
+  }
+  get unwatchedPaths(): number {
+    return this.unwatched;
+  }
+  /** Changes seen but not applied yet: the watcher's and the batches queued. */
+  get pendingChanges(): number {
+    return (this.watcher?.pendingCount ?? 0) + this.pendingBatches;
+  }
+
+  /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */
+  async discover(): Promise<Discovery> {
+    const { root } = this.engine.options;
+    const listing = discoverFiles(root, this.engine.options);
+    const discovery = await listing;
+    // The ignore rules and the ignored folders matter once the watcher runs: found meanwhile, not
+    // before the first map (a second git call).
+    this.rulesReady = Promise.all([discoverableFilter(root, discovery.source, this.engine.options), ignoredFolders(root, discovery.source)]).then(
+      ([discoverable, ignored]) => {
+        this.discoverable = discoverable;
+        this.ignored = ignored;
+      },
+    );
+    this.rulesReady.catch(() => {}); // awaited where the rules are used, which says what failed
+    return discovery;
+  }
+
+  /**
+   * Starts the watcher (after the first map: its first crawl, an lstat per entry and a watch per
+   * folder, would delay it). Then catches up with what changed before each folder was watched: new
+   * files discovery lists, indexed files whose stat differs from their record or that are gone, and
+   * files without a record (a `.gitignore`) modified since `sinceMs`. True once it follows the tree.
+   */
+  async watch(sinceMs: number): Promise<boolean> {
+    const { root, log, unwatchable } = this.engine.options;
+    const delay = this.timings.watchDelayMs;
+    if (delay > 0) await new Promise((resume) => setTimeout(resume, delay));
+    await this.rulesReady;
+    if (this.engine.isStopping) return false;
+    const started = Date.now();
+    const watcher = await RepoWatcher.start(root, {
+      isIgnored: (path) => this.isWatchIgnored(path),
+      onChanges: (paths) => this.enqueue(paths),
+      onError: (err) => this.watchFailed(err),
+      ...(unwatchable ? { unwatchable } : {}),
+    });
+    if (this.engine.isStopping) {
+      // The shutdown came while chokidar loaded, so it closed no watcher.
+      await watcher.close();
+      return false;
+    }
+    this.watcher = watcher;
+    await watcher.ready;
+    if (this.engine.isStopping) return false;
+    const changed = new Set(await this.newPaths());
+    for (const path of await this.changedSince(sinceMs)) changed.add(path);
+    if (changed.size > 0) this.enqueue(changed);
+    this.watching = true;
+    log(`watching after ${Date.now() - started} ms; ${changed.size} paths changed meanwhile`);
+    return true;
+  }
+
+  /**
+   * A path the watcher could not watch for want of system watches (ENOSPC: fs.inotify.max_user_watches)
+   * or handles is not followed: the first is logged with the remedy, and from then on the indexed
+   * files are stat'ed every `sweepMs` instead, so an edit or a deletion still shows, later.
+   */
+  private watchFailed(err: unknown): void {
+    const { log } = this.engine.options;
+    if (!isWatchLimit(err)) {
+      log(`watcher error: ${errorMessage(err)}`);
+      return;
+    }
+    if (this.unwatched++ > 0) return;
+    const { sweepMs } = this.timings;
+    log(
+      `watcher error: ${errorMessage(err)}; files past the system's limit are not watched: their edits, and new ` +
+        `files, show within ${sweepMs / 1000} s (raise the limit: sysctl fs.inotify.max_user_watches=524288)`,
+    );
+    let since = Date.now();
+    this.sweepTimer = setInterval(() => {
+      const started = Date.now();
+      if (this.pendingBatches > 0) return;
+      Promise.all([this.changedSince(since - 1000), this.newPaths()])
+        .then(([changed, added]) => {
+          since = started;
+          const paths = new Set([...changed, ...added]);
+          if (paths.size > 0) this.enqueue(paths);
+        })
+        .catch((failure: unknown) => this.engine.options.log(`sweep failed: ${errorMessage(failure)}`));
+    }, sweepMs);
+    this.sweepTimer.unref();
+  }
+
+  /** Paths discovery lists that the daemon does not know: files created where no watch sees them. */
+  private async newPaths(): Promise<string[]> {
+    const { paths } = await discoverFiles(this.engine.options.root, this.engine.options);
+    return paths.filter((path) => !this.engine.state.has(path));
+  }
+
+  /** The known paths an update would not reuse (see outOfDate): what changed without an event. */
+  private changedSince(sinceMs: number): Promise<string[]> {
+    const { state } = this.engine;
+    return outOfDate(this.engine.options.root, state.paths(), (path) => state.recordOf(path), sinceMs);
+  }
+
+  /** A folder discovery lists nothing in, found after the start: no longer watched, its events dropped. */
+  private leaveOut(folder: string): void {
+    this.ignored.add(folder);
+    this.watcher?.unwatch(folder);
+    this.engine.options.log(`left out ${folder}/: ignored, no file of it listed`);
+  }
+
+  private isWatchIgnored(path: string): boolean {
+    return this.engine.isExcluded(path) || this.ignored.has(path) || inFolder(path, (folder) => this.ignored.has(folder));
+  }
+
+  /** Queues a batch of changed paths (applied after those queued before). */
+  enqueue(paths: Set<string>): void {
+    if (this.engine.isStopping) return; // a catch-up or a sweep that ends after a stop has nothing to update
+    this.pendingBatches++;
+    this.work = this.work
+      .then(() => this.applyChanges(paths))
+      .catch((err: unknown) => this.engine.options.log(`update failed: ${errorMessage(err)}`))
+      .finally(() => this.pendingBatches--);
+  }
+
+  /**
+   * Queues the files a request names that the index does not know yet (written a moment ago, the
+   * watcher has not told of them): the map then finds them indexed, or refuses one the discovery
+   * rules leave out. A path that is no file of the root is left for the map to refuse.
+   */
+  catchUpNamed(paths: readonly string[]): void {
+    if (this.engine.phase !== 'ready') return; // the cold index lists what exists
+    const { state } = this.engine;
+    const unknown = new Set(requestFilePaths(this.engine.options.root, paths).filter((rel) => !state.has(rel)));
+    if (unknown.size > 0) this.enqueue(unknown);
+  }
+
+  /**
+   * Brings changed paths up to date; a change of an ignore file (.gitignore, .repomapignore,
+   * .aiderignore), or a project config change that moves what discovery lists, re-runs discovery
+   * over the tree.
+   */
+  private async applyChanges(changed: Set<string>): Promise<void> {
+    const { engine } = this;
+    const configMoved = [...changed].some(isConfigPath) && (await engine.reloadConfig());
+    // A query file (.repomap/queries/) changes what its language's files give: a new reconciler
+    // resolves the languages again, and its first update re-parses the files whose query changed.
+    const queriesMoved = !configMoved && [...changed].some(isQueryPath) && engine.reloadLanguages();
+    if (configMoved || queriesMoved || [...changed].some(isIgnoreFile)) {
+      await this.rediscover();
+      return;
+    }
+    const started = performance.now();
+    await this.rulesReady;
+    const { state } = engine;
+    const { root } = engine.options;
+    const files = new Set([...changed].filter((path) => !path.endsWith('/')));
+    // Folders that went, or appeared (the watcher follows folders, so it named none of their files):
+    // the known paths under them, in one pass over the known paths, and the files on disk under
+    // each, a folder inside another of the batch walked with it.
+    const folders = new Set([...changed].filter((path) => path.endsWith('/')).map((path) => path.slice(0, -1)));
+    if (folders.size > 0) {
+      const isInBatch = (folder: string) => folders.has(folder);
+      for (const path of state.paths()) if (inFolder(path, isInBatch)) files.add(path);
+      for (const folder of folders) {
+        if (inFolder(folder, isInBatch) || this.isWatchIgnored(folder)) continue;
+        if (await this.discoverable.skips(folder)) this.leaveOut(folder);
+        else for (const p of await filesUnder(root, folder, (sub) => this.isWatchIgnored(sub))) files.add(p);
+      }
+    }
+    // Events from inside a folder just left out are dropped with it.
+    const candidates = [...files].filter((path) => state.has(path) || !this.isWatchIgnored(path));
+    // A path already indexed was discoverable and stays so (ignore rules change only with a
+    // .gitignore, which re-runs discovery): only new paths are asked of git or the ignore files.
+    const unknown = candidates.filter((path) => !state.has(path));
+    const listed = await this.discoverable(unknown);
+    for (const path of candidates) if (state.has(path)) listed.add(path);
+    // An update takes a path without a grammar for a file (as discovery lists files) and does not
+    // stat it; a watcher names any entry, a folder or a file just deleted: those are gone.
+    const unparsed = candidates.filter((path) => listed.has(path) && !languageForPath(path));
+    const found = await statAll(root, unparsed);
+    for (let i = 0; i < unparsed.length; i++) if (found[i] === 'missing') listed.delete(unparsed[i]);
+    const filtered = performance.now();
+    const updates: Map<string, PathState> = await engine.reconciler.update(
+      candidates.filter((path) => listed.has(path)),
+      state.stats,
+    );
+    for (const path of candidates) if (!listed.has(path)) updates.set(path, { gone: true });
+    const reconciled = performance.now();
+    state.apply(updates);
+    // The related graph follows now, while no request waits, unless more changes are on the way.
+    if (this.pendingBatches <= 1 && (this.watcher?.pendingCount ?? 0) === 0) state.graph.prepareRelated();
+    if (updates.size > 0) this.scheduleGraphSave();
+    engine.lastUpdate = new Date();
+    const ms = (from: number, to: number) => (to - from).toFixed(0);
+    const applied = performance.now();
+    engine.options.log(
+      `updated ${candidates.length} paths in ${ms(started, applied)} ms (discovery ${ms(started, filtered)}, store and parse ${ms(filtered, reconciled)}, graph ${ms(reconciled, applied)})`,
+    );
+  }
+
+  /** Lists the tree again and brings the index up to date with it: files and files parsed. */
+  async rediscover(): Promise<{ files: number; parsed: number }> {
+    const { engine } = this;
+    const before = engine.state.stats.parsed;
+    const discovery = await this.discover();
+    await this.rulesReady;
+    const { state, reconciler } = engine;
+    const present = new Set(discovery.paths);
+    const updates = await reconciler.update(discovery.paths, state.stats, undefined, undefined, engine.signal, discovery.special);
+    reconciler.prune(updates, state.stats);
+    for (const path of state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
+    state.apply(updates);
+    state.inOrder(discovery.paths);
+    this.scheduleGraphSave();
+    engine.lastUpdate = new Date();
+    engine.options.log(`rediscovered ${discovery.paths.length} files`);
+    return { files: discovery.paths.length, parsed: state.stats.parsed - before };
+  }
+
+  /** Waits for the cold index and for every update queued so far. */
+  async settled(): Promise<void> {
+    await this.ready;
+    let current: Promise<void>;
+    do {
+      current = this.work;
+      await current;
+    } while (current !== this.work);
+  }
+
+  /** Runs `task` after the updates queued so far; later updates wait for it. */
+  serialize<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.work.then(task);
+    this.work = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
+  }
+
+  /** Saves the related graph once changes have stopped for a while (see DaemonTimings.graphSaveDelayMs). */
+  scheduleGraphSave(): void {
+    this.graphUnsaved = true;
+    clearTimeout(this.graphSaveTimer);
+    this.graphSaveTimer = setTimeout(() => this.saveGraph(), this.timings.graphSaveDelayMs);
+    this.graphSaveTimer.unref();
+  }
+
+  /** Writes the related graph for the next start, unless changes are still coming in (then later). */
+  private saveGraph(): void {
+    const { engine } = this;
+    if (!this.graphUnsaved || engine.phase !== 'ready') return;
+    if (this.pendingBatches > 0 || (this.watcher?.pendingCount ?? 0) > 0) {
+      this.scheduleGraphSave();
+      return;
+    }
+    const started = Date.now();
+    const { graph } = engine.state;
+    // Built now if the last change is not in it yet (no request asked since).
+    graph.prepareRelated({ spare: false });
+    if (saveGraphOrSay(graph, engine.store.dir, engine.hashOf, engine.state.projectKey(), engine.options.log)) {
+      engine.options.log(`related graph saved in ${Date.now() - started} ms`);
+    }
+    this.graphUnsaved = false;
+  }
+
+  /** Stops watching, waits for the update under way, and saves the related graph if it changed. */
+  async close(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    await this.watcher?.close();
+    await this.work.catch(() => {}); // each piece of work logs its own failure where it fails
+    clearTimeout(this.graphSaveTimer);
+    // The graph holds what it took, and each file is checked by its hash when read back: a stopped update does not matter.
+    this.saveGraph();
+  }
+}
+
+/** Whether some folder above a path (not the path itself) is one `isFolder` picks. */
+function inFolder(path: string, isFolder: (folder: string) => boolean): boolean {
+  for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+    if (isFolder(path.slice(0, slash))) return true;
+  }
+  return false;
+}

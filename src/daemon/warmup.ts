@@ -1,0 +1,101 @@
+// The daemon's warm-up after its cold index: the work that readies it for the first change (the
+// names linked, the pool's grammars loaded, the store's writes prepared, the watcher started, a
+// change rehearsed). It waits for the first map, which the client that started the daemon is
+// usually waiting for and which it would delay on a machine with few cores.
+import { errorMessage } from '../errors.js';
+import { loadTokenizerHere } from '../pack/tokens.js';
+import type { DaemonEngine } from './engine.js';
+import type { DaemonTimings } from './settings.js';
+import type { RepoSync } from './sync.js';
+
+/** Files linked into the name indexes per turn of the event loop, so requests are answered between slices. */
+const LINK_SLICE_FILES = 1500;
+
+export class WarmUp {
+  private namesLinked = false;
+  private rehearsed = false;
+  /** The work left for after the first map (see afterColdIndex); undefined once started. */
+  private background: (() => void) | undefined;
+  private backgroundTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly engine: DaemonEngine,
+    private readonly sync: RepoSync,
+    private readonly timings: DaemonTimings,
+  ) {}
+
+  /**
+   * Leaves the background work for after the first map, or `backgroundAfterMs` without one.
+   * `paths` are the files the cold index found, `startedMs` when it began.
+   */
+  afterColdIndex(paths: readonly string[], startedMs: number): void {
+    const { log } = this.engine.options;
+    // The names not linked yet (all of them after a start from the saved graph, the references
+    // after a cold index) are linked a slice at a time between requests (a change needs them; a
+    // map asks about its own names without them), then the arrays of the next related graph
+    // reserved, for the first change.
+    let linking = 0;
+    const linkInTurns = () => {
+      if (this.engine.isStopping) return;
+      linking ||= Date.now();
+      const { graph } = this.engine.state;
+      if (!graph.linkPending(LINK_SLICE_FILES)) return void setImmediate(linkInTurns);
+      log(`names linked in ${Date.now() - linking} ms, after the first map`);
+      this.namesLinked = true;
+      graph.prepareRelated();
+      this.rehearseOnceSettled();
+      loadTokenizerHere().catch((err: unknown) => log(`tokenizer: ${errorMessage(err)}`));
+    };
+    this.background = () => {
+      setImmediate(linkInTurns);
+      // The pool's threads load this repository's grammars now (a first index did at its start), and they
+      // and this thread ready their writes to the store, so the first save parses and commits at once.
+      const { runner, store } = this.engine;
+      runner.warmUp(paths, store).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
+      store.warmWrites().catch((err: unknown) => log(`store warm-up failed: ${errorMessage(err)}`));
+      // Files modified since a second before discovery (file times can lag the clock) are checked again.
+      this.sync
+        .watch(startedMs - 1000)
+        .then((watching) => {
+          if (watching) this.rehearseOnceSettled();
+        })
+        .catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
+    };
+    this.backgroundTimer = setTimeout(() => this.start(), this.timings.backgroundAfterMs);
+  }
+
+  /** Starts the work the cold index left for after the first map (once). */
+  start(): void {
+    clearTimeout(this.backgroundTimer);
+    const background = this.background;
+    this.background = undefined;
+    if (background && !this.engine.isStopping) background();
+  }
+
+  /**
+   * Once the names are linked, rehearses a change (ReferenceGraph.rehearseChange), which compiles
+   * the code a save runs; once the watcher follows the tree as well, a few patches (rehearsePatch):
+   * V8 may discard that code while the watcher starts, and patches compile it again with little
+   * garbage (a whole change rehearsed then would leave its garbage to the next edit). When the
+   * watcher is ready first, as on a small repository, the change comes after it and no patch follows.
+   */
+  private rehearseOnceSettled(): void {
+    if (!this.namesLinked || this.engine.isStopping) return;
+    const { graph } = this.engine.state;
+    const { log } = this.engine.options;
+    const started = Date.now();
+    if (!this.rehearsed) {
+      this.rehearsed = true;
+      graph.rehearseChange();
+      log(`change rehearsed in ${Date.now() - started} ms`);
+    } else if (this.sync.isWatching) {
+      graph.rehearsePatch(3);
+      log(`patch rehearsed in ${Date.now() - started} ms`);
+    }
+  }
+
+  /** Cancels the background work not started yet (at shutdown). */
+  stop(): void {
+    clearTimeout(this.backgroundTimer);
+  }
+}

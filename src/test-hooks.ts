@@ -1,0 +1,44 @@
+// Test-only hooks, and the one place their variables are read. Tests run repomapd, `repomap mcp`
+// and `repomap map` as child processes, so those entries read these variables from their
+// environment once at startup and pass them on as options; no module reads them when it loads, and
+// production never sets them.
+//   REPOMAP_TEST_SWEEP_MS        how often unwatchable paths are swept (DaemonTimings.sweepMs)
+//   REPOMAP_TEST_GRAPH_SAVE_MS   the quiet spell before the related graph is saved (graphSaveDelayMs)
+//   REPOMAP_TEST_BACKGROUND_MS   the wait for a first map before the warm-up starts (backgroundAfterMs)
+//   REPOMAP_TEST_WATCH_DELAY_MS  the watcher started this much later (watchDelayMs)
+//   REPOMAP_TEST_UNWATCHABLE     paths containing this text cannot be watched (RepoWatcherOptions.unwatchable)
+//   REPOMAP_TEST_MCP_WAIT_MS     the MCP server's wait for the index (McpServerOptions.indexWaitMs)
+//   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s parse workers die on a path containing this text (RunnerOptions.exitOn)
+import type { DaemonOptions, DaemonTimings } from './daemon/settings.js';
+import type { RunnerOptions } from './indexer/pool.js';
+
+type Env = Record<string, string | undefined>;
+
+const DAEMON_TIMING_VARIABLES: Record<keyof DaemonTimings, string> = {
+  sweepMs: 'REPOMAP_TEST_SWEEP_MS',
+  graphSaveDelayMs: 'REPOMAP_TEST_GRAPH_SAVE_MS',
+  backgroundAfterMs: 'REPOMAP_TEST_BACKGROUND_MS',
+  watchDelayMs: 'REPOMAP_TEST_WATCH_DELAY_MS',
+};
+
+/** The daemon's test options set in `env` (none in production). */
+export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'unwatchable'> {
+  const timings: Partial<DaemonTimings> = {};
+  for (const [field, name] of Object.entries(DAEMON_TIMING_VARIABLES) as Array<[keyof DaemonTimings, string]>) {
+    if (env[name] !== undefined) timings[field] = Number(env[name]);
+  }
+  const unwatchable = env.REPOMAP_TEST_UNWATCHABLE;
+  return { ...(Object.keys(timings).length > 0 ? { timings } : {}), ...(unwatchable ? { unwatchable } : {}) };
+}
+
+/** The MCP server's test options set in `env` (none in production). */
+export function mcpTestOptions(env: Env): { indexWaitMs?: number } {
+  const wait = env.REPOMAP_TEST_MCP_WAIT_MS;
+  return wait !== undefined ? { indexWaitMs: Number(wait) } : {};
+}
+
+/** `repomap map`'s test options set in `env` (none in production). */
+export function mapTestOptions(env: Env): { runnerOptions?: RunnerOptions } {
+  const exitOn = env.REPOMAP_TEST_WORKER_EXIT_ON;
+  return exitOn ? { runnerOptions: { exitOn } } : {};
+}
