@@ -102,7 +102,7 @@ export function identifiersInFile(absolutePath: string): Map<string, number> {
     if (statSync(absolutePath).size > MAX_SCANNED_BYTES) return counts;
     text = readFileSync(absolutePath, 'utf8');
   } catch {
-    return counts;
+    return counts; // removed since it was indexed: its tagged references still stand for it
   }
   for (const [word] of text.matchAll(IDENTIFIER)) counts.set(word, (counts.get(word) ?? 0) + 1);
   return counts;
