@@ -63,4 +63,12 @@ test('repomap symbols prints text and json; a missing NAME is a user error', () 
   const missing = runCli(['symbols']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /symbols needs a NAME/);
+  // The query's options come from its schema, checked as the daemon checks its params.
+  const prefixed = runCli(['symbols', 'WITH', root, '--cache-dir', cache, '--prefix', '--limit', '1', '--format', 'json']);
+  assert.equal(prefixed.code, 0, prefixed.stderr);
+  const answer = JSON.parse(prefixed.stdout);
+  assert.deepEqual([answer.query.prefix, answer.query.limit, answer.definitions.length], [true, 1, 1]);
+  const badLimit = runCli(['symbols', 'withTax', root, '--cache-dir', cache, '--limit', '0']);
+  assert.equal(badLimit.code, 2);
+  assert.match(badLimit.stderr, /--limit takes a positive whole number, not '0'/);
 });

@@ -31,7 +31,7 @@ export interface FieldSpec {
   required?: true;
   /** What the field is, in a line: its documentation. */
   help: string;
-  /** Its `repomap map` and `repomap query` option (no option: those commands do not set it). */
+  /** Its command-line option (`repomap map` and `query` for a map request, `repomap symbols` for a symbol query; none: no command sets it). */
   cli?: { flag: string; value?: string; help: readonly string[] };
   /** Its MCP tool argument (none: the tool does not take it). */
   mcp?: { name: string; help: string };
@@ -145,15 +145,17 @@ export const SYMBOL_QUERY = {
     help: 'The name to look up.',
     mcp: { name: 'name', help: 'The identifier to look up, e.g. authenticate or UserService.' },
   },
-  limit: {
-    kind: 'count',
-    help: 'At most this many definitions, and this many references (default 20).',
-    mcp: { name: 'limit', help: 'At most this many definitions and references (default 20).' },
-  },
   prefix: {
     kind: 'boolean',
     help: 'Match names starting with `name` (ignoring case) instead of the exact name.',
+    cli: { flag: 'prefix', help: ['match names starting with NAME, ignoring case'] },
     mcp: { name: 'prefix', help: 'Match names starting with name, ignoring case.' },
+  },
+  limit: {
+    kind: 'count',
+    help: 'At most this many definitions, and this many references (default 20).',
+    cli: { flag: 'limit', value: 'N', help: ['at most N definitions and N references (default 20)'] },
+    mcp: { name: 'limit', help: 'At most this many definitions and references (default 20).' },
   },
 } as const satisfies Record<string, FieldSpec>;
 

@@ -8,41 +8,45 @@ import { type OptionSpec, choiceOption, integerOption, secondsOption } from './a
 type RequestField = keyof typeof MAP_REQUEST;
 type CliField = { [K in RequestField]: (typeof MAP_REQUEST)[K] extends { cli: object } ? K : never }[RequestField];
 type FlagOf<K extends CliField> = (typeof MAP_REQUEST)[K]['cli']['flag'];
+type CliSpec = FieldSpec & { cli: NonNullable<FieldSpec['cli']> };
 
-/** The fields the CLI sets, and each one's option (in the schema's order, as the help lists them). */
-const CLI_FIELDS = (Object.keys(MAP_REQUEST) as RequestField[]).filter((field): field is CliField => 'cli' in MAP_REQUEST[field]);
-const specOf = (field: CliField): FieldSpec & { cli: NonNullable<FieldSpec['cli']> } => MAP_REQUEST[field];
+/** A schema's fields that have an option, in its order (as the help lists them). */
+function cliFields(schema: Readonly<Record<string, FieldSpec>>): string[] {
+  return Object.keys(schema).filter((field) => schema[field].cli !== undefined);
+}
 
 /**
  * The option of a field: repeatable for a list, a flag for a boolean, a value otherwise. `--format`
  * (the markdown field) takes a value: it also chooses JSON output, which is no field.
  */
-function optionOf(field: CliField): OptionSpec[string] {
-  const { kind } = specOf(field);
-  if (kind === 'strings') return { type: 'string', multiple: true };
-  if (kind === 'boolean' && field !== 'markdown') return { type: 'boolean' };
+function optionOf(spec: CliSpec): OptionSpec[string] {
+  if (spec.kind === 'strings') return { type: 'string', multiple: true };
+  if (spec.kind === 'boolean' && spec.cli.flag !== 'format') return { type: 'boolean' };
   return { type: 'string' };
 }
 
-export const REQUEST_OPTIONS = Object.fromEntries(CLI_FIELDS.map((field) => [specOf(field).cli.flag, optionOf(field)])) as {
-  [K in CliField as FlagOf<K>]: K extends 'markdown' ? { type: 'string' } : (typeof MAP_REQUEST)[K]['kind'] extends 'strings' ? { type: 'string'; multiple: true } : (typeof MAP_REQUEST)[K]['kind'] extends 'boolean' ? { type: 'boolean' } : { type: 'string' };
-} satisfies OptionSpec;
+/** The options of a schema's fields, for parseCommandArgs. */
+export function optionsOf(schema: Readonly<Record<string, FieldSpec>>): OptionSpec {
+  return Object.fromEntries(cliFields(schema).map((field) => [schema[field].cli!.flag, optionOf(schema[field] as CliSpec)]));
+}
 
 /** Where an option's help starts, after `  --flag VALUE`. */
 const HELP_COLUMN = 23;
 
-export const REQUEST_HELP = CLI_FIELDS.map((field) => {
-  const { flag, value, help } = specOf(field).cli;
-  const [first, ...more] = help;
-  const head = `  --${flag}${value ? ` ${value}` : ''}`.padEnd(HELP_COLUMN);
-  return [head + first, ...more.map((line) => ' '.repeat(HELP_COLUMN) + line)].map((line) => line + '\n').join('');
-}).join('');
-
-type RequestValues = { [K in keyof typeof REQUEST_OPTIONS]?: (typeof REQUEST_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof REQUEST_OPTIONS)[K] extends { type: 'boolean' } ? boolean : string };
+/** The help lines of a schema's options. */
+export function helpOf(schema: Readonly<Record<string, FieldSpec>>): string {
+  return cliFields(schema)
+    .map((field) => {
+      const { flag, value, help } = schema[field].cli!;
+      const [first, ...more] = help;
+      const head = `  --${flag}${value ? ` ${value}` : ''}`.padEnd(HELP_COLUMN);
+      return [head + first, ...more.map((line) => ' '.repeat(HELP_COLUMN) + line)].map((line) => line + '\n').join('');
+    })
+    .join('');
+}
 
 /** A field's value from its option's text, checked as its kind says (undefined: the option is not given). */
-function fieldValue(field: CliField, given: string | string[] | boolean | undefined): unknown {
-  const spec = specOf(field);
+function fieldValue(spec: CliSpec, given: unknown): unknown {
   if (spec.kind === 'strings') return given ?? []; // lists are always given (empty: none)
   if (given === undefined || given === false) return undefined;
   switch (spec.kind) {
@@ -57,14 +61,30 @@ function fieldValue(field: CliField, given: string | string[] | boolean | undefi
   }
 }
 
+/** The fields a schema's options give (by parseCommandArgs' values), each checked; `skip` are set by the caller. */
+export function fieldsFromOptions(schema: Readonly<Record<string, FieldSpec>>, values: Readonly<Record<string, unknown>>, skip: readonly string[] = []): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const field of cliFields(schema)) {
+    if (skip.includes(field)) continue;
+    const value = fieldValue(schema[field] as CliSpec, values[schema[field].cli!.flag]);
+    if (value !== undefined) fields[field] = value;
+  }
+  return fields;
+}
+
+export const REQUEST_OPTIONS = optionsOf(MAP_REQUEST) as {
+  [K in CliField as FlagOf<K>]: K extends 'markdown' ? { type: 'string' } : (typeof MAP_REQUEST)[K]['kind'] extends 'strings' ? { type: 'string'; multiple: true } : (typeof MAP_REQUEST)[K]['kind'] extends 'boolean' ? { type: 'boolean' } : { type: 'string' };
+};
+
+export const REQUEST_HELP = helpOf(MAP_REQUEST);
+
+type RequestValues = { [K in keyof typeof REQUEST_OPTIONS]?: (typeof REQUEST_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof REQUEST_OPTIONS)[K] extends { type: 'boolean' } ? boolean : string };
+
 /** The request the options describe; chat files are taken from the current directory and checked (see requestFilePath). */
 export function requestFromOptions(values: RequestValues, root: string): { request: MapRequest; format: 'text' | 'json' } {
   const chosen = choiceOption(values.format, 'format', ['text', 'markdown', 'json'] as const, 'text');
-  const request: Record<string, unknown> = {};
-  for (const field of CLI_FIELDS) {
-    const value = field === 'markdown' ? chosen === 'markdown' || undefined : fieldValue(field, values[specOf(field).cli.flag as keyof RequestValues]);
-    if (value !== undefined) request[field] = value;
-  }
+  const request: Record<string, unknown> = fieldsFromOptions(MAP_REQUEST, values, ['markdown']);
+  if (chosen === 'markdown') request.markdown = true;
   request.chatFiles = (values.chat ?? []).map((file) => requestFilePath(root, file, 'chat file', process.cwd()));
   budgetFor(request); // a bad budget is refused before any work (or a daemon) is started
   return { request, format: chosen === 'json' ? 'json' : 'text' };

@@ -5,6 +5,8 @@ import { connect, findSymbolsIn } from '../api/index.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_SYMBOL_LIMIT, type SymbolAnswer, renderSymbols } from '../symbols.js';
 import { choiceOption, integerOption, parseCommandArgs } from './args.js';
+import { fieldsFromOptions, helpOf, optionsOf } from './request-options.js';
+import { SYMBOL_QUERY, type SymbolQuery } from '../api/request.js';
 
 export const SYMBOLS_HELP = `Usage: repomap symbols NAME [ROOT] [options]
 
@@ -13,9 +15,7 @@ referenced (path, line, the line's text): definitions first, then references, th
 referencing files first (by the PageRank of the map).
 
 Options:
-  --prefix             match names starting with NAME, ignoring case
-  --limit N            at most N definitions and N references (default ${DEFAULT_SYMBOL_LIMIT})
-  --format FMT         text (default) or json
+${helpOf(SYMBOL_QUERY)}  --format FMT         text (default) or json
   --daemon             ask ROOT's daemon (started if needed) instead of indexing in this process
   --cache-dir DIR      the tag cache (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
   --exclude GLOB       leave out matching paths (repeatable)
@@ -26,8 +26,7 @@ ${CONFIG_HELP}`;
 
 export async function symbolsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('symbols', args, {
-    prefix: { type: 'boolean' },
-    limit: { type: 'string' },
+    ...optionsOf(SYMBOL_QUERY),
     format: { type: 'string' },
     daemon: { type: 'boolean' },
     'cache-dir': { type: 'string' },
@@ -43,7 +42,7 @@ export async function symbolsCommand(args: string[]): Promise<number> {
   if (!name) throw badRequest("symbols needs a NAME (see 'repomap symbols --help')");
   if (extra.length > 0) throw badRequest(`symbols takes NAME and one ROOT, got also: ${extra.join(' ')}`);
   const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
-  const query = { name, prefix: values.prefix ?? false, limit: integerOption(values.limit, 'limit') ?? DEFAULT_SYMBOL_LIMIT };
+  const query: SymbolQuery = { prefix: false, limit: DEFAULT_SYMBOL_LIMIT, ...fieldsFromOptions(SYMBOL_QUERY, values), name };
   const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : undefined;
   let answer: SymbolAnswer;
   if (values.daemon) {
