@@ -112,6 +112,23 @@ test("readying the store's writes (a daemon's warm-up, here and in the pool's th
   assert.equal(again.text, first.text);
 });
 
+test('a store that let go of its pages reads and writes as before', async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  await mapOf(root, cache);
+  const snapshot = (store: TagStore) => store.paths().map((path) => JSON.stringify([path, store.get(path), store.names(path), store.outline(path)?.defs(), store.referenceSites(path)]));
+  const store = TagStore.open(cache);
+  const before = snapshot(store);
+  await store.releasePages();
+  assert.deepEqual(snapshot(store), before);
+  const [path] = store.paths();
+  store.write({ ...store.get(path)!, mtimeMs: 1 });
+  await store.releasePages();
+  assert.equal(store.get(path)?.mtimeMs, 1);
+  assert.equal(store.count(), SOURCES);
+  await store.close();
+});
+
 test('a cache of an older format is rebuilt with a one-line notice', async () => {
   const root = copyFixture('shop');
   const cache = tempDir();

@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 // Native tree-sitter trees hold memory V8 does not count, so V8 sees no reason to collect them,
 // and a thread parsing tens of thousands of files grows by gigabytes. A full collection every few
 // MB of parsed source keeps a thread's resident memory flat, and costs little.
-const COLLECT_EVERY_BYTES = 16 * 1024 * 1024;
+const COLLECT_EVERY_BYTES = 4 * 1024 * 1024;
 
 const collect: (() => void) | undefined = (() => {
   try {

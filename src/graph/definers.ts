@@ -42,11 +42,24 @@ export class DefinerCache {
   private readonly definerNodes = new Map<string, Definers>();
   private readonly multipliers = new Map<string, number>();
 
+  /** Whether anything was asked since the graph was made (a release keeps this). */
+  private asked = false;
+
   constructor(private readonly index: NameIndex) {}
 
   /** Whether nothing was asked yet. */
   get isEmpty(): boolean {
-    return this.definerNodes.size === 0 && this.multipliers.size === 0;
+    return !this.asked;
+  }
+
+  /**
+   * Forgets every entry. Writing a related graph in full groups the definers of every name
+   * referenced, a cache as large as the names themselves; what follows (a change, a request)
+   * asks for a few names, which are grouped again when asked.
+   */
+  release(): void {
+    this.definerNodes.clear();
+    this.multipliers.clear();
   }
 
   /** Drops what is known of `ident` (its definers changed). */
@@ -61,6 +74,7 @@ export class DefinerCache {
    * would otherwise look it up twice, for each of its thousands of referencers).
    */
   definersOf(ident: string): Definers | undefined {
+    this.asked = true;
     let definers = this.definerNodes.get(ident);
     if (!definers) {
       const entry = this.index.definers.get(ident);
@@ -91,6 +105,7 @@ export class DefinerCache {
 
   /** Aider's multiplier of `ident` without request mentions. */
   multiplierOf(ident: string, count = definerCount(this.index.definers.get(ident))): number {
+    this.asked = true;
     let mul = this.multipliers.get(ident);
     if (mul === undefined) {
       mul = identifierMultiplier(ident, count, NO_MENTIONS);

@@ -185,6 +185,8 @@ export class RelatedState {
     else {
       // A graph restored from a saved one derives a file's edges when first needed.
       for (const node of nodes) node.related ??= this.derive(node);
+      // Before the arrays are written: the cache then holds every referenced name's definers.
+      this.definers.release();
       arrays = flattenRelated(nodes, this.numbering, this.buffers);
     }
     const base = { graph: this.graphOf(arrays, this.numbering.paths()), identIndex: this.idents.index };

@@ -24,6 +24,28 @@ export interface StoredCopy {
   sites?: StoredSites;
 }
 
+/** The LMDB environment of a store and its four databases. */
+interface Databases {
+  root: RootDatabase;
+  files: Database<StoredRecord, string>;
+  fileNames: Database<FileNames, string>;
+  outlines: Database<Buffer, string>;
+  sites: Database<StoredSites, string>;
+}
+
+/** Opens the databases of the store in `cacheDir`, each read once so that a damaged file fails here (inside open()'s recovery). */
+function openDatabases(cacheDir: string): Databases {
+  const path = join(cacheDir, 'tags.lmdb');
+  checkDataFile(join(path, 'data.mdb'));
+  const root = open({ path, noSubdir: false, compression: true });
+  const files = root.openDB<StoredRecord, string>({ name: 'files' });
+  const fileNames = root.openDB<FileNames, string>({ name: 'names' });
+  const outlines = root.openDB<Buffer, string>({ name: 'outlines', encoding: 'binary' });
+  const sites = root.openDB<StoredSites, string>({ name: 'sites' });
+  for (const db of [files, fileNames, outlines, sites]) for (const _ of db.getKeys({ limit: 1 })) break;
+  return { root, files, fileNames, outlines, sites };
+}
+
 /**
  * A failure of the store itself (a commit or a transaction that LMDB refused): the file is
  * damaged in a way the checks at open could not see. The index pass that meets one moves the
@@ -72,11 +94,8 @@ export class TagStore {
   private constructor(
     /** The cache directory the store lives in. */
     readonly dir: string,
-    private readonly root: RootDatabase,
-    private readonly files: Database<StoredRecord, string>,
-    private readonly fileNames: Database<FileNames, string>,
-    private readonly outlines: Database<Buffer, string>,
-    private readonly sites: Database<StoredSites, string>,
+    /** Replaced when the map is let go (see releasePages). */
+    private dbs: Databases,
   ) {}
 
   static open(cacheDir: string, options: StoreOptions = {}): TagStore {
@@ -86,18 +105,18 @@ export class TagStore {
     let store: TagStore | undefined;
     try {
       store = TagStore.openAt(cacheDir);
-      const format = store.root.get(META_KEY) as unknown;
+      const format = store.dbs.root.get(META_KEY) as unknown;
       if (format === STORE_FORMAT) return store;
       if (format !== undefined) {
         options.onNotice?.(`repomap: tag cache format ${String(format)} is older than ${STORE_FORMAT}; rebuilding it`);
       }
-      for (const db of [store.files, store.fileNames, store.outlines, store.sites]) db.clearSync();
-      store.root.putSync(META_KEY, STORE_FORMAT);
+      for (const db of [store.dbs.files, store.dbs.fileNames, store.dbs.outlines, store.dbs.sites]) db.clearSync();
+      store.dbs.root.putSync(META_KEY, STORE_FORMAT);
       return store;
     } catch (err) {
       const reason = errorMessage(err);
       try {
-        store?.root.close();
+        store?.dbs.root.close();
       } catch {
         // a damaged environment may not close cleanly: it is moved aside all the same
       }
@@ -120,7 +139,7 @@ export class TagStore {
 
   private static fresh(cacheDir: string): TagStore {
     const store = TagStore.openAt(cacheDir);
-    store.root.putSync(META_KEY, STORE_FORMAT);
+    store.dbs.root.putSync(META_KEY, STORE_FORMAT);
     return store;
   }
 
@@ -133,34 +152,37 @@ export class TagStore {
   }
 
   private static openAt(cacheDir: string): TagStore {
-    const path = join(cacheDir, 'tags.lmdb');
-    checkDataFile(join(path, 'data.mdb'));
-    const root = open({ path, noSubdir: false, compression: true });
-    const files = root.openDB<StoredRecord, string>({ name: 'files' });
-    const fileNames = root.openDB<FileNames, string>({ name: 'names' });
-    const outlines = root.openDB<Buffer, string>({ name: 'outlines', encoding: 'binary' });
-    const sites = root.openDB<StoredSites, string>({ name: 'sites' });
-    // A first read of each database, so that a damaged file fails here, inside open()'s recovery.
-    for (const db of [files, fileNames, outlines, sites]) for (const _ of db.getKeys({ limit: 1 })) break;
-    return new TagStore(cacheDir, root, files, fileNames, outlines, sites);
+    return new TagStore(cacheDir, openDatabases(cacheDir));
+  }
+
+  /**
+   * Lets go of the store's map and opens it again. The pages a pass wrote or read stay mapped,
+   * and count in the process's resident memory (the whole store after a first index) until the
+   * map goes; pages read afterwards come back one at a time. Call it when no other thread of the
+   * process has the store open (a pool's workers write into it), else the map stays.
+   */
+  async releasePages(): Promise<void> {
+    await this.flushed();
+    await this.dbs.root.close();
+    this.dbs = openDatabases(this.dir);
   }
 
   /** A path's record, without its names and tags (see names, outline and referenceSites). */
   get(path: string): FileRecord | undefined {
-    const stored = readSafely(this.files, path);
+    const stored = readSafely(this.dbs.files, path);
     return stored ? { path, ...stored } : undefined;
   }
 
   /** The names an indexed file defines and references (what the graph reads of it). */
   names(path: string): FileNames | undefined {
-    return readSafely(this.fileNames, path);
+    return readSafely(this.dbs.fileNames, path);
   }
 
   /** The outline of an indexed file. */
   outline(path: string): Outline | undefined {
     try {
       // The fast read lends lmdb's buffer until the next read: decode copies what it keeps.
-      const bytes = this.outlines.getBinaryFast(path);
+      const bytes = this.dbs.outlines.getBinaryFast(path);
       return bytes && Outline.decode(bytes);
     } catch {
       return undefined;
@@ -169,25 +191,25 @@ export class TagStore {
 
   /** The reference sites of an indexed file; their names are its record's referenced names (which the graph holds). */
   referenceSites(path: string): StoredSites | undefined {
-    return readSafely(this.sites, path);
+    return readSafely(this.dbs.sites, path);
   }
 
   /** Whether nothing is stored yet (a first index). */
   isEmpty(): boolean {
     return this.guarded(() => {
-      for (const _ of this.files.getKeys({ limit: 1 })) return false;
+      for (const _ of this.dbs.files.getKeys({ limit: 1 })) return false;
       return true;
     });
   }
 
   /** How many records are stored (counted by LMDB, none decoded). */
   count(): number {
-    return this.guarded(() => this.files.getCount());
+    return this.guarded(() => this.dbs.files.getCount());
   }
 
   /** Every stored path, in key order. */
   paths(): string[] {
-    return this.guarded(() => [...this.files.getKeys()] as string[]);
+    return this.guarded(() => [...this.dbs.files.getKeys()] as string[]);
   }
 
   /** Runs a read over many pages: an LMDB error there is the store's (see StoreError). */
@@ -204,12 +226,12 @@ export class TagStore {
    * Reconciler.dropStaleLanguages); undefined when never noted.
    */
   languageSignatures(): Readonly<Record<string, string>> | undefined {
-    return this.guarded(() => this.root.get(LANGUAGES_KEY) as Record<string, string> | undefined);
+    return this.guarded(() => this.dbs.root.get(LANGUAGES_KEY) as Record<string, string> | undefined);
   }
 
   setLanguageSignatures(signatures: Readonly<Record<string, string>>): void {
     try {
-      this.root.putSync(LANGUAGES_KEY, signatures);
+      this.dbs.root.putSync(LANGUAGES_KEY, signatures);
     } catch (err) {
       throw new StoreError(this.dir, err);
     }
@@ -219,8 +241,8 @@ export class TagStore {
   remove(paths: readonly string[]): void {
     if (paths.length === 0) return;
     try {
-      this.files.transactionSync(() => {
-        for (const path of paths) for (const db of [this.outlines, this.sites, this.fileNames, this.files]) db.removeSync(path);
+      this.dbs.files.transactionSync(() => {
+        for (const path of paths) for (const db of [this.dbs.outlines, this.dbs.sites, this.dbs.fileNames, this.dbs.files]) db.removeSync(path);
       });
     } catch (err) {
       throw new StoreError(this.dir, err);
@@ -238,36 +260,36 @@ export class TagStore {
     const { path, tags, names, ...stored } = record;
     if (tags) this.writeTags(path, tags);
     else if (record.skip) {
-      this.queued(this.outlines.remove(path));
-      this.queued(this.sites.remove(path));
+      this.queued(this.dbs.outlines.remove(path));
+      this.queued(this.dbs.sites.remove(path));
     }
     if (names) {
-      this.queued(this.fileNames.put(path, names));
+      this.queued(this.dbs.fileNames.put(path, names));
       stored.links = names.defined.length + names.referenced.length;
-    } else if (record.skip) this.queued(this.fileNames.remove(path));
-    this.queued(this.files.put(path, stored));
+    } else if (record.skip) this.queued(this.dbs.fileNames.remove(path));
+    this.queued(this.dbs.files.put(path, stored));
   }
 
   /** What is stored of a path, as it is stored (the outline encoded): a copy for another root (see SharedTags). */
   storedCopy(path: string): StoredCopy | undefined {
-    const stored = readSafely(this.files, path);
+    const stored = readSafely(this.dbs.files, path);
     if (!stored) return undefined;
     const { mtimeMs: _mtime, size: _size, ...content } = stored;
     if (stored.skip) return { record: content };
-    const names = readSafely(this.fileNames, path);
-    const outline = this.outlines.getBinary(path);
+    const names = readSafely(this.dbs.fileNames, path);
+    const outline = this.dbs.outlines.getBinary(path);
     if (!names || !outline) return undefined;
-    const sites = readSafely(this.sites, path);
+    const sites = readSafely(this.dbs.sites, path);
     return { record: content, names, outline, ...(sites ? { sites } : {}) };
   }
 
   /** Queues the write of a copy (see storedCopy) as a path's record, with this stat; returns the record. */
   writeCopy(path: string, stat: { mtimeMs: number; size: number }, copy: StoredCopy): FileRecord {
     const stored = { ...copy.record, ...stat };
-    if (copy.outline) this.queued(this.outlines.put(path, copy.outline));
-    this.queued(copy.sites ? this.sites.put(path, copy.sites) : this.sites.remove(path));
-    this.queued(copy.names ? this.fileNames.put(path, copy.names) : this.fileNames.remove(path));
-    this.queued(this.files.put(path, stored));
+    if (copy.outline) this.queued(this.dbs.outlines.put(path, copy.outline));
+    this.queued(copy.sites ? this.dbs.sites.put(path, copy.sites) : this.dbs.sites.remove(path));
+    this.queued(copy.names ? this.dbs.fileNames.put(path, copy.names) : this.dbs.fileNames.remove(path));
+    this.queued(this.dbs.files.put(path, stored));
     return { path, ...stored, ...(copy.names ? { names: copy.names } : {}) };
   }
 
@@ -276,9 +298,9 @@ export class TagStore {
    * Extraction workers write the tags they take, so that only the record travels back.
    */
   writeTags(path: string, tags: FileTags): void {
-    this.queued(this.outlines.put(path, Outline.encode(tags)));
+    this.queued(this.dbs.outlines.put(path, Outline.encode(tags)));
     const { refs } = tags;
-    this.queued(refs.sites.length > 0 ? this.sites.put(path, { subkinds: refs.subkinds, sites: refs.sites }) : this.sites.remove(path));
+    this.queued(refs.sites.length > 0 ? this.dbs.sites.put(path, { subkinds: refs.subkinds, sites: refs.sites }) : this.dbs.sites.remove(path));
   }
 
   /**
@@ -288,7 +310,7 @@ export class TagStore {
    * `flushed`, which would take the error of a write queued meanwhile.
    */
   async warmWrites(): Promise<void> {
-    await this.files.remove('/');
+    await this.dbs.files.remove('/');
   }
 
   /**
@@ -318,7 +340,7 @@ export class TagStore {
   async close(): Promise<void> {
     // A failed write is the pass's to report, through flushed; at close no caller is left to tell, and closing goes on.
     await this.flushed().catch(() => {});
-    await this.root.close();
+    await this.dbs.root.close();
   }
 }
 
