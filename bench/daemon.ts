@@ -11,7 +11,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DaemonClient } from '../src/client/client.js';
-import type { DaemonStatus } from '../src/daemon/protocol.js';
+import type { DaemonStatus } from '../src/api/types.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { discoverFiles } from '../src/discover/discover.js';
 import { statAll } from '../src/indexer/stat.js';

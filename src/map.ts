@@ -1,15 +1,17 @@
 import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
-import { ReferenceGraph, isMultiWordIdentifier } from './graph/graph.js';
+import { ReferenceGraph } from './graph/graph.js';
+import { isMultiWordIdentifier } from './graph/identifiers.js';
 import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
-import { type IndexOptions, type IndexStats, type RepoIndex, indexRepository } from './indexer/indexer.js';
+import { type IndexOptions, type RepoIndex, indexRepository } from './indexer/indexer.js';
+import { type IndexStats } from './api/types.js';
 import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor, waitBoundMs } from './api/request.js';
 import type { MapStats, PartialIndex, RepoMap } from './api/types.js';
-export { waitBoundMs } from './api/request.js';
-import { DEFAULT_RANKING, type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
+import { type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
+import { DEFAULT_RANKING } from './api/request.js';
 import { entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { NEEDED_SHARE } from './model.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
@@ -17,15 +19,13 @@ import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { TagStore, isStoreFailure } from './store/store.js';
-import type { DefTag, SkipReason, SkippedFile } from './records.js';
+import type { DefTag } from './records.js';
+import type { SkipReason, SkippedFile } from './api/types.js';
 import { escapeControls, requestFilePath, requestFilePaths, resolveRoot } from './paths.js';
 import { badRequest } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
 
-export { DEFAULT_MAX_TOKENS, DEFAULT_TOKENS, type MapRequest, NO_CHAT_MULTIPLIER, budgetFor } from './api/request.js';
-export { nothingToMap } from './render/output.js';
-export type { PartialIndex } from './api/types.js';
 
 /** A map as the engine makes it: its blocks as rendered, with 0-based lines (see publicMap for what callers get). */
 export interface BuiltMap {
@@ -53,7 +53,6 @@ export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' |
   projectConfig?: boolean;
 }
 
-export { resolveRoot } from './paths.js';
 
 /** An indexed repository, its graph and its open tag store (close it after the last map). */
 export interface OpenRepository {

@@ -1,7 +1,6 @@
 // The records that flow through the pipeline: discover -> extract -> store -> graph -> rank -> pack -> render.
 // Their lines are 0-based; the public types (api/types.ts) are 1-based.
 import type { SkipReason } from './api/types.js';
-export type { SkipReason, SkippedFile } from './api/types.js';
 
 /** What a tag is: a definition of a name or a reference to one. */
 export type TagKind = 'def' | 'ref';

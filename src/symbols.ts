@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import type { RepoIndex } from './indexer/indexer.js';
-import type { NameFiles, ReferenceGraph } from './graph/graph.js';
+import type { ReferenceGraph } from './graph/graph.js';
+import type { NameFiles } from './graph/graph-types.js';
 import type { TagStore } from './store/store.js';
 import { unpackRefs } from './extract/refs.js';
 import type { RefTag } from './records.js';
 import type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from './api/types.js';
 
-export type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from './api/types.js';
 
 export const DEFAULT_SYMBOL_LIMIT = 20;
 

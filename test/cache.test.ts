@@ -3,7 +3,8 @@ import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, 
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
-import { ReferenceGraph, type SavedRelated } from '../src/graph/graph.js';
+import { ReferenceGraph } from '../src/graph/graph.js';
+import { type SavedRelated } from '../src/graph/graph-types.js';
 import { readSavedGraph } from '../src/graph/graph-file.js';
 import { indexRepository } from '../src/indexer/indexer.js';
 import { createRunner } from '../src/indexer/pool.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
 import { connect as connectRepo } from '../src/api/index.js';
-import type { DaemonStatus } from '../src/daemon/protocol.js';
+import type { DaemonStatus } from '../src/api/types.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { buildMap } from '../src/map.js';
 import type { RepoMap } from '../src/api/types.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { statusReport } from '../src/cli/daemon-commands.js';
 import { createLog } from '../src/daemon/log.js';
-import type { DaemonStatus } from '../src/daemon/protocol.js';
+import type { DaemonStatus } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { runCli, tempDir } from './helpers.js';
 

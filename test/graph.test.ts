@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type AiderGraph, EDGE_WEIGHTS, type EdgeRequest, ReferenceGraph, type SavedRelated, identifierMultiplier, isCompoundIdentifier } from '../src/graph/graph.js';
+import { ReferenceGraph } from '../src/graph/graph.js';
+import { type AiderGraph, type EdgeRequest, type SavedRelated } from '../src/graph/graph-types.js';
+import { EDGE_WEIGHTS } from '../src/model.js';
+import { identifierMultiplier, isCompoundIdentifier } from '../src/graph/identifiers.js';
 import { fileNames, packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileRecord, FileTags } from '../src/records.js';
 import { seededRandom } from '../src/random.js';

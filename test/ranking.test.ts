@@ -2,10 +2,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
-import { EDGE_WEIGHTS, ReferenceGraph } from '../src/graph/graph.js';
+import { ReferenceGraph } from '../src/graph/graph.js';
+import { EDGE_WEIGHTS } from '../src/model.js';
 import { buildMap } from '../src/map.js';
 import { layoutEntries, namingTokens } from '../src/rank/layout.js';
-import { nearestFirst, personalizationVector, rankRelated, subjectName, testPartners } from '../src/rank/rank.js';
+import { nearestFirst, personalizationVector, rankRelated, testPartners } from '../src/rank/rank.js';
+import { subjectName } from '../src/rank/path-index.js';
 import { buildPathIndex, nodeOfPath, nodesNamed, nodesOfIds, nodesOfSubject, pathIndex } from '../src/rank/path-index.js';
 import { seededRandom } from '../src/random.js';
 import { fileNames, packRefs } from '../src/extract/refs.js';

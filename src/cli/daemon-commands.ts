@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DaemonClient } from '../client/client.js';
-import { type DaemonStatus, indexingProgress } from '../daemon/protocol.js';
+import { indexingProgress } from '../daemon/protocol.js';
+import { type DaemonStatus } from '../api/types.js';
 import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon/runtime.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { RepomapError, badRequest } from '../errors.js';

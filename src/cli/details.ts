@@ -1,6 +1,6 @@
-import type { IndexStats } from '../indexer/indexer.js';
+import type { IndexStats } from '../api/types.js';
 import { escapeControls } from '../paths.js';
-import type { SkippedFile } from '../records.js';
+import type { SkippedFile } from '../api/types.js';
 
 /** What --verbose reads of a map, in-process or from a daemon. */
 export interface MapDetails {

@@ -3,7 +3,8 @@ import { CONFIG_HELP, readProjectConfig, withProjectConfig } from '../config.js'
 import { badRequest } from '../errors.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
-import { buildMap, publicMap, resolveRoot } from '../map.js';
+import { buildMap, publicMap } from '../map.js';
+import { resolveRoot } from '../paths.js';
 import { printDetails } from './details.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';

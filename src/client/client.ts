@@ -5,7 +5,8 @@ import { type Socket, connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RepomapError, errorMessage } from '../errors.js';
-import { type DaemonStatus, type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
+import { type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
+import { type DaemonStatus } from '../api/types.js';
 import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
 
 /** How long a starting daemon may take to listen on its socket. */

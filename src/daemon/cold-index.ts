@@ -4,7 +4,8 @@
 import type { Discovery } from '../discover/discover.js';
 import { errorMessage } from '../errors.js';
 import { requestFilePaths } from '../paths.js';
-import { type PartialIndex, readSavedGraphAhead } from '../map.js';
+import { readSavedGraphAhead } from '../map.js';
+import { type PartialIndex } from '../api/types.js';
 import { ParseQueue } from '../indexer/parse-queue.js';
 import { prioritize } from '../indexer/priority.js';
 import { isStoreFailure } from '../store/store.js';

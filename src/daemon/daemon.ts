@@ -3,12 +3,13 @@
 // timeout) and the JSON-RPC side. This module wires them and answers each method.
 import { withProjectConfig } from '../config.js';
 import type { MapRequest, RepoMap, SymbolAnswer, SymbolQuery } from '../api/types.js';
-import { budgetFor, mapFromIndex, publicMap, waitBoundMs } from '../map.js';
+import { mapFromIndex, publicMap } from '../map.js';
+import { budgetFor, waitBoundMs } from '../api/request.js';
 import { findSymbols, namesIn } from '../symbols.js';
 import { ColdIndex } from './cold-index.js';
 import { DaemonEngine } from './engine.js';
 import { Lifecycle, withRootLock } from './lifecycle.js';
-import type { DaemonStatus } from './protocol.js';
+import type { DaemonStatus } from '../api/types.js';
 import { type DaemonMethods, serveConnection } from './rpc.js';
 import { DAEMON_TIMINGS, type DaemonOptions } from './settings.js';
 import { RepoSync } from './sync.js';

@@ -9,7 +9,7 @@ import { Reconciler, linkWhileParsing } from '../indexer/indexer.js';
 import { type ParseRunner, createRunner } from '../indexer/pool.js';
 import type { ParseQueue } from '../indexer/parse-queue.js';
 import { TagStore } from '../store/store.js';
-import type { DaemonStatus } from './protocol.js';
+import type { DaemonStatus } from '../api/types.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonOptions, daemonSettings } from './settings.js';
 

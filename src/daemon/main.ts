@@ -4,7 +4,7 @@ import { parseCommandArgs, integerOption } from '../cli/args.js';
 import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
 import { exitStatus } from '../cli/exit-status.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
-import { resolveRoot } from '../map.js';
+import { resolveRoot } from '../paths.js';
 import { defaultCacheDir, ensureCacheDir, sharedCacheDir } from '../store/cache-dir.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { daemonTestOptions } from '../test-hooks.js';

@@ -3,7 +3,6 @@
 import { type ErrorCode, RepomapError } from '../errors.js';
 import type { DaemonStatus, MapRequest, RepoMap, SymbolAnswer, SymbolQuery } from '../api/types.js';
 
-export type { DaemonStatus } from '../api/types.js';
 
 /** Requests longer than this (bytes, one line) are refused. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;

@@ -2,12 +2,14 @@
 import { comparePaths } from '../discover/discover.js';
 import { ReferenceGraph } from '../graph/graph.js';
 import { importantFiles } from '../important.js';
-import { type IndexLookups, type IndexStats, OutlineCache, type PathState, type RepoIndex, emptyStats, splitStates } from '../indexer/indexer.js';
+import { type IndexLookups, OutlineCache, type PathState, type RepoIndex, emptyStats, splitStates } from '../indexer/indexer.js';
+import { type IndexStats } from '../api/types.js';
 import { centrality } from '../map.js';
 import type { TagStore } from '../store/store.js';
 import { ImportLookup } from '../resolve/imports.js';
 import { isProjectFile } from '../resolve/resolve.js';
-import type { FileRecord, SkippedFile } from '../records.js';
+import type { FileRecord } from '../records.js';
+import type { SkippedFile } from '../api/types.js';
 
 /** Updates larger than this rebuild the sorted views by sorting, rather than patching them path by path. */
 const PATCH_LIMIT = 1000;

@@ -6,18 +6,22 @@
 import { badRequest } from '../errors.js';
 import { performance } from 'node:perf_hooks';
 import { familyOfPath, languageForPath } from '../extract/languages.js';
-import { EMPTY_NAMES, ReferenceGraph, isMultiWordIdentifier } from '../graph/graph.js';
+import { ReferenceGraph } from '../graph/graph.js';
+import { EMPTY_NAMES } from '../graph/nodes.js';
+import { isMultiWordIdentifier } from '../graph/identifiers.js';
 import { indexRepository, type RepoIndex } from '../indexer/indexer.js';
 import { createRunner, type ParseRunner } from '../indexer/pool.js';
-import { mapFromIndex, resolveRoot } from '../map.js';
+import { mapFromIndex } from '../map.js';
+import { resolveRoot } from '../paths.js';
 import { comparePaths } from '../discover/discover.js';
 import { mentionedIdentifiers } from '../mentions.js';
 import { DEFAULT_ENCODING, tokenCounter } from '../pack/tokens.js';
-import { DEFAULT_RANKING, RANKINGS, type RankingName } from '../rank/rank.js';
+import { DEFAULT_RANKING, RANKINGS, type RankingName } from '../api/request.js';
 import type { MapBlock } from '../render/render.js';
 import type { FileNames } from '../records.js';
 import { directoryOrder, lexicalOrder, packFileList } from './baselines.js';
-import { type EvalTask, type TaskOptions, addedIdentifiers, isTestPath, isVendoredOrGenerated, mineTasks, openRepo } from './git.js';
+import { type EvalTask, type TaskOptions, addedIdentifiers, mineTasks, openRepo } from './git.js';
+import { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
 import { ScratchCheckout } from './checkout.js';
 import { TagStore } from '../store/store.js';
 

@@ -9,7 +9,6 @@ import { mentionedIdentifiers } from '../mentions.js';
 import { seededRandom } from '../random.js';
 import { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
 
-export { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -1,6 +1,7 @@
 import Parser from 'tree-sitter';
 import { errorMessage } from '../errors.js';
-import type { DefTag, FileTags, RefTag, SkipReason } from '../records.js';
+import type { DefTag, FileTags, RefTag } from '../records.js';
+import type { SkipReason } from '../api/types.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, noteLoaded, queryPosition, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
 import { packRefs } from './refs.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { FileRecord, SkipReason } from '../records.js';
+import type { FileRecord } from '../records.js';
+import type { SkipReason } from '../api/types.js';
 import { errorMessage } from '../errors.js';
 import { type ExtractOptions, extractTags, isLanguageReady, prepareLanguage } from './extract.js';
 import { type LanguageOverride, languageSet } from './user-languages.js';

@@ -22,10 +22,6 @@ import { Numbering } from './numbering.js';
 import { RelatedState } from './related.js';
 import { REHEARSALS, rehearseChange, rehearsePatch } from './warm-up.js';
 
-export type { AiderGraph, CompiledGraph, EdgeRequest, NameFiles, RelatedGraph, SavedRelated } from './graph-types.js';
-export { EMPTY_NAMES } from './nodes.js';
-export { identifierMultiplier, isCompoundIdentifier, isMultiWordIdentifier } from './identifiers.js';
-export { EDGE_WEIGHTS, RELATED_WEIGHTS } from '../model.js';
 
 /**
  * The reference graph: each file's defined and referenced names, and the inverse indexes (the

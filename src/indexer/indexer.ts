@@ -10,7 +10,8 @@ import type { StoredCopy, TagStore } from '../store/store.js';
 import { SharedTags } from '../store/shared.js';
 import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
-import type { FileRecord, SkipReason, SkippedFile } from '../records.js';
+import type { FileRecord } from '../records.js';
+import type { SkipReason, SkippedFile } from '../api/types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, type RunnerOptions, createRunner } from './pool.js';
 import { STAT_CHUNK, statAll, statTaken } from './stat.js';
@@ -64,7 +65,6 @@ export interface IndexOptions extends DiscoverOptions, ExtractSettings {
   early?: { files: readonly string[]; boundMs: number };
 }
 
-export type { IndexStats } from '../api/types.js';
 
 export interface RepoIndex {
   root: string;

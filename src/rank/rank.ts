@@ -5,9 +5,7 @@ import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerank
 import { folderOrder, nodeOfPath, nodesNamed, nodesOfSubject, pathIndex, sharedDepth, subjectName } from './path-index.js';
 import { scratchFloat64, scratchUint32, scratchUint8 } from './lent-arrays.js';
 
-export { subjectName } from './path-index.js';
 
-export { DEFAULT_RANKING, RANKINGS, type RankingName } from '../api/request.js';
 
 export interface RankRequest {
   chatFiles: ReadonlySet<string>;

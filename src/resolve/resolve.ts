@@ -14,7 +14,6 @@ import { createPythonResolver } from './python.js';
 import { createRubyResolver } from './ruby.js';
 import { createRustResolver } from './rust.js';
 
-export type { ProjectFiles } from './family.js';
 
 export interface ImportResolver {
   /**
