@@ -12,6 +12,7 @@ import { buildMap, mapFromIndex, readSavedGraphAhead } from '../src/map.js';
 import { pathIndex } from '../src/rank/path-index.js';
 import { unpersonalizedRanks } from '../src/rank/rank.js';
 import { STORE_FORMAT, TagStore } from '../src/store/store.js';
+import { WriteThreads } from '../src/store/write-threads.js';
 import { seededRandom } from '../src/random.js';
 import { copyFixture, runCli, tempDir } from './helpers.js';
 
@@ -128,6 +129,21 @@ test('a store that let go of its pages reads and writes as before', async () => 
   assert.equal(store.get(path)?.mtimeMs, 1);
   assert.equal(store.count(), SOURCES);
   await store.close();
+});
+
+test("closing waits for lmdb-js's write threads, not only for the commits they made visible", async () => {
+  // A close in the moment between a commit's writes settling and its thread letting go of the
+  // environment aborts the process; WriteThreads is what closing waits on, so it must see the threads.
+  const root = open({ path: join(tempDir(), 'tags.lmdb'), compression: true });
+  const threads = WriteThreads.track(root);
+  const db = root.openDB<{ value: number }, string>({ name: 'values' });
+  let last: Promise<boolean> | undefined;
+  for (let i = 0; i < 2000; i++) last = db.put(`key${i}`, { value: i });
+  await last;
+  assert.ok(threads.started > 0, 'the write threads lmdb-js starts are counted');
+  await threads.idle();
+  assert.equal(threads.running, 0);
+  await root.close();
 });
 
 test('a cache of an older format is rebuilt with a one-line notice', async () => {

@@ -5,6 +5,7 @@ import type { FileNames, FileRecord, FileRefs, FileTags } from '../records.js';
 import { Outline } from './outline.js';
 import { ensureCacheDir } from './cache-dir.js';
 import { RepomapError, errorMessage } from '../errors.js';
+import { WriteThreads } from './write-threads.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
 export const STORE_FORMAT = 8;
@@ -31,6 +32,8 @@ interface Databases {
   fileNames: Database<FileNames, string>;
   outlines: Database<Buffer, string>;
   sites: Database<StoredSites, string>;
+  /** Closing waits for these (see write-threads.ts). */
+  writeThreads: WriteThreads;
 }
 
 /** Opens the databases of the store in `cacheDir`, each read once so that a damaged file fails here (inside open()'s recovery). */
@@ -43,7 +46,7 @@ function openDatabases(cacheDir: string): Databases {
   const outlines = root.openDB<Buffer, string>({ name: 'outlines', encoding: 'binary' });
   const sites = root.openDB<StoredSites, string>({ name: 'sites' });
   for (const db of [files, fileNames, outlines, sites]) for (const _ of db.getKeys({ limit: 1 })) break;
-  return { root, files, fileNames, outlines, sites };
+  return { root, files, fileNames, outlines, sites, writeThreads: WriteThreads.track(root) };
 }
 
 /**
@@ -163,7 +166,7 @@ export class TagStore {
    */
   async releasePages(): Promise<void> {
     await this.flushed();
-    await this.dbs.root.close();
+    await this.closeDatabases();
     this.dbs = openDatabases(this.dir);
   }
 
@@ -340,6 +343,12 @@ export class TagStore {
   async close(): Promise<void> {
     // A failed write is the pass's to report, through flushed; at close no caller is left to tell, and closing goes on.
     await this.flushed().catch(() => {});
+    await this.closeDatabases();
+  }
+
+  /** Closes the environment once lmdb-js's write threads have let go of it (see write-threads.ts). */
+  private async closeDatabases(): Promise<void> {
+    await this.dbs.writeThreads.idle();
     await this.dbs.root.close();
   }
 }
