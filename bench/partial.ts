@@ -56,6 +56,8 @@ interface Trial {
   files: number;
   /** Of the complete map's first HEAD files, how many the partial map's first HEAD has. */
   sharedHead: number;
+  /** The complete map's first HEAD files that the partial map's first HEAD lacks. */
+  missedHead: string[];
   peakRssMiB: number;
 }
 
@@ -127,8 +129,10 @@ async function main(): Promise<void> {
     const { map, answerMs, fromStartMs, peakRssMiB } = await coldFirstMap(chatFile);
     const complete = completeMap(chatFile);
     const full = new Set(head(complete));
-    const sharedHead = head(map).filter((path) => full.has(path)).length;
-    const trial = { chatFile, answerMs, fromStartMs, indexedFiles: map.partial?.indexedFiles ?? map.stats.discovered, files: map.partial?.files ?? map.stats.discovered, sharedHead, peakRssMiB };
+    const partialHead = new Set(head(map));
+    const sharedHead = [...full].filter((path) => partialHead.has(path)).length;
+    const missedHead = [...full].filter((path) => !partialHead.has(path));
+    const trial = { chatFile, answerMs, fromStartMs, indexedFiles: map.partial?.indexedFiles ?? map.stats.discovered, files: map.partial?.files ?? map.stats.discovered, sharedHead, missedHead, peakRssMiB };
     results.push(trial);
     process.stdout.write(
       `${chatFile}: first map ${(answerMs / 1000).toFixed(1)} s after the request (${(fromStartMs / 1000).toFixed(1)} s after the spawn), ` +

@@ -50,8 +50,11 @@ export class ColdIndex {
     } finally {
       this.pass = undefined;
     }
-    startTokenizer();
     const { state } = engine;
+    // What the pass wrote stays mapped, as much as the whole store after a first index: let go
+    // before the graph is built (as openRepository does for a map in-process).
+    if (state.stats.parsed + state.stats.reusedShared > 0) await engine.releaseStorePages();
+    startTokenizer();
     state.inOrder(discovery.paths);
     const prepared = Date.now();
     const saved = restoreRelatedGraph(state.graph, await savedGraph, engine.hashOf, state.projectKey());
@@ -86,6 +89,8 @@ export class ColdIndex {
    */
   async settledOrBound(named: readonly string[], waitMs: number | undefined): Promise<PartialIndex | undefined> {
     const { engine } = this;
+    // The bound counts from the request, not from the end of the discovery it may wait for.
+    const deadline = Date.now() + (waitMs ?? 0);
     if (waitMs !== undefined && engine.phase === 'indexing') await this.discovery;
     const pass = this.pass;
     if (waitMs === undefined || !pass) {
@@ -98,7 +103,7 @@ export class ColdIndex {
     const { core, queued } = prioritize(seeds, { root, paths: pass.paths, queue: pass.queue, namesOf: (path) => graph.fileNames(path), signal: engine.signal });
     queued.catch((err: unknown) => log(`prioritizing failed: ${errorMessage(err)}`));
     let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
     try {
       await Promise.race([this.done, bound]);
       await core;
@@ -109,6 +114,7 @@ export class ColdIndex {
       await this.sync.settled();
       return undefined;
     }
+    await engine.storeReadable();
     return pass.queue.progress();
   }
 }

@@ -28,6 +28,8 @@ export class DaemonEngine {
   lastUpdate: Date | null = null;
   /** Aborted by shutdown: a long index pass stops at its next batch instead of running to its end. */
   private readonly stop = new AbortController();
+  /** Set while the store lets go of its map (see releaseStorePages). */
+  private releasing: Promise<void> | undefined;
 
   /** `onIdleTimeoutChanged` is called when a reloaded project config changes the idle timeout. */
   constructor(
@@ -103,6 +105,31 @@ export class DaemonEngine {
     const store = await TagStore.rebuild(this.store, error, { onNotice: log });
     const runner = createRunner(workers);
     this.current = { store, state: new RepoState(root, store), runner, reconciler: this.newReconciler(store, runner) };
+  }
+
+  /**
+   * Lets go of the store's map after a cold pass (see TagStore.releasePages). The pool's threads
+   * hold the store open, and the map with it, so they are closed first and a new pool is started.
+   * A read meanwhile would find the store closed: readers wait for `storeReadable`.
+   */
+  async releaseStorePages(): Promise<void> {
+    const release = (async () => {
+      await this.runner.close();
+      await this.store.releasePages();
+      this.current.runner = createRunner(this.options.workers);
+      this.current.reconciler = this.newReconciler();
+    })();
+    this.releasing = release;
+    try {
+      await release;
+    } finally {
+      this.releasing = undefined;
+    }
+  }
+
+  /** Settles when the store can be read (it is not letting go of its map). */
+  async storeReadable(): Promise<void> {
+    await this.releasing;
   }
 
   /**

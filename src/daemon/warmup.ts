@@ -14,6 +14,8 @@ const LINK_SLICE_FILES = 1500;
 export class WarmUp {
   private namesLinked = false;
   private rehearsed = false;
+  /** Settles when the pool and the store have readied their writes (see readyWrites); failures are logged. */
+  private readied: Promise<void> = Promise.resolve();
   /** The work left for after the first map (see afterColdIndex); undefined once started. */
   private background: (() => void) | undefined;
   private backgroundTimer: NodeJS.Timeout | undefined;
@@ -45,14 +47,22 @@ export class WarmUp {
       graph.prepareRelated();
       this.rehearseOnceSettled();
       loadTokenizerHere().catch((err: unknown) => log(`tokenizer: ${errorMessage(err)}`));
+      // Linking read every name from the store, and those pages stay mapped until the store lets
+      // go of its map; an update waits meanwhile. The new pool that this starts is readied in turn.
+      const readied = this.readied;
+      this.sync
+        .serialize(async () => {
+          await readied; // the pool being readied is the one that letting go closes
+          if (!this.engine.isStopping) await this.engine.releaseStorePages();
+        })
+        .then(() => {
+          if (!this.engine.isStopping) this.readied = this.readyWrites(paths);
+        })
+        .catch((err: unknown) => log(`letting go of the store's pages failed: ${errorMessage(err)}`));
     };
     this.background = () => {
       setImmediate(linkInTurns);
-      // The pool's threads load this repository's grammars now (a first index did at its start), and they
-      // and this thread ready their writes to the store, so the first save parses and commits at once.
-      const { runner, store } = this.engine;
-      runner.warmUp(paths, store).catch((err: unknown) => log(`worker warm-up failed: ${errorMessage(err)}`));
-      store.warmWrites().catch((err: unknown) => log(`store warm-up failed: ${errorMessage(err)}`));
+      this.readied = this.readyWrites(paths);
       // Files modified since a second before discovery (file times can lag the clock) are checked again.
       this.sync
         .watch(startedMs - 1000)
@@ -62,6 +72,18 @@ export class WarmUp {
         .catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
     };
     this.backgroundTimer = setTimeout(() => this.start(), this.timings.backgroundAfterMs);
+  }
+
+  /**
+   * The pool's threads load this repository's grammars (a first index did at its start), and they
+   * and this thread ready their writes to the store, so that the first save parses and commits at once.
+   */
+  private async readyWrites(paths: readonly string[]): Promise<void> {
+    const { runner, store, options } = this.engine;
+    await Promise.all([
+      runner.warmUp(paths, store).catch((err: unknown) => options.log(`worker warm-up failed: ${errorMessage(err)}`)),
+      store.warmWrites().catch((err: unknown) => options.log(`store warm-up failed: ${errorMessage(err)}`)),
+    ]);
   }
 
   /** Starts the work the cold index left for after the first map (once). */

@@ -18,6 +18,11 @@ const MAX_SCANNED_NAMES = 64;
 const MIN_SCANNED_NAME = 3;
 /** Files read at once by the scan. */
 const SCAN_CONCURRENCY = 8;
+/**
+ * Files scanned between two hand-overs of the users found: a large tree takes longer to scan than
+ * a first map waits, so the users found near the chat files are parsed while the scan goes on.
+ */
+const SCAN_BATCH_FILES = 2048;
 /** Files larger than this are not scanned (an index skips them anyway at its default limit). */
 const MAX_SCANNED_BYTES = 1024 * 1024;
 
@@ -51,7 +56,8 @@ const RANK = { chat: 0, imports: 1, folders: 2, users: 3, deeperImports: 4, impo
  * Puts ahead in the pass what a map for these chat files needs most, in this order: the chat
  * files; the files they import, resolved as a map resolves them (src/resolve/); the other files
  * of the chat files' folders; the files that use the names the chat files define, found by
- * searching the text of the tree (no parse), those using more of the names first; the files
+ * searching the text of the tree (no parse) from the chat files' folders outwards and queued
+ * batch by batch as the search goes (see filesUsing); the files
  * those imported files import, up to IMPORT_LEVELS levels from the chat files; the other files of
  * the imported files' folders. Everything else keeps discovery's order after them. Imports are
  * read from the parsed files, so each level is queued once the one before has been parsed;
@@ -68,7 +74,7 @@ export function prioritize(chatFiles: readonly string[], context: PriorityContex
     if (signal?.aborted) return;
     queue.want(filesInFolders(paths, chatFiles), RANK.folders);
     const names = scannedNames(chatFiles.flatMap((file) => context.namesOf(file)?.defined ?? []));
-    if (names.length > 0) queue.want(await filesUsing(context.root, paths, names, new Set(chatFiles), signal), RANK.users);
+    if (names.length > 0) await filesUsing(context.root, paths, names, { near: chatFiles, onFound: (users) => queue.want(users, RANK.users), signal });
   })();
   return { core, queued: Promise.all([imports, users]).then(() => {}) };
 }
@@ -124,37 +130,67 @@ function scannedNames(defined: readonly string[]): string[] {
   return names.slice(0, MAX_SCANNED_NAMES);
 }
 
+export interface ScanOptions {
+  /** The files the scan starts near (not scanned themselves): the nearest folders are scanned first. */
+  near: readonly string[];
+  /** Takes the users found in each batch of scanned files, those using more of the names first, then the nearer. */
+  onFound: (users: string[]) => void;
+  signal?: AbortSignal;
+  /** Files per batch (SCAN_BATCH_FILES). */
+  batchFiles?: number;
+}
+
 /**
- * The source files (other than `exclude`) whose text contains one of `names` as a whole word,
- * those containing more of them first, then in path order. Read as Latin-1: identifiers searched
- * for are matched byte for byte, and no file is decoded as UTF-8.
+ * Finds the source files (other than `near`) whose text contains one of `names` as a whole word,
+ * scanning the folders nearest to `near` first (see folderDistance) and handing over what each
+ * batch finds. Read as Latin-1: identifiers searched for are matched byte for byte, and no file is
+ * decoded as UTF-8.
  */
-export async function filesUsing(root: string, paths: readonly string[], names: readonly string[], exclude: ReadonlySet<string>, signal?: AbortSignal): Promise<string[]> {
+export async function filesUsing(root: string, paths: readonly string[], names: readonly string[], options: ScanOptions): Promise<void> {
+  const { near, onFound, signal, batchFiles = SCAN_BATCH_FILES } = options;
   const pattern = new RegExp(`(?<![\\w$])(?:${names.map(escapeRegExp).join('|')})(?![\\w$])`, 'g');
-  const candidates = paths.filter((path) => !exclude.has(path) && languageForPath(path) !== undefined);
-  const found: Array<{ path: string; count: number; at: number }> = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < candidates.length && !signal?.aborted) {
-      const at = next++;
-      const path = candidates[at];
-      let text: string;
-      try {
-        const bytes = await readFile(join(root, path));
-        if (bytes.length > MAX_SCANNED_BYTES) continue;
-        text = bytes.toString('latin1');
-      } catch {
-        continue; // gone or unreadable: the index says what it is
+  const exclude = new Set(near);
+  const nearFolders = [...new Set(near.map(dirOf))];
+  const candidates = paths
+    .filter((path) => !exclude.has(path) && languageForPath(path) !== undefined)
+    .map((path, at) => ({ path, distance: Math.min(...nearFolders.map((folder) => folderDistance(folder, dirOf(path)))), at }))
+    .sort((a, b) => a.distance - b.distance || a.at - b.at);
+  for (let start = 0; start < candidates.length && !signal?.aborted; start += batchFiles) {
+    const batch = candidates.slice(start, start + batchFiles);
+    const found: Array<{ path: string; count: number; order: number }> = [];
+    let next = 0;
+    const reader = async () => {
+      while (next < batch.length && !signal?.aborted) {
+        const order = next++;
+        const { path } = batch[order];
+        let text: string;
+        try {
+          const bytes = await readFile(join(root, path));
+          if (bytes.length > MAX_SCANNED_BYTES) continue;
+          text = bytes.toString('latin1');
+        } catch {
+          continue; // gone or unreadable: the index says what it is
+        }
+        const matched = new Set<string>();
+        pattern.lastIndex = 0;
+        for (let match = pattern.exec(text); match && matched.size < names.length; match = pattern.exec(text)) matched.add(match[0]);
+        if (matched.size > 0) found.push({ path, count: matched.size, order });
       }
-      const matched = new Set<string>();
-      pattern.lastIndex = 0;
-      for (let match = pattern.exec(text); match && matched.size < names.length; match = pattern.exec(text)) matched.add(match[0]);
-      if (matched.size > 0) found.push({ path, count: matched.size, at });
-    }
-  };
-  await Promise.all(Array.from({ length: SCAN_CONCURRENCY }, worker));
-  found.sort((a, b) => b.count - a.count || a.at - b.at);
-  return found.map((file) => file.path);
+    };
+    await Promise.all(Array.from({ length: SCAN_CONCURRENCY }, reader));
+    if (found.length === 0 || signal?.aborted) continue;
+    found.sort((a, b) => b.count - a.count || a.order - b.order);
+    onFound(found.map((file) => file.path));
+  }
+}
+
+/** Steps between two folders in the tree: up from `a` to the folder they share, then down to `b` (`''` is the root). */
+export function folderDistance(a: string, b: string): number {
+  const as = a === '' ? [] : a.split('/');
+  const bs = b === '' ? [] : b.split('/');
+  let shared = 0;
+  while (shared < as.length && shared < bs.length && as[shared] === bs[shared]) shared++;
+  return as.length - shared + (bs.length - shared);
 }
 
 /** The paths of a C file's `#include <...>` lines. */
