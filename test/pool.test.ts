@@ -18,22 +18,27 @@ function multiLanguageRepo(parts = 80): string {
   return root;
 }
 
-test('the pool and in-process extraction give identical records', async () => {
+test('the pool, in-process extraction and a one-worker pass that moves to a thread give identical records', async () => {
   const root = multiLanguageRepo();
   const inProcess = await indexOnce({ root, cacheDir: tempDir(), workers: 1 });
   const pooled = await indexOnce({ root, cacheDir: tempDir(), workers: 2 });
+  // Past 20 files, one worker parses the rest on a thread, which writes their tags itself.
+  const moved = await indexOnce({ root, cacheDir: tempDir(), workers: 1, runnerOptions: { inThreadFiles: 20 } });
   assert.equal(pooled.stats.parsed, inProcess.stats.parsed);
   assert.ok(inProcess.stats.parsed > 80);
-  assert.deepEqual(pooled.records, inProcess.records);
-  assert.deepEqual(pooled.skipped, inProcess.skipped);
+  for (const other of [pooled, moved]) {
+    assert.deepEqual(other.records, inProcess.records);
+    assert.deepEqual(other.skipped, inProcess.skipped);
+  }
 });
 
-test('the pool and the in-process runner parse a chunk of jobs before the next chunk is known', { timeout: 120_000 }, async () => {
+test('the pool and the one-worker runner parse a chunk of jobs before the next chunk is known', { timeout: 120_000 }, async () => {
   const root = multiLanguageRepo();
   const paths = Array.from({ length: 80 }, (_, i) => `gen/part${i}.py`);
   const jobs = paths.map((path) => ({ path, stat: { mtimeMs: 0, size: 100 } }));
-  for (const workers of [1, 2]) {
-    const runner = createRunner(workers);
+  // One worker in this thread; one that moves to a thread in the middle of the first chunk; a pool.
+  for (const [workers, inThreadFiles] of [[1, undefined], [1, 25], [2, undefined]] as const) {
+    const runner = createRunner(workers, { inThreadFiles });
     let firstParsed!: () => void;
     const firstChunkParsed = new Promise<void>((resolve) => (firstParsed = resolve));
     // The second chunk is handed over only once the first is parsed: a runner that waited for every chunk would never finish.
@@ -53,7 +58,7 @@ test('the pool and the in-process runner parse a chunk of jobs before the next c
       await runner.close();
     }
     // In job order, numbered as one list across the chunks, without gaps.
-    assert.deepEqual(delivered.flatMap((batch) => batch.paths), paths, `workers ${workers}`);
+    assert.deepEqual(delivered.flatMap((batch) => batch.paths), paths, `workers ${workers}, ${inThreadFiles ?? 'all'} in this thread`);
     let next = 0;
     for (const batch of delivered) {
       assert.equal(batch.start, next);
@@ -71,6 +76,18 @@ test('the map is byte-identical whatever the number of workers', () => {
   });
   assert.equal(outputs[1], outputs[0]);
   assert.equal(outputs[2], outputs[0]);
+});
+
+test('a one-worker pass parses its first files in this thread and the rest on one parse thread', async () => {
+  const root = multiLanguageRepo();
+  // A parse thread dies on the path (exitOn); this thread parses it like any other file.
+  const died = (index: Awaited<ReturnType<typeof indexOnce>>) => index.skipped.filter((file) => file.path === 'gen/part79.py' && file.reason === 'parse failed');
+  const moved = await indexOnce({ root, cacheDir: tempDir(), workers: 1, runnerOptions: { inThreadFiles: 20, exitOn: 'part79.py' } });
+  assert.equal(died(moved).length, 1, 'a late file is parsed on the thread');
+  assert.match(died(moved)[0].detail ?? '', /worker died/);
+  const early = await indexOnce({ root, cacheDir: tempDir(), workers: 1, runnerOptions: { inThreadFiles: 1000, exitOn: 'part79.py' } });
+  assert.equal(died(early).length, 0, 'a pass of fewer files starts no thread');
+  assert.equal(early.stats.parsed, moved.stats.parsed);
 });
 
 test('files that kill workers are reported, each alone; the rest of their batches is indexed', () => {

@@ -24,7 +24,8 @@ Options:
 ${REQUEST_HELP}  --cache-dir DIR      where the tag cache lives (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
   --exclude GLOB       leave out matching paths (repeatable; a folder's name excludes what is in it)
   --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES})
-  --workers N          parse threads (default: the cores available, ${defaultWorkerCount()}); 1 parses in-process
+  --workers N          parse threads (default: the cores available, ${defaultWorkerCount()}); 1 parses in
+                       this thread, and on one parse thread past 1,000 files
   --quiet              no progress line on stderr (it is shown only on a terminal anyway)
   --verbose            list skipped files, indexing counts and peak memory on stderr
   -h, --help           show this help

@@ -50,6 +50,8 @@ export function defaultWorkerCount(): number {
 }
 
 export interface RunnerOptions {
+  /** A one-worker runner's files parsed in this thread before one thread takes the rest (IN_THREAD_FILES). */
+  inThreadFiles?: number;
   /**
    * Tests only, for a pool: a worker that meets a path containing this text dies, as a worker hit
    * by a native crash or an out-of-memory abort would.
@@ -57,9 +59,17 @@ export interface RunnerOptions {
   exitOn?: string;
 }
 
-/** One worker: parse in this thread, no pool. */
+/**
+ * Files a one-worker pass parses in this thread before it hands the rest to one parse thread.
+ * Small passes (a save, a small repository) start no thread. A large one parses on the thread:
+ * parsing's garbage and tree-sitter's native memory, collected every few MB, would otherwise grow
+ * the heap of the thread that holds the graph, and each collection there scans that whole heap.
+ */
+const IN_THREAD_FILES = 1000;
+
+/** One worker: a runner that parses in this thread, then on one thread past IN_THREAD_FILES; more: a pool. */
 export function createRunner(workers: number, options: RunnerOptions = {}): ParseRunner {
-  return workers <= 1 ? new InProcessRunner() : new PoolRunner(workers, options);
+  return workers <= 1 ? new OneWorkerRunner(options) : new PoolRunner(workers, options);
 }
 
 /**
@@ -69,25 +79,44 @@ export function createRunner(workers: number, options: RunnerOptions = {}): Pars
  */
 const extraction = () => import('../extract/file.js');
 
-class InProcessRunner implements ParseRunner {
+class OneWorkerRunner implements ParseRunner {
+  private thread: PoolRunner | undefined;
+
+  constructor(private readonly options: RunnerOptions) {}
+
   async stream(root: string, chunks: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore) {
     const { indexFiles } = await extraction();
+    const iterator = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
+    const inThread = this.options.inThreadFiles ?? IN_THREAD_FILES;
     let from = 0;
-    for await (const jobs of chunks) {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const start = from;
-      await indexFiles(root, jobs, options, (i, result) => {
+      const here = next.value.slice(0, inThread - from);
+      await indexFiles(root, here, options, (i, result) => {
         if (tagsTo) storeTags([result], tagsTo);
         onResults(start + i, [result]);
       });
-      from += jobs.length;
+      from += here.length;
+      if (from < inThread) continue;
+      // The rest of this chunk and the chunks after it, numbered on from here, on one thread.
+      const rest = next.value.slice(here.length);
+      const chunksLeft = async function* () {
+        if (rest.length > 0) yield rest;
+        for (let later = await iterator.next(); !later.done; later = await iterator.next()) yield later.value;
+      };
+      this.thread ??= new PoolRunner(1, this.options);
+      await this.thread.stream(root, chunksLeft(), options, (offset, results) => onResults(from + offset, results), tagsTo);
+      return;
     }
   }
 
   async warmUp() {
-    // Grammars load on first use in this thread: nothing to start.
+    // Grammars load on first use in this thread, and the thread starts only for a large pass.
   }
 
-  async close() {}
+  async close() {
+    await this.thread?.close();
+  }
 }
 
 type ExtractPool = Piscina<BatchTask, FileResult[]>;
