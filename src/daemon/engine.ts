@@ -115,9 +115,13 @@ export class DaemonEngine {
   async releaseStorePages(): Promise<void> {
     const release = (async () => {
       await this.runner.close();
-      await this.store.releasePages();
-      this.current.runner = createRunner(this.options.workers);
-      this.current.reconciler = this.newReconciler();
+      try {
+        await this.store.releasePages();
+      } finally {
+        // Updates need a pool whatever became of the release.
+        this.current.runner = createRunner(this.options.workers);
+        this.current.reconciler = this.newReconciler();
+      }
     })();
     this.releasing = release;
     try {
