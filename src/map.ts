@@ -3,7 +3,7 @@ import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
 import { isMultiWordIdentifier } from './graph/identifiers.js';
 import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
-import { type IndexOptions, type RepoIndex, indexRepository } from './indexer/indexer.js';
+import { type IndexOptions, type RepoIndex, indexRepository, wroteTags } from './indexer/indexer.js';
 import { type IndexStats } from './api/types.js';
 import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
@@ -78,7 +78,7 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
       const index = await indexing;
       // What the pass wrote stays mapped, as much as the whole store after a first index: let go
       // before the graph is built. A runner of the caller's keeps the store open, and the map with it.
-      if (index.stats.parsed + index.stats.reusedShared > 0 && !options.runner) await store.releasePages();
+      if (wroteTags(index.stats) && !options.runner) await store.releasePages();
       graph.useImports(index.lookups.importsOf);
       startTokenizer(options.encoding);
       return { index, graph, store, savedGraph: await savedGraph };

@@ -7,6 +7,7 @@
 //   REPOMAP_TEST_BACKGROUND_MS   the wait for a first map before the warm-up starts (backgroundAfterMs)
 //   REPOMAP_TEST_WATCH_DELAY_MS  the watcher started this much later (watchDelayMs)
 //   REPOMAP_TEST_UNWATCHABLE     paths containing this text cannot be watched (RepoWatcherOptions.unwatchable)
+//   REPOMAP_TEST_RELEASE_FROM_BYTES  the daemon's store lets go of its map from this size on (DaemonOptions.releasePagesFromBytes)
 //   REPOMAP_TEST_MCP_WAIT_MS     the MCP server's wait for the index (McpServerOptions.indexWaitMs)
 //   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s parse workers die on a path containing this text (RunnerOptions.exitOn)
 import type { DaemonOptions, DaemonTimings } from './daemon/settings.js';
@@ -22,13 +23,18 @@ const DAEMON_TIMING_VARIABLES: Record<keyof DaemonTimings, string> = {
 };
 
 /** The daemon's test options set in `env` (none in production). */
-export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'unwatchable'> {
+export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'unwatchable' | 'releasePagesFromBytes'> {
   const timings: Partial<DaemonTimings> = {};
   for (const [field, name] of Object.entries(DAEMON_TIMING_VARIABLES) as Array<[keyof DaemonTimings, string]>) {
     if (env[name] !== undefined) timings[field] = Number(env[name]);
   }
   const unwatchable = env.REPOMAP_TEST_UNWATCHABLE;
-  return { ...(Object.keys(timings).length > 0 ? { timings } : {}), ...(unwatchable ? { unwatchable } : {}) };
+  const releaseFrom = env.REPOMAP_TEST_RELEASE_FROM_BYTES;
+  return {
+    ...(Object.keys(timings).length > 0 ? { timings } : {}),
+    ...(unwatchable ? { unwatchable } : {}),
+    ...(releaseFrom !== undefined ? { releasePagesFromBytes: Number(releaseFrom) } : {}),
+  };
 }
 
 /** The MCP server's test options set in `env` (none in production). */

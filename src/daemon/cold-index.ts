@@ -8,6 +8,7 @@ import { readSavedGraphAhead } from '../map.js';
 import { type PartialIndex } from '../api/types.js';
 import { ParseQueue } from '../indexer/parse-queue.js';
 import { prioritize } from '../indexer/priority.js';
+import { wroteTags } from '../indexer/indexer.js';
 import { isStoreFailure } from '../store/store.js';
 import { restoreRelatedGraph } from '../graph/graph-file.js';
 import { startTokenizer } from '../pack/tokens.js';
@@ -53,7 +54,7 @@ export class ColdIndex {
     const { state } = engine;
     // What the pass wrote stays mapped, as much as the whole store after a first index: let go
     // before the graph is built (as openRepository does for a map in-process).
-    if (state.stats.parsed + state.stats.reusedShared > 0) await engine.releaseStorePages();
+    if (wroteTags(state.stats)) await engine.releaseStorePages();
     startTokenizer();
     state.inOrder(discovery.paths);
     const prepared = Date.now();

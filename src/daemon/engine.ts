@@ -15,6 +15,12 @@ import { type DaemonOptions, daemonSettings } from './settings.js';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/**
+ * The store lets go of its map only from this size of its data file on: below it, the pages it
+ * keeps resident are few, and closing the pool and starting another costs more than they do.
+ */
+const RELEASE_PAGES_FROM_BYTES = 64 * 1024 * 1024;
+
 export class DaemonEngine {
   /** The settings in force (replaced when the project config changes). */
   private settings: DaemonOptions;
@@ -108,11 +114,14 @@ export class DaemonEngine {
   }
 
   /**
-   * Lets go of the store's map after a cold pass (see TagStore.releasePages). The pool's threads
-   * hold the store open, and the map with it, so they are closed first and a new pool is started.
-   * A read meanwhile would find the store closed: readers wait for `storeReadable`.
+   * Lets go of the store's map (see TagStore.releasePages) when the store is large enough for its
+   * pages to matter (RELEASE_PAGES_FROM_BYTES). The pool's threads hold the store open, and the map
+   * with it, so they are closed first and a new pool is started. A read meanwhile would find the
+   * store closed: readers wait for `storeReadable`. True when it let go (and the pool is new).
    */
-  async releaseStorePages(): Promise<void> {
+  async releaseStorePages(): Promise<boolean> {
+    if (this.store.dataBytes() < (this.options.releasePagesFromBytes ?? RELEASE_PAGES_FROM_BYTES)) return false;
+    const started = Date.now();
     const release = (async () => {
       await this.runner.close();
       try {
@@ -129,6 +138,8 @@ export class DaemonEngine {
     } finally {
       this.releasing = undefined;
     }
+    this.options.log(`store's pages let go in ${Date.now() - started} ms`);
+    return true;
   }
 
   /** Settles when the store can be read (it is not letting go of its map). */

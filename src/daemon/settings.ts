@@ -59,6 +59,8 @@ export interface DaemonOptions extends DaemonSettings {
   timings?: Partial<DaemonTimings>;
   /** Test only: paths containing this text cannot be watched (see RepoWatcherOptions.unwatchable). */
   unwatchable?: string;
+  /** Test only: the store lets go of its map from this size of its data file on (RELEASE_PAGES_FROM_BYTES). */
+  releasePagesFromBytes?: number;
 }
 
 /** The one place a daemon's settings are made, at start and when the project config changes. */

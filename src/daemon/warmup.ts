@@ -48,15 +48,16 @@ export class WarmUp {
       this.rehearseOnceSettled();
       loadTokenizerHere().catch((err: unknown) => log(`tokenizer: ${errorMessage(err)}`));
       // Linking read every name from the store, and those pages stay mapped until the store lets
-      // go of its map; an update waits meanwhile. The new pool that this starts is readied in turn.
+      // go of its map (a large store's; see releaseStorePages); an update waits meanwhile. A new pool
+      // that this starts is readied in turn.
       const readied = this.readied;
       this.sync
         .serialize(async () => {
           await readied; // the pool being readied is the one that letting go closes
-          if (!this.engine.isStopping) await this.engine.releaseStorePages();
+          return !this.engine.isStopping && (await this.engine.releaseStorePages());
         })
-        .then(() => {
-          if (!this.engine.isStopping) this.readied = this.readyWrites(paths);
+        .then((released) => {
+          if (released && !this.engine.isStopping) this.readied = this.readyWrites(paths);
         })
         .catch((err: unknown) => log(`letting go of the store's pages failed: ${errorMessage(err)}`));
     };

@@ -101,6 +101,11 @@ export function emptyStats(): IndexStats {
   return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, reusedShared: 0, removed: 0, restoredGraphs: 0 };
 }
 
+/** Whether a pass wrote tags to the store (parsed files, or copied them from the shared cache): what it wrote stays mapped until the store lets go (TagStore.releasePages). */
+export function wroteTags(stats: IndexStats): boolean {
+  return stats.parsed + stats.reusedShared > 0;
+}
+
 /**
  * Brings paths up to date against the store: reuse what mtime and size vouch for, re-hash what
  * was touched, parse what changed (on the runner), and drop the records of files that are gone.

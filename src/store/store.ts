@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import type { FileNames, FileRecord, FileRefs, FileTags } from '../records.js';
@@ -168,6 +168,15 @@ export class TagStore {
     await this.flushed();
     await this.closeDatabases();
     this.dbs = openDatabases(this.dir);
+  }
+
+  /** The size of the store's data file: the most of it that its map can hold resident. */
+  dataBytes(): number {
+    try {
+      return statSync(join(this.dir, 'tags.lmdb', 'data.mdb')).size;
+    } catch {
+      return 0; // no file to map
+    }
   }
 
   /** A path's record, without its names and tags (see names, outline and referenceSites). */
