@@ -84,6 +84,10 @@ export const NEEDED_MODEL = {
   unusedName: 0.5,
   /** Files whose definitions are matched against the request's words: imported, beside, best ranked. */
   wordMatchFiles: 30,
+  /** Files beside the request's files (by path) whose references are read for names the request's files do not use yet. */
+  besideFiles: 40,
+  /** Such a name counts when at least this many of them reference it: what one neighbour calls is its own business. */
+  besideMinUsers: 2,
 } as const;
 
 /**

@@ -161,6 +161,19 @@ test('the request\'s words pick, in an imported module, a definition the chat fi
   assert.ok(shows(asked.text), asked.text);
 });
 
+test('the names the files beside the chat file use, and it does not yet, are shown', async () => {
+  const handler = (name: string) => `import { validateRequestBody } from '../validation/body.js';\nexport function handle${name}(body: unknown) {\n  return validateRequestBody(body, '${name}');\n}\n`;
+  const root = repo({
+    'src/validation/body.ts': 'export function validateRequestBody(body: unknown, schemaName: string): boolean {\n  return body !== undefined && schemaName.length > 0;\n}\n',
+    'src/handlers/users.ts': handler('Users'),
+    'src/handlers/carts.ts': handler('Carts'),
+    'src/handlers/orders.ts': 'export function handleOrders(body: unknown) {\n  return body;\n}\n',
+    ...filler(60),
+  });
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: [join(root, 'src/handlers/orders.ts')] });
+  assert.match(map.text, /src\/validation\/body\.ts:\n(?:.*\n)*?│export function validateRequestBody\(body: unknown, schemaName: string\): boolean \{/, map.text);
+});
+
 test('a plain word of a message weighs as a mention but does not come before the names the chat file uses; a --mention does', async () => {
   const root = repo({
     'src/pricing.ts': 'export function computeInvoiceTotal(items: number[]): number {\n  return items.length;\n}\n',

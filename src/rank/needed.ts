@@ -1,7 +1,8 @@
 // The code a change needs: for the files the request names (the chat files first), the
-// definitions their references resolve to (the callees, the types, the base classes they use),
-// then the public API of the modules they import. A model that edits a file writes calls to what
-// it uses; these signatures come before the breadth of the rest of the map.
+// definitions their references resolve to (the callees, the types, the base classes they use) and
+// those the files beside them use, then the public API of the modules they import. A model that
+// edits a file writes calls to what it uses; these signatures come before the breadth of the rest
+// of the map.
 //
 // A reference resolves, in this order, to the definitions in the files its file imports, then in
 // its own folder (a Go package, sibling modules), then by name across the repository when few
@@ -16,7 +17,15 @@ import type { PackEntry } from '../pack/pack.js';
 import { dirOf } from '../resolve/files.js';
 import type { Outline } from '../store/outline.js';
 
-const { maxNameDefiners: MAX_NAME_DEFINERS, maxDefinitionsPerName: MAX_DEFINITIONS_PER_NAME, wordMatchBoost: WORD_MATCH_BOOST, unusedName: UNUSED_NAME, wordMatchFiles: WORD_MATCH_FILES } = NEEDED_MODEL;
+const {
+  maxNameDefiners: MAX_NAME_DEFINERS,
+  maxDefinitionsPerName: MAX_DEFINITIONS_PER_NAME,
+  wordMatchBoost: WORD_MATCH_BOOST,
+  unusedName: UNUSED_NAME,
+  wordMatchFiles: WORD_MATCH_FILES,
+  besideFiles: BESIDE_FILES,
+  besideMinUsers: BESIDE_MIN_USERS,
+} = NEEDED_MODEL;
 
 /** What resolution reads of the graph and the index. */
 export interface NeededSources {
@@ -71,8 +80,9 @@ interface Need {
  * The needed definitions as pack entries, best first: the mentioned names' definitions; the named
  * files' own top-level definitions; the names the request's files use (by Aider's identifier
  * weight times the square root of the uses, surer resolution first), mixed with the definitions
- * nearby that the request's words name in part; then the top-level definitions of the modules
- * they import, and of the files beside them. At most `limit` entries.
+ * nearby that the request's words name in part and the names the files beside them use; then the
+ * top-level definitions of the modules they import, and of the files beside them. At most `limit`
+ * entries.
  */
 export function neededEntries(sources: NeededSources, request: NeededRequest): PackEntry[] {
   const { from, hidden, mentionedIdents } = request;
@@ -108,13 +118,15 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     }
   }
   const wanted = [...new Set([...mentionedIdents, ...uses.keys()])].filter((ident) => mentionedIdents.has(ident) || !own.has(ident)).sort(comparePaths);
-  const definers = sources.definersOf(wanted);
   const foreign = foreignTo(from);
   const aboutTests = from.some(isTestPath);
   const shownFile = (path: string) => !hidden.has(path) && !foreign(path);
   const imported = new Map(from.map((path) => [path, importsThroughBarrels(path, sources.importsOf)]));
   const near = new Set([...imported.values()].flatMap((set) => [...set]));
   const beside = new Set(from.flatMap(sources.neighboursOf));
+  const besideUses = namesUsedBeside([...beside], shownFile, sources, (ident) => uses.has(ident) || own.has(ident) || mentionedIdents.has(ident));
+  // One look-up for both: a map whose index links names lazily scans the files once per look-up.
+  const definers = sources.definersOf([...wanted, ...besideUses.keys()]);
 
   const requestWords = new Set([...mentionedIdents].flatMap(identifierWords));
   const wordList = [...requestWords];
@@ -159,6 +171,18 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
         needs.push({ ident, score, files: [path], index: i });
       }
     }
+  }
+  // The names the files beside the request's files use and they do not yet: code next to a file
+  // is written with the same API, so what several of its neighbours call, a change to it may start to.
+  for (const [ident, users] of besideUses) {
+    const all = definers.get(ident);
+    if (!all) continue;
+    const candidates = [...all].sort(comparePaths).filter(shownFile);
+    if (candidates.length === 0) continue;
+    const { files, tier } = resolveName(candidates, from, imported);
+    if (files.length > MAX_NAME_DEFINERS) continue;
+    const score = identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(users) * certainty(tier, files.length) * wordBoost(ident) * UNUSED_NAME;
+    needs.push({ ident, score, files });
   }
   needs.sort((a, b) => b.score - a.score || comparePaths(a.ident, b.ident));
 
@@ -231,6 +255,22 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const neighbours = byRank(beside).filter((path) => !listed.has(path));
   showApis([modules, neighbours]);
   return entries;
+}
+
+/**
+ * The names of two words or more that at least NEEDED_MODEL.besideMinUsers files of `beside` (of
+ * its first besideFiles by path, those `shown`) reference and `known` does not hold, each with how
+ * many of them do, by name.
+ */
+function namesUsedBeside(beside: readonly string[], shown: (path: string) => boolean, sources: NeededSources, known: (ident: string) => boolean): Map<string, number> {
+  const users = new Map<string, number>();
+  for (const path of [...beside].sort(comparePaths).slice(0, BESIDE_FILES)) {
+    if (!shown(path)) continue;
+    for (const ident of sources.fileNames(path).referenced) {
+      if (!known(ident) && isMultiWordIdentifier(ident)) users.set(ident, (users.get(ident) ?? 0) + 1);
+    }
+  }
+  return new Map([...users].filter(([, count]) => count >= BESIDE_MIN_USERS).sort(([a], [b]) => comparePaths(a, b)));
 }
 
 /**
