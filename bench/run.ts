@@ -11,8 +11,10 @@ import { createHash } from 'node:crypto';
 import {
   appendFileSync,
   existsSync,
+  lstatSync,
   mkdtempSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   utimesSync,
@@ -658,9 +660,12 @@ async function benchMain(argv: string[]): Promise<number> {
         check(warm.textSha === coldN.textSha, 'warm: the map is byte-identical to the cold map');
 
         // Touch 1% of the parseable files (content and mtime), evenly spread; restore exactly afterwards.
-        const count = Math.max(1, Math.round(eligible.length * TOUCH_SHARE));
-        const step = eligible.length / count;
-        const chosen = Array.from({ length: count }, (_, i) => eligible[Math.floor(i * step)]);
+        // Neither a symbolic link nor a link's target: appending to either changes two indexed paths.
+        const linked = new Set(eligible.filter((path) => lstatSync(join(corpus, path)).isSymbolicLink()).map((path) => realpathSync(join(corpus, path))));
+        const touchable = eligible.filter((path) => lstatSync(join(corpus, path)).isFile() && !linked.has(realpathSync(join(corpus, path))));
+        const count = Math.max(1, Math.round(touchable.length * TOUCH_SHARE));
+        const step = touchable.length / count;
+        const chosen = Array.from({ length: count }, (_, i) => touchable[Math.floor(i * step)]);
         try {
           for (const path of chosen) {
             const abs = join(corpus, path);

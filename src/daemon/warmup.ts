@@ -43,13 +43,10 @@ export class WarmUp {
       const { graph } = this.engine.state;
       if (!graph.linkPending(LINK_SLICE_FILES)) return void setImmediate(linkInTurns);
       log(`names linked in ${Date.now() - linking} ms, after the first map`);
-      this.namesLinked = true;
-      graph.prepareRelated();
-      this.rehearseOnceSettled();
-      loadTokenizerHere().catch((err: unknown) => log(`tokenizer: ${errorMessage(err)}`));
       // Linking read every name from the store, and those pages stay mapped until the store lets
-      // go of its map (a large store's; see releaseStorePages); an update waits meanwhile. A new pool
-      // that this starts is readied in turn.
+      // go of its map (a large store's; see releaseStorePages): it does before the next related
+      // graph's arrays are reserved, so the two are not resident at once. An update waits
+      // meanwhile. A new pool that this starts is readied in turn.
       const readied = this.readied;
       this.sync
         .serialize(async () => {
@@ -59,7 +56,15 @@ export class WarmUp {
         .then((released) => {
           if (released && !this.engine.isStopping) this.readied = this.readyWrites(paths);
         })
-        .catch((err: unknown) => log(`letting go of the store's pages failed: ${errorMessage(err)}`));
+        .catch((err: unknown) => log(`letting go of the store's pages failed: ${errorMessage(err)}`))
+        .then(() => {
+          if (this.engine.isStopping) return;
+          this.namesLinked = true;
+          this.engine.state.graph.prepareRelated();
+          this.rehearseOnceSettled();
+          loadTokenizerHere().catch((err: unknown) => log(`tokenizer: ${errorMessage(err)}`));
+        })
+        .catch((err: unknown) => log(`warm-up after linking failed: ${errorMessage(err)}`));
     };
     this.background = () => {
       setImmediate(linkInTurns);
