@@ -84,10 +84,14 @@ export const NEEDED_MODEL = {
   unusedName: 0.5,
   /** Files whose definitions are matched against the request's words: imported, beside, best ranked. */
   wordMatchFiles: 30,
-  /** Files beside the request's files (by path) whose references are read for names the request's files do not use yet. */
-  besideFiles: 40,
-  /** Such a name counts when at least this many of them reference it: what one neighbour calls is its own business. */
-  besideMinUsers: 2,
+  /**
+   * The request's files' peers, whose references are read for names the request's files do not use
+   * yet: this many of the files beside them (the first by path), and this many of the best ranked.
+   */
+  peerFolderFiles: 40,
+  peerRankedFiles: 10,
+  /** Such a name counts when at least this many peers reference it: what one calls is its own business. */
+  peerMinUsers: 2,
 } as const;
 
 /**

@@ -174,6 +174,22 @@ test('the names the files beside the chat file use, and it does not yet, are sho
   assert.match(map.text, /src\/validation\/body\.ts:\n(?:.*\n)*?│export function validateRequestBody\(body: unknown, schemaName: string\): boolean \{/, map.text);
 });
 
+test('the names the files best ranked for the chat file use, and it does not yet, are shown', async () => {
+  // Two callers of the chat file's function, in other folders, both record an audit event.
+  const caller = (name: string) =>
+    `import { createOrder } from '../orders/create.js';\nimport { recordAuditEvent } from '../audit/log.js';\nexport function ${name}(id: string) {\n  recordAuditEvent('order', id);\n  return createOrder(id);\n}\n`;
+  const root = repo({
+    'src/audit/log.ts': 'export function recordAuditEvent(kind: string, subjectId: string): void {\n  void kind;\n  void subjectId;\n}\n',
+    'src/orders/ids.ts': 'export function newOrderId(): string {\n  return String(Date.now());\n}\n',
+    'src/orders/create.ts': "import { newOrderId } from './ids.js';\nexport function createOrder(id: string = newOrderId()) {\n  return { id };\n}\n",
+    'src/api/routes.ts': caller('postOrder'),
+    'src/jobs/replay.ts': caller('replayOrder'),
+    ...filler(60),
+  });
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: [join(root, 'src/orders/create.ts')] });
+  assert.match(map.text, /src\/audit\/log\.ts:\n(?:.*\n)*?│export function recordAuditEvent\(kind: string, subjectId: string\): void \{/, map.text);
+});
+
 test('a plain word of a message weighs as a mention but does not come before the names the chat file uses; a --mention does', async () => {
   const root = repo({
     'src/pricing.ts': 'export function computeInvoiceTotal(items: number[]): number {\n  return items.length;\n}\n',

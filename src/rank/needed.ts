@@ -1,8 +1,8 @@
 // The code a change needs: for the files the request names (the chat files first), the
 // definitions their references resolve to (the callees, the types, the base classes they use) and
-// those the files beside them use, then the public API of the modules they import. A model that
-// edits a file writes calls to what it uses; these signatures come before the breadth of the rest
-// of the map.
+// those their peers use (the files beside them, the best ranked), then the public API of the
+// modules they import. A model that edits a file writes calls to what it uses; these signatures
+// come before the breadth of the rest of the map.
 //
 // A reference resolves, in this order, to the definitions in the files its file imports, then in
 // its own folder (a Go package, sibling modules), then by name across the repository when few
@@ -23,8 +23,9 @@ const {
   wordMatchBoost: WORD_MATCH_BOOST,
   unusedName: UNUSED_NAME,
   wordMatchFiles: WORD_MATCH_FILES,
-  besideFiles: BESIDE_FILES,
-  besideMinUsers: BESIDE_MIN_USERS,
+  peerFolderFiles: PEER_FOLDER_FILES,
+  peerRankedFiles: PEER_RANKED_FILES,
+  peerMinUsers: PEER_MIN_USERS,
 } = NEEDED_MODEL;
 
 /** What resolution reads of the graph and the index. */
@@ -80,7 +81,7 @@ interface Need {
  * The needed definitions as pack entries, best first: the mentioned names' definitions; the named
  * files' own top-level definitions; the names the request's files use (by Aider's identifier
  * weight times the square root of the uses, surer resolution first), mixed with the definitions
- * nearby that the request's words name in part and the names the files beside them use; then the
+ * nearby that the request's words name in part and the names their peers use; then the
  * top-level definitions of the modules they import, and of the files beside them. At most `limit`
  * entries.
  */
@@ -124,9 +125,11 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const imported = new Map(from.map((path) => [path, importsThroughBarrels(path, sources.importsOf)]));
   const near = new Set([...imported.values()].flatMap((set) => [...set]));
   const beside = new Set(from.flatMap(sources.neighboursOf));
-  const besideUses = namesUsedBeside([...beside], shownFile, sources, (ident) => uses.has(ident) || own.has(ident) || mentionedIdents.has(ident));
+  // The request's files' peers: the files beside them (the first by path), then the best ranked.
+  const peers = [...new Set([...[...beside].sort(comparePaths).slice(0, PEER_FOLDER_FILES), ...request.ranked.slice(0, PEER_RANKED_FILES)])].filter(shownFile);
+  const peerUses = namesUsedBy(peers, sources, (ident) => uses.has(ident) || own.has(ident) || mentionedIdents.has(ident));
   // One look-up for both: a map whose index links names lazily scans the files once per look-up.
-  const definers = sources.definersOf([...wanted, ...besideUses.keys()]);
+  const definers = sources.definersOf([...wanted, ...peerUses.keys()]);
 
   const requestWords = new Set([...mentionedIdents].flatMap(identifierWords));
   const wordList = [...requestWords];
@@ -172,9 +175,9 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
       }
     }
   }
-  // The names the files beside the request's files use and they do not yet: code next to a file
-  // is written with the same API, so what several of its neighbours call, a change to it may start to.
-  for (const [ident, users] of besideUses) {
+  // The names the peers use and the request's files do not yet: code next to a file, or about the
+  // same things, is written with the same API, so what several peers call a change may start to.
+  for (const [ident, users] of peerUses) {
     const all = definers.get(ident);
     if (!all) continue;
     const candidates = [...all].sort(comparePaths).filter(shownFile);
@@ -258,19 +261,17 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
 }
 
 /**
- * The names of two words or more that at least NEEDED_MODEL.besideMinUsers files of `beside` (of
- * its first besideFiles by path, those `shown`) reference and `known` does not hold, each with how
- * many of them do, by name.
+ * The names of two words or more that at least NEEDED_MODEL.peerMinUsers of `files` reference and
+ * `known` does not hold, each with how many of them do, by name.
  */
-function namesUsedBeside(beside: readonly string[], shown: (path: string) => boolean, sources: NeededSources, known: (ident: string) => boolean): Map<string, number> {
+function namesUsedBy(files: readonly string[], sources: NeededSources, known: (ident: string) => boolean): Map<string, number> {
   const users = new Map<string, number>();
-  for (const path of [...beside].sort(comparePaths).slice(0, BESIDE_FILES)) {
-    if (!shown(path)) continue;
+  for (const path of files) {
     for (const ident of sources.fileNames(path).referenced) {
       if (!known(ident) && isMultiWordIdentifier(ident)) users.set(ident, (users.get(ident) ?? 0) + 1);
     }
   }
-  return new Map([...users].filter(([, count]) => count >= BESIDE_MIN_USERS).sort(([a], [b]) => comparePaths(a, b)));
+  return new Map([...users].filter(([, count]) => count >= PEER_MIN_USERS).sort(([a], [b]) => comparePaths(a, b)));
 }
 
 /**
