@@ -125,10 +125,6 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
       index.stats.restoredGraphs++;
       return mapFromIndex(index, graph, options);
     }
-    // Building the graph reads every unchanged file's names from the store, and the pages read stay
-    // mapped: they are let go of before the related graph is built over the names.
-    graph.linkDefiners();
-    if (!options.runner) await store.releasePages();
     // A graph built here is saved while the map is laid out.
     graph.prepareRelated({ spare: false });
     const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, projectKey, options.onNotice);

@@ -25,7 +25,7 @@ test('a path with a newline or another control character is one escaped map line
   assert.ok(data.files.some((file) => file.path === 'src/new\nline.py'), 'JSON keeps the name as it is');
 });
 
-test('an empty root prints one line saying there is nothing to map; a --cache-dir that is a file is one line, exit 2', () => {
+test('an empty root prints one line saying there is nothing to map, a budget too small one saying so; a --cache-dir that is a file is one line, exit 2', () => {
   const empty = tempDir();
   const result = runCli(['map', empty, '--cache-dir', tempDir()]);
   assert.equal(result.code, 0, result.stderr);
@@ -33,6 +33,11 @@ test('an empty root prints one line saying there is nothing to map; a --cache-di
   assert.equal(result.stderr, `repomap: nothing to map in ${empty}: it has no files to index\n`);
   mkdirSync(join(empty, 'sub'));
   assert.match(runCli(['map', join(empty, 'sub'), '--cache-dir', tempDir()]).stderr, /^repomap: nothing to map in .*sub: it has no files to index\n$/);
+  // A root with files and a budget too small for the map's first line says so, not that it has none.
+  const tight = runCli(['map', copyFixture('shop'), '--cache-dir', tempDir(), '--tokens', '1']);
+  assert.equal(tight.code, 0, tight.stderr);
+  assert.equal(tight.stdout, '');
+  assert.match(tight.stderr, /^repomap: no line of the map of .*shop\S* fits in 1 tokens: ask for more tokens\n$/);
 
   const root = copyFixture('shop');
   const file = join(tempDir(), 'not-a-folder');

@@ -9,7 +9,7 @@ import { daemonPaths, isProcessAlive, listDaemons, readLockPid } from '../daemon
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { RepomapError, badRequest } from '../errors.js';
 import { resolveRoot } from '../paths.js';
-import { nothingToMap, textOutput } from '../render/output.js';
+import { emptyMapNote, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
@@ -110,7 +110,7 @@ export async function queryCommand(args: string[]): Promise<number> {
   const map = await answer(() => whileShowingProgress(repo, repo.map({ ...request, listSkipped: values.verbose === true }), !values.quiet), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : textOutput(map));
-  if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
+  if (map.text === '') process.stderr.write(`repomap: ${emptyMapNote(root, map)}\n`);
   return 0;
 }
 

@@ -9,7 +9,7 @@ import { printDetails } from './details.js';
 import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
-import { nothingToMap, textOutput } from '../render/output.js';
+import { emptyMapNote, textOutput } from '../render/output.js';
 import { mapTestOptions } from '../test-hooks.js';
 
 export const MAP_HELP = `Usage: repomap map [ROOT] [options]
@@ -77,6 +77,6 @@ export async function mapCommand(args: string[]): Promise<number> {
   progress.finish();
   if (values.verbose) printDetails(map, { daemon: false });
   process.stdout.write(format === 'json' ? JSON.stringify(publicMap(map, { listSkipped: true }), null, 2) + '\n' : textOutput(map));
-  if (map.text === '') process.stderr.write(`repomap: ${nothingToMap(root)}\n`);
+  if (map.text === '') process.stderr.write(`repomap: ${emptyMapNote(root, map)}\n`);
   return 0;
 }

@@ -11,7 +11,7 @@ import { type FieldSpec, MAP_REQUEST, type MapRequest, SYMBOL_QUERY, type Symbol
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
-import { nothingToMap, textOutput } from '../render/output.js';
+import { emptyMapNote, textOutput } from '../render/output.js';
 import { renderSymbols } from '../symbols.js';
 
 type ToolResult = { content: Array<{ type: 'text'; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -228,7 +228,7 @@ export function createMcpServer(root: string, version: string, options: McpServe
           const asked = repo.map({ ...(fromArguments(args, MAP_REQUEST) as MapRequest), verboseHint: false, waitSeconds: indexWaitMs / 1000 });
           await awaitIndex(repo, extra, indexWaitMs, asked);
           const map = await asked;
-          const text = textOutput({ ...map, text: map.text || nothingToMap(root) });
+          const text = textOutput({ ...map, text: map.text || emptyMapNote(root, map) });
           const partial = map.partial ? { partial: map.partial } : {};
           return { text, structured: { text, tokens: map.tokens, budget: map.budget, files: map.files.map((file) => file.path), ...partial } };
         }),

@@ -1,15 +1,20 @@
 // A map's text as a command or a tool prints it: the partial-map line, and what is said when a root
-// has nothing to map. Imports nothing: the thin client loads it.
-import type { PartialIndex } from '../api/types.js';
+// has nothing to map. Imports no code: the thin client loads it.
+import type { IndexStats, PartialIndex } from '../api/types.js';
 
 /** The line that starts a partial map's text output: what it is made of, and that a later one is complete. */
 export function partialNote({ indexedFiles, files }: PartialIndex): string {
   return `(partial map: the index is still being built, ${indexedFiles} of ${files} source files indexed; ask again for the complete map)\n`;
 }
 
-/** What is said instead of a map when a root has no file to map (an empty repository or folder). */
-export function nothingToMap(root: string): string {
-  return `nothing to map in ${root}: it has no files to index`;
+/**
+ * What is said instead of an empty map: the root has no file to map (an empty repository or
+ * folder), or the budget is too small for the map's first line.
+ */
+export function emptyMapNote(root: string, { budget, stats }: { budget: number; stats: IndexStats }): string {
+  const indexed = stats.parsed + stats.reusedByStat + stats.reusedByHash + stats.reusedShared;
+  if (indexed === 0) return `nothing to map in ${root}: it has no files to index`;
+  return `no line of the map of ${root} fits in ${budget} tokens: ask for more tokens`;
 }
 
 /** A map as text output: a partial map starts with the line that says so. */
