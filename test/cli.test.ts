@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { copyFixture, runCli, tempDir } from './helpers.js';
@@ -66,6 +66,20 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   assertUserError(runCli(['map', root, root]), /one ROOT/);
   assertUserError(runCli(['map', root, '--ranking', 'random']), /--ranking must be one of repomap, aider/);
   assertUserError(runCli(['frobnicate']), /unknown command 'frobnicate'/);
+});
+
+test('a --chat path is taken from the current directory, else from the root', () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const elsewhere = tempDir();
+  const fromRoot = runCli(['map', root, '--chat', 'src/cart.ts', '--cache-dir', cache, '--format', 'json'], { cwd: elsewhere });
+  assert.equal(fromRoot.code, 0, fromRoot.stderr);
+  assert.deepEqual((JSON.parse(fromRoot.stdout) as { request: { chatFiles: string[] } }).request.chatFiles, ['src/cart.ts']);
+  assertUserError(runCli(['map', root, '--chat', 'src/missing.ts', '--cache-dir', cache], { cwd: elsewhere }), /chat file src\/missing\.ts does not exist/);
+  // A file of that name in the current directory comes first: the path is what the shell completed.
+  mkdirSync(join(elsewhere, 'src'));
+  writeFileSync(join(elsewhere, 'src', 'cart.ts'), 'x = 1\n');
+  assertUserError(runCli(['map', root, '--chat', 'src/cart.ts', '--cache-dir', cache], { cwd: elsewhere }), /outside the repository root/);
 });
 
 test('an explicit --tokens is the cap, chat file or not (the x8 applies to the default budget only)', () => {

@@ -45,7 +45,11 @@ export const MAP_REQUEST = {
   chatFiles: {
     kind: 'strings',
     help: 'Files the model already has in full: the map shows first the code they use, and the ranking starts from them; they are not rendered.',
-    cli: { flag: 'chat', value: 'FILE', help: ['a file the model already has (repeatable): not shown; the map shows the code it', 'uses first, and ranks from it'] },
+    cli: {
+      flag: 'chat',
+      value: 'FILE',
+      help: ['a file the model already has (repeatable): not shown; the map shows the code it', 'uses first, and ranks from it (a path from the current directory, else from ROOT)'],
+    },
     mcp: {
       name: 'chat_files',
       help: 'Paths (relative to the repository root) of files already in the conversation; they are not shown, but what they use ranks first.',

@@ -1,6 +1,8 @@
 // The options that shape one map, shared by `repomap map` (in-process) and `repomap query`
 // (through the daemon): derived from the request schema (api/request.ts), each field's option,
 // its help line and its parsing. Light on purpose: the thin client loads it.
+import { existsSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { requestFilePath } from '../paths.js';
 import { type FieldSpec, MAP_REQUEST, type MapRequest, budgetFor } from '../api/request.js';
 import { type OptionSpec, choiceOption, integerOption, secondsOption } from './args.js';
@@ -80,12 +82,24 @@ export const REQUEST_HELP = helpOf(MAP_REQUEST);
 
 type RequestValues = { [K in keyof typeof REQUEST_OPTIONS]?: (typeof REQUEST_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof REQUEST_OPTIONS)[K] extends { type: 'boolean' } ? boolean : string };
 
-/** The request the options describe; chat files are taken from the current directory and checked (see requestFilePath). */
+/** The request the options describe; chat files are taken from the current directory or the root (see chatFilePath) and checked. */
 export function requestFromOptions(values: RequestValues, root: string): { request: MapRequest; format: 'text' | 'json' } {
   const chosen = choiceOption(values.format, 'format', ['text', 'markdown', 'json'] as const, 'text');
   const request: Record<string, unknown> = fieldsFromOptions(MAP_REQUEST, values, ['markdown']);
   if (chosen === 'markdown') request.markdown = true;
-  request.chatFiles = (values.chat ?? []).map((file) => requestFilePath(root, file, 'chat file', process.cwd()));
+  request.chatFiles = (values.chat ?? []).map((file) => chatFilePath(root, file));
   budgetFor(request); // a bad budget is refused before any work (or a daemon) is started
   return { request, format: chosen === 'json' ? 'json' : 'text' };
+}
+
+/**
+ * A chat file the command line names, from the current directory as a shell completes it; a
+ * relative path that names nothing there is taken from the root when the root has it or the
+ * current directory is outside the root (`repomap map ROOT --chat src/app.py` run from elsewhere).
+ * Checked by requestFilePath.
+ */
+function chatFilePath(root: string, file: string): string {
+  const outside = relative(root, process.cwd()).startsWith('..');
+  const fromRoot = !isAbsolute(file) && !existsSync(resolve(file)) && (outside || existsSync(resolve(root, file)));
+  return requestFilePath(root, file, 'chat file', fromRoot ? root : process.cwd());
 }
