@@ -121,6 +121,15 @@ class OneWorkerRunner implements ParseRunner {
 
 type ExtractPool = Piscina<BatchTask, FileResult[]>;
 
+/**
+ * Piscina's threads load the worker module with require() first, and Node (20.19 on) then loads an
+ * ES module synchronously: with several processes starting threads at once, that aborted the
+ * process now and then (`v8::Module::IsGraphAsync must be used on an instantiated module`). Without
+ * require of ES modules, the require fails and Piscina import()s the module, as it does on older
+ * Node. The parent's own options are not passed on: V8 options are the process's anyway.
+ */
+const WORKER_EXEC_ARGV = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? { execArgv: ['--no-experimental-require-module'] } : {};
+
 /** A Piscina pool of the extraction worker. */
 function startPool(threads: number, tasksPerThread: number): Promise<ExtractPool> {
   return import('piscina').then(
@@ -131,6 +140,7 @@ function startPool(threads: number, tasksPerThread: number): Promise<ExtractPool
         maxThreads: threads,
         concurrentTasksPerWorker: tasksPerThread,
         idleTimeout: 30_000,
+        ...WORKER_EXEC_ARGV,
       }),
   );
 }
