@@ -661,8 +661,9 @@ async function benchMain(argv: string[]): Promise<number> {
 
         // Touch 1% of the parseable files (content and mtime), evenly spread; restore exactly afterwards.
         // Neither a symbolic link nor a link's target: appending to either changes two indexed paths.
-        const linked = new Set(eligible.filter((path) => lstatSync(join(corpus, path)).isSymbolicLink()).map((path) => realpathSync(join(corpus, path))));
-        const touchable = eligible.filter((path) => lstatSync(join(corpus, path)).isFile() && !linked.has(realpathSync(join(corpus, path))));
+        const isLink = new Map(eligible.map((path) => [path, lstatSync(join(corpus, path)).isSymbolicLink()]));
+        const linked = new Set(eligible.filter((path) => isLink.get(path)).map((path) => realpathSync(join(corpus, path))));
+        const touchable = eligible.filter((path) => !isLink.get(path) && !linked.has(realpathSync(join(corpus, path))));
         const count = Math.max(1, Math.round(touchable.length * TOUCH_SHARE));
         const step = touchable.length / count;
         const chosen = Array.from({ length: count }, (_, i) => touchable[Math.floor(i * step)]);

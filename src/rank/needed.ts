@@ -141,21 +141,27 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     for (const word of identifierWords(ident)) if (requestWords.has(word)) matches++;
     return 1 + WORD_MATCH_BOOST * matches;
   };
+  /**
+   * The files a name's users mean (see resolveName), and the name's weight: Aider's weight of the
+   * name times the square root of its uses, times how sure the resolution is, times one more for
+   * each of the request's words it holds. None when no file of it may be shown, or too many define it.
+   */
+  const resolveNeed = (ident: string, users: readonly string[], useCount: number) => {
+    const all = definers.get(ident);
+    if (!all) return undefined;
+    const candidates = [...all].sort(comparePaths).filter(shownFile);
+    if (candidates.length === 0) return undefined;
+    const { files, tier } = resolveName(candidates, users, imported);
+    // A name many files define, even among those imported, says too little about which is meant.
+    if (files.length === 0 || files.length > MAX_NAME_DEFINERS) return undefined;
+    return { files, weight: identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(useCount) * certainty(tier, files.length) * wordBoost(ident) };
+  };
   const needs: Need[] = [];
   for (const ident of wanted) {
-    const all = definers.get(ident);
-    if (!all) continue;
-    const candidates = [...all].sort(comparePaths).filter(shownFile);
-    if (candidates.length === 0) continue;
     const use = uses.get(ident);
-    const mentioned = request.namedIdents.has(ident);
-    const { files, tier } = resolveName(candidates, use?.users ?? [], imported);
-    // A name many files define, even among those imported, says too little about which is meant.
-    if (files.length === 0 || files.length > MAX_NAME_DEFINERS) continue;
-    // Mentioned names first; then Aider's weight of the name times the square root of its uses,
-    // times how sure its resolution is, times one more for each of the request's words it holds.
-    const weight = identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(use?.count ?? 1) * certainty(tier, files.length) * wordBoost(ident);
-    needs.push({ ident, score: mentioned ? Infinity : weight, files });
+    const need = resolveNeed(ident, use?.users ?? [], use?.count ?? 1);
+    // Mentioned names first.
+    if (need) needs.push({ ident, score: request.namedIdents.has(ident) ? Infinity : need.weight, files: need.files });
   }
   // The definitions the request's words name in part (`stream` in `ListStream`) that its files do
   // not use yet: what a change may start to use, in the modules imported, beside, or ranked first.
@@ -178,14 +184,8 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   // The names the peers use and the request's files do not yet: code next to a file, or about the
   // same things, is written with the same API, so what several peers call a change may start to.
   for (const [ident, users] of peerUses) {
-    const all = definers.get(ident);
-    if (!all) continue;
-    const candidates = [...all].sort(comparePaths).filter(shownFile);
-    if (candidates.length === 0) continue;
-    const { files, tier } = resolveName(candidates, from, imported);
-    if (files.length > MAX_NAME_DEFINERS) continue;
-    const score = identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(users) * certainty(tier, files.length) * wordBoost(ident) * UNUSED_NAME;
-    needs.push({ ident, score, files });
+    const need = resolveNeed(ident, from, users);
+    if (need) needs.push({ ident, score: need.weight * UNUSED_NAME, files: need.files });
   }
   needs.sort((a, b) => b.score - a.score || comparePaths(a.ident, b.ident));
 
