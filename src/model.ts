@@ -72,8 +72,8 @@ export const NEEDED_SHARE = 5 / 8;
 export const NEEDED_MODEL = {
   /** A name defined in more files than this, none imported or nearby, says too little about which is meant. */
   maxNameDefiners: 3,
-  /** Definitions shown per (file, name): overloads beyond these add little. */
-  maxDefinitionsPerName: 2,
+  /** Definitions shown per (file, name): a second one (an overload, a setter, an alternative) adds less than another name. */
+  maxDefinitionsPerName: 1,
   /** How surely a reference means its definers: through an import, in its own folder, by name alone (then also over the square root of the definers). */
   importedCertainty: 1,
   folderCertainty: 2 / 3,
@@ -81,7 +81,7 @@ export const NEEDED_MODEL = {
   /** Each word of the request a name holds multiplies its weight by one more times this. */
   wordMatchBoost: 1,
   /** A definition the request's files do not use yet, named in part by the request's words: less likely needed than one they use. */
-  unusedName: 0.5,
+  unusedName: 1 / 4,
   /** Files whose definitions are matched against the request's words: imported, beside, best ranked. */
   wordMatchFiles: 30,
   /**
@@ -92,6 +92,13 @@ export const NEEDED_MODEL = {
   peerRankedFiles: 10,
   /** Such a name counts when at least this many peers reference it: what one calls is its own business. */
   peerMinUsers: 2,
+  /**
+   * The best-ranked files whose top-level API is listed with the imported modules': a change often
+   * starts to use the file it is about (a test's subject, a caller's callee) without importing it yet.
+   */
+  rankedApiFiles: 10,
+  /** Of several files a needed name may mean, those the request's ranking puts after the first weigh this share of the name's weight. */
+  otherDefiners: 1 / 4,
 } as const;
 
 /**

@@ -126,21 +126,21 @@ test('a message mentions identifiers and files; a file named by path is personal
   assert.equal(map.files.find((file) => file.lines.length > 0)?.path, 'src/mailer.ts');
 });
 
-test('render: path header, │ shown lines with scope headers, ⋮ where lines are elided', async () => {
+test('render: path header, │ shown lines with scope headers, … where lines are elided', async () => {
   const root = copyFixture('shop');
   const map = await buildMap({ root, cacheDir: tempDir(), tokens: 4096, chatFiles: ['src/checkout.ts'] });
   const block = map.text.split('\n\n').find((part) => part.startsWith('src/cart.ts:'));
   assert.ok(block, 'cart.ts is rendered');
   const lines = block.split('\n');
   assert.equal(lines[0], 'src/cart.ts:');
-  assert.equal(lines[1], '⋮'); // the imports before the class are elided
+  assert.equal(lines[1], '…'); // the imports before the class are elided
   assert.equal(lines[2], '│export class Cart {');
   // The method's enclosing class header is shown above it, and the elided gap between them is marked.
   const discounted = lines.indexOf('│  discountedTotal(percent: number): number {');
   assert.ok(discounted > 2);
-  assert.equal(lines[discounted - 1], '⋮');
-  assert.equal(lines[lines.length - 1], '⋮');
-  for (const line of lines.slice(1)) assert.ok(line === '⋮' || line.startsWith('│'), `unexpected line ${line}`);
+  assert.equal(lines[discounted - 1], '…');
+  assert.equal(lines[lines.length - 1], '…');
+  for (const line of lines.slice(1)) assert.ok(line === '…' || line.startsWith('│'), `unexpected line ${line}`);
 });
 
 test('render: a signature line is shown whole up to 300 characters, a longer one cut with an ellipsis; a file with nothing to show is its bare path', async () => {

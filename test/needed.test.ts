@@ -125,7 +125,7 @@ test('a name never links files of two language families: a Go file and a Python 
   const json = publicMap(map, { listSkipped: true });
   for (const path of ['service/decoder.go', 'service/use.go']) assert.equal(json.files.find((file) => file.path === path)?.rank ?? 0, 0);
   // ... and where only a few lines fit, they are the Python definer's, not the Go one's.
-  const small = await buildMap({ root, cacheDir: tempDir(), tokens: 40, chatFiles });
+  const small = await buildMap({ root, cacheDir: tempDir(), tokens: 32, chatFiles });
   assert.ok(small.files.find((file) => file.path === 'service/decoder.py')?.lines.length, small.text);
   assert.equal(small.files.find((file) => file.path === 'service/decoder.go')?.lines.length ?? 0, 0, small.text);
 });
@@ -138,11 +138,11 @@ test('a test file\'s definitions come after code\'s unless the chat file is a te
   });
   const linesOf = (map: { files: Array<{ path: string; lines: unknown[] }> }, path: string) => map.files.find((file) => file.path === path)?.lines.length ?? 0;
   // Where a few lines fit, they are code's: the lexer the parser uses, not the parser's test.
-  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 48, chatFiles: [join(root, 'src/parser.ts')] });
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 36, chatFiles: [join(root, 'src/parser.ts')] });
   assert.ok(linesOf(map, 'src/lexer.ts') > 0, map.text);
   assert.equal(linesOf(map, 'src/parser.test.ts'), 0, map.text);
   // With the test in the chat, what it tests is needed, and shown.
-  const forTest = await buildMap({ root, cacheDir: tempDir(), tokens: 48, chatFiles: [join(root, 'src/parser.test.ts')] });
+  const forTest = await buildMap({ root, cacheDir: tempDir(), tokens: 36, chatFiles: [join(root, 'src/parser.test.ts')] });
   assert.ok(linesOf(forTest, 'src/parser.ts') > 0, forTest.text);
 });
 
@@ -161,12 +161,20 @@ test('the request\'s words pick, in an imported module, a definition the chat fi
   assert.ok(shows(asked.text), asked.text);
 });
 
-test('the names the files beside the chat file use, and it does not yet, are shown', async () => {
-  const handler = (name: string) => `import { validateRequestBody } from '../validation/body.js';\nexport function handle${name}(body: unknown) {\n  return validateRequestBody(body, '${name}');\n}\n`;
-  const root = repo({
+/** A validator in its own folder and two handlers beside the chat file's place that call it. */
+function validatingHandlers(): Record<string, string> {
+  const handler = (name: string) =>
+    `import { validateRequestBody } from '../validation/body.js';\nexport function handle${name}(body: unknown) {\n  return validateRequestBody(body, '${name}');\n}\n`;
+  return {
     'src/validation/body.ts': 'export function validateRequestBody(body: unknown, schemaName: string): boolean {\n  return body !== undefined && schemaName.length > 0;\n}\n',
     'src/handlers/users.ts': handler('Users'),
     'src/handlers/carts.ts': handler('Carts'),
+  };
+}
+
+test('the names the files beside the chat file use, and it does not yet, are shown', async () => {
+  const root = repo({
+    ...validatingHandlers(),
     'src/handlers/orders.ts': 'export function handleOrders(body: unknown) {\n  return body;\n}\n',
     ...filler(60),
   });
@@ -188,6 +196,52 @@ test('the names the files best ranked for the chat file use, and it does not yet
   });
   const map = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: [join(root, 'src/orders/create.ts')] });
   assert.match(map.text, /src\/audit\/log\.ts:\n(?:.*\n)*?│export function recordAuditEvent\(kind: string, subjectId: string\): void \{/, map.text);
+});
+
+test('a short name of two words that the chat file imports comes before a longer one only its peers use', async () => {
+  // `isOpen` is too short for Aider's compound weight; in the chat file's own imports it still
+  // says which definition is meant, more surely than what two other handlers call.
+  const root = repo({
+    ...validatingHandlers(),
+    'src/state/flags.ts': 'export function isOpen(store: string): boolean {\n  return store.length > 0;\n}\n',
+    'src/handlers/orders.ts': "import { isOpen } from '../state/flags.js';\nexport function handleOrders(body: unknown) {\n  return isOpen('main') ? body : undefined;\n}\n",
+    ...filler(60),
+  });
+  // Room for one signature: the first one the chat file needs.
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 48, chatFiles: [join(root, 'src/handlers/orders.ts')] });
+  assert.match(map.text, /│export function isOpen\(store: string\): boolean \{/, map.text);
+  assert.doesNotMatch(map.text, /│export function validateRequestBody\(/, map.text);
+});
+
+test('the top-level API of the files best ranked for the chat file is listed, not only their paths', async () => {
+  // The chat file's callers rank first for it; what they define is what a change to it often
+  // starts to use, though it imports none of them.
+  const helpers = Array.from({ length: 12 }, (_, i) => `export function labelHelper${i}(label: string): string {\n  return label;\n}\n`);
+  const root = repo({
+    // An imported module with a long API, which would fill the list without the callers'.
+    'src/orders/labels.ts': helpers.join('') + 'export function formatOrderLabel(id: string): string {\n  return id;\n}\n',
+    'src/orders/create.ts': "import { formatOrderLabel } from './labels.js';\nexport function createOrder(id: string) {\n  return { id, label: formatOrderLabel(id) };\n}\n",
+    'src/api/routes.ts':
+      "import { createOrder } from '../orders/create.js';\nexport function routeOrderRequest(path: string, orderId: string): string {\n  return path + createOrder(orderId).id;\n}\n",
+    ...filler(60),
+  });
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: [join(root, 'src/orders/create.ts')] });
+  assert.match(map.text, /src\/api\/routes\.ts:\n(?:.*\n)*?│export function routeOrderRequest\(path: string, orderId: string\): string \{/, map.text);
+});
+
+test('of two files that define a name the chat file uses, the one ranked first for it is shown first', async () => {
+  // `item.format_price()` names no module: both definers are guesses. The chat file also calls
+  // what only shop/money.py defines, so that one ranks above the other (first by path).
+  const root = repo({
+    'legacy/old_money.py': 'class OldMoney:\n    def format_price(self, cents):\n        return str(cents)\n',
+    'shop/money.py': 'class Money:\n    def format_price(self, cents):\n        return f"{cents / 100:.2f}"\n\n    def rounded_cents(self):\n        return 0\n',
+    'shop/cart/checkout.py': 'def total_line(item):\n    return item.format_price(item.rounded_cents())\n',
+    ...filler(60, 'py'),
+  });
+  // Room for two signatures: `rounded_cents`, said more surely, and one `format_price`.
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 64, chatFiles: [join(root, 'shop/cart/checkout.py')] });
+  assert.match(map.text, /shop\/money\.py:\n(?:.*\n)*?│    def format_price\(self, cents\):/, map.text);
+  assert.doesNotMatch(map.text, /legacy\/old_money\.py:/, map.text);
 });
 
 test('a plain word of a message weighs as a mention but does not come before the names the chat file uses; a --mention does', async () => {
@@ -360,7 +414,7 @@ const RESOLUTION_CASES: Array<{ language: string; files: Record<string, string>;
       'legacy/make.go': 'package legacy\n\nfunc MakeWidgetThing(name string) string { return name }\n',
     },
     chat: 'cmd/main.go',
-    imported: /widgets\/make\.go:\n⋮\n│func MakeWidgetThing\(size Size\) Size/,
+    imported: /widgets\/make\.go:\n…\n│func MakeWidgetThing\(size Size\) Size/,
     other: /MakeWidgetThing\(name string\)/,
   },
   {
@@ -385,7 +439,7 @@ const RESOLUTION_CASES: Array<{ language: string; files: Record<string, string>;
       'src/main/java/com/acme/legacy/WidgetMaker.java': 'package com.acme.legacy;\n\npublic class WidgetMaker {\n  public static String makeWidgetThing(String name) { return name; }\n}\n',
     },
     chat: 'src/main/java/com/acme/app/Main.java',
-    imported: /com\/acme\/widgets\/WidgetMaker\.java:\n⋮\n│public class WidgetMaker \{/,
+    imported: /com\/acme\/widgets\/WidgetMaker\.java:\n…\n│public class WidgetMaker \{/,
     other: /makeWidgetThing\(String name\)/,
   },
   {
@@ -401,7 +455,7 @@ const RESOLUTION_CASES: Array<{ language: string; files: Record<string, string>;
   },
 ];
 
-for (const { language, files, chat, imported, other, tokens = 40 } of RESOLUTION_CASES) {
+for (const { language, files, chat, imported, other, tokens = 32 } of RESOLUTION_CASES) {
   test(`resolution decides which definer is shown: ${language}`, async () => {
     const root = repo(files);
     const map = await buildMap({ root, cacheDir: tempDir(), tokens, chatFiles: [join(root, chat)] });

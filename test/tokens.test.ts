@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { get_encoding } from 'tiktoken';
-import { ENCODINGS, loadTokenizerHere, tokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
+import { DEFAULT_ENCODING, ENCODINGS, loadTokenizerHere, tokenCounter, wholeTextCounter } from '../src/pack/tokens.js';
 import { seededRandom } from '../src/random.js';
+import { ELIDED_MARK, SHOWN_MARK } from '../src/render/render.js';
 import { packageRoot } from '../src/paths.js';
 
 // Every tokenizer thread of this file signals its answer before it posts it, the order a caller
@@ -14,7 +15,7 @@ const EARLY = { signalEarly: true };
 
 // Pieces chosen to sit at line ends and starts, where the line sums could go wrong.
 const PIECES = [
-  'src/app.ts:', '│export function run(a: number): string {', '⋮', '', ' ', '  ', '\t', '{', '}', '});', ':', '::', '"',
+  'src/app.ts:', '│export function run(a: number): string {', '⋮', '…', '', ' ', '  ', '\t', '{', '}', '});', ':', '::', '"',
   'x', 'value123', '12345', 'é', '日本語', '🙂', "'s", '<|endoftext|>', '\r', '```', '```ts', '//', '#', '  indented', '-->',
 ];
 
@@ -29,6 +30,22 @@ function randomText(random: () => number): string {
   }
   return lines.join('\n') + (random() < 0.5 ? '\n' : '');
 }
+
+test("the map's marks are one token each where a line starts, on the default and GPT-4o's encodings", () => {
+  // The marks repeat on every shown line and every gap: a mark of several tokens (`⋮` is four
+  // with its newline) would spend a sixth of a small map on punctuation.
+  for (const name of [DEFAULT_ENCODING, 'o200k_base'] as const) {
+    const encoding = get_encoding(name);
+    try {
+      const cost = (text: string) => encoding.encode(text).length;
+      const shown = `src/app.ts:\n${SHOWN_MARK}export function run(a: number): string {\n`;
+      assert.equal(cost(shown + ELIDED_MARK + '\n') - cost(shown), 1, name);
+      assert.equal(cost(`${shown}${SHOWN_MARK}}\n`) - cost(shown), cost('}\n') + 1, name);
+    } finally {
+      encoding.free();
+    }
+  }
+});
 
 test('line-summed token counts equal whole-text counts on every encoding', () => {
   // Real text too: this repository's sources and README, whole.

@@ -214,7 +214,7 @@ export function createMcpServer(root: string, version: string, options: McpServe
       description:
         'A ranked, token-budgeted outline of this repository: the files and the signature lines of the classes, ' +
         'functions and types that matter most to the current task, with their enclosing scopes (│ marks a shown ' +
-        'line, ⋮ elided lines). Call it before editing code you have not seen, to find what already exists and ' +
+        'line, … elided lines). Call it before editing code you have not seen, to find what already exists and ' +
         'where. Name the files already in the conversation (chat_files) and the files and identifiers the task ' +
         'mentions: they steer the ranking strongly. The files listed are summaries; read a file in full before changing it.',
       inputSchema: REPO_MAP_ARGUMENTS,

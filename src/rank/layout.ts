@@ -11,6 +11,7 @@ import type { Outline } from '../store/outline.js';
 import type { DefTag } from '../records.js';
 import type { RelatedRanking } from './rank.js';
 import { DEFINITIONS_MAX_TOKENS, DEFINITIONS_SHARE } from '../model.js';
+import { ELIDED_MARK, SHOWN_MARK } from '../render/render.js';
 
 /** Tokens of a budget spent naming files before any definition is shown. */
 export function namingTokens(budget: number): number {
@@ -208,7 +209,7 @@ export function entriesWithin(
   const texts: string[] = [];
   entries.forEach(({ path }, k) => {
     const outline = outlineOf(path);
-    texts.push(path + ':', ...rowsOf[k].map((row) => '│' + (outline?.lineText(row) ?? '')));
+    texts.push(path + ':', ...rowsOf[k].map((row) => SHOWN_MARK + (outline?.lineText(row) ?? '')));
   });
   countTokens(texts.join('\n'));
   const shownByPath = new Map<string, Set<number>>();
@@ -220,7 +221,7 @@ export function entriesWithin(
     const lines: string[] = shownByPath.has(path) ? [] : ['', path + ':'];
     const outline = outlineOf(path);
     // Each new line, and the elision mark that usually comes before it.
-    for (const row of rowsOf[k]) if (!shown.has(row)) lines.push('⋮', '│' + (outline?.lineText(row) ?? ''));
+    for (const row of rowsOf[k]) if (!shown.has(row)) lines.push(ELIDED_MARK, SHOWN_MARK + (outline?.lineText(row) ?? ''));
     const cost = countTokens(lines.join('\n') + '\n');
     if (used + cost > (k === 0 ? Math.max(tokens, firstWithin) : tokens)) break;
     used += cost;

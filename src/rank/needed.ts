@@ -12,7 +12,8 @@ import { comparePaths } from '../discover/discover.js';
 import { familyOfPath } from '../extract/languages.js';
 import { isTestPath } from '../file-kinds.js';
 import { identifierMultiplier, isMultiWordIdentifier } from '../graph/identifiers.js';
-import { NEEDED_MODEL } from '../model.js';
+import { getOrCreate } from '../graph/nodes.js';
+import { EDGE_WEIGHTS, NEEDED_MODEL } from '../model.js';
 import type { PackEntry } from '../pack/pack.js';
 import { dirOf } from '../resolve/files.js';
 import type { Outline } from '../store/outline.js';
@@ -26,6 +27,8 @@ const {
   peerFolderFiles: PEER_FOLDER_FILES,
   peerRankedFiles: PEER_RANKED_FILES,
   peerMinUsers: PEER_MIN_USERS,
+  rankedApiFiles: RANKED_API_FILES,
+  otherDefiners: OTHER_DEFINERS,
 } = NEEDED_MODEL;
 
 /** What resolution reads of the graph and the index. */
@@ -82,7 +85,8 @@ interface Need {
  * files' own top-level definitions; the names the request's files use (by Aider's identifier
  * weight times the square root of the uses, surer resolution first), mixed with the definitions
  * nearby that the request's words name in part and the names their peers use; then the
- * top-level definitions of the modules they import, and of the files beside them. At most `limit`
+ * top-level definitions of the modules they import and of the files best ranked for them, and of
+ * the files beside them. At most `limit`
  * entries.
  */
 export function neededEntries(sources: NeededSources, request: NeededRequest): PackEntry[] {
@@ -154,14 +158,27 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     const { files, tier } = resolveName(candidates, users, imported);
     // A name many files define, even among those imported, says too little about which is meant.
     if (files.length === 0 || files.length > MAX_NAME_DEFINERS) return undefined;
-    return { files, weight: identifierMultiplier(ident, all.size, mentionedIdents) * Math.sqrt(useCount) * certainty(tier, files.length) * wordBoost(ident) };
+    return { files, weight: nameWeight(ident, all.size, mentionedIdents) * Math.sqrt(useCount) * certainty(tier, files.length) * wordBoost(ident) };
   };
   const needs: Need[] = [];
+  /**
+   * A name's definitions: of several files its users may mean, the best ranked first at the
+   * name's weight, and the others, each a guess, at NEEDED_MODEL.otherDefiners of it. A mentioned
+   * name shows all of them at once.
+   */
+  const pushNeed = (ident: string, score: number, files: readonly string[]) => {
+    if (files.length === 1 || score === Infinity) {
+      needs.push({ ident, score, files });
+      return;
+    }
+    const [best, ...others] = [...files].sort((a, b) => request.rankOf(b) - request.rankOf(a) || comparePaths(a, b));
+    needs.push({ ident, score, files: [best] }, { ident, score: score * OTHER_DEFINERS, files: others });
+  };
   for (const ident of wanted) {
     const use = uses.get(ident);
     const need = resolveNeed(ident, use?.users ?? [], use?.count ?? 1);
     // Mentioned names first.
-    if (need) needs.push({ ident, score: request.namedIdents.has(ident) ? Infinity : need.weight, files: need.files });
+    if (need) pushNeed(ident, request.namedIdents.has(ident) ? Infinity : need.weight, need.files);
   }
   // The definitions the request's words name in part (`stream` in `ListStream`) that its files do
   // not use yet: what a change may start to use, in the modules imported, beside, or ranked first.
@@ -176,7 +193,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
         if (uses.has(ident) || own.has(ident) || mentionedIdents.has(ident) || ident.startsWith('_')) continue;
         const boost = wordBoost(ident);
         if (boost === 1 || (!aboutTests && inTestScope(outline, i))) continue;
-        const score = identifierMultiplier(ident, 1, mentionedIdents) * relation * boost * UNUSED_NAME;
+        const score = nameWeight(ident, 1, mentionedIdents) * relation * boost * UNUSED_NAME;
         needs.push({ ident, score, files: [path], index: i });
       }
     }
@@ -185,7 +202,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   // same things, is written with the same API, so what several peers call a change may start to.
   for (const [ident, users] of peerUses) {
     const need = resolveNeed(ident, from, users);
-    if (need) needs.push({ ident, score: need.weight * UNUSED_NAME, files: need.files });
+    if (need) pushNeed(ident, need.weight * UNUSED_NAME, need.files);
   }
   needs.sort((a, b) => b.score - a.score || comparePaths(a.ident, b.ident));
 
@@ -198,8 +215,11 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     entries.push({ path, rank: request.rankOf(path), def: outline.def(i) });
   };
   const full = () => entries.length >= request.limit;
-  /** Each group's files' top-level definitions, file by file in turn; false once the list is full. */
-  const showApis = (groups: ReadonlyArray<readonly string[]>): boolean => {
+  /**
+   * Each group's files' top-level definitions, file by file in turn (but those `skip` says no to);
+   * false once the list is full.
+   */
+  const showApis = (groups: ReadonlyArray<readonly string[]>, skip: (path: string, ident: string) => boolean = () => false): boolean => {
     for (const files of groups) {
       // Outlines read as the turns reach them: a Go package's folder may hold hundreds of files.
       const apis = files.map((path) => ({ path, outline: undefined as Outline | undefined, read: false, next: 0 }));
@@ -213,7 +233,8 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
           }
           const { outline } = api;
           if (!outline) continue;
-          while (api.next < outline.defCount && !(outline.defDepth(api.next) === 0 && !outline.defName(api.next).startsWith('_'))) api.next++;
+          const listed = (i: number) => outline.defDepth(i) === 0 && !outline.defName(i).startsWith('_') && !skip(api.path, outline.defName(i));
+          while (api.next < outline.defCount && !listed(api.next)) api.next++;
           if (api.next >= outline.defCount) continue;
           add(api.path, outline, api.next++);
           more = true;
@@ -250,13 +271,17 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const mentionedNeeds = needs.filter((need) => need.score === Infinity);
   const usedNeeds = needs.filter((need) => need.score !== Infinity);
   if (!showNeeds(mentionedNeeds) || !showApis([named]) || !showNeeds(usedNeeds)) return entries;
-  // Then the API the change may start to use: the imported modules' top-level definitions, then
-  // those of the files beside the request's files, file by file in turn, best-ranked first.
+  // Then the API the change may start to use: the top-level definitions of the imported modules and
+  // of the best-ranked files, then those of the files beside the request's files, file by file in
+  // turn, best-ranked first.
   const byRank = (paths: Iterable<string>) => [...new Set(paths)].filter(shownFile).sort((a, b) => request.rankOf(b) - request.rankOf(a) || comparePaths(a, b));
-  const modules = byRank(near);
+  const modules = byRank([...near, ...request.ranked.slice(0, RANKED_API_FILES)]);
   const listed = new Set(modules);
   const neighbours = byRank(beside).filter((path) => !listed.has(path));
-  showApis([modules, neighbours]);
+  // A name the request's files use is shown where it resolves, not in another file that defines it too.
+  const resolvedTo = new Map<string, Set<string>>();
+  for (const { ident, files } of needs) for (const path of files) getOrCreate(resolvedTo, ident, () => new Set()).add(path);
+  showApis([modules, neighbours], (path, ident) => uses.has(ident) && !resolvedTo.get(ident)?.has(path));
   return entries;
 }
 
@@ -272,6 +297,17 @@ function namesUsedBy(files: readonly string[], sources: NeededSources, known: (i
     }
   }
   return new Map([...users].filter(([, count]) => count >= PEER_MIN_USERS).sort(([a], [b]) => comparePaths(a, b)));
+}
+
+/**
+ * Aider's multiplier of a name, with every name of two words or more counted as a long compound
+ * one: in a file's own references `urlRE` or `isBuild` says which definition is meant as surely
+ * as `createDebugger` does.
+ */
+function nameWeight(ident: string, definerCount: number, mentioned: ReadonlySet<string>): number {
+  const weight = identifierMultiplier(ident, definerCount, mentioned);
+  const short = ident.length < EDGE_WEIGHTS.compoundMinLength;
+  return short && isMultiWordIdentifier(ident) ? weight * EDGE_WEIGHTS.compoundIdent : weight;
 }
 
 /**

@@ -2,7 +2,7 @@ import { escapeControls } from '../paths.js';
 import type { MapLine } from '../api/types.js';
 
 export const SHOWN_MARK = '│';
-export const ELIDED_MARK = '⋮';
+export const ELIDED_MARK = '…';
 
 /** A shown line (see MapLine), its line 0-based here: publicMap makes it 1-based for callers. */
 export type ShownLine = MapLine;
@@ -34,7 +34,7 @@ export const PREAMBLE = [
 ].join('\n');
 
 /**
- * Renders blocks as the text map: `path:` then `│`-prefixed shown lines with `⋮` wherever lines
+ * Renders blocks as the text map: `path:` then `│`-prefixed shown lines with `…` wherever lines
  * are elided; a block with nothing to show is its bare path. A blank line separates blocks,
  * except between consecutive bare paths. An optional footer ends the map. Control characters in
  * a path are escaped (see escapeControls): a file named `new\nline.py` is one map line.
