@@ -89,7 +89,7 @@ export const NEEDED_MODEL = {
    * yet: this many of the files beside them (the first by path), and this many of the best ranked.
    */
   peerFolderFiles: 40,
-  peerRankedFiles: 10,
+  peerRankedFiles: 20,
   /** Such a name counts when at least this many peers reference it: what one calls is its own business. */
   peerMinUsers: 2,
   /**

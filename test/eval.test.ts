@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { directoryOrder, lexicalOrder, packFileList } from '../src/eval/baselines.js';
@@ -223,6 +224,26 @@ test('eval scores every ranking on every task, reuses the cache, and leaves the 
   assert.equal(git(root, 'rev-parse', 'HEAD'), headBefore);
   assert.equal(readFileSync(join(root, 'src/uncommitted.ts'), 'utf8'), 'export const dirty = 1;\n');
   assert.deepEqual(readdirSync(scratchBase), []);
+});
+
+test('eval refuses a tag cache another live run holds, and takes over one a dead run left', async () => {
+  const root = scriptedRepo();
+  const cacheDir = tempDir('repomap-eval-cache-');
+  const scratchBase = tempDir('repomap-eval-scratch-');
+  const rankers = [rankerByName('repomap')!];
+  // A live holder: the process that runs this test file.
+  writeFileSync(join(cacheDir, 'eval.lock'), `${process.ppid}\n`);
+  await assert.rejects(runEval({ root, budgets: [256], rankers, scratchBase, cacheDir }), (err: Error) => {
+    assert.match(err.message, new RegExp(`in use by another repomap eval \\(pid ${process.ppid}\\); give each run its own --cache-dir`));
+    return true;
+  });
+  assert.deepEqual(readdirSync(scratchBase), []);
+  // A dead holder's lock is taken, and let go at the end.
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  writeFileSync(join(cacheDir, 'eval.lock'), `${dead.stdout}\n`);
+  const report = await runEval({ root, budgets: [256], rankers, scratchBase, cacheDir });
+  assert.equal(report.tasks.length, 4);
+  assert.ok(!readdirSync(cacheDir).includes('eval.lock'));
 });
 
 test('eval works on a bare repository; the CLI prints a table or JSON, and rejects mistakes', () => {

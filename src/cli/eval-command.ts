@@ -34,7 +34,8 @@ Options:
   --exclude GLOB       leave out matching paths, from tasks and maps (repeatable)
   --encoding NAME      tiktoken encoding for counting (default ${DEFAULT_ENCODING})
   --format FMT         text (default) or json (every task with its scores)
-  --cache-dir DIR      keep the tag cache here across runs (default: inside the scratch folder)
+  --cache-dir DIR      keep the tag cache here across runs (default: inside the scratch folder);
+                       one run at a time: a second run on the same folder is refused
   --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES})
   --workers N          parse threads (default ${defaultWorkerCount()})
   --quiet              no progress line on stderr (it is shown only on a terminal anyway)

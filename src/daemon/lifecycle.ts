@@ -3,7 +3,8 @@
 import { existsSync, unlinkSync } from 'node:fs';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { RepomapError } from '../errors.js';
-import { type DaemonPaths, acquireLock, ensureRuntimeDir, releaseLock } from './runtime.js';
+import { acquireLock, releaseLock } from '../lock-file.js';
+import { type DaemonPaths, ensureRuntimeDir } from './runtime.js';
 
 /** How often the daemon checks that its socket is still there. */
 const SOCKET_CHECK_MS = 2000;

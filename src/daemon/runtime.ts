@@ -1,10 +1,11 @@
 // Where a repository's daemon lives: a private runtime folder, a socket and a lock per root.
 // Shared by the daemon and the thin client, so it imports nothing heavy.
 import { createHash } from 'node:crypto';
-import { linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RepomapError } from '../errors.js';
+import { isProcessAlive, readLockPid } from '../lock-file.js';
 
 export interface DaemonPaths {
   dir: string;
@@ -60,67 +61,6 @@ export function checkSocket(socket: string): void {
 function checkOwner(owner: number, what: string): void {
   const uid = process.getuid?.();
   if (uid !== undefined && owner !== uid) throw new RepomapError('refused', `${what} belongs to another user (uid ${owner}); refusing to use it`);
-}
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The pid in a lock file, or undefined when there is none or it is unreadable. */
-export function readLockPid(lock: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(lock, 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Takes the root's lock for this process: created exclusively; a lock left by a dead process is
- * removed and taken. Returns the pid of the live holder when another daemon has it.
- */
-export function acquireLock(lock: string): { ok: true } | { ok: false; holder: number } {
-  // The lock appears with its pid already in it (a hard link to a file written first): a starter
-  // that finds it never reads it empty and takes a live daemon's lock for a dead one's.
-  const written = `${lock}.${process.pid}`;
-  writeFileSync(written, `${process.pid}\n`, { mode: 0o600 });
-  try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        linkSync(written, lock);
-        return { ok: true };
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        const holder = readLockPid(lock);
-        if (holder !== undefined && holder !== process.pid && isProcessAlive(holder)) return { ok: false, holder };
-        try {
-          unlinkSync(lock); // stale: its daemon died without cleaning up
-        } catch {
-          // another starter removed it first
-        }
-      }
-    }
-  } finally {
-    unlinkSync(written);
-  }
-  throw new Error(`could not take the lock ${lock}`);
-}
-
-/** Removes the lock if this process holds it. */
-export function releaseLock(lock: string): void {
-  if (readLockPid(lock) === process.pid) {
-    try {
-      unlinkSync(lock);
-    } catch {
-      // already gone
-    }
-  }
 }
 
 /** Daemons with a live lock in the runtime folder: pid and socket path. */

@@ -3,8 +3,11 @@
 // (the changed file with the most changed lines) and the commit message's identifiers, and the
 // other changed files are the targets: how many of them does the map show, at each budget? And of
 // the names the commit's added lines use from a few other files, how many does it show?
-import { badRequest } from '../errors.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { RepomapError, badRequest } from '../errors.js';
+import { acquireLock, releaseLock } from '../lock-file.js';
 import { familyOfPath, languageForPath } from '../extract/languages.js';
 import { ReferenceGraph } from '../graph/graph.js';
 import { EMPTY_NAMES } from '../graph/nodes.js';
@@ -219,9 +222,15 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   // Oldest first: consecutive parents are close, so few files change between tasks.
   const tasks = [...mined.tasks].sort((a, b) => a.time - b.time);
 
-  const scratch = await ScratchCheckout.create(repo.gitDir, options.scratchBase);
+  // Two runs writing one tag cache from checkouts of different commits spoil each other's maps.
+  const cacheLock = options.cacheDir === undefined ? undefined : lockCache(options.cacheDir);
+  const scratch = await ScratchCheckout.create(repo.gitDir, options.scratchBase).catch((err: unknown) => {
+    if (cacheLock) releaseLock(cacheLock);
+    throw err;
+  });
   const onSignal = (signal: NodeJS.Signals) => {
     scratch.remove();
+    if (cacheLock) releaseLock(cacheLock);
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   process.once('SIGINT', onSignal);
@@ -312,7 +321,17 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     await runner?.close();
     await store?.close();
     scratch.remove();
+    if (cacheLock) releaseLock(cacheLock);
   }
+}
+
+/** Takes `cacheDir`'s eval lock (the folder made if needed), or refuses when a live run holds it. */
+function lockCache(cacheDir: string): string {
+  mkdirSync(cacheDir, { recursive: true });
+  const lock = join(cacheDir, 'eval.lock');
+  const taken = acquireLock(lock);
+  if (!taken.ok) throw new RepomapError('refused', `the tag cache ${cacheDir} is in use by another repomap eval (pid ${taken.holder}); give each run its own --cache-dir`);
+  return lock;
 }
 
 /** Scores the files a map shows (in map order) against the targets. */
