@@ -83,13 +83,13 @@ export const NEEDED_MODEL = {
   /** A definition the request's files do not use yet, named in part by the request's words: less likely needed than one they use. */
   unusedName: 1 / 4,
   /** Files whose definitions are matched against the request's words: imported, beside, best ranked. */
-  wordMatchFiles: 30,
+  wordMatchFiles: 20,
   /**
    * The request's files' peers, whose references are read for names the request's files do not use
    * yet: this many of the files beside them (the first by path), and this many of the best ranked.
    */
   peerFolderFiles: 40,
-  peerRankedFiles: 20,
+  peerRankedFiles: 30,
   /** Such a name counts when at least this many peers reference it: what one calls is its own business. */
   peerMinUsers: 2,
   /**
