@@ -86,8 +86,7 @@ interface Need {
  * weight times the square root of the uses, surer resolution first), mixed with the definitions
  * nearby that the request's words name in part and the names their peers use; then the
  * top-level definitions of the modules they import and of the files best ranked for them, and of
- * the files beside them. At most `limit`
- * entries.
+ * the files beside them. At most `limit` entries.
  */
 export function neededEntries(sources: NeededSources, request: NeededRequest): PackEntry[] {
   const { from, hidden, mentionedIdents } = request;
