@@ -222,15 +222,14 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   // Oldest first: consecutive parents are close, so few files change between tasks.
   const tasks = [...mined.tasks].sort((a, b) => a.time - b.time);
 
-  // Two runs writing one tag cache from checkouts of different commits spoil each other's maps.
-  const cacheLock = options.cacheDir === undefined ? undefined : lockCache(options.cacheDir);
-  const scratch = await ScratchCheckout.create(repo.gitDir, options.scratchBase).catch((err: unknown) => {
-    if (cacheLock) releaseLock(cacheLock);
-    throw err;
-  });
-  const onSignal = (signal: NodeJS.Signals) => {
+  const scratch = await ScratchCheckout.create(repo.gitDir, options.scratchBase);
+  let cacheLock: string | undefined;
+  const cleanUp = () => {
     scratch.remove();
     if (cacheLock) releaseLock(cacheLock);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    cleanUp();
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   process.once('SIGINT', onSignal);
@@ -238,6 +237,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   let runner: ParseRunner | undefined;
   let store: TagStore | undefined;
   try {
+    // Two runs writing one tag cache from checkouts of different commits spoil each other's maps.
+    if (options.cacheDir !== undefined) cacheLock = lockCache(options.cacheDir);
     runner = createRunner(options.workers ?? 1);
     store = TagStore.open(options.cacheDir ?? `${scratch.dir}/cache`, { onNotice: options.onNotice });
     const graph = new ReferenceGraph();
@@ -320,8 +321,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     process.removeListener('SIGTERM', onSignal);
     await runner?.close();
     await store?.close();
-    scratch.remove();
-    if (cacheLock) releaseLock(cacheLock);
+    cleanUp();
   }
 }
 

@@ -219,6 +219,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
    * false once the list is full.
    */
   const showApis = (groups: ReadonlyArray<readonly string[]>, skip: (path: string, ident: string) => boolean = () => false): boolean => {
+    const listed = (outline: Outline, path: string, i: number) => outline.defDepth(i) === 0 && !outline.defName(i).startsWith('_') && !skip(path, outline.defName(i));
     for (const files of groups) {
       // Outlines read as the turns reach them: a Go package's folder may hold hundreds of files.
       const apis = files.map((path) => ({ path, outline: undefined as Outline | undefined, read: false, next: 0 }));
@@ -232,8 +233,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
           }
           const { outline } = api;
           if (!outline) continue;
-          const listed = (i: number) => outline.defDepth(i) === 0 && !outline.defName(i).startsWith('_') && !skip(api.path, outline.defName(i));
-          while (api.next < outline.defCount && !listed(api.next)) api.next++;
+          while (api.next < outline.defCount && !listed(outline, api.path, api.next)) api.next++;
           if (api.next >= outline.defCount) continue;
           add(api.path, outline, api.next++);
           more = true;
