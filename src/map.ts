@@ -12,8 +12,7 @@ import { DEFAULT_ENCODING, type MapRequest, budgetFor, waitBoundMs } from './api
 import type { MapStats, PartialIndex, RepoMap } from './api/types.js';
 import { type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
 import { DEFAULT_RANKING } from './api/request.js';
-import { entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
-import { NEEDED_SHARE } from './model.js';
+import { depthTokens, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
 import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
@@ -273,7 +272,7 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
     // A shown definition takes a few tokens at the least: more entries than this never fit.
     { from, hidden: chatFiles, mentionedIdents, namedIdents: namedIdents ?? mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4), ranked: ranking.files },
   );
-  const depth = entriesWithin(needed, layoutBudget * NEEDED_SHARE, outlineOf, countTokens, layoutBudget);
+  const depth = entriesWithin(needed, depthTokens(layoutBudget), outlineOf, countTokens, layoutBudget);
   const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
     mentioned: mentionedIdents,
     isLate: foreignTo(from),

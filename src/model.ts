@@ -63,10 +63,13 @@ export const RELATED_MODEL = {
 
 /**
  * The share of a map's budget ('repomap' ranking, see layout.ts) that the code the request's files
- * use (needed.ts) may take. The rest names files: the first few hundred tokens of bare paths hold
- * most of the files a change touches, and past them a signature the change calls serves more.
+ * use (needed.ts) may take, and more when the rest would exceed BREADTH_MAX_TOKENS. The rest names
+ * files: the first few hundred tokens of bare paths hold most of the files a change touches, and
+ * past them a signature the change calls serves more.
  */
 export const NEEDED_SHARE = 5 / 8;
+/** Breadth's tokens after a depth section, at most: what it gets at 2048 tokens. */
+export const BREADTH_MAX_TOKENS = 768;
 
 /** Which definitions the depth section shows (needed.ts), and in what order. */
 export const NEEDED_MODEL = {

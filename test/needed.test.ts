@@ -6,6 +6,8 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap, publicMap } from '../src/map.js';
 import { renderText } from '../src/render/render.js';
+import { BREADTH_MAX_TOKENS, NEEDED_SHARE } from '../src/model.js';
+import { depthTokens } from '../src/rank/layout.js';
 import { tempDir } from './helpers.js';
 
 /** A repository of the given files (path -> text) in a new folder. */
@@ -227,6 +229,31 @@ test('the top-level API of the files best ranked for the chat file is listed, no
   });
   const map = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: [join(root, 'src/orders/create.ts')] });
   assert.match(map.text, /src\/api\/routes\.ts:\n(?:.*\n)*?│export function routeOrderRequest\(path: string, orderId: string\): string \{/, map.text);
+});
+
+test('at a large budget the code the chat file uses takes all but BREADTH_MAX_TOKENS: bare paths are not given 3/8 of it', async () => {
+  // The chat file calls more functions than the budget holds; hundreds of other files could be named.
+  const modules: Record<string, string> = {};
+  const calls: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    modules[`src/lib/part_${i}.ts`] = `export function computePart${i}(value: number, scale: number): number {\n  return value * scale + ${i};\n}\n`;
+    calls.push(`import { computePart${i} } from '../lib/part_${i}.js';`);
+  }
+  const body = Array.from({ length: 300 }, (_, i) => `  total += computePart${i}(total, 2);`).join('\n');
+  const root = repo({ ...modules, 'src/app/main.ts': `${calls.join('\n')}\nexport function runAll(total: number): number {\n${body}\n  return total;\n}\n`, ...filler(600) });
+  const budget = 4096;
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: budget, chatFiles: [join(root, 'src/app/main.ts')] });
+  const bare = map.files.filter((file) => file.lines.length === 0);
+  const shown = map.files.filter((file) => file.lines.length > 0);
+  assert.ok(bare.length > 0, 'breadth names files');
+  const bareTokens = bare.reduce((sum, file) => sum + file.tokens, 0);
+  const shownTokens = shown.reduce((sum, file) => sum + file.tokens, 0);
+  assert.ok(shown.every((file) => file.path.startsWith('src/lib/')), 'the definitions shown are the callees');
+  // Bare paths get about BREADTH_MAX_TOKENS, not 3/8 of 4096 (1536); a little more, since the depth
+  // section's estimate counts an elision mark before every line and the packer fills what it leaves.
+  assert.ok(bareTokens <= BREADTH_MAX_TOKENS * 1.25, `bare paths took ${bareTokens} tokens`);
+  assert.ok(shownTokens > budget * NEEDED_SHARE, `the callees took ${shownTokens} tokens`);
+  assert.equal(depthTokens(1024), 1024 * NEEDED_SHARE, 'a small budget keeps the share');
 });
 
 test('of two files that define a name the chat file uses, the one ranked first for it is shown first', async () => {

@@ -1,5 +1,5 @@
 // How the 'repomap' ranking spends a budget. First the code the request's files use (see
-// needed.ts), within NEEDED_SHARE of it (model.ts); then breadth: a bare path costs a few tokens and
+// needed.ts), within depthTokens of it; then breadth: a bare path costs a few tokens and
 // a signature line many more, and a change usually needs files more than every signature of one
 // file, so the map names the best-ranked files with the rest (without a depth section, with all
 // of it but what their definitions get: DEFINITIONS_SHARE, at most DEFINITIONS_MAX_TOKENS), then shows their best
@@ -10,12 +10,17 @@ import type { TokenCounter } from '../pack/tokens.js';
 import type { Outline } from '../store/outline.js';
 import type { DefTag } from '../records.js';
 import type { RelatedRanking } from './rank.js';
-import { DEFINITIONS_MAX_TOKENS, DEFINITIONS_SHARE } from '../model.js';
+import { BREADTH_MAX_TOKENS, DEFINITIONS_MAX_TOKENS, DEFINITIONS_SHARE, NEEDED_SHARE } from '../model.js';
 import { ELIDED_MARK, SHOWN_MARK } from '../render/render.js';
 
 /** Tokens of a budget spent naming files before any definition is shown. */
 export function namingTokens(budget: number): number {
   return budget - Math.min(budget * DEFINITIONS_SHARE, DEFINITIONS_MAX_TOKENS);
+}
+
+/** Tokens of a budget the depth section (needed.ts) may take: NEEDED_SHARE of it, and all but BREADTH_MAX_TOKENS of a large one. */
+export function depthTokens(budget: number): number {
+  return budget - Math.min(budget * (1 - NEEDED_SHARE), BREADTH_MAX_TOKENS);
 }
 
 export interface LayoutInput {
