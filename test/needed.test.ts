@@ -5,7 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap, publicMap } from '../src/map.js';
-import { renderText } from '../src/render/render.js';
+import { barePathLines, renderText } from '../src/render/render.js';
+import { tokenCounter } from '../src/pack/tokens.js';
 import { BREADTH_MAX_TOKENS, NEEDED_SHARE } from '../src/model.js';
 import { depthTokens } from '../src/rank/layout.js';
 import { tempDir } from './helpers.js';
@@ -243,16 +244,13 @@ test('at a large budget the code the chat file uses takes all but BREADTH_MAX_TO
   const root = repo({ ...modules, 'src/app/main.ts': `${calls.join('\n')}\nexport function runAll(total: number): number {\n${body}\n  return total;\n}\n`, ...filler(600) });
   const budget = 4096;
   const map = await buildMap({ root, cacheDir: tempDir(), tokens: budget, chatFiles: [join(root, 'src/app/main.ts')] });
-  const bare = map.files.filter((file) => file.lines.length === 0);
   const shown = map.files.filter((file) => file.lines.length > 0);
-  assert.ok(bare.length > 0, 'breadth names files');
-  const bareTokens = bare.reduce((sum, file) => sum + file.tokens, 0);
-  const shownTokens = shown.reduce((sum, file) => sum + file.tokens, 0);
+  assert.ok(map.files.length > shown.length, 'breadth names files');
   assert.ok(shown.every((file) => file.path.startsWith('src/lib/')), 'the definitions shown are the callees');
-  // Bare paths get about BREADTH_MAX_TOKENS, not 3/8 of 4096 (1536); a little more, since the depth
-  // section's estimate counts an elision mark before every line and the packer fills what it leaves.
-  assert.ok(bareTokens <= BREADTH_MAX_TOKENS * 1.25, `bare paths took ${bareTokens} tokens`);
-  assert.ok(shownTokens > budget * NEEDED_SHARE, `the callees took ${shownTokens} tokens`);
+  // The callees get about depthTokens(budget) (3,328 here), not 5/8 of it (2,560): more than halfway.
+  const shownTokens = shown.reduce((sum, file) => sum + file.tokens, 0);
+  assert.ok(depthTokens(budget) === budget - BREADTH_MAX_TOKENS);
+  assert.ok(shownTokens > (depthTokens(budget) + budget * NEEDED_SHARE) / 2, `the callees took ${shownTokens} tokens`);
   assert.equal(depthTokens(1024), 1024 * NEEDED_SHARE, 'a small budget keeps the share');
 });
 
@@ -363,6 +361,20 @@ test('a name the chat file writes but its tags do not reference (a constant read
   // The struct is a tagged type reference; the constant and the field only appear in the text.
   assert.ok(views?.lines.some((line) => line.text.includes('InitializingProvidersMessage')), map.text);
   assert.ok(views?.lines.some((line) => line.text.includes('FetchPackageBegin')), map.text);
+});
+
+test('bare paths are written a line per folder, the folders in rank order, in fewer tokens', async () => {
+  const paths = ['internal/command/views/init.go', 'internal/command/meta.go', 'internal/command/views/hook.go', 'README.md', 'internal/command/views/odd,name.go', 'go.mod', 'odd{dir}/a.go', 'internal/command/meta_config.go', 'odd{dir}/b.go'];
+  const lines = barePathLines(paths);
+  assert.deepEqual(lines, ['internal/command/views/{init.go,hook.go}', 'internal/command/{meta.go,meta_config.go}', 'README.md', 'internal/command/views/odd,name.go', 'go.mod', 'odd{dir}/a.go', 'odd{dir}/b.go']);
+  const blocks = paths.map((path, rank) => ({ path, rank, lang: '', lines: [], lineCount: 1 }));
+  const text = renderText(blocks);
+  assert.equal(text, lines.join('\n') + '\n');
+  const countTokens = tokenCounter('cl100k_base');
+  assert.ok(countTokens(text) < countTokens(paths.join('\n') + '\n'));
+  // Between files with lines, a bare path is a block of its own.
+  const mixed = renderText([blocks[0], { ...blocks[1], lines: [{ line: 0, text: 'package command', role: 'scope' as const }] }, blocks[2]]);
+  assert.equal(mixed, 'internal/command/views/init.go\n\ninternal/command/meta.go:\n│package command\n\ninternal/command/views/hook.go\n');
 });
 
 test('markdown fences name the language; each file reports the tokens it takes', async () => {

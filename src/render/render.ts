@@ -36,22 +36,23 @@ export const PREAMBLE = [
 /**
  * Renders blocks as the text map: `path:` then `│`-prefixed shown lines with `…` wherever lines
  * are elided; a block with nothing to show is its bare path. A blank line separates blocks,
- * except between consecutive bare paths. An optional footer ends the map. Control characters in
- * a path are escaped (see escapeControls): a file named `new\nline.py` is one map line.
+ * except between consecutive bare paths, which are written by folder (see barePathLines). An
+ * optional footer ends the map. Control characters in a path are escaped (see escapeControls): a
+ * file named `new\nline.py` is one map line.
  */
 export function renderText(blocks: readonly MapBlock[], footer = '', style: RenderStyle = {}): string {
   const out: string[] = [];
   if (style.preamble && blocks.length > 0) out.push(PREAMBLE, '');
   const start = out.length;
-  let previousBare = true;
-  for (const block of blocks) {
-    const bare = block.lines.length === 0;
-    if (out.length > start && !(bare && previousBare)) out.push('');
-    previousBare = bare;
-    if (bare) {
-      out.push(escapeControls(block.path));
+  for (let k = 0; k < blocks.length; ) {
+    if (out.length > start) out.push('');
+    if (blocks[k].lines.length === 0) {
+      const run: string[] = [];
+      for (; k < blocks.length && blocks[k].lines.length === 0; k++) run.push(escapeControls(blocks[k].path));
+      out.push(...barePathLines(run));
       continue;
     }
+    const block = blocks[k++];
     out.push(`${escapeControls(block.path)}:`);
     if (style.markdown) out.push('```' + block.lang);
     let next = 0; // the first line not yet accounted for
@@ -68,4 +69,34 @@ export function renderText(blocks: readonly MapBlock[], footer = '', style: Rend
     out.push(footer);
   }
   return out.length > 0 ? out.join('\n') + '\n' : '';
+}
+
+/** A path that a brace list would misread: it is written on its own line. */
+const BRACE_SYNTAX = /[{},]/;
+
+/**
+ * A run of bare paths, a line per folder: `src/app/{a.ts,b.ts}` for the files of one folder, each
+ * folder where its best-ranked file is, the files in rank order. A path costs about as many tokens
+ * as its folders, so the run names more files in the same tokens where folders repeat.
+ */
+export function barePathLines(paths: readonly string[]): string[] {
+  const byFolder = new Map<string, string[]>();
+  const lines: Array<string | string[]> = [];
+  for (const path of paths) {
+    const slash = path.lastIndexOf('/');
+    const name = path.slice(slash + 1);
+    if (slash < 0 || BRACE_SYNTAX.test(path)) {
+      lines.push(path);
+      continue;
+    }
+    const folder = path.slice(0, slash + 1);
+    const names = byFolder.get(folder);
+    if (names) names.push(name);
+    else {
+      const group = [folder, name];
+      byFolder.set(folder, group);
+      lines.push(group);
+    }
+  }
+  return lines.map((line) => (typeof line === 'string' ? line : line.length === 2 ? line.join('') : `${line[0]}{${line.slice(1).join(',')}}`));
 }
