@@ -461,6 +461,38 @@ test('definitions of names no file references stay out of the name indexes, and 
   check('after the reference went');
 });
 
+test('a save that keeps every name of a file with cold definitions moves nothing; its cold names are compared by hash, and answers come from the stored names', () => {
+  const [cold, twin] = ['reg_mask_7pfs', 'reg_mask_ovja']; // one hash (FNV-1a)
+  const current = new Map<string, FileTags>([
+    ['hw/regs.ts', tags([cold, 'spare_mask', 'used_mask'], [])],
+    ['drv/a.ts', tags(['probe'], ['used_mask', 'probe'])],
+  ]);
+  const stored = new Map([...current].map(([path, fileTags]) => [path, fileNames(fileTags)]));
+  const lazy = new ReferenceGraph((path) => stored.get(path));
+  for (const [path, names] of stored) lazy.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: names.defined.length + names.referenced.length });
+  lazy.linkPending();
+  const answers = (g: ReferenceGraph) => [...g.namesOfAll([cold, twin, 'spare_mask', 'other_mask', 'used_mask'])].map(([name, { definers }]) => `${name}: ${[...(definers ?? [])].join(' ')}`).concat(g.fileNames('hw/regs.ts').defined.join(' '), `links ${g.linkCount}`);
+  const save = (fileTags: FileTags) => {
+    current.set('hw/regs.ts', fileTags);
+    stored.set('hw/regs.ts', fileNames(fileTags)); // the store has a save's names before the graph
+    lazy.setFile('hw/regs.ts', fileNames(fileTags));
+  };
+  const before = lazy.compileRelated(none);
+  save(tags([cold, 'spare_mask', 'used_mask'], []));
+  assert.equal(lazy.compileRelated(none), before, 'the same names: the same related graph, not one built again');
+  assert.deepEqual(answers(lazy), answers(graphOf(current)));
+  // A cold name renamed to one of the same hash is taken as the same names, and the answers, read
+  // from the stored names, are the new ones.
+  save(tags([twin, 'spare_mask', 'used_mask'], []));
+  assert.equal(lazy.compileRelated(none), before, 'a cold name for another of its hash: nothing moves');
+  assert.deepEqual(answers(lazy), answers(graphOf(current)));
+  // Another name (another hash), or a count changed: the file's names are replaced.
+  save(tags([twin, 'other_mask', 'used_mask'], []));
+  assert.notEqual(lazy.compileRelated(none), before);
+  assert.deepEqual(answers(lazy), answers(graphOf(current)));
+  assertSameRelated(lazy, graphOf(current), none, 'after a cold name changed');
+});
+
 /** What namesOfAll says of a few names (common, rare, none), as sorted lines. */
 function nameAnswers(g: ReferenceGraph): string[] {
   const asked = ['n1', 'shared_name3', 'everywhere', 'common_init', 'no_such_name', 'n1'];

@@ -78,19 +78,18 @@ export class ColdDefinitions {
     if (this.keys.length > this.length) this.keys = this.keys.slice(0, this.length);
   }
 
+  /** Whether `slot` holds a definition of `name`'s hash. */
+  holds(name: string, slot: number): boolean {
+    const key = nameHash(name) * SLOTS + slot;
+    const at = this.firstAtLeast(key);
+    return at < this.length && this.keys[at] === key;
+  }
+
   /** The files whose definitions include a name of `name`'s hash, in the order they were taken (each once). */
   candidates(name: string): FileNode[] {
-    if (this.length === 0) return [];
-    if (!this.sorted) this.settle();
-    const { keys } = this;
     const low = nameHash(name) * SLOTS;
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (keys[mid] < low) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = this.firstAtLeast(low);
+    const { keys } = this; // after the sort, which may give back room (another array)
     const found: FileNode[] = [];
     let last = -1;
     for (let i = lo; i < this.length && keys[i] < low + SLOTS; i++) {
@@ -100,6 +99,20 @@ export class ColdDefinitions {
       last = slot;
     }
     return found;
+  }
+
+  /** The position of the first key not below `key` (the keys sorted first). */
+  private firstAtLeast(key: number): number {
+    if (!this.sorted) this.settle();
+    const { keys } = this;
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** The files with definitions here, in the order they were taken. */

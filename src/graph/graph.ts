@@ -18,7 +18,7 @@ import { type AiderBase, compileAiderBase, weighAiderRequest } from './aider-gra
 import { DefinerCache } from './definers.js';
 import type { AiderGraph, EdgeRequest, NameFiles, RelatedGraph, SavedRelated } from './graph-types.js';
 import { NameIndex } from './name-index.js';
-import { EMPTY_NAMES, type FileNode, NO_SLOTS, type NodeNames, sameNames } from './nodes.js';
+import { EMPTY_NAMES, type FileNode, NO_SLOTS, type NodeNames } from './nodes.js';
 import { Numbering } from './numbering.js';
 import { RelatedState } from './related.js';
 import { REHEARSALS, rehearseChange, rehearsePatch } from './warm-up.js';
@@ -103,10 +103,8 @@ export class ReferenceGraph {
       return;
     }
     let node = this.index.files.get(path);
-    // An edit that kept every name (a function's body, a comment): no edge moves. Only for names
-    // in memory: a node's unread names (or cold definitions), read now, would be the new ones (the
-    // store has them).
-    if (node && this.index.holdsAllNames(node) && sameNames(node, names)) return;
+    // An edit that kept every name (a function's body, a comment): no edge moves.
+    if (node && this.index.hasNames(node, names)) return;
     const refCounts = Uint32Array.from(names.counts);
     // The names whose definers change: the edges of their referencers move. A new file's are its
     // own (`defined` holds each name once), without a set: a first load adds every name.

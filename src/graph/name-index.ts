@@ -5,7 +5,7 @@ import { familyOfPath } from '../extract/languages.js';
 import type { FileNames } from '../records.js';
 import { ColdDefinitions } from './cold-names.js';
 import type { NameFiles } from './graph-types.js';
-import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, getOrCreate, interner, isDefiner } from './nodes.js';
+import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, getOrCreate, interner, isDefiner, sameReferences, sameStrings } from './nodes.js';
 
 const NO_NODES: readonly FileNode[] = [];
 
@@ -114,9 +114,25 @@ export class NameIndex {
     return node;
   }
 
-  /** Whether a node holds all its names (read, and none of its definitions in the store only). */
-  holdsAllNames(node: FileNode): boolean {
-    return node.unread === undefined && node.storedNames < 0 && node.defined !== DEFINED_IN_STORE;
+  /**
+   * Whether a file's new names are those its node has. Names not read yet cannot tell (read now,
+   * they would be the new ones: the store has them). Cold definitions are compared by hash: each
+   * new name that is not in `defined` must be one of the file's cold keys, and referenced by no
+   * file (else it belongs in the definer index). That answers as exactly as the names would: a
+   * look-up confirms a hash's files from their stored names, the new ones.
+   */
+  hasNames(node: FileNode, names: FileNames): boolean {
+    if (node.unread !== undefined || node.defined === DEFINED_IN_STORE || !sameReferences(node, names)) return false;
+    if (node.storedNames < 0) return sameStrings(node.defined, names.defined);
+    const slot = node.storedNames;
+    if (names.defined.length !== node.defined.length + this.cold.count(slot)) return false;
+    const inMemory = new Set(node.defined);
+    let found = 0;
+    for (const ident of names.defined) {
+      if (inMemory.has(ident)) found++;
+      else if (this.referencerIndex.has(ident) || !this.cold.holds(ident, slot)) return false;
+    }
+    return found === node.defined.length;
   }
 
   /** Every name a file defines, sorted: read from the store for a file with cold definitions. */

@@ -103,12 +103,12 @@ export function byPath(a: FileNode, b: FileNode): number {
   return comparePaths(a.path, b.path);
 }
 
-/** Whether a file's names are the ones its node holds. */
-export function sameNames(node: FileNode, { defined, referenced, counts, imports, modules }: FileNames): boolean {
-  return sameStrings(node.defined, defined) && sameStrings(node.refNames, referenced) && sameStrings(node.imports, imports) && sameStrings(node.modules, modules) && node.refCounts.every((count, i) => count === counts[i]);
+/** Whether a file's names other than its definitions are the ones its node holds. */
+export function sameReferences(node: FileNode, { referenced, counts, imports, modules }: FileNames): boolean {
+  return sameStrings(node.refNames, referenced) && sameStrings(node.imports, imports) && sameStrings(node.modules, modules) && node.refCounts.every((count, i) => count === counts[i]);
 }
 
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+export function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
