@@ -58,8 +58,8 @@ export interface FileNode {
    */
   storedNames: number;
   /**
-   * When its definitions were last linked (a count of links): a name's definers, in the definer
-   * index or the cold definitions, are visited in this order, the order of their links.
+   * When its definitions were last linked (the name index counts the files it links): a name's
+   * definers, in the definer index or the cold definitions, are visited in this order.
    */
   linkedAt: number;
   /** Its forward edges in the related graph; undefined until derived, and again after a change they depend on. */
