@@ -2,6 +2,7 @@
 // files referencing it. Files come in without being linked (see NameIndex.pending) and, when taken
 // from stored records, without their names read (see load): both happen when first needed.
 import { familyOfPath } from '../extract/languages.js';
+import { collectGarbage } from '../extract/memory.js';
 import type { FileNames } from '../records.js';
 import { ColdDefinitions } from './cold-names.js';
 import type { NameFiles } from './graph-types.js';
@@ -57,6 +58,8 @@ export class NameIndex {
   private links = 0;
   /** Definitions linked so far, file by file (FileNode.linkedAt). */
   private linkings = 0;
+  /** Waiting files whose definitions, dropped while their references were linked, are to be read again. */
+  private toReadAgain = 0;
 
   /**
    * `readNames` reads a file's names from the tag store, for files taken without them (see
@@ -175,15 +178,23 @@ export class NameIndex {
       const node = this.load(pending[i]);
       this.linkReferences(node);
       this.pendingLinks -= node.refNames.length;
-      if (i >= this.definersFrom && node.storedNames === NAMES_AS_STORED && this.readNames) node.defined = DEFINED_IN_STORE;
+      if (i >= this.definersFrom && node.storedNames === NAMES_AS_STORED && this.readNames) {
+        node.defined = DEFINED_IN_STORE;
+        this.toReadAgain++;
+      }
     }
     this.referencersFrom = end;
     if (end < pending.length) return false;
+    // Every reference is linked, and the definitions dropped meanwhile are read again next. A full
+    // collection first lets go of the garbage of reading every file's names (the definitions
+    // dropped, the referencer lists' outgrown copies), which V8 would keep until its heap's next
+    // bound while the second pass adds as much again.
+    if (start < end && this.toReadAgain > 0) collectGarbage();
     this.linkDefiners(Math.min(pending.length, this.definersFrom + limit - (end - start)));
     if (this.definersFrom < pending.length) return false;
     this.cold.settle();
     if (pending.length > 0) this.pending = [];
-    this.definersFrom = this.referencersFrom = 0;
+    this.definersFrom = this.referencersFrom = this.toReadAgain = 0;
     return true;
   }
 
@@ -197,7 +208,10 @@ export class NameIndex {
     const split = this.readNames !== undefined && this.referencersFrom === this.pending.length;
     for (let i = this.definersFrom; i < end; i++) {
       const node = this.load(this.pending[i]);
-      if (node.defined === DEFINED_IN_STORE) node.defined = this.readDefined(node);
+      if (node.defined === DEFINED_IN_STORE) {
+        node.defined = this.readDefined(node);
+        this.toReadAgain--;
+      }
       this.pendingLinks -= node.defined.length;
       if (split && node.storedNames === NAMES_AS_STORED) this.splitDefinitions(node);
       this.linkDefinitions(node);
