@@ -14,7 +14,8 @@ export const DEFAULT_SYMBOL_LIMIT = 20;
 
 /** Which files define and reference each name (the graph), and a file's references (the store). */
 export interface NameSource {
-  definedNames: () => Iterable<string>;
+  /** The defined names `matching` takes (a kernel defines millions: they are not all held at once). */
+  definedNames: (matching: (name: string) => boolean) => Iterable<string>;
   referencedNames: () => Iterable<string>;
   /** The definers and referencers of each name, asked together (a name nobody references is confirmed from the store, one read per file). */
   namesOfAll: (idents: readonly string[]) => ReadonlyMap<string, NameFiles>;
@@ -24,7 +25,7 @@ export interface NameSource {
 /** The names of a graph, and the reference sites the store keeps for each file. */
 export function namesIn(graph: ReferenceGraph, store: Pick<TagStore, 'referenceSites'>): NameSource {
   return {
-    definedNames: () => graph.definedNames(),
+    definedNames: (matching) => graph.definedNames(matching),
     referencedNames: () => graph.referencedNames(),
     namesOfAll: (idents) => {
       graph.linkPending();
@@ -54,7 +55,7 @@ export function findSymbols(
   const matches = query.prefix ? (name: string) => name.toLowerCase().startsWith(wanted) : (name: string) => name === wanted;
 
   const definers = new Set<string>();
-  for (const { definers: paths } of names.namesOfAll(query.prefix ? [...names.definedNames()].filter(matches) : [query.name]).values()) {
+  for (const { definers: paths } of names.namesOfAll(query.prefix ? [...names.definedNames(matches)] : [query.name]).values()) {
     for (const path of paths ?? []) definers.add(path);
   }
   const definitions: SymbolDefinition[] = [];

@@ -285,9 +285,9 @@ export class ReferenceGraph {
     };
   }
 
-  /** Every name some file defines (those no file references read from the store: a one-off question). */
-  definedNames(): IterableIterator<string> {
-    return this.index.definedNames();
+  /** Every name some file defines that `matching` takes (those no file references read from the store: a one-off question). */
+  definedNames(matching?: (ident: string) => boolean): IterableIterator<string> {
+    return this.index.definedNames(matching);
   }
 
   /** Every name some file references. */

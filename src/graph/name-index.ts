@@ -278,14 +278,18 @@ export class NameIndex {
     return found;
   }
 
-  /** Every name some file defines: those of the definer index, then the cold ones. */
-  *definedNames(): IterableIterator<string> {
+  /**
+   * Every name some file defines that `matching` takes, each once: those of the definer index,
+   * then the cold ones (each file's read from the store; only those taken are remembered, to give
+   * each once).
+   */
+  *definedNames(matching: (ident: string) => boolean = () => true): IterableIterator<string> {
     const hot = this.definers;
-    yield* hot.keys();
+    for (const ident of hot.keys()) if (matching(ident)) yield ident;
     const seen = new Set<string>();
     for (const node of this.cold.files()) {
       for (const ident of this.readDefined(node)) {
-        if (hot.has(ident) || seen.has(ident)) continue;
+        if (!matching(ident) || hot.has(ident) || seen.has(ident)) continue;
         seen.add(ident);
         yield ident;
       }
