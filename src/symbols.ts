@@ -14,18 +14,23 @@ export const DEFAULT_SYMBOL_LIMIT = 20;
 
 /** Which files define and reference each name (the graph), and a file's references (the store). */
 export interface NameSource {
-  definedNames: () => Iterable<string>;
+  /** The defined names `matching` takes (a kernel defines millions: they are not all held at once). */
+  definedNames: (matching: (name: string) => boolean) => Iterable<string>;
   referencedNames: () => Iterable<string>;
-  namesOf: (ident: string) => NameFiles;
+  /** The definers and referencers of each name, asked together (a name nobody references is confirmed from the store, one read per file). */
+  namesOfAll: (idents: readonly string[]) => ReadonlyMap<string, NameFiles>;
   refsOf: (path: string) => readonly RefTag[];
 }
 
 /** The names of a graph, and the reference sites the store keeps for each file. */
 export function namesIn(graph: ReferenceGraph, store: Pick<TagStore, 'referenceSites'>): NameSource {
   return {
-    definedNames: () => graph.definedNames(),
+    definedNames: (matching) => graph.definedNames(matching),
     referencedNames: () => graph.referencedNames(),
-    namesOf: (ident) => graph.namesOf(ident),
+    namesOfAll: (idents) => {
+      graph.linkPending();
+      return graph.namesOfAll(idents);
+    },
     refsOf: (path) => {
       const sites = store.referenceSites(path);
       return sites ? unpackRefs({ names: graph.fileNames(path).referenced, ...sites }) : [];
@@ -50,8 +55,8 @@ export function findSymbols(
   const matches = query.prefix ? (name: string) => name.toLowerCase().startsWith(wanted) : (name: string) => name === wanted;
 
   const definers = new Set<string>();
-  for (const name of query.prefix ? [...names.definedNames()].filter(matches) : [query.name]) {
-    for (const path of names.namesOf(name).definers ?? []) definers.add(path);
+  for (const { definers: paths } of names.namesOfAll(query.prefix ? [...names.definedNames(matches)] : [query.name]).values()) {
+    for (const path of paths ?? []) definers.add(path);
   }
   const definitions: SymbolDefinition[] = [];
   for (const path of definers) {
@@ -75,8 +80,8 @@ export function findSymbols(
   // file's matching references (by line) until the limit.
   const referenced = query.prefix ? [...names.referencedNames()].filter(matches) : [query.name];
   const counts = new Map<string, number>();
-  for (const name of referenced) {
-    for (const [path, count] of names.namesOf(name).referencers ?? []) counts.set(path, (counts.get(path) ?? 0) + count);
+  for (const { referencers } of names.namesOfAll(referenced).values()) {
+    for (const [path, count] of referencers ?? []) counts.set(path, (counts.get(path) ?? 0) + count);
   }
   const rankOf = (path: string) => fileRank.get(path) ?? 0;
   const files = [...counts.keys()].sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));

@@ -309,6 +309,42 @@ test('a restart reads the related graph saved at the last stop or after a quiet 
   await third.exited;
 });
 
+test('a restart keeps the definitions nobody references out of its name indexes and finds them when asked; an edit that references one links it', async () => {
+  const root = gitRepo();
+  writeFileSync(join(root, 'src', 'registers.ts'), 'export const UNUSED_REGISTER_MASK = 0x10;\nexport const SPARE_REGISTER_MASK = 0x20;\n');
+  const env = runtimeEnv();
+  const first = await startDaemon(root, env);
+  await call(first.socket, 'map', {});
+  await call(first.socket, 'shutdown');
+  await first.exited;
+
+  // Started on a complete cache, the daemon links every name after its first map: the two masks,
+  // referenced by no file, go to the cold definitions.
+  const second = await startDaemon(root, env);
+  const mention = { tokens: 1024, mentionedIdents: ['UNUSED_REGISTER_MASK'] };
+  await call(second.socket, 'map', mention);
+  const linkedBy = Date.now() + 15_000;
+  while (!second.stderr().includes('names linked in') && Date.now() < linkedBy) await sleep(50);
+  assert.match(second.stderr(), /names linked in \d+ ms/);
+  for (const request of [mention, { ...mention, ranking: 'aider' as const }, { tokens: 1024, message: 'where is SPARE_REGISTER_MASK set?' }]) {
+    const hot = await call<RepoMap>(second.socket, 'map', request);
+    assert.match(hot.text, /UNUSED_REGISTER_MASK|SPARE_REGISTER_MASK/);
+    assert.equal(hot.text, (await buildMap({ root, cacheDir: tempDir(), ...request })).text, JSON.stringify(request));
+  }
+
+  // The chat file comes to reference a mask: the mask's definer is linked, and ranks from it.
+  const checkout = join(root, 'src', 'checkout.ts');
+  writeFileSync(checkout, `import { UNUSED_REGISTER_MASK } from './registers';\n${readFileSync(checkout, 'utf8')}\nexport const mask = UNUSED_REGISTER_MASK;\n`);
+  for (const request of [{ tokens: 1024, chatFiles: ['src/checkout.ts'] }, { tokens: 1024, chatFiles: ['src/checkout.ts'], ranking: 'aider' as const }]) {
+    const fresh = await buildMap({ root, cacheDir: tempDir(), ...request });
+    assert.match(fresh.text, /^src\/registers\.ts:$/m);
+    const hot = await mapUntil(second.socket, (map) => map.text === fresh.text, request);
+    assert.equal(hot.text, fresh.text, JSON.stringify(request));
+  }
+  await call(second.socket, 'shutdown');
+  await second.exited;
+});
+
 test('a foreground daemon whose stderr closes goes on answering', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

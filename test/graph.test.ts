@@ -316,8 +316,8 @@ test('files wait to be linked into the name indexes: asked about names, a graph 
   assert.deepEqual(answers(waiting), expected);
   assert.equal(waiting.pendingCount, n, 'answered without linking');
   assert.equal(waiting.linkPending(50), false);
-  assert.equal(waiting.pendingCount, n - 50);
-  assert.deepEqual(answers(waiting), expected, 'some linked, the rest scanned');
+  assert.equal(waiting.pendingCount, n, 'references come first: 50 files have theirs linked, none its definitions');
+  assert.deepEqual(answers(waiting), expected, 'some references linked, the rest scanned');
   waiting.linkDefiners();
   assert.equal(waiting.pendingCount, n - 50, 'definitions linked, references still waiting');
   assert.deepEqual(answers(waiting), expected, 'definitions linked, the rest of the references scanned');
@@ -378,6 +378,119 @@ test('a graph of stored records reads their names only when it needs them: a res
     assertSameRelated(lazy, graphOf(current), step % 2 ? mentioning : none, `step ${step}`);
   }
   assert.deepEqual(edges(lazy.compile(mentioning)), edges(graphOf(current).compile(mentioning)), "Aider's graph");
+});
+
+test('definitions of names no file references stay out of the name indexes, and every question finds them as before; a file that comes to reference one links it', () => {
+  // Two names of one hash (FNV-1a): a look-up by the hash alone would take one for the other.
+  const [cold, twin] = ['reg_mask_7pfs', 'reg_mask_ovja'];
+  const current = new Map<string, FileTags>([
+    ['hw/regs.ts', tags([cold, 'used_mask', 'spare_mask'], [])],
+    ['hw/regs_b.ts', tags([cold, 'spare_mask'], ['used_mask'])],
+    ['drv/a.ts', tags(['probe'], ['used_mask', 'probe_helper'])],
+    ['drv/b.ts', tags(['probe_helper'], ['probe'])],
+  ]);
+  const stored = new Map([...current].map(([path, fileTags]) => [path, fileNames(fileTags)]));
+  let reads = 0;
+  const lazy = new ReferenceGraph((path) => (reads++, stored.get(path)));
+  for (const path of [...current.keys()].sort()) {
+    const names = stored.get(path)!;
+    lazy.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: names.defined.length + names.referenced.length });
+  }
+  assert.ok(lazy.linkPending());
+  // The same files with their names in memory, edited alike: every definition in the definer index.
+  const eager = graphOf(current);
+  eager.linkPending();
+  const edit = (path: string, fileTags: FileTags | undefined) => {
+    for (const map of [current, stored]) map.delete(path);
+    if (fileTags) {
+      current.set(path, fileTags);
+      stored.set(path, fileNames(fileTags));
+    }
+    for (const g of [lazy, eager]) (fileTags ? g.setFile(path, fileNames(fileTags)) : g.removeFile(path));
+  };
+  const asked = [cold, twin, 'spare_mask', 'used_mask', 'probe'];
+  const answers = (g: ReferenceGraph) => {
+    const lines = [...g.namesOfAll(asked)].map(([name, { definers, referencers }]) => `${name}: ${[...(definers ?? [])].join(' ')} | ${[...(referencers ?? [])].map(([p, k]) => `${p}x${k}`).sort().join(' ')}`);
+    for (const [name, definers] of g.definersOfAll(asked)) lines.push(`definers of ${name}: ${[...(definers ?? [])].join(' ')}`);
+    const visits: string[] = [];
+    const paths = g.filePaths();
+    g.visitNamers(asked, () => visits.push('|'), (node, count) => visits.push(`${paths[node]}x${count}`));
+    lines.push(visits.join(' '));
+    for (const path of paths) lines.push(`${path} defines ${g.fileNames(path).defined.join(' ')}`);
+    lines.push(`defined: ${[...g.definedNames()].sort().join(' ')}`, `links: ${g.linkCount}`);
+    return lines;
+  };
+  // The answers, their order included, are those of the graph holding every definition; the
+  // compiled graphs those of a graph built from scratch.
+  const check = (label: string) => {
+    const scratch = graphOf(current);
+    assert.deepEqual(answers(lazy), answers(eager), label);
+    assert.deepEqual(edges(lazy.compile(mentioning)), edges(scratch.compile(mentioning)), `${label}: Aider's graph, self edges included`);
+    assertSameRelated(lazy, scratch, { chatFiles: new Set(['drv/a.ts']), mentionedIdents: new Set([cold]) }, label);
+  };
+  check('linked from the store');
+  assert.match(answers(lazy)[0], new RegExp(`^${cold}: hw/regs.ts hw/regs_b.ts \\| $`), 'both definers, in the order the files were taken');
+
+  // The cold names are read back from the store when asked about; a referenced one is in memory.
+  reads = 0;
+  lazy.definersOfAll(['used_mask', 'probe']);
+  assert.equal(reads, 0, 'a referenced name is answered from memory');
+  assert.deepEqual([...lazy.definersOfAll([twin]).values()], [undefined], 'a name of the same hash is defined nowhere');
+  assert.equal(reads, 2, "the hash's two files are read to tell");
+  lazy.rehearseChange();
+  eager.rehearseChange();
+  check('after a rehearsed change (hw/regs_b.ts, whose names are all cold, taken away and given back)');
+
+  // A file comes to reference a cold name: its definers are linked, and edges run to them.
+  edit('drv/b.ts', tags(['probe_helper'], ['probe', cold]));
+  check('after drv/b.ts references it');
+  assert.ok(lazy.compileRelated(none).idents.includes(cold), 'an edge of the related graph goes through it');
+  reads = 0;
+  lazy.definersOfAll([cold]);
+  assert.equal(reads, 0, 'linked: answered from memory');
+
+  // A definer of a cold name changes (its cold definitions go with its old names), then leaves.
+  edit('hw/regs.ts', tags(['used_mask', 'spare_mask', twin], []));
+  check('after hw/regs.ts changed');
+  edit('drv/a.ts', tags(['probe'], ['used_mask', 'probe_helper', 'spare_mask']));
+  check('after drv/a.ts references spare_mask, which hw/regs.ts defines in memory and hw/regs_b.ts cold');
+  edit('hw/regs_b.ts', undefined);
+  check('after hw/regs_b.ts left');
+  // The last reference to a name goes: it stays linked, and the answers stay the same.
+  edit('drv/b.ts', tags(['probe_helper'], ['probe']));
+  check('after the reference went');
+});
+
+test('a save that keeps every name of a file with cold definitions moves nothing; its cold names are compared by hash, and answers come from the stored names', () => {
+  const [cold, twin] = ['reg_mask_7pfs', 'reg_mask_ovja']; // one hash (FNV-1a)
+  const current = new Map<string, FileTags>([
+    ['hw/regs.ts', tags([cold, 'spare_mask', 'used_mask'], [])],
+    ['drv/a.ts', tags(['probe'], ['used_mask', 'probe'])],
+  ]);
+  const stored = new Map([...current].map(([path, fileTags]) => [path, fileNames(fileTags)]));
+  const lazy = new ReferenceGraph((path) => stored.get(path));
+  for (const [path, names] of stored) lazy.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: names.defined.length + names.referenced.length });
+  lazy.linkPending();
+  const answers = (g: ReferenceGraph) => [...g.namesOfAll([cold, twin, 'spare_mask', 'other_mask', 'used_mask'])].map(([name, { definers }]) => `${name}: ${[...(definers ?? [])].join(' ')}`).concat(g.fileNames('hw/regs.ts').defined.join(' '), `links ${g.linkCount}`);
+  const save = (fileTags: FileTags) => {
+    current.set('hw/regs.ts', fileTags);
+    stored.set('hw/regs.ts', fileNames(fileTags)); // the store has a save's names before the graph
+    lazy.setFile('hw/regs.ts', fileNames(fileTags));
+  };
+  const before = lazy.compileRelated(none);
+  save(tags([cold, 'spare_mask', 'used_mask'], []));
+  assert.equal(lazy.compileRelated(none), before, 'the same names: the same related graph, not one built again');
+  assert.deepEqual(answers(lazy), answers(graphOf(current)));
+  // A cold name renamed to one of the same hash is taken as the same names, and the answers, read
+  // from the stored names, are the new ones.
+  save(tags([twin, 'spare_mask', 'used_mask'], []));
+  assert.equal(lazy.compileRelated(none), before, 'a cold name for another of its hash: nothing moves');
+  assert.deepEqual(answers(lazy), answers(graphOf(current)));
+  // Another name (another hash), or a count changed: the file's names are replaced.
+  save(tags([twin, 'other_mask', 'used_mask'], []));
+  assert.notEqual(lazy.compileRelated(none), before);
+  assert.deepEqual(answers(lazy), answers(graphOf(current)));
+  assertSameRelated(lazy, graphOf(current), none, 'after a cold name changed');
 });
 
 /** What namesOfAll says of a few names (common, rare, none), as sorted lines. */

@@ -23,7 +23,7 @@ export interface AiderBase {
 export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], definerCache: DefinerCache): AiderBase {
   index.linkPending();
   const { definers, referencers } = index;
-  const nodes = sorted.filter((node) => node.defined.length > 0 || node.refNames.some((ident) => definers.has(ident)));
+  const nodes = sorted.filter((node) => index.definesAny(node) || node.refNames.some((ident) => definers.has(ident)));
   const paths = nodes.map((node) => node.path);
   const nodeIndex = new Map(paths.map((path, i) => [path, i]));
 
@@ -44,7 +44,8 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
       refWeight.push(definerCache.multiplierOf(ident) * Math.sqrt(count));
     }
     refOffsets[u + 1] = refIdent.length;
-    for (const ident of nodes[u].defined) {
+    // Every name it defines, those no file references included (read from the store: see NameIndex.definedOf).
+    for (const ident of index.definedOf(nodes[u])) {
       if (referencers.has(ident)) continue;
       selfIdent.push(identId(ident));
       selfWeight.push(EDGE_WEIGHTS.unreferencedSelfEdge);

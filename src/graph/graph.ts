@@ -1,6 +1,7 @@
 // The reference graph's facade: the files' names in, the compiled graphs of both rankings out. It
 // composes the modules of each concern and keeps them in step when a file changes:
-//   name-index.ts   files, definer and referencer indexes, lazy reading and linking of names
+//   name-index.ts   files, definer and referencer indexes, lazy reading and linking of names;
+//                   cold-names.ts holds the definitions of names no file references
 //   numbering.ts    the files' order by path (node numbers) and how it shifts
 //   definers.ts     per name, its definers grouped and Aider's multiplier (a cache)
 //   aider-graph.ts  Aider's compiled graph ('aider' ranking)
@@ -10,14 +11,14 @@
 //   warm-up.ts      rehearsals of a change after a start
 //   graph-file.ts   the related graph saved between runs (reads this facade)
 // Imports run one way, with no cycle: this facade -> warm-up -> related -> its parts (edges, build,
-// patch, weights); related and aider-graph -> definers -> name index; numbering, nodes.ts and
-// graph-types.ts are leaves that all read. The model's weights come from src/model.ts.
+// patch, weights); related and aider-graph -> definers -> name index -> cold names; numbering,
+// nodes.ts and graph-types.ts are leaves that all read. The model's weights come from src/model.ts.
 import type { FileNames, FileRecord } from '../records.js';
 import { type AiderBase, compileAiderBase, weighAiderRequest } from './aider-graph.js';
 import { DefinerCache } from './definers.js';
 import type { AiderGraph, EdgeRequest, NameFiles, RelatedGraph, SavedRelated } from './graph-types.js';
 import { NameIndex } from './name-index.js';
-import { EMPTY_NAMES, type FileNode, NO_SLOTS, type NodeNames, sameNames } from './nodes.js';
+import { EMPTY_NAMES, type FileNode, NO_SLOTS, type NodeNames } from './nodes.js';
 import { Numbering } from './numbering.js';
 import { RelatedState } from './related.js';
 import { REHEARSALS, rehearseChange, rehearsePatch } from './warm-up.js';
@@ -45,7 +46,8 @@ export class ReferenceGraph {
    * (see takeRecord): a graph built from stored records reads them only when it needs them.
    */
   constructor(readNames?: (path: string) => FileNames | undefined) {
-    this.index = new NameIndex(readNames);
+    // A name whose definitions move into the definer index has its cached definers read again.
+    this.index = new NameIndex(readNames, (ident) => this.definers.forget(ident));
     this.numbering = new Numbering(this.index.files);
     this.definers = new DefinerCache(this.index);
     this.related = new RelatedState(this.index, this.numbering, this.definers);
@@ -101,9 +103,8 @@ export class ReferenceGraph {
       return;
     }
     let node = this.index.files.get(path);
-    // An edit that kept every name (a function's body, a comment): no edge moves. Only for names
-    // in memory: a node's unread names, read now, would be the new ones (the store has them).
-    if (node && node.unread === undefined && sameNames(node, names)) return;
+    // An edit that kept every name (a function's body, a comment): no edge moves.
+    if (node && this.index.hasNames(node, names)) return;
     const refCounts = Uint32Array.from(names.counts);
     // The names whose definers change: the edges of their referencers move. A new file's are its
     // own (`defined` holds each name once), without a set: a first load adds every name.
@@ -199,14 +200,14 @@ export class ReferenceGraph {
     const nodes = this.numbering.sortedIfAny;
     if (!this.related.isBuilt || !nodes?.length) return;
     this.index.linkPending();
-    rehearseChange(this, nodes, this.index.referencers, times);
+    rehearseChange(this, nodes, this.index, times);
   }
 
   /** See warm-up.ts rehearsePatch; a daemon does this once the watcher follows the tree. */
   rehearsePatch(times: number): void {
     const nodes = this.numbering.sortedIfAny;
     if (!this.related.isBuilt || !nodes?.length) return;
-    rehearsePatch(this.related, nodes, times);
+    rehearsePatch(this.related, nodes, (node) => this.index.nameCount(node), times);
   }
 
   /**
@@ -271,12 +272,22 @@ export class ReferenceGraph {
   fileNames(path: string): { defined: readonly string[]; referenced: readonly string[]; counts: ArrayLike<number>; imports: readonly string[]; modules: readonly string[] } {
     const node = this.index.files.get(path);
     if (node) this.index.load(node);
-    return { defined: node?.defined ?? [], referenced: node?.refNames ?? [], counts: node?.refCounts ?? NO_SLOTS, imports: node?.imports ?? [], modules: node?.modules ?? [] };
+    const { index } = this;
+    return {
+      // Read when asked: a file's cold definitions are read from the store, and most callers want its imports only.
+      get defined() {
+        return node ? index.definedOf(node) : [];
+      },
+      referenced: node?.refNames ?? [],
+      counts: node?.refCounts ?? NO_SLOTS,
+      imports: node?.imports ?? [],
+      modules: node?.modules ?? [],
+    };
   }
 
-  /** Every name some file defines. */
-  definedNames(): IterableIterator<string> {
-    return this.index.definers.keys();
+  /** Every name some file defines that `matching` takes (those no file references read from the store: a one-off question). */
+  definedNames(matching?: (ident: string) => boolean): IterableIterator<string> {
+    return this.index.definedNames(matching);
   }
 
   /** Every name some file references. */

@@ -2,14 +2,30 @@
 // files referencing it. Files come in without being linked (see NameIndex.pending) and, when taken
 // from stored records, without their names read (see load): both happen when first needed.
 import { familyOfPath } from '../extract/languages.js';
+import { collectGarbage } from '../extract/memory.js';
 import type { FileNames } from '../records.js';
+import { ColdDefinitions } from './cold-names.js';
 import type { NameFiles } from './graph-types.js';
-import { type DefinerFiles, EMPTY_NAMES, type FileNode, type NodeNames, NO_SLOTS, type Referencers, UNREAD, interner } from './nodes.js';
+import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, getOrCreate, interner, isDefiner, sameReferences, sameStrings } from './nodes.js';
+
+const NO_NODES: readonly FileNode[] = [];
+
+function byLinks(a: FileNode, b: FileNode): number {
+  return a.linkedAt - b.linkedAt;
+}
+
+/** The string of a name its referencers share (see linkReferences). */
+function sharedName(list: Referencers): string {
+  return (list[0] as FileNode).refNames[list[1] as number];
+}
 
 /**
  * Invariants: every file in `files` is in `pending` from `referencersFrom` on, or linked into the
- * referencer index; likewise from `definersFrom` on for the definer index (definersFrom >=
- * referencersFrom). `links + pendingLinks` counts every (file, name) pair, read or not.
+ * referencer index; likewise from `definersFrom` on for its definitions, linked into the definer
+ * index or the cold definitions. No name of the cold definitions is referenced by a file whose
+ * names are read: the definer index holds every definer of a name a read file references, and a
+ * file that comes to reference a cold name moves its definitions into it (see promote). `links +
+ * pendingLinks` counts every (file, name) pair, read or not.
  */
 export class NameIndex {
   readonly files = new Map<string, FileNode>();
@@ -22,6 +38,13 @@ export class NameIndex {
    */
   private readonly referencerIndex = new Map<string, Referencers>();
   /**
+   * The definitions of names no file referenced when they were linked, out of the definer index
+   * and the files' `defined` (see splitDefinitions): on a kernel most defined names are register
+   * masks of generated headers that nothing references. Only files whose names are the store's:
+   * a look-up confirms a hash's files from their stored names (see coldDefiners).
+   */
+  private readonly cold = new ColdDefinitions();
+  /**
    * New files not yet in the name indexes: in the definer index from `definersFrom` on, in the
    * referencer index from `referencersFrom` on (see linkPending). A warm start whose related graph
    * is read from the cache needs neither index for its first map, and deriving a related graph
@@ -33,12 +56,20 @@ export class NameIndex {
   private pendingLinks = 0;
   private readonly folders = interner();
   private links = 0;
+  /** Definitions linked so far, file by file (FileNode.linkedAt). */
+  private linkings = 0;
+  /** Waiting files whose definitions, dropped while their references were linked, are to be read again. */
+  private toReadAgain = 0;
 
   /**
    * `readNames` reads a file's names from the tag store, for files taken without them (see
-   * ReferenceGraph.takeRecord).
+   * ReferenceGraph.takeRecord). `definersMoved` is told of each name whose definitions move from
+   * the cold definitions into the definer index (see promote).
    */
-  constructor(readonly readNames?: (path: string) => FileNames | undefined) {}
+  constructor(
+    readonly readNames?: (path: string) => FileNames | undefined,
+    private readonly definersMoved: (ident: string) => void = () => {},
+  ) {}
 
   /** Links in the graph: one per (file, name it defines) and per (file, name it references). */
   get linkCount(): number {
@@ -47,10 +78,14 @@ export class NameIndex {
 
   /** Files taken but not yet linked into both name indexes. */
   get pendingCount(): number {
-    return this.pending.length - this.referencersFrom;
+    return this.pending.length - Math.min(this.referencersFrom, this.definersFrom);
   }
 
-  /** The definer index, every file linked into it first. */
+  /**
+   * The definer index, every file linked into it first. It holds every definer of a name some
+   * file whose names are read references; a name nobody references may have its definers in the
+   * cold definitions instead (definersOfAll and namesOfAll answer for any name).
+   */
   get definers(): ReadonlyMap<string, DefinerFiles> {
     this.linkDefiners();
     return this.definerIndex;
@@ -77,40 +112,188 @@ export class NameIndex {
     node.refCounts = Uint32Array.from(names.counts);
     node.imports = names.imports;
     node.modules = names.modules;
+    node.storedNames = NAMES_AS_STORED;
+    this.promote(node.refNames);
     return node;
   }
 
   /**
-   * Links up to `limit` files waiting for the name indexes (all by default); returns whether none
-   * is left. Anything that reads the referencer index links them all first; a daemon links them a
-   * slice at a time once it answers.
+   * Whether a file's new names are those its node has. Names not read yet cannot tell (read now,
+   * they would be the new ones: the store has them). Cold definitions are compared by hash: each
+   * new name that is not in `defined` must be one of the file's cold keys, and referenced by no
+   * file (else it belongs in the definer index). That answers as exactly as the names would: a
+   * look-up confirms a hash's files from their stored names, the new ones.
+   */
+  hasNames(node: FileNode, names: FileNames): boolean {
+    if (node.unread !== undefined || node.defined === DEFINED_IN_STORE || !sameReferences(node, names)) return false;
+    if (node.storedNames < 0) return sameStrings(node.defined, names.defined);
+    const slot = node.storedNames;
+    if (names.defined.length !== node.defined.length + this.cold.count(slot)) return false;
+    const inMemory = new Set(node.defined);
+    let found = 0;
+    for (const ident of names.defined) {
+      if (inMemory.has(ident)) found++;
+      else if (this.referencerIndex.has(ident) || !this.cold.holds(ident, slot)) return false;
+    }
+    return found === node.defined.length;
+  }
+
+  /** Every name a file defines, sorted: read from the store for a file with cold definitions. */
+  definedOf(node: FileNode): readonly string[] {
+    return node.storedNames >= 0 || node.defined === DEFINED_IN_STORE ? this.readDefined(node) : this.load(node).defined;
+  }
+
+  /** Whether a file defines any name. */
+  definesAny(node: FileNode): boolean {
+    return node.storedNames >= 0 || this.definedOf(node).length > 0;
+  }
+
+  /** How many names a linked file defines and references, its cold definitions included. */
+  nameCount(node: FileNode): number {
+    return this.definitionCount(node) + node.refNames.length;
+  }
+
+  /** How many names a linked file defines, its cold definitions included. */
+  definitionCount(node: FileNode): number {
+    return node.defined.length + (node.storedNames >= 0 ? this.cold.count(node.storedNames) : 0);
+  }
+
+  private readDefined(node: FileNode): string[] {
+    return (this.readNames?.(node.path) ?? EMPTY_NAMES).defined;
+  }
+
+  /**
+   * Links up to `limit` files waiting for the name indexes (all by default), each file's
+   * references first and then, once every file's are, the definitions; returns whether none is
+   * left. Where a definition goes depends on whether any file references its name, so until the
+   * definitions are linked a file whose names are the store's holds none of them: they are read
+   * again then, rather than all held at once beside the indexes. Anything that reads the
+   * referencer index links them all first; a daemon links them a slice at a time once it answers.
    */
   linkPending(limit = Infinity): boolean {
     const { pending } = this;
-    const end = Math.min(pending.length, this.referencersFrom + limit);
-    this.linkDefiners(end);
-    for (let i = this.referencersFrom; i < end; i++) {
-      this.linkReferences(pending[i]);
-      this.pendingLinks -= pending[i].refNames.length;
+    const start = this.referencersFrom;
+    const end = Math.min(pending.length, start + limit);
+    for (let i = start; i < end; i++) {
+      const node = this.load(pending[i]);
+      this.linkReferences(node);
+      this.pendingLinks -= node.refNames.length;
+      if (i >= this.definersFrom && node.storedNames === NAMES_AS_STORED && this.readNames) {
+        node.defined = DEFINED_IN_STORE;
+        this.toReadAgain++;
+      }
     }
     this.referencersFrom = end;
     if (end < pending.length) return false;
+    // Every reference is linked, and the definitions dropped meanwhile are read again next. A full
+    // collection first lets go of the garbage of reading every file's names (the definitions
+    // dropped, the referencer lists' outgrown copies), which V8 would keep until its heap's next
+    // bound while the second pass adds as much again.
+    if (start < end && this.toReadAgain > 0) collectGarbage();
+    this.linkDefiners(Math.min(pending.length, this.definersFrom + limit - (end - start)));
+    if (this.definersFrom < pending.length) return false;
+    this.cold.settle();
     if (pending.length > 0) this.pending = [];
-    this.definersFrom = this.referencersFrom = 0;
+    this.definersFrom = this.referencersFrom = this.toReadAgain = 0;
     return true;
   }
 
   /**
    * Links the waiting files' definitions (up to the `end`th waiting file): all a related graph
-   * reads. An index pass links them while it parses (beside the workers, not after them).
+   * reads. An index pass links them while it parses (beside the workers, not after them). Once
+   * every file's references are linked, the definitions of a name nobody references go to the
+   * cold definitions (see splitDefinitions); before, all go to the definer index.
    */
   linkDefiners(end = this.pending.length): void {
+    const split = this.readNames !== undefined && this.referencersFrom === this.pending.length;
     for (let i = this.definersFrom; i < end; i++) {
       const node = this.load(this.pending[i]);
-      this.linkDefinitions(node);
+      if (node.defined === DEFINED_IN_STORE) {
+        node.defined = this.readDefined(node);
+        this.toReadAgain--;
+      }
       this.pendingLinks -= node.defined.length;
+      if (split && node.storedNames === NAMES_AS_STORED) this.splitDefinitions(node);
+      this.linkDefinitions(node);
     }
     this.definersFrom = Math.max(end, this.definersFrom);
+  }
+
+  /**
+   * Moves the definitions of `node` (not linked yet, its names the store's) whose name no file
+   * references to the cold definitions: `defined` keeps the rest.
+   */
+  private splitDefinitions(node: FileNode): void {
+    const referenced: string[] = [];
+    const unreferenced: string[] = [];
+    for (const ident of node.defined) {
+      const list = this.referencerIndex.get(ident);
+      if (list) referenced.push(sharedName(list));
+      else unreferenced.push(ident);
+    }
+    if (unreferenced.length === 0 || !this.cold.hasRoom) return;
+    node.defined = referenced;
+    node.storedNames = this.cold.add(node, unreferenced);
+    this.links += unreferenced.length;
+  }
+
+  /**
+   * Moves the cold definitions of each of `idents` (names a file comes to reference) into the
+   * definer index and their files' `defined`.
+   */
+  private promote(idents: readonly string[]): void {
+    if (this.cold.isEmpty) return;
+    const wanted: string[] = [];
+    for (const ident of idents) if (!this.referencerIndex.has(ident)) wanted.push(ident);
+    for (const [ident, nodes] of this.coldDefiners(wanted)) {
+      for (const node of nodes) {
+        node.defined.push(ident);
+        this.cold.moved(node.storedNames);
+        this.linkDefinition(ident, node);
+      }
+      // In the order of their links, as if they had been in the index all along.
+      const entry = this.definerIndex.get(ident);
+      if (entry instanceof Set) this.definerIndex.set(ident, new Set([...entry].sort(byLinks)));
+      this.definersMoved(ident);
+    }
+  }
+
+  /**
+   * The files whose cold definitions include each of `idents`, by name (only names with some), each
+   * list in the order of their links. A hash names the candidates; their stored names
+   * confirm, each file read once. A file holding the name in `defined` (moved back) is not one.
+   */
+  private coldDefiners(idents: readonly string[]): Map<string, FileNode[]> {
+    const found = new Map<string, FileNode[]>();
+    if (this.cold.isEmpty || idents.length === 0) return found;
+    const asked = new Map<FileNode, string[]>();
+    for (const ident of idents) {
+      for (const node of this.cold.candidates(ident)) if (!isDefiner(this.definerIndex.get(ident), node)) getOrCreate(asked, node, () => []).push(ident);
+    }
+    for (const [node, names] of asked) {
+      const defined = new Set(this.readDefined(node));
+      for (const ident of names) if (defined.has(ident)) getOrCreate(found, ident, () => []).push(node);
+    }
+    for (const nodes of found.values()) if (nodes.length > 1) nodes.sort(byLinks);
+    return found;
+  }
+
+  /**
+   * Every name some file defines that `matching` takes, each once: those of the definer index,
+   * then the cold ones (each file's read from the store; only those taken are remembered, to give
+   * each once).
+   */
+  *definedNames(matching: (ident: string) => boolean = () => true): IterableIterator<string> {
+    const hot = this.definers;
+    for (const ident of hot.keys()) if (matching(ident)) yield ident;
+    const seen = new Set<string>();
+    for (const node of this.cold.files()) {
+      for (const ident of this.readDefined(node)) {
+        if (!matching(ident) || hot.has(ident) || seen.has(ident)) continue;
+        seen.add(ident);
+        yield ident;
+      }
+    }
   }
 
   /** A new file's node, with its names or (undefined) without them yet; linked when an index is first read (see linkPending). */
@@ -124,11 +307,14 @@ export class NameIndex {
       ...(names ?? UNREAD),
       refSlots: NO_SLOTS,
       unread: names ? undefined : links,
+      storedNames: names ? NAMES_IN_MEMORY : NAMES_AS_STORED,
+      linkedAt: 0,
       related: undefined,
     };
     this.files.set(path, node);
     this.pending.push(node);
     this.pendingLinks += links;
+    if (names) this.promote(names.refNames);
     return node;
   }
 
@@ -141,6 +327,7 @@ export class NameIndex {
     node.refCounts = names.refCounts;
     node.imports = names.imports;
     node.modules = names.modules;
+    this.promote(node.refNames);
     this.link(node);
   }
 
@@ -157,13 +344,16 @@ export class NameIndex {
   }
 
   private linkDefinitions(node: FileNode): void {
-    for (const ident of node.defined) {
-      const entry = this.definerIndex.get(ident);
-      if (entry === undefined) this.definerIndex.set(ident, node);
-      else if (entry instanceof Set) entry.add(node);
-      else this.definerIndex.set(ident, new Set([entry, node]));
-    }
+    node.linkedAt = ++this.linkings;
+    for (const ident of node.defined) this.linkDefinition(ident, node);
     this.links += node.defined.length;
+  }
+
+  private linkDefinition(ident: string, node: FileNode): void {
+    const entry = this.definerIndex.get(ident);
+    if (entry === undefined) this.definerIndex.set(ident, node);
+    else if (entry instanceof Set) entry.add(node);
+    else this.definerIndex.set(ident, new Set([entry, node]));
   }
 
   private linkReferences(node: FileNode): void {
@@ -172,6 +362,9 @@ export class NameIndex {
     for (let k = 0; k < refNames.length; k++) {
       const list = this.referencerIndex.get(refNames[k]);
       if (list) {
+        // One string per name, the one its referencers already share: a file's names are read as
+        // strings of its own, and a name a thousand files reference would be held a thousand times.
+        refNames[k] = sharedName(list);
         node.refSlots[k] = list.length / 2;
         list.push(node, k);
       } else this.referencerIndex.set(refNames[k], [node, k]);
@@ -201,6 +394,9 @@ export class NameIndex {
       if (list.length === 0) this.referencerIndex.delete(ident);
     }
     this.links -= node.defined.length + node.refNames.length;
+    if (node.storedNames >= 0) this.links -= this.cold.drop(node.storedNames);
+    // Its names are to be replaced, or it leaves: none of them is the store's any longer.
+    node.storedNames = NAMES_IN_MEMORY;
   }
 
   /**
@@ -248,17 +444,22 @@ export class NameIndex {
     { referencers = true } = {},
   ): void {
     const wanted = [...new Set(idents)];
-    const scanned = new Map<string, { definers: FileNode[]; referencers: Referencers }>();
+    // Per name, its definers among the files scanned, and its referencers there: [file, count, ...].
+    const scanned = new Map<string, { definers: FileNode[]; referencers: Array<FileNode | number> }>();
     // No name asked, no file read: a map with no chat file and no mention asks none.
-    const from = referencers ? this.referencersFrom : this.definersFrom;
+    const from = referencers ? Math.min(this.referencersFrom, this.definersFrom) : this.definersFrom;
     if (from < this.pending.length && wanted.length > 0) {
       for (const ident of wanted) scanned.set(ident, { definers: [], referencers: [] });
       for (let i = from; i < this.pending.length; i++) {
-        const node = this.load(this.pending[i]);
-        if (i >= this.definersFrom) for (const ident of node.defined) scanned.get(ident)?.definers.push(node);
-        if (!referencers) continue;
-        const { refNames } = node;
-        for (let k = 0; k < refNames.length; k++) scanned.get(refNames[k])?.referencers.push(node, k);
+        const node = this.pending[i];
+        // Names not read yet are read for the question and not kept: a first map would otherwise
+        // hold every file's names before linking them, and linking reads them again anyway.
+        const stored = node.unread === undefined ? undefined : (this.readNames!(node.path) ?? EMPTY_NAMES);
+        if (i >= this.definersFrom) for (const ident of stored ? stored.defined : this.definedOf(node)) scanned.get(ident)?.definers.push(node);
+        if (!referencers || i < this.referencersFrom) continue;
+        const refNames = stored ? stored.referenced : node.refNames;
+        const refCounts = stored ? stored.counts : node.refCounts;
+        for (let k = 0; k < refNames.length; k++) scanned.get(refNames[k])?.referencers.push(node, refCounts[k]);
       }
     }
     const visitReferencers = (list: Referencers) => {
@@ -267,16 +468,25 @@ export class NameIndex {
         visit(node, node.refCounts[list[j + 1] as number], false);
       }
     };
+    const cold = this.coldDefiners(wanted);
     for (const ident of wanted) {
       onName(ident);
       const entry = this.definerIndex.get(ident);
-      if (entry instanceof Set) for (const node of entry) visit(node, 1, true);
+      const coldOnes = cold.get(ident);
+      if (coldOnes) {
+        // Both in the order of their links, merged: the order one index of them all would hold.
+        const hot = entry === undefined ? NO_NODES : entry instanceof Set ? [...entry] : [entry];
+        for (let h = 0, c = 0; h < hot.length || c < coldOnes.length; ) {
+          visit(c >= coldOnes.length || (h < hot.length && hot[h].linkedAt < coldOnes[c].linkedAt) ? hot[h++] : coldOnes[c++], 1, true);
+        }
+      } else if (entry instanceof Set) for (const node of entry) visit(node, 1, true);
       else if (entry) visit(entry, 1, true);
       const extra = scanned.get(ident);
       for (const node of extra?.definers ?? []) visit(node, 1, true);
       if (!referencers) continue;
       visitReferencers(this.referencerIndex.get(ident) ?? []);
-      if (extra) visitReferencers(extra.referencers);
+      if (!extra) continue;
+      for (let j = 0; j < extra.referencers.length; j += 2) visit(extra.referencers[j] as FileNode, extra.referencers[j + 1] as number, false);
     }
   }
 }

@@ -11,6 +11,16 @@ export const EMPTY_NAMES: FileNames = { defined: NO_NAMES, referenced: NO_NAMES,
 /** The five name fields of a node. */
 export type NodeNames = Pick<FileNode, 'defined' | 'refNames' | 'refCounts' | 'imports' | 'modules'>;
 
+/** FileNode.storedNames of a file whose names came from a parse or a change: `defined` holds them all. */
+export const NAMES_IN_MEMORY = -2;
+/** FileNode.storedNames of a file whose names are those of its stored record, none of them cold. */
+export const NAMES_AS_STORED = -1;
+/**
+ * FileNode.defined of a file whose references are linked and whose definitions, not linked yet,
+ * are read again from the store when they are (see NameIndex.linkPending).
+ */
+export const DEFINED_IN_STORE: string[] = [];
+
 /** The names of a node whose names are not read yet (see FileNode.unread). */
 export const UNREAD: NodeNames = { defined: NO_NAMES, refNames: NO_NAMES, refCounts: NO_SLOTS, imports: NO_NAMES, modules: NO_NAMES };
 
@@ -39,6 +49,19 @@ export interface FileNode {
    * its stored record says; undefined once they are (see NameIndex.load).
    */
   unread: number | undefined;
+  /**
+   * Whether its names are its stored record's, and where its definitions are: NAMES_IN_MEMORY
+   * (from a parse or a change), all in `defined`; NAMES_AS_STORED (read from the store, or not yet),
+   * all in `defined`, or none while it is DEFINED_IN_STORE (see NameIndex.linkPending); from 0, its
+   * slot in the NameIndex's cold definitions, which hold those of its names no file referenced when
+   * they were linked, and `defined` the rest (no longer sorted once a cold one is moved back).
+   */
+  storedNames: number;
+  /**
+   * When its definitions were last linked (the name index counts the files it links): a name's
+   * definers, in the definer index or the cold definitions, are visited in this order.
+   */
+  linkedAt: number;
   /** Its forward edges in the related graph; undefined until derived, and again after a change they depend on. */
   related: RelatedEdges | undefined;
 }
@@ -80,20 +103,15 @@ export function byPath(a: FileNode, b: FileNode): number {
   return comparePaths(a.path, b.path);
 }
 
-/** Whether a file's names are the ones its node holds. */
-export function sameNames(node: FileNode, { defined, referenced, counts, imports, modules }: FileNames): boolean {
-  return sameStrings(node.defined, defined) && sameStrings(node.refNames, referenced) && sameStrings(node.imports, imports) && sameStrings(node.modules, modules) && node.refCounts.every((count, i) => count === counts[i]);
+/** Whether a file's names other than its definitions are the ones its node holds. */
+export function sameReferences(node: FileNode, { referenced, counts, imports, modules }: FileNames): boolean {
+  return sameStrings(node.refNames, referenced) && sameStrings(node.imports, imports) && sameStrings(node.modules, modules) && node.refCounts.every((count, i) => count === counts[i]);
 }
 
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+export function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** How many names a file defines and references (0 while they are not read). */
-export function nameCount(node: FileNode): number {
-  return node.defined.length + node.refNames.length;
 }
 
 /** Numbers strings in order of first sight: `id` gives a string's number, `list` the strings by number. */

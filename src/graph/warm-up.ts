@@ -2,7 +2,8 @@
 // save runs is compiled and the arrays it writes are touched before the first real save after a
 // start. The graph ends as it was.
 import type { FileNames } from '../records.js';
-import { type FileNode, type Referencers, nameCount } from './nodes.js';
+import type { NameIndex } from './name-index.js';
+import type { FileNode } from './nodes.js';
 import type { RelatedState } from './related.js';
 
 /** Changes rehearsed after a start (each two patches). */
@@ -22,16 +23,19 @@ export interface Rehearsable {
  * given back. The file is the one with the most definitions among those whose change derives the
  * edges of at most a few hundred files again (`nodes`: every file, sorted; its names read and linked).
  */
-export function rehearseChange(graph: Rehearsable, nodes: readonly FileNode[], referencers: ReadonlyMap<string, Referencers>, times: number): void {
-  // The files that may derive their edges again (an upper bound): well under a patch's limit.
+export function rehearseChange(graph: Rehearsable, nodes: readonly FileNode[], index: Pick<NameIndex, 'referencers' | 'definedOf' | 'definitionCount'>, times: number): void {
+  const { referencers } = index;
+  // The files that may derive their edges again (an upper bound): well under a patch's limit. A
+  // file's cold definitions (see NameIndex) have no referencer: `defined` holds every one that has.
   const bound = Math.min(nodes.length / 16, MAX_REHEARSED_STALE);
   const staleBound = (node: FileNode) => node.defined.reduce((sum, ident) => sum + (referencers.get(ident)?.length ?? 0) / 2, 0);
   // Most definitions first; the bound is summed for as few files as it takes.
-  const byDefinitions = nodes.filter((node) => node.defined.length > 0 && node.refNames.length > 0).sort((a, b) => b.defined.length - a.defined.length);
+  const byDefinitions = nodes.filter((node) => index.definitionCount(node) > 0 && node.refNames.length > 0).sort((a, b) => index.definitionCount(b) - index.definitionCount(a));
   const chosen = byDefinitions.find((node) => staleBound(node) <= bound);
   if (!chosen) return;
-  const { path, defined, refNames: referenced, refCounts, imports, modules } = chosen;
-  const names = { defined, referenced, counts: Array.from(refCounts), imports, modules };
+  const { path, refNames: referenced, refCounts, imports, modules } = chosen;
+  // All its definitions, the cold ones included: given back, the file has every name it had.
+  const names = { defined: [...index.definedOf(chosen)], referenced, counts: Array.from(refCounts), imports, modules };
   for (let i = 0; i < times; i++) {
     graph.setFile(path, { ...names, defined: [] });
     graph.prepareRelated();
@@ -44,7 +48,7 @@ export function rehearseChange(graph: Rehearsable, nodes: readonly FileNode[], r
  * Writes the related graph anew as a change would (the file with the most names derives its edges
  * again, the rest is copied), `times` times: the same graph, and little garbage.
  */
-export function rehearsePatch(related: RelatedState, nodes: readonly FileNode[], times: number): void {
+export function rehearsePatch(related: RelatedState, nodes: readonly FileNode[], nameCount: (node: FileNode) => number, times: number): void {
   let busiest = nodes[0];
   for (const node of nodes) if (nameCount(node) > nameCount(busiest)) busiest = node;
   for (let i = 0; i < times; i++) related.rebuildWith(busiest);
