@@ -68,8 +68,8 @@ export const RELATED_MODEL = {
  * past them a signature the change calls serves more.
  */
 export const NEEDED_SHARE = 5 / 8;
-/** Breadth's tokens after a depth section, at most: what it gets at 2048 tokens. */
-export const BREADTH_MAX_TOKENS = 768;
+/** Breadth's tokens after a depth section, at most: a quarter of 4096. */
+export const BREADTH_MAX_TOKENS = 1024;
 
 /** Which definitions the depth section shows (needed.ts), and in what order. */
 export const NEEDED_MODEL = {
