@@ -216,6 +216,44 @@ test('a short name of two words that the chat file imports comes before a longer
   assert.doesNotMatch(map.text, /│export function validateRequestBody\(/, map.text);
 });
 
+test('the other members of a class the chat file uses come before the API of the modules it imports', async () => {
+  // A change that calls one method of a class often starts to call another of it.
+  const helpers = Array.from({ length: 12 }, (_, i) => `export function formatHelper${i}(text: string): string {\n  return text;\n}\n`);
+  const root = repo({
+    'src/store.ts': [
+      'export class SessionStore {',
+      '  loadSession(id: string): string {',
+      '    return id;',
+      '  }',
+      '  purgeExpired(now: number): number {',
+      '    return now;',
+      '  }',
+      '  describeBackend(): string {',
+      "    return 'memory';",
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+    'src/format.ts': helpers.join(''),
+    'src/handler.ts': [
+      "import { SessionStore } from './store.js';",
+      "import { formatHelper0 } from './format.js';",
+      'export function touchSession(store: SessionStore, id: string): string {',
+      '  return formatHelper0(store.loadSession(id));',
+      '}',
+      '',
+    ].join('\n'),
+    ...filler(80),
+  });
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 256, chatFiles: [join(root, 'src/handler.ts')] });
+  const shown = (path: string) => map.files.find((file) => file.path === path)?.lines.map((line) => line.text.trim()) ?? [];
+  assert.ok(shown('src/store.ts').includes('purgeExpired(now: number): number {'), map.text);
+  assert.ok(shown('src/store.ts').includes('describeBackend(): string {'), map.text);
+  // The imported module's API follows: the depth section ends before all of it is listed.
+  assert.ok(shown('src/format.ts').includes('export function formatHelper0(text: string): string {'), map.text);
+  assert.ok(!shown('src/format.ts').includes('export function formatHelper11(text: string): string {'), map.text);
+});
+
 test('the top-level API of the files best ranked for the chat file is listed, not only their paths', async () => {
   // The chat file's callers rank first for it; what they define is what a change to it often
   // starts to use, though it imports none of them.

@@ -1,8 +1,8 @@
 // The code a change needs: for the files the request names (the chat files first), the
 // definitions their references resolve to (the callees, the types, the base classes they use) and
-// those their peers use (the files beside them, the best ranked), then the public API of the
-// modules they import. A model that edits a file writes calls to what it uses; these signatures
-// come before the breadth of the rest of the map.
+// those their peers use (the files beside them, the best ranked), then the rest of the types they
+// use, then the public API of the modules they import. A model that edits a file writes calls to
+// what it uses; these signatures come before the breadth of the rest of the map.
 //
 // A reference resolves, in this order, to the definitions in the files its file imports, then in
 // its own folder (a Go package, sibling modules), then by name across the repository when few
@@ -70,6 +70,13 @@ export interface NeededRequest {
   ranked: readonly string[];
 }
 
+/** A definition to show: definition `index` of `path`'s outline. */
+interface Shown {
+  path: string;
+  outline: Outline;
+  index: number;
+}
+
 /** One needed name, resolved to the files that define it. */
 interface Need {
   ident: string;
@@ -84,9 +91,9 @@ interface Need {
  * The needed definitions as pack entries, best first: the mentioned names' definitions; the named
  * files' own top-level definitions; the names the request's files use (by Aider's identifier
  * weight times the square root of the uses, surer resolution first), mixed with the definitions
- * nearby that the request's words name in part and the names their peers use; then the
- * top-level definitions of the modules they import and of the files best ranked for them, and of
- * the files beside them. At most `limit` entries.
+ * nearby that the request's words name in part and the names their peers use; then the other
+ * members of the types those show; then the top-level definitions of the modules they import and
+ * of the files best ranked for them, and of the files beside them. At most `limit` entries.
  */
 export function neededEntries(sources: NeededSources, request: NeededRequest): PackEntry[] {
   const { from, hidden, mentionedIdents } = request;
@@ -215,32 +222,65 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   };
   const full = () => entries.length >= request.limit;
   /**
-   * Each group's files' top-level definitions, file by file in turn (but those `skip` says no to);
-   * false once the list is full.
+   * Each group's lists in turn, one definition of each list per turn (a group after the one
+   * before it is done); false once the list is full. A list is read when its turn first comes.
    */
-  const showApis = (groups: ReadonlyArray<readonly string[]>, skip: (path: string, ident: string) => boolean = () => false): boolean => {
-    const listed = (outline: Outline, path: string, i: number) => outline.defDepth(i) === 0 && !outline.defName(i).startsWith('_') && !skip(path, outline.defName(i));
-    for (const files of groups) {
-      // Outlines read as the turns reach them: a Go package's folder may hold hundreds of files.
-      const apis = files.map((path) => ({ path, outline: undefined as Outline | undefined, read: false, next: 0 }));
+  const showInTurns = (groups: ReadonlyArray<ReadonlyArray<() => Iterator<Shown>>>): boolean => {
+    for (const group of groups) {
+      const lists: Array<Iterator<Shown> | undefined> = group.map(() => undefined);
       for (let more = true; more; ) {
         more = false;
-        for (const api of apis) {
+        for (let k = 0; k < group.length; k++) {
           if (full()) return false;
-          if (!api.read) {
-            api.outline = sources.outlineOf(api.path);
-            api.read = true;
-          }
-          const { outline } = api;
-          if (!outline) continue;
-          while (api.next < outline.defCount && !listed(outline, api.path, api.next)) api.next++;
-          if (api.next >= outline.defCount) continue;
-          add(api.path, outline, api.next++);
+          const next = (lists[k] ??= group[k]()).next();
+          if (next.done) continue;
+          add(next.value.path, next.value.outline, next.value.index);
           more = true;
         }
       }
     }
     return true;
+  };
+  /** Each group's files' top-level definitions, file by file in turn (but those `skip` says no to). */
+  const showApis = (groups: ReadonlyArray<readonly string[]>, skip: (path: string, ident: string) => boolean = () => false): boolean =>
+    showInTurns(
+      groups.map((files) =>
+        // Outlines read as the turns reach them: a Go package's folder may hold hundreds of files.
+        files.map((path) => () => definitionsOf(path, (outline, i) => outline.defDepth(i) === 0 && !outline.defName(i).startsWith('_') && !skip(path, outline.defName(i)))),
+      ),
+    );
+  /** A file's definitions that `keep` takes, in order, read when first asked for. */
+  function* definitionsOf(path: string, keep: (outline: Outline, i: number) => boolean): Iterator<Shown> {
+    const outline = sources.outlineOf(path);
+    if (!outline) return;
+    for (let index = 0; index < outline.defCount; index++) if (keep(outline, index)) yield { path, outline, index };
+  }
+  /**
+   * The other members of the types whose lines the list shows so far (a class, struct, interface
+   * or impl, by a member or by its header), type by type in turn: a change that calls one method of
+   * a type often starts to call another.
+   */
+  const showMembers = (skip: (path: string, ident: string) => boolean): boolean => {
+    const types = new Map<string, { path: string; line: number; depth: number }>();
+    const addType = (path: string, line: number, depth: number) => {
+      const key = `${path}\0${line}`;
+      // A function's scope holds its locals, not an API.
+      if (types.has(key) || opensFunction(sources.outlineOf(path), line)) return;
+      types.set(key, { path, line, depth });
+    };
+    for (const { path, def } of entries) {
+      if (!def) continue;
+      // The type a member is shown in, and the definition itself when it is a type shown by its header.
+      if (def.scopes.length > 0) addType(path, def.scopes[def.scopes.length - 1], def.scopes.length - 1);
+      addType(path, def.line, def.scopes.length);
+    }
+    const isMember = (type: { path: string; line: number; depth: number }) => (outline: Outline, i: number) =>
+      outline.defDepth(i) === type.depth + 1 &&
+      !outline.defName(i).startsWith('_') &&
+      !skip(type.path, outline.defName(i)) &&
+      outline.def(i).scopes[type.depth] === type.line &&
+      (aboutTests || !inTestScope(outline, i));
+    return showInTurns([[...types.values()].map((type) => () => definitionsOf(type.path, isMember(type)))]);
   };
   /** The definitions each need resolves to, in turn; false once the list is full. */
   const showNeeds = (list: readonly Need[]): boolean => {
@@ -269,7 +309,11 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const named = from.filter((path) => !hidden.has(path));
   const mentionedNeeds = needs.filter((need) => need.score === Infinity);
   const usedNeeds = needs.filter((need) => need.score !== Infinity);
-  if (!showNeeds(mentionedNeeds) || !showApis([named]) || !showNeeds(usedNeeds)) return entries;
+  // A name the request's files use is shown where it resolves, not in another file that defines it too.
+  const resolvedTo = new Map<string, Set<string>>();
+  for (const { ident, files } of needs) for (const path of files) getOrCreate(resolvedTo, ident, () => new Set()).add(path);
+  const elsewhere = (path: string, ident: string) => uses.has(ident) && !resolvedTo.get(ident)?.has(path);
+  if (!showNeeds(mentionedNeeds) || !showApis([named]) || !showNeeds(usedNeeds) || !showMembers(elsewhere)) return entries;
   // Then the API the change may start to use: the top-level definitions of the imported modules and
   // of the best-ranked files, then those of the files beside the request's files, file by file in
   // turn, best-ranked first.
@@ -277,10 +321,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const modules = byRank([...near, ...request.ranked.slice(0, RANKED_API_FILES)]);
   const listed = new Set(modules);
   const neighbours = byRank(beside).filter((path) => !listed.has(path));
-  // A name the request's files use is shown where it resolves, not in another file that defines it too.
-  const resolvedTo = new Map<string, Set<string>>();
-  for (const { ident, files } of needs) for (const path of files) getOrCreate(resolvedTo, ident, () => new Set()).add(path);
-  showApis([modules, neighbours], (path, ident) => uses.has(ident) && !resolvedTo.get(ident)?.has(path));
+  showApis([modules, neighbours], elsewhere);
   return entries;
 }
 
@@ -342,6 +383,15 @@ function identifierWords(ident: string): string[] {
     .split(/[_\-$]+/)
     .filter((word) => word.length >= 4)
     .map((word) => word.toLowerCase());
+}
+
+const FUNCTION_KINDS: ReadonlySet<string> = new Set(['function', 'method']);
+
+/** Whether a function or method is defined on `line` of the outline. */
+function opensFunction(outline: Outline | undefined, line: number): boolean {
+  if (!outline) return false;
+  for (let i = 0; i < outline.defCount; i++) if (outline.defLine(i) === line && FUNCTION_KINDS.has(outline.def(i).subkind)) return true;
+  return false;
 }
 
 /** A scope line that opens tests inside a code file: Rust's `mod tests`, a Python `class TestX`. */
