@@ -255,6 +255,11 @@ export class ReferenceGraph {
     this.index.linkDefiners(end);
   }
 
+  /** See NameIndex.linkParsedDefiners. */
+  linkParsedDefiners(): void {
+    this.index.linkParsedDefiners();
+  }
+
   /** The files in the graph, sorted. */
   filePaths(): string[] {
     return this.numbering.paths();

@@ -427,12 +427,13 @@ function startEarly(root: string, paths: readonly string[], order: ParseQueue, g
 }
 
 /**
- * Once files are being parsed, the graph links what it took as it comes (beside the workers, not
- * after them); a pass that parses nothing leaves the names unlinked until something reads them
- * (see ReferenceGraph.linkPending): its related graph may well be read from the cache.
+ * Once files are being parsed, the graph links the definitions of what it took as it comes
+ * (beside the workers, not after them), up to the first file whose names are the store's (see
+ * NameIndex.linkParsedDefiners); a pass that parses nothing leaves the names unlinked until
+ * something reads them (see ReferenceGraph.linkPending): its related graph may well be read from the cache.
  */
 export function linkWhileParsing(graph: ReferenceGraph, stats: IndexStats): void {
-  if (stats.parsed > 0) graph.linkDefiners();
+  if (stats.parsed > 0) graph.linkParsedDefiners();
 }
 
 /** Lookups over a finished index, with outlines read from the store (each once). */
