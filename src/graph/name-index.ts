@@ -204,10 +204,13 @@ export class NameIndex {
    * daemon's warm-up links in), so that the definitions of names no file references go to the
    * cold definitions rather than the definer index; otherwise (names from a parse: a cold index)
    * the definitions alone, the references left waiting, since the related graph reads none.
+   * Returns whether it read names from the store.
    */
-  linkForRelated(): void {
-    if (this.firstAsStored() < this.pending.length) this.linkPending();
+  linkForRelated(): boolean {
+    const fromStore = this.firstAsStored() < this.pending.length;
+    if (fromStore) this.linkPending();
     else this.linkDefiners();
+    return fromStore;
   }
 
   /**
