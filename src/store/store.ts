@@ -295,14 +295,18 @@ export class TagStore {
     return { record: content, names, outline, ...(sites ? { sites } : {}) };
   }
 
-  /** Queues the write of a copy (see storedCopy) as a path's record, with this stat; returns the record. */
+  /**
+   * Queues the write of a copy (see storedCopy) as a path's record, with this stat; returns the
+   * record as a stored one comes (its names left in the store, counted by `links`): once
+   * `flushed`, a graph reads them from there when it needs them, as it reads a reused file's.
+   */
   writeCopy(path: string, stat: { mtimeMs: number; size: number }, copy: StoredCopy): FileRecord {
     const stored = { ...copy.record, ...stat };
     if (copy.outline) this.queued(this.dbs.outlines.put(path, copy.outline));
     this.queued(copy.sites ? this.dbs.sites.put(path, copy.sites) : this.dbs.sites.remove(path));
     this.queued(copy.names ? this.dbs.fileNames.put(path, copy.names) : this.dbs.fileNames.remove(path));
     this.queued(this.dbs.files.put(path, stored));
-    return { path, ...stored, ...(copy.names ? { names: copy.names } : {}) };
+    return { path, ...stored, links: copy.names ? copy.names.defined.length + copy.names.referenced.length : 0 };
   }
 
   /**
@@ -342,8 +346,10 @@ export class TagStore {
 
   /** Resolves when every queued write is committed (reads see them); rejects if one failed. */
   async flushed(): Promise<void> {
-    await this.lastWrite;
-    this.lastWrite = undefined;
+    const last = this.lastWrite;
+    await last;
+    // A write queued meanwhile is waited for by the next call.
+    if (this.lastWrite === last) this.lastWrite = undefined;
     const error = this.writeError;
     this.writeError = undefined;
     if (error !== undefined) throw new StoreError(this.dir, error);
