@@ -124,6 +124,9 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
       index.stats.restoredGraphs++;
       return mapFromIndex(index, graph, options);
     }
+    // Linking reads every file's names from the store, whose pages then stay mapped, as much as
+    // the whole store: let go of them before the edges and the arrays are built (as after a pass).
+    if (graph.linkForRelated() && !options.runner) await store.releasePages();
     // A graph built here is saved while the map is laid out.
     graph.prepareRelated({ spare: false });
     const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, projectKey, options.onNotice);

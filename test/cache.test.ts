@@ -226,6 +226,33 @@ test('a damaged store (truncated, empty, bad header, random bytes in the middle)
   assert.match(notices[0] ?? '', /truncated file: \d+ bytes, its meta pages name page \d+ of 4096 bytes/);
 });
 
+test('a store whose meta pages name pages past the end of its file, none of them in use (LMDB leaves unwritten the pages a commit freed again), is extended at close: the next open takes it', async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const fresh = runCli(['map', root, '--cache-dir', cache, '--quiet']);
+  assert.equal(fresh.code, 0, fresh.stderr);
+  const file = join(cache, 'tags.lmdb', 'data.mdb');
+  const pageSize = 4096;
+  // Both meta pages name three more pages than the file holds: what a commit whose last
+  // allocated pages were loose leaves (the offsets are those checkDataFile reads).
+  const nameMorePages = () => {
+    const data = readFileSync(file);
+    for (const at of [0, pageSize]) data.writeBigUInt64LE(data.readBigUInt64LE(at + 144) + 3n, at + 144);
+    writeFileSync(file, data);
+  };
+  const notices: string[] = [];
+  const store = TagStore.open(cache, { onNotice: (message) => notices.push(message) });
+  nameMorePages();
+  await store.close();
+  const named = (readFileSync(file).readBigUInt64LE(144) + 1n) * BigInt(pageSize);
+  assert.ok(BigInt(statSync(file).size) >= named, 'the file holds every page its meta pages name');
+  await TagStore.open(cache, { onNotice: (message) => notices.push(message) }).close();
+  assert.deepEqual(notices, [], 'opened as it is, not moved aside');
+  const again = runCli(['map', root, '--cache-dir', cache, '--quiet', '--verbose']);
+  assert.match(again.stderr, /0 parsed/, 'the store is used');
+  assert.equal(again.stdout, fresh.stdout);
+});
+
 test('the saved related graph carries its unpersonalized ranks: a graph restored from it takes them, bit for bit those it would compute', async () => {
   const root = copyFixture('shop');
   const cache = tempDir();

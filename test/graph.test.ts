@@ -461,6 +461,48 @@ test('definitions of names no file references stay out of the name indexes, and 
   check('after the reference went');
 });
 
+test('a pass over stored records that parses some files (a touch) links every reference before any definition: definitions nobody references stay out of the indexes, and the graphs are those of a graph built anew', () => {
+  const { current } = randomRepository(43);
+  const unreferenced = 'reg_mask_7pfs';
+  current.set('hw/regs.ts', tags([unreferenced, 'n1'], ['n2']));
+  const stored = new Map([...current].map(([path, fileTags]) => [path, fileNames(fileTags)]));
+  const record = (path: string): FileRecord => {
+    const names = stored.get(path)!;
+    return { path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: names.defined.length + names.referenced.length };
+  };
+  let reads = 0;
+  const touched = new ReferenceGraph((path) => (reads++, stored.get(path)));
+  const paths = [...current.keys()].sort();
+  const parsed = new Set(paths.filter((_, i) => i % 7 === 3));
+  // As a pass takes them: the stored records first, then the parsed files with their names, each
+  // batch's definitions linked as it comes (up to the first file whose names are the store's).
+  for (const path of paths) if (!parsed.has(path)) touched.takeRecord(record(path));
+  for (const path of parsed) {
+    touched.takeRecord({ ...record(path), names: fileNames(current.get(path)!) });
+    touched.linkParsedDefiners();
+  }
+  assert.equal(reads, 0, 'nothing linked while stored files wait');
+  touched.compileRelated(mentioning);
+  assert.equal(touched.pendingCount, 0, 'the related graph linked every reference first');
+  reads = 0;
+  assert.deepEqual([...(touched.definersOfAll([unreferenced]).get(unreferenced) ?? [])], ['hw/regs.ts']);
+  assert.ok(reads > 0, 'a name nobody references is confirmed from the store: its definition is not in the definer index');
+  assertSameRelated(touched, graphOf(current), mentioning, 'touched');
+  assert.deepEqual(nameAnswers(touched), nameAnswers(graphOf(current)));
+  assert.deepEqual(edges(touched.compile(mentioning)), edges(graphOf(current).compile(mentioning)), "Aider's graph");
+
+  // A pass that parses every file (a cold index) links the definitions as they come, and its
+  // related graph leaves the references waiting.
+  const cold = new ReferenceGraph((path) => stored.get(path));
+  for (const path of paths) {
+    cold.takeRecord({ ...record(path), names: fileNames(current.get(path)!) });
+    cold.linkParsedDefiners();
+  }
+  cold.compileRelated(mentioning);
+  assert.equal(cold.pendingCount, cold.fileCount, 'no reference linked');
+  assertSameRelated(cold, graphOf(current), mentioning, 'cold');
+});
+
 test('a save that keeps every name of a file with cold definitions moves nothing; its cold names are compared by hash, and answers come from the stored names', () => {
   const [cold, twin] = ['reg_mask_7pfs', 'reg_mask_ovja']; // one hash (FNV-1a)
   const current = new Map<string, FileTags>([

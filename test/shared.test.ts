@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
 import { GitBlobs, blobId } from '../src/indexer/git-index.js';
+import { SharedTags } from '../src/store/shared.js';
 import { copyFixture, git, tempDir } from './helpers.js';
 
 /** A clone of a one-commit repository made from the shop fixture. */
@@ -46,6 +47,20 @@ test('a second clone parses nothing another clone parsed; a file modified in one
   const again = await buildMap({ root: a, cacheDir: tempDir(), ...request });
   assert.equal(again.stats.parsed, 0);
   assert.doesNotMatch(again.text, /leakedFromB/);
+});
+
+test('the shared store opens again after letting go of its map: what it holds is read back, and it takes more', async () => {
+  const dir = tempDir('repomap-shared-');
+  const shared = SharedTags.open(dir)!;
+  assert.equal(SharedTags.open(dir), shared, 'one per folder in a process');
+  const copy = (n: number) => ({ record: { hash: `h${n}`, skip: null, links: 2 }, names: { defined: [`f${n}`], referenced: ['g'], counts: [1], imports: [], modules: [] } });
+  await shared.putAll([['k1', copy(1)]]);
+  await shared.releasePages();
+  await shared.releasePages(); // nothing open: nothing to do
+  assert.deepEqual(shared.get('k1'), copy(1));
+  await shared.releasePages();
+  await shared.putAll([['k2', copy(2)]]);
+  assert.deepEqual([shared.get('k1'), shared.get('k2'), shared.get('k3')], [copy(1), copy(2), undefined]);
 });
 
 test('without a shared cache (none given, or --cache-dir given without REPOMAP_SHARED_CACHE) every clone parses its files', async () => {

@@ -255,6 +255,19 @@ export class ReferenceGraph {
     this.index.linkDefiners(end);
   }
 
+  /**
+   * Links what the related graph reads (see NameIndex.linkForRelated), which building it does
+   * first anyway; returns whether that read names from the store, whose pages a caller may then let go of.
+   */
+  linkForRelated(): boolean {
+    return this.index.linkForRelated();
+  }
+
+  /** See NameIndex.linkParsedDefiners. */
+  linkParsedDefiners(): void {
+    this.index.linkParsedDefiners();
+  }
+
   /** The files in the graph, sorted. */
   filePaths(): string[] {
     return this.numbering.paths();

@@ -199,9 +199,42 @@ export class NameIndex {
   }
 
   /**
+   * Links what deriving a related graph reads: every waiting file's definitions. When some of
+   * them are the store's, every file's references are linked first (linkPending, the order a
+   * daemon's warm-up links in), so that the definitions of names no file references go to the
+   * cold definitions rather than the definer index; otherwise (names from a parse: a cold index)
+   * the definitions alone, the references left waiting, since the related graph reads none.
+   * Returns whether it read names from the store.
+   */
+  linkForRelated(): boolean {
+    const fromStore = this.firstAsStored() < this.pending.length;
+    if (fromStore) this.linkPending();
+    else this.linkDefiners();
+    return fromStore;
+  }
+
+  /**
+   * Links the waiting files' definitions as an index pass parses them (beside the workers, not
+   * after them), up to the first file whose names are the store's: where its definitions go
+   * waits for every file's references (see linkForRelated). A pass over stored records takes
+   * them before the parsed files, so such a pass links nothing until the related graph asks.
+   */
+  linkParsedDefiners(): void {
+    this.linkDefiners(this.firstAsStored());
+  }
+
+  /** The first waiting file, from `definersFrom` on, whose definitions are the store's (pending.length when none is). */
+  private firstAsStored(): number {
+    const { pending } = this;
+    if (!this.readNames) return pending.length;
+    let i = this.definersFrom;
+    while (i < pending.length && pending[i].storedNames !== NAMES_AS_STORED) i++;
+    return i;
+  }
+
+  /**
    * Links the waiting files' definitions (up to the `end`th waiting file): all a related graph
-   * reads. An index pass links them while it parses (beside the workers, not after them). Once
-   * every file's references are linked, the definitions of a name nobody references go to the
+   * reads (see linkForRelated and linkParsedDefiners). Once every file's references are linked, the definitions of a name nobody references go to the
    * cold definitions (see splitDefinitions); before, all go to the definer index.
    */
   linkDefiners(end = this.pending.length): void {

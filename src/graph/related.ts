@@ -1,6 +1,7 @@
 // The related graph (the 'repomap' ranking) across changes: which files' edges are stale, the graph
 // built from them (patched from the previous one when a change is small, written in full
 // otherwise), a request's weights on it, and saving and restoring it.
+import { collectGarbage } from '../extract/memory.js';
 import { EDGE_WEIGHTS, RELATED_WEIGHTS } from '../model.js';
 import type { DefinerCache } from './definers.js';
 import { EdgeBuffers } from './edge-buffers.js';
@@ -166,6 +167,7 @@ export class RelatedState {
    * copied from the previous graph (patchRelated) rather than written again edge by edge.
    */
   private build(): RelatedBase {
+    this.index.linkForRelated();
     const nodes = this.numbering.nodes();
     const previous = this.previous;
     const shifts = previous ? this.numbering.shiftsSince(previous.numbering) : undefined;
@@ -185,8 +187,11 @@ export class RelatedState {
     else {
       // A graph restored from a saved one derives a file's edges when first needed.
       for (const node of nodes) node.related ??= this.derive(node);
-      // Before the arrays are written: the cache then holds every referenced name's definers.
+      // Before the arrays are written: the cache then holds every referenced name's definers, and
+      // a full collection lets go of it (and of deriving's garbage) before the arrays are
+      // reserved, rather than at the heap's next bound, after them.
       this.definers.release();
+      collectGarbage();
       arrays = flattenRelated(nodes, this.numbering, this.buffers);
     }
     const base = { graph: this.graphOf(arrays, this.numbering.paths()), identIndex: this.idents.index };

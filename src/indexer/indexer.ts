@@ -27,6 +27,11 @@ const COLLECT_EVERY_PARSED = 8000;
 const SETTLE_EVERY = 256;
 /** Files a first index stats and hands to the parser at a time (a chunk queued for the parser is not reordered). */
 const FIRST_INDEX_TAKE = 64;
+/**
+ * A pass that looked up or published this many files in the shared cache lets go of its map (see
+ * SharedTags.releasePages); a daemon's save looks up a file or two, and keeps it open.
+ */
+const SHARED_RELEASE_FROM = 1024;
 
 export interface ExtractSettings {
   maxFileBytes?: number;
@@ -205,6 +210,20 @@ export class Reconciler {
     };
     /** Files to parse whose content key is known: their tags go to the shared cache once stored. */
     const publish = new Map<string, string>();
+    let sharedLookups = 0;
+    /**
+     * Records copied from the shared cache, settled once their writes are committed: they come
+     * without their names (as reused records do), which a graph may read from the store at once.
+     */
+    let copied: FileRecord[] = [];
+    const flushWithCopies = async () => {
+      if (copied.length > 0) {
+        await store.flushed();
+        for (const record of copied) settle(record.path, { record });
+        copied = [];
+      }
+      flush();
+    };
     async function* jobChunks(): AsyncGenerator<FileJob[]> {
       let chunk: FileJob[] = [];
       for await (const { paths: taken, results: found } of statTaken(root, () => order.take(takeCount))) {
@@ -213,8 +232,8 @@ export class Reconciler {
           const path = taken[i];
           statted++;
           // Small batches: a record read whole is slimmed while it is young, before it costs a major GC.
-          if (batch.size >= SETTLE_EVERY) {
-            flush();
+          if (batch.size + copied.length >= SETTLE_EVERY) {
+            await flushWithCopies();
             // A turn of the event loop now and then: a daemon answers `status`, and a stop is heard.
             await new Promise((resume) => setImmediate(resume));
             signal?.throwIfAborted();
@@ -240,10 +259,11 @@ export class Reconciler {
           else if (shared) {
             // A file new to this root: another root may have parsed its content.
             const key = contentKey(path, info);
+            if (key) sharedLookups++;
             const copy = key && shared.get(key);
             if (copy) {
               stats.reusedShared++;
-              settle(path, { record: store.writeCopy(path, info, copy) });
+              copied.push(store.writeCopy(path, info, copy));
               continue;
             }
             if (key) publish.set(path, key);
@@ -252,7 +272,7 @@ export class Reconciler {
           jobs.push(job);
           chunk.push(job);
         }
-        flush();
+        await flushWithCopies();
         if (first && chunk.length > 0) {
           yield chunk;
           chunk = [];
@@ -300,6 +320,7 @@ export class Reconciler {
     }
     await this.store.flushed();
     if (shared && publish.size > 0) await shared.putAll(sharedCopies(root, store, publish, states));
+    if (shared && sharedLookups + publish.size >= SHARED_RELEASE_FROM) await shared.releasePages();
     this.store.remove(gone);
     stats.removed += gone.length;
     return states;
@@ -427,12 +448,13 @@ function startEarly(root: string, paths: readonly string[], order: ParseQueue, g
 }
 
 /**
- * Once files are being parsed, the graph links what it took as it comes (beside the workers, not
- * after them); a pass that parses nothing leaves the names unlinked until something reads them
- * (see ReferenceGraph.linkPending): its related graph may well be read from the cache.
+ * Once files are being parsed, the graph links the definitions of what it took as it comes
+ * (beside the workers, not after them), up to the first file whose names are the store's (see
+ * NameIndex.linkParsedDefiners); a pass that parses nothing leaves the names unlinked until
+ * something reads them (see ReferenceGraph.linkPending): its related graph may well be read from the cache.
  */
 export function linkWhileParsing(graph: ReferenceGraph, stats: IndexStats): void {
-  if (stats.parsed > 0) graph.linkDefiners();
+  if (stats.parsed > 0) graph.linkParsedDefiners();
 }
 
 /** Lookups over a finished index, with outlines read from the store (each once). */

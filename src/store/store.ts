@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import type { FileNames, FileRecord, FileRefs, FileTags } from '../records.js';
@@ -295,14 +295,18 @@ export class TagStore {
     return { record: content, names, outline, ...(sites ? { sites } : {}) };
   }
 
-  /** Queues the write of a copy (see storedCopy) as a path's record, with this stat; returns the record. */
+  /**
+   * Queues the write of a copy (see storedCopy) as a path's record, with this stat; returns the
+   * record as a stored one comes (its names left in the store, counted by `links`): once
+   * `flushed`, a graph reads them from there when it needs them, as it reads a reused file's.
+   */
   writeCopy(path: string, stat: { mtimeMs: number; size: number }, copy: StoredCopy): FileRecord {
     const stored = { ...copy.record, ...stat };
     if (copy.outline) this.queued(this.dbs.outlines.put(path, copy.outline));
     this.queued(copy.sites ? this.dbs.sites.put(path, copy.sites) : this.dbs.sites.remove(path));
     this.queued(copy.names ? this.dbs.fileNames.put(path, copy.names) : this.dbs.fileNames.remove(path));
     this.queued(this.dbs.files.put(path, stored));
-    return { path, ...stored, ...(copy.names ? { names: copy.names } : {}) };
+    return { path, ...stored, links: copy.names ? copy.names.defined.length + copy.names.referenced.length : 0 };
   }
 
   /**
@@ -342,8 +346,10 @@ export class TagStore {
 
   /** Resolves when every queued write is committed (reads see them); rejects if one failed. */
   async flushed(): Promise<void> {
-    await this.lastWrite;
-    this.lastWrite = undefined;
+    const last = this.lastWrite;
+    await last;
+    // A write queued meanwhile is waited for by the next call.
+    if (this.lastWrite === last) this.lastWrite = undefined;
     const error = this.writeError;
     this.writeError = undefined;
     if (error !== undefined) throw new StoreError(this.dir, error);
@@ -355,9 +361,18 @@ export class TagStore {
     await this.closeDatabases();
   }
 
-  /** Closes the environment once lmdb-js's write threads have let go of it (see write-threads.ts). */
+  /**
+   * Closes the environment once lmdb-js's write threads have let go of it (see write-threads.ts),
+   * its data file first made to hold every page its meta pages name (see coverNamedPages).
+   */
   private async closeDatabases(): Promise<void> {
     await this.dbs.writeThreads.idle();
+    try {
+      // In a write transaction: no writer of any process allocates a page meanwhile.
+      this.dbs.root.transactionSync(() => coverNamedPages(join(this.dir, 'tags.lmdb', 'data.mdb')));
+    } catch {
+      // a store that takes no write (damaged) is closed as it is: the check at the next open judges it
+    }
     await this.dbs.root.close();
   }
 }
@@ -425,22 +440,48 @@ function checkDataFile(file: string): void {
   if (!existsSync(file)) return;
   const fd = openSync(file, 'r');
   try {
-    const size = fstatSync(fd).size;
-    const meta = Buffer.alloc(META.size);
-    if (readSync(fd, meta, 0, META.size, 0) < META.size || meta.readUInt32LE(META.magic) !== LMDB_MAGIC) throw new Error('bad LMDB header');
-    const pageSize = meta.readUInt32LE(META.pageSize);
-    if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0 || size < 2 * pageSize) {
-      throw new Error('bad LMDB page size or truncated file');
-    }
-    let lastPage = meta.readBigUInt64LE(META.lastPage);
-    if (readSync(fd, meta, 0, META.size, pageSize) < META.size || meta.readUInt32LE(META.magic) !== LMDB_MAGIC) throw new Error('bad LMDB header');
-    const second = meta.readBigUInt64LE(META.lastPage);
-    if (second > lastPage) lastPage = second;
-    // Either meta page may be the one in use (LMDB takes the one with the higher transaction id): both must fit.
-    if (BigInt(size) < (lastPage + 1n) * BigInt(pageSize)) {
-      throw new Error(`truncated file: ${size} bytes, its meta pages name page ${lastPage} of ${pageSize} bytes`);
-    }
+    const { size, named, lastPage, pageSize } = namedSize(fd);
+    if (size < named) throw new Error(`truncated file: ${size} bytes, its meta pages name page ${lastPage} of ${pageSize} bytes`);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Extends a data file to the last page its meta pages name. LMDB does not write the pages that a
+ * transaction dirtied and freed again (its loose pages: mdb_page_flush skips them), and frees
+ * them at the commit: a commit whose last allocated pages are such leaves the file shorter than
+ * its meta pages say, with nothing in the missing pages, and checkDataFile would take it for a
+ * truncated file at the next open. Only inside a write transaction (no writer of any process
+ * allocates those pages meanwhile), and only ever growing the file: the pages added are zeros
+ * that nothing references.
+ */
+function coverNamedPages(file: string): void {
+  const fd = openSync(file, 'r+');
+  try {
+    const { size, named } = namedSize(fd);
+    if (size < named) ftruncateSync(fd, named);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A data file's size and the size its meta pages name (the larger of the two's last page, plus
+ * one, in pages: either may be the one in use, since LMDB takes the one with the higher
+ * transaction id); throws for garbage meta pages or a file shorter than both of them.
+ */
+function namedSize(fd: number): { size: number; named: number; lastPage: bigint; pageSize: number } {
+  const size = fstatSync(fd).size;
+  const meta = Buffer.alloc(META.size);
+  if (readSync(fd, meta, 0, META.size, 0) < META.size || meta.readUInt32LE(META.magic) !== LMDB_MAGIC) throw new Error('bad LMDB header');
+  const pageSize = meta.readUInt32LE(META.pageSize);
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0 || size < 2 * pageSize) {
+    throw new Error('bad LMDB page size or truncated file');
+  }
+  let lastPage = meta.readBigUInt64LE(META.lastPage);
+  if (readSync(fd, meta, 0, META.size, pageSize) < META.size || meta.readUInt32LE(META.magic) !== LMDB_MAGIC) throw new Error('bad LMDB header');
+  const second = meta.readBigUInt64LE(META.lastPage);
+  if (second > lastPage) lastPage = second;
+  return { size, named: Number((lastPage + 1n) * BigInt(pageSize)), lastPage, pageSize };
 }
