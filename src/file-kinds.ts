@@ -16,9 +16,20 @@ const TEST_DIRS = new Set(['test', 'tests', 'testing', '__tests__', '__test__', 
 const TEST_NAME =
   /(^test_.*\.pyi?$|_tests?\.(py|go|rs|rb)$|_spec\.rb$|^tests?\.(py|rs)$|\.(test|spec)\.[cm]?[jt]sx?$|^conftest\.py$|(Test|Tests|Spec|IT)\.(java|kt|scala|cs)$)/;
 
+/** isTestPath's answers: a map request asks about thousands of paths, most of them asked before. */
+const testPaths = new Map<string, boolean>();
+/** Answers kept; past this, the memo starts over (paths come and go in a daemon's life). */
+const TEST_MEMO_LIMIT = 1 << 18;
+
 /** A test file: in a test folder, or named as one (test_x.py, x_test.go, x.test.ts, x.spec.tsx, ...). */
 export function isTestPath(path: string): boolean {
-  const parts = path.split('/');
-  const name = parts.pop()!;
-  return parts.some((part) => TEST_DIRS.has(part)) || TEST_NAME.test(name);
+  let test = testPaths.get(path);
+  if (test === undefined) {
+    const parts = path.split('/');
+    const name = parts.pop()!;
+    test = parts.some((part) => TEST_DIRS.has(part)) || TEST_NAME.test(name);
+    if (testPaths.size >= TEST_MEMO_LIMIT) testPaths.clear();
+    testPaths.set(path, test);
+  }
+  return test;
 }

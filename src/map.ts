@@ -327,11 +327,10 @@ const SKIP_ORDER: readonly SkipReason[] = [
 ];
 
 function countSkips(skipped: readonly SkippedFile[]): Partial<Record<SkipReason, number>> {
+  const byReason = new Map<SkipReason, number>();
+  for (const { reason } of skipped) byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
   const counts: Partial<Record<SkipReason, number>> = {};
-  for (const reason of SKIP_ORDER) {
-    const n = skipped.filter((file) => file.reason === reason).length;
-    if (n > 0) counts[reason] = n;
-  }
+  for (const reason of SKIP_ORDER) if (byReason.has(reason)) counts[reason] = byReason.get(reason);
   return counts;
 }
 

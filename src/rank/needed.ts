@@ -159,7 +159,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const resolveNeed = (ident: string, users: readonly string[], useCount: number) => {
     const all = definers.get(ident);
     if (!all) return undefined;
-    const candidates = [...all].sort(comparePaths).filter(shownFile);
+    const candidates = [...all].filter(shownFile).sort(comparePaths);
     if (candidates.length === 0) return undefined;
     const { files, tier } = resolveName(candidates, users, imported);
     // A name many files define, even among those imported, says too little about which is meant.
