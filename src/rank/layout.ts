@@ -195,6 +195,9 @@ export function fileLimit(budget: number): number {
   return budget + FILL_SCAN;
 }
 
+/** Entries whose lines entriesWithin counts in one call. */
+const COUNT_AHEAD = 32;
+
 /**
  * The longest prefix of `entries` whose lines fit about `tokens` (each definition's scope and
  * signature lines, and its file's header when the file is new, counted once), and at least the
@@ -208,19 +211,25 @@ export function entriesWithin(
   countTokens: TokenCounter,
   firstWithin = tokens,
 ): { entries: PackEntry[]; tokens: number } {
-  // Every line the entries could show counted at once: the counts below then come from the
-  // counter's memo, not one round trip to its thread each.
+  // The lines of the next COUNT_AHEAD entries counted at once: the counts below then come from the
+  // counter's memo, not one round trip to its thread each; the entries past the ones that fit
+  // (most of a long list) are never counted.
   const rowsOf = entries.map(({ def }) => (def ? [...def.scopes, ...signatureRows(def)] : []));
-  const texts: string[] = [];
-  entries.forEach(({ path }, k) => {
-    const outline = outlineOf(path);
-    texts.push(path + ':', ...rowsOf[k].map((row) => SHOWN_MARK + (outline?.lineText(row) ?? '')));
-  });
-  countTokens(texts.join('\n'));
+  let countedTo = 0;
+  const countAhead = (from: number) => {
+    const texts: string[] = [];
+    countedTo = Math.min(entries.length, from + COUNT_AHEAD);
+    for (let k = from; k < countedTo; k++) {
+      const outline = outlineOf(entries[k].path);
+      texts.push(entries[k].path + ':', ...rowsOf[k].map((row) => SHOWN_MARK + (outline?.lineText(row) ?? '')));
+    }
+    countTokens(texts.join('\n'));
+  };
   const shownByPath = new Map<string, Set<number>>();
   let used = 0;
   let k = 0;
   for (; k < entries.length; k++) {
+    if (k === countedTo) countAhead(k);
     const { path } = entries[k];
     const shown = shownByPath.get(path) ?? new Set<number>();
     const lines: string[] = shownByPath.has(path) ? [] : ['', path + ':'];

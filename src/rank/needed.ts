@@ -159,9 +159,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const resolveNeed = (ident: string, users: readonly string[], useCount: number) => {
     const all = definers.get(ident);
     if (!all) return undefined;
-    const candidates = [...all].filter(shownFile).sort(comparePaths);
-    if (candidates.length === 0) return undefined;
-    const { files, tier } = resolveName(candidates, users, imported);
+    const { files, tier } = resolveName(all, users, imported, shownFile);
     // A name many files define, even among those imported, says too little about which is meant.
     if (files.length === 0 || files.length > MAX_NAME_DEFINERS) return undefined;
     return { files, weight: nameWeight(ident, all.size, mentionedIdents) * Math.sqrt(useCount) * certainty(tier, files.length) * wordBoost(ident) };
@@ -415,10 +413,21 @@ function certainty(tier: number, fileCount: number): number {
   return (tier === SAME_FOLDER ? NEEDED_MODEL.folderCertainty : NEEDED_MODEL.byNameCertainty) / Math.sqrt(fileCount);
 }
 
-/** The definers a name's users mean: those they import, else those in a user's folder, else all of them (BY_NAME). */
-function resolveName(candidates: string[], users: readonly string[], imported: ReadonlyMap<string, ReadonlySet<string>>): { files: string[]; tier: number } {
-  const viaImport = candidates.filter((path) => users.some((user) => imported.get(user)?.has(path)));
-  if (viaImport.length > 0) return { files: viaImport, tier: IMPORTED };
+/**
+ * The definers a name's users mean, of those `shown` takes, by path: those they import, else those
+ * in a user's folder, else all of them (BY_NAME). The imports are looked up first: a name such as
+ * `init` has thousands of definers and a file imports a few dozen.
+ */
+function resolveName(
+  definers: ReadonlySet<string>,
+  users: readonly string[],
+  imported: ReadonlyMap<string, ReadonlySet<string>>,
+  shown: (path: string) => boolean,
+): { files: string[]; tier: number } {
+  const viaImport = new Set<string>();
+  for (const user of users) for (const path of imported.get(user) ?? []) if (definers.has(path) && shown(path)) viaImport.add(path);
+  if (viaImport.size > 0) return { files: [...viaImport].sort(comparePaths), tier: IMPORTED };
+  const candidates = [...definers].filter(shown).sort(comparePaths);
   const folders = new Set(users.map(dirOf));
   const near = candidates.filter((path) => folders.has(dirOf(path)));
   if (near.length > 0) return { files: near, tier: SAME_FOLDER };
