@@ -53,6 +53,10 @@ test('an outline keeps every definition and line through its bytes', () => {
     assert.equal(outline.lineCount, plain.lineCount);
     assert.equal(outline.defCount, plain.defs.length);
     assert.deepEqual(outline.defs(), plain.defs);
+    plain.defs.forEach((def, i) => {
+      assert.equal(outline.defDepth(i), def.scopes.length);
+      def.scopes.forEach((line, k) => assert.equal(outline.defScope(i, k), line, `definition ${i}, scope ${k}`));
+    });
     for (const [line, text] of plain.lines) assert.equal(outline.lineText(line), text, `line ${line}`);
     const stored = new Set(plain.lines.map(([line]) => line));
     for (let line = -1; line <= plain.lineCount; line++) if (!stored.has(line)) assert.equal(outline.lineText(line), '', `line ${line} is not stored`);

@@ -274,9 +274,9 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     }
     const isMember = (type: { path: string; line: number; depth: number }) => (outline: Outline, i: number) =>
       outline.defDepth(i) === type.depth + 1 &&
+      outline.defScope(i, type.depth) === type.line &&
       !outline.defName(i).startsWith('_') &&
       !skip(type.path, outline.defName(i)) &&
-      outline.def(i).scopes[type.depth] === type.line &&
       (aboutTests || !inTestScope(outline, i));
     return showInTurns([[...types.values()].map((type) => () => definitionsOf(type.path, isMember(type)))]);
   };

@@ -153,6 +153,11 @@ export class Outline {
     return this.num(this.defAt(i) + 3);
   }
 
+  /** The line of scope `k` (from the outermost) of definition `i`: def(i).scopes[k], without making the object. */
+  defScope(i: number, k: number): number {
+    return this.num(this.nums.length / 2 - this.num(SCOPE_COUNT) + this.scopeStart(i) + k);
+  }
+
   /** How many scopes enclose definition `i`. */
   defDepth(i: number): number {
     return this.num(this.defAt(i) + 5) - this.scopeStart(i);
