@@ -75,8 +75,9 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
       // The map may need the saved graph: read while git lists the files.
       const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
       const index = await indexing;
-      // What the pass wrote stays mapped, as much as the whole store after a first index: let go
-      // before the graph is built. A runner of the caller's keeps the store open, and the map with it.
+      // What the pass wrote stays mapped, as much as the whole store after a first index, and so
+      // do the last copies that publishing read (see indexRepository): let go before the graph is
+      // built. A runner of the caller's keeps the store open, and the map with it.
       if (wroteTags(index.stats) && !options.runner) await store.releasePages();
       graph.useImports(index.lookups.importsOf);
       startTokenizer(options.encoding);

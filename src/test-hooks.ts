@@ -8,6 +8,7 @@
 //   REPOMAP_TEST_WATCH_DELAY_MS  the watcher started this much later (watchDelayMs)
 //   REPOMAP_TEST_UNWATCHABLE     paths containing this text cannot be watched (RepoWatcherOptions.unwatchable)
 //   REPOMAP_TEST_RELEASE_FROM_BYTES  the daemon's store lets go of its map from this size on (DaemonOptions.releasePagesFromBytes)
+//   REPOMAP_TEST_PUBLISH_RELEASE_EVERY  the daemon's publishing lets go of the store's map every this many copies (ExtractSettings.publishReleaseEvery)
 //   REPOMAP_TEST_MCP_WAIT_MS     the MCP server's wait for the index (McpServerOptions.indexWaitMs)
 //   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s parse workers die on a path containing this text (RunnerOptions.exitOn)
 import type { DaemonOptions, DaemonTimings } from './daemon/settings.js';
@@ -23,17 +24,19 @@ const DAEMON_TIMING_VARIABLES: Record<keyof DaemonTimings, string> = {
 };
 
 /** The daemon's test options set in `env` (none in production). */
-export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'unwatchable' | 'releasePagesFromBytes'> {
+export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'unwatchable' | 'releasePagesFromBytes' | 'publishReleaseEvery'> {
   const timings: Partial<DaemonTimings> = {};
   for (const [field, name] of Object.entries(DAEMON_TIMING_VARIABLES) as Array<[keyof DaemonTimings, string]>) {
     if (env[name] !== undefined) timings[field] = Number(env[name]);
   }
   const unwatchable = env.REPOMAP_TEST_UNWATCHABLE;
   const releaseFrom = env.REPOMAP_TEST_RELEASE_FROM_BYTES;
+  const publishEvery = env.REPOMAP_TEST_PUBLISH_RELEASE_EVERY;
   return {
     ...(Object.keys(timings).length > 0 ? { timings } : {}),
     ...(unwatchable ? { unwatchable } : {}),
     ...(releaseFrom !== undefined ? { releasePagesFromBytes: Number(releaseFrom) } : {}),
+    ...(publishEvery !== undefined ? { publishReleaseEvery: Number(publishEvery) } : {}),
   };
 }
 

@@ -9,6 +9,8 @@ import { connect as connectRepo } from '../src/api/index.js';
 import type { DaemonStatus } from '../src/api/types.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { buildMap } from '../src/map.js';
+import { blobId } from '../src/indexer/git-index.js';
+import { SharedTags } from '../src/store/shared.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
@@ -938,4 +940,51 @@ test('a map asked for with a bound during the cold index is a partial map of wha
   }
   await call(daemon.socket, 'shutdown');
   await daemon.exited;
+});
+
+/**
+ * Starts a daemon on a clone of the shop fixture that fills a shared cache of its own, with its
+ * publishing letting go of the store's map every 2 copies; returns its first map and its log
+ * once a new file it saw was published, after a second clone mapped from that cache.
+ */
+async function fillSharedCache(env: NodeJS.ProcessEnv): Promise<{ first: RepoMap; log: string }> {
+  const origin = gitRepo();
+  const root = join(realpathSync(tempDir('repomap-clone-')), 'shop');
+  git(origin, 'clone', '-q', origin, root);
+  const shared = tempDir('repomap-shared-');
+  const daemon = await startDaemon(root, { ...runtimeEnv(), REPOMAP_SHARED_CACHE: shared, REPOMAP_TEST_PUBLISH_RELEASE_EVERY: '2', ...env });
+  const first = await call<RepoMap>(daemon.socket, 'map', { tokens: 4096 });
+  assert.equal(first.stats.published, first.stats.parsed, 'every file the cold index parsed');
+
+  // A file new to the root is looked up in the shared cache, parsed, and published by the update.
+  const fresh = 'export function publishedBySave(): number {\n  return 7;\n}\n';
+  writeFileSync(join(root, 'src', 'fresh.ts'), fresh);
+  const saved = await mapUntil(daemon.socket, (map) => /publishedBySave/.test(map.text));
+  assert.match(saved.text, /publishedBySave/);
+  assert.equal(saved.stats.published, first.stats.published + 1);
+  assert.ok(SharedTags.open(shared)!.get(blobId(Buffer.from(fresh))), "the new file's tags are in the shared cache");
+
+  // A second clone copies every file the daemon parsed, and parses none.
+  const clone = join(tempDir('repomap-clone-'), 'shop');
+  git(origin, 'clone', '-q', origin, clone);
+  const second = await buildMap({ root: clone, cacheDir: tempDir(), tokens: 4096, workers: 1, sharedCacheDir: shared });
+  assert.deepEqual([second.stats.parsed, second.stats.reusedShared], [0, first.stats.parsed]);
+  assert.equal(second.text, first.text);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+  return { first, log: daemon.stderr() };
+}
+
+test("a daemon publishes what its cold index parsed while its pool is closed to let go of the store's map, letting go of it every few copies read; a new file's update publishes it", async () => {
+  const { first, log } = await fillSharedCache({});
+  const published = first.stats.published;
+  const releases = Math.ceil(published / 2);
+  assert.match(log, new RegExp(`published ${published} files to the shared cache in \\d+ ms, the store's map let go ${releases} times`), log);
+  assert.match(log, /store's pages let go in \d+ ms/);
+});
+
+test("a daemon whose store is too small to let go of its map keeps its pool, and publishes what it parsed all the same", async () => {
+  const { first, log } = await fillSharedCache({ REPOMAP_TEST_RELEASE_FROM_BYTES: String(2 ** 40) });
+  assert.match(log, new RegExp(`published ${first.stats.published} files to the shared cache in \\d+ ms\n`), log);
+  assert.doesNotMatch(log, /store's pages let go|the store's map let go/);
 });

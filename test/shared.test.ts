@@ -1,30 +1,41 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
 import { GitBlobs, blobId } from '../src/indexer/git-index.js';
+import { Reconciler, emptyStats, indexRepository } from '../src/indexer/indexer.js';
+import { createRunner } from '../src/indexer/pool.js';
 import { SharedTags } from '../src/store/shared.js';
+import { TagStore } from '../src/store/store.js';
 import { copyFixture, git, tempDir } from './helpers.js';
 
 /** A clone of a one-commit repository made from the shop fixture. */
 function cloneOf(origin: string): string {
   const dir = join(tempDir('repomap-clone-'), 'shop');
   git(origin, 'clone', '-q', origin, dir);
-  return dir;
+  return realpathSync(dir);
 }
 
-test('a second clone parses nothing another clone parsed; a file modified in one clone does not leak into the other\'s map', async () => {
+/** The shop fixture with a binary file (skipped for its content, and shared), committed. */
+function committedShop(): string {
   const origin = copyFixture('shop');
-  // A file skipped for its content is not read again either.
   writeFileSync(join(origin, 'src', 'blob.ts'), Buffer.from([0x65, 0, 1, 2, 3]));
   git(origin, 'init', '-q');
   git(origin, 'add', '.');
   git(origin, 'commit', '-qm', 'init');
+  return origin;
+}
+
+const LEAK = '\nexport function leakedFromB(): number {\n  return 1;\n}\n';
+
+test('a second clone parses nothing another clone parsed; a file modified in one clone does not leak into the other\'s map', async () => {
+  // A file skipped for its content is not read again either.
+  const origin = committedShop();
   const shared = tempDir('repomap-shared-');
   const request = { chatFiles: ['src/checkout.ts'], tokens: 1024, workers: 1, sharedCacheDir: shared };
   const [a, b, c] = [cloneOf(origin), cloneOf(origin), cloneOf(origin)];
-  appendFileSync(join(b, 'src', 'cart.ts'), '\nexport function leakedFromB(): number {\n  return 1;\n}\n');
+  appendFileSync(join(b, 'src', 'cart.ts'), LEAK);
 
   const first = await buildMap({ root: a, cacheDir: tempDir(), ...request });
   assert.equal(first.stats.reusedShared, 0);
@@ -47,6 +58,69 @@ test('a second clone parses nothing another clone parsed; a file modified in one
   const again = await buildMap({ root: a, cacheDir: tempDir(), ...request });
   assert.equal(again.stats.parsed, 0);
   assert.doesNotMatch(again.text, /leakedFromB/);
+});
+
+test("a pass publishes what it parsed once its pool is closed, its store letting go of its map every few copies read; with the caller's pool it publishes all the same", async () => {
+  const origin = committedShop();
+  const shared = tempDir('repomap-shared-');
+  const every = 3;
+  const store = TagStore.open(tempDir());
+  const first = await indexRepository({ root: cloneOf(origin), store, workers: 1, sharedCacheDir: shared, publishReleaseEvery: every }).finally(() => store.close());
+  const sources = first.stats.parsed + 1; // and src/blob.ts, read but not parsed
+  assert.ok(sources >= 9, `every source file parsed (${sources})`);
+  assert.equal(first.stats.published, sources);
+  assert.equal(store.releases, Math.ceil(sources / every), 'before the first copy read, and before each further 3');
+
+  // A runner of the caller's keeps the store open (its threads would), and its map with it.
+  const edited = cloneOf(origin);
+  appendFileSync(join(edited, 'src', 'cart.ts'), LEAK);
+  const runner = createRunner(2);
+  const own = TagStore.open(tempDir());
+  try {
+    const index = await indexRepository({ root: edited, store: own, runner, sharedCacheDir: shared, publishReleaseEvery: 1 });
+    assert.deepEqual([index.stats.parsed, index.stats.reusedShared, index.stats.published], [1, sources - 1, 1]);
+    assert.equal(own.releases, 0);
+  } finally {
+    await runner.close();
+    await own.close();
+  }
+
+  // What both published, a clone of either kind parses none of.
+  const request = { tokens: 1024, workers: 1, sharedCacheDir: shared };
+  const same = await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), ...request });
+  assert.deepEqual([same.stats.parsed, same.stats.reusedShared, same.stats.published], [0, sources, 0]);
+  const alike = cloneOf(origin);
+  appendFileSync(join(alike, 'src', 'cart.ts'), LEAK);
+  const alikeMap = await buildMap({ root: alike, cacheDir: tempDir(), ...request });
+  assert.deepEqual([alikeMap.stats.parsed, alikeMap.stats.reusedShared], [0, sources]);
+  assert.match(alikeMap.text, /leakedFromB/);
+});
+
+test('a file changed between its stat and the publish is not published: its tags are not those of the content it was keyed by', async () => {
+  const root = cloneOf(committedShop());
+  const shared = tempDir('repomap-shared-');
+  const store = TagStore.open(tempDir());
+  const runner = createRunner(1);
+  try {
+    const reconciler = new Reconciler(root, store, runner, { sharedCacheDir: shared });
+    const stats = emptyStats();
+    const paths = git(root, 'ls-files').trim().split('\n');
+    await reconciler.update(paths, stats);
+    const cart = join(root, 'src', 'cart.ts');
+    const keyed = blobId(readFileSync(cart));
+    appendFileSync(cart, LEAK);
+    const sources = stats.parsed + 1; // and src/blob.ts, read but not parsed
+    assert.deepEqual(await reconciler.publishShared(stats, false), { files: sources - 1, releases: 0 }, 'every file read but the changed one');
+    assert.equal(stats.published, sources - 1);
+    assert.deepEqual(await reconciler.publishShared(stats, false), { files: 0, releases: 0 }, 'published once');
+    const cache = SharedTags.open(shared)!;
+    assert.equal(cache.get(keyed), undefined);
+    assert.equal(cache.get(blobId(readFileSync(cart))), undefined);
+    assert.ok(cache.get(blobId(readFileSync(join(root, 'src', 'checkout.ts')))));
+  } finally {
+    await runner.close();
+    await store.close();
+  }
 });
 
 test('the shared store opens again after letting go of its map: what it holds is read back, and it takes more', async () => {

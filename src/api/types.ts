@@ -44,6 +44,8 @@ export interface IndexStats {
   reusedByHash: number;
   /** Files new to this root whose tags were copied from the shared tag cache (another clone parsed them): not parsed. */
   reusedShared: number;
+  /** Files parsed whose tags went to the shared tag cache (under their content; see the shared cache in docs/architecture.md). */
+  published: number;
   /** Stored records dropped because their files are gone. */
   removed: number;
   /** Related graphs read from the saved one instead of derived (see graph-file): a start with nothing changed. */

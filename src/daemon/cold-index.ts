@@ -53,8 +53,11 @@ export class ColdIndex {
     }
     const { state } = engine;
     // What the pass wrote stays mapped, as much as the whole store after a first index: let go
-    // before the graph is built (as openRepository does for a map in-process).
+    // before the graph is built (as openRepository does for a map in-process). What it parsed is
+    // published to the shared cache while the pool is closed for that; a store too small to let go
+    // of its map publishes with the pool open.
     if (wroteTags(state.stats)) await engine.releaseStorePages();
+    await engine.publishShared();
     startTokenizer();
     state.inOrder(discovery.paths);
     const prepared = Date.now();

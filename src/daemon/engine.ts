@@ -116,8 +116,10 @@ export class DaemonEngine {
   /**
    * Lets go of the store's map (see TagStore.releasePages) when the store is large enough for its
    * pages to matter (RELEASE_PAGES_FROM_BYTES). The pool's threads hold the store open, and the map
-   * with it, so they are closed first and a new pool is started. A read meanwhile would find the
-   * store closed: readers wait for `storeReadable`. True when it let go (and the pool is new).
+   * with it, so they are closed first and a new pool is started. What the passes parsed is
+   * published to the shared cache in between, while the store can let go of its map as publishing
+   * reads it. A read meanwhile would find the store closed: readers wait for `storeReadable`. True
+   * when it let go (and the pool is new).
    */
   async releaseStorePages(): Promise<boolean> {
     if (this.store.dataBytes() < (this.options.releasePagesFromBytes ?? RELEASE_PAGES_FROM_BYTES)) return false;
@@ -125,6 +127,7 @@ export class DaemonEngine {
     const release = (async () => {
       await this.runner.close();
       try {
+        await this.publishShared({ poolClosed: true });
         await this.store.releasePages();
       } finally {
         // Updates need a pool whatever became of the release.
@@ -140,6 +143,21 @@ export class DaemonEngine {
     }
     this.options.log(`store's pages let go in ${Date.now() - started} ms`);
     return true;
+  }
+
+  /**
+   * Publishes to the shared cache what the passes since the last publish parsed (see
+   * Reconciler.publishShared); the store lets go of its map as publishing reads it only when the
+   * pool is closed (inside releaseStorePages). Called after each pass, before the reconciler can
+   * be replaced (a new one holds nothing to publish): in the sync's queue, as letting go is. A
+   * shutdown stops it.
+   */
+  async publishShared({ poolClosed = false } = {}): Promise<void> {
+    const started = Date.now();
+    const { files, releases } = await this.reconciler.publishShared(this.state.stats, poolClosed, this.signal);
+    if (files === 0) return;
+    const released = releases > 0 ? `, the store's map let go ${releases} times` : '';
+    this.options.log(`published ${files} files to the shared cache in ${Date.now() - started} ms${released}`);
   }
 
   /** Settles when the store can be read (it is not letting go of its map). */

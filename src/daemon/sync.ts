@@ -251,6 +251,7 @@ export class RepoSync {
     engine.options.log(
       `updated ${candidates.length} paths in ${ms(started, applied)} ms (discovery ${ms(started, filtered)}, store and parse ${ms(filtered, reconciled)}, graph ${ms(reconciled, applied)})`,
     );
+    await engine.publishShared();
   }
 
   /** Lists the tree again and brings the index up to date with it: files and files parsed. */
@@ -269,6 +270,7 @@ export class RepoSync {
     this.scheduleGraphSave();
     engine.lastUpdate = new Date();
     engine.options.log(`rediscovered ${discovery.paths.length} files`);
+    await engine.publishShared();
     return { files: discovery.paths.length, parsed: state.stats.parsed - before };
   }
 

@@ -28,16 +28,23 @@ const SETTLE_EVERY = 256;
 /** Files a first index stats and hands to the parser at a time (a chunk queued for the parser is not reordered). */
 const FIRST_INDEX_TAKE = 64;
 /**
- * A pass that looked up or published this many files in the shared cache lets go of its map (see
- * SharedTags.releasePages); a daemon's save looks up a file or two, and keeps it open.
+ * A pass that looked up this many files in the shared cache, and a publish of this many, lets go of
+ * its map (see SharedTags.releasePages); a daemon's save looks up a file or two, and keeps it open.
  */
 const SHARED_RELEASE_FROM = 1024;
+/**
+ * Publishing lets go of the root store's map before each this many copies it reads, when no other
+ * thread has the store open (see Reconciler.publishShared): a few tens of MB of pages on the kernel.
+ */
+const PUBLISH_RELEASE_EVERY = 4096;
 
 export interface ExtractSettings {
   maxFileBytes?: number;
   parseTimeoutMs?: number;
   /** The tag cache shared by every root (see SharedTags; sharedCacheDir gives the default); none when unset. */
   sharedCacheDir?: string;
+  /** Publishing lets go of the root store's map before each this many copies read, when it may (default PUBLISH_RELEASE_EVERY; tests make it small). */
+  publishReleaseEvery?: number;
   /** The project config's languages (see resolveLanguages; .repomap/queries/ is read as well). */
   languages?: Readonly<Record<string, LanguageConfig>>;
   /** Receives one-line notices: a language whose grammar or query failed to load, once per pass. */
@@ -102,8 +109,22 @@ export interface IndexLookups {
 /** What one path is after an update: its record, a skip without a record, or gone. */
 export type PathState = { record: FileRecord } | { skip: SkippedFile } | { gone: true };
 
+/** A file a pass parsed, to publish to the shared cache: its content key, and the stat of its stored record. */
+interface Unpublished {
+  path: string;
+  key: string;
+  mtimeMs: number;
+  size: number;
+}
+
+/** What a publish to the shared cache did: the files it published, and how many times the root store let go of its map meanwhile. */
+export interface Published {
+  files: number;
+  releases: number;
+}
+
 export function emptyStats(): IndexStats {
-  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, reusedShared: 0, removed: 0, restoredGraphs: 0 };
+  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, reusedShared: 0, published: 0, removed: 0, restoredGraphs: 0 };
 }
 
 /** Whether a pass wrote tags to the store (parsed files, or copied them from the shared cache): what it wrote stays mapped until the store lets go (TagStore.releasePages). */
@@ -115,10 +136,15 @@ export function wroteTags(stats: IndexStats): boolean {
  * Brings paths up to date against the store: reuse what mtime and size vouch for, re-hash what
  * was touched, parse what changed (on the runner), and drop the records of files that are gone.
  * The CLI runs it once over the whole tree; the daemon runs it again on the paths that change.
+ * What a pass parsed goes to the shared cache when its caller publishes it (publishShared): where
+ * it can, once the runner's threads are closed, so that the store can let go of its map meanwhile.
  */
 export class Reconciler {
   private readonly extract: IndexFileOptions;
   private readonly shared: SharedTags | undefined;
+  /** The files the passes since the last publish parsed, in the order they were stat'ed (see publishShared). */
+  private unpublished: Unpublished[] = [];
+  private readonly publishReleaseEvery: number;
   private readonly languages: LanguageSet;
   /** Whether the stored records were checked against the languages' signatures (see dropStaleLanguages). */
   private languagesChecked = false;
@@ -131,6 +157,7 @@ export class Reconciler {
     settings: ExtractSettings & { onNotice?: (message: string) => void } = {},
   ) {
     this.shared = settings.sharedCacheDir ? SharedTags.open(settings.sharedCacheDir, settings.onNotice) : undefined;
+    this.publishReleaseEvery = settings.publishReleaseEvery ?? PUBLISH_RELEASE_EVERY;
     this.onNotice = settings.onNotice;
     const overrides = resolveLanguages(root, settings.languages);
     this.languages = languageSet(overrides);
@@ -208,7 +235,7 @@ export class Reconciler {
         return undefined;
       }
     };
-    /** Files to parse whose content key is known: their tags go to the shared cache once stored. */
+    /** Files to parse whose content key is known: their tags go to the shared cache once stored (see publishShared). */
     const publish = new Map<string, string>();
     let sharedLookups = 0;
     /**
@@ -319,11 +346,54 @@ export class Reconciler {
       order.finish(); // whoever waits for paths hears of the end, also of a stopped pass
     }
     await this.store.flushed();
-    if (shared && publish.size > 0) await shared.putAll(sharedCopies(root, store, publish, states));
-    if (shared && sharedLookups + publish.size >= SHARED_RELEASE_FROM) await shared.releasePages();
+    for (const [path, key] of publish) {
+      const state = states.get(path);
+      if (state && 'record' in state && isShared(state.record)) this.unpublished.push({ path, key, mtimeMs: state.record.mtimeMs, size: state.record.size });
+    }
+    if (shared && sharedLookups >= SHARED_RELEASE_FROM) await shared.releasePages();
     this.store.remove(gone);
     stats.removed += gone.length;
     return states;
+  }
+
+  /**
+   * Publishes to the shared cache what the passes since the last publish parsed: each file's stored
+   * copy under the content key it was looked up by, unless the file changed since its stat (its
+   * tags would not be its key's) or a later pass stored it again. The copies are read from the
+   * store, whose pages then stay mapped, as much as the whole store after a first index. So, when
+   * `mayReleaseStore` (no other thread has the store open: the runner's threads are closed; see
+   * TagStore.releasePages), the store lets go of its map before the first copy and before each
+   * publishReleaseEvery copies read after it. A publish that fails or stops part-way (an aborted
+   * `signal`) loses cache entries only: each root's store stays complete on its own. The published
+   * files are counted in `stats`.
+   */
+  async publishShared(stats: IndexStats, mayReleaseStore: boolean, signal?: AbortSignal): Promise<Published> {
+    const pending = this.unpublished;
+    this.unpublished = [];
+    const { root, store, shared } = this;
+    if (!shared || pending.length === 0) return { files: 0, releases: 0 };
+    const releaseEvery = mayReleaseStore ? this.publishReleaseEvery : undefined;
+    const releasesBefore = store.releases;
+    let files = 0;
+    async function* copies(): AsyncGenerator<[string, StoredCopy]> {
+      let read = 0;
+      for (const file of pending) {
+        if (signal?.aborted) return;
+        // Changed between its stat and its read, the file's tags are not the blob's: its mtime tells.
+        const now = statSync(join(root, file.path), { throwIfNoEntry: false });
+        if (!now || !statMatches(file, now)) continue;
+        if (releaseEvery !== undefined && read % releaseEvery === 0) await store.releasePages();
+        read++;
+        const copy = store.storedCopy(file.path, file);
+        if (!copy) continue;
+        files++;
+        yield [file.key, copy];
+      }
+    }
+    await shared.putAll(copies());
+    if (files >= SHARED_RELEASE_FROM) await shared.releasePages();
+    stats.published += files;
+    return { files, releases: store.releases - releasesBefore };
   }
 
   /**
@@ -372,16 +442,19 @@ export class Reconciler {
 
 /**
  * Discover, then bring the store up to date: reuse what is unchanged, parse what changed (on
- * the pool), drop what is gone. Returns the records the graph is built from.
+ * the pool), drop what is gone; then publish what was parsed to the shared cache. Returns the
+ * records the graph is built from.
  */
 export async function indexRepository(options: IndexOptions): Promise<RepoIndex> {
   const { root, store } = options;
   const runner = options.runner ?? createRunner(options.workers ?? 1, options.runnerOptions);
+  let reconciler: Reconciler;
+  let index: RepoIndex;
   try {
     // A first index will parse: its threads start while git lists the files.
     if (store.isEmpty()) runner.warmUp([]).catch(() => {}); // only a head start: threads that fail to start fail the parse, which reports it
     const discovery = await discoverFiles(root, options);
-    const reconciler = new Reconciler(root, store, runner, options);
+    reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();
     stats.discovered = discovery.paths.length;
     const { graph, early } = options;
@@ -414,7 +487,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
       );
     } catch (err) {
       if (!stopEarly?.signal.aborted) throw err;
-      // Stopped at the bound: what settled is the index (each record stored as it came).
+      // Stopped at the bound: what settled is the index (each record stored as it came). Nothing is published.
       await store.flushed();
       const { records, skipped } = splitStates(settled);
       const paths = [...settled.keys()].filter((path) => !('gone' in settled.get(path)!)).sort(comparePaths);
@@ -426,10 +499,15 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     reconciler.prune(states, stats);
     const paths = discovery.paths.filter((path) => !('gone' in states.get(path)!));
     const { records, skipped } = splitStates(states);
-    return { root, paths, records, skipped, stats, lookups: storeLookups(root, store, paths, records, graph) };
+    index = { root, paths, records, skipped, stats, lookups: storeLookups(root, store, paths, records, graph) };
   } finally {
     if (!options.runner) await runner.close();
   }
+  // Published once the pool made here is closed: its threads held the store open, and with them
+  // gone the store can let go of its map as publishing reads it. A caller's runner keeps the store
+  // open, and the map with it.
+  await reconciler.publishShared(index.stats, !options.runner);
+  return index;
 }
 
 /**
@@ -534,23 +612,12 @@ export function splitStates(states: Iterable<[string, PathState]>, inOrder = fal
 /** Skips that the content alone decides (not the size limit, the parse timeout or a worker's death): shared like tags. */
 const CONTENT_SKIPS: ReadonlySet<SkipReason> = new Set(['binary', 'minified', 'syntax errors']);
 
-/**
- * The stored copies of read files to share, under their content keys: files parsed with tags or
- * skipped for their content (see CONTENT_SKIPS), still at the stat their key was found for.
- */
-function* sharedCopies(root: string, store: TagStore, keys: ReadonlyMap<string, string>, states: ReadonlyMap<string, PathState>): Generator<[string, StoredCopy]> {
-  for (const [path, key] of keys) {
-    const state = states.get(path);
-    if (!state || !('record' in state) || (state.record.skip && !CONTENT_SKIPS.has(state.record.skip))) continue;
-    // Changed between its stat and its read, the file's tags are not the blob's: its mtime tells.
-    const now = statSync(join(root, path), { throwIfNoEntry: false });
-    if (!now || !statMatches(state.record, now)) continue;
-    const copy = store.storedCopy(path);
-    if (copy) yield [key, copy];
-  }
+/** Whether a read file's record goes to the shared cache: parsed with tags, or skipped for its content (see CONTENT_SKIPS). */
+function isShared(record: FileRecord): boolean {
+  return !record.skip || CONTENT_SKIPS.has(record.skip);
 }
 
-function statMatches(record: FileRecord, info: FileStat): boolean {
+function statMatches(record: FileStat, info: FileStat): boolean {
   return record.mtimeMs === info.mtimeMs && record.size === info.size;
 }
 

@@ -83,9 +83,11 @@ export class SharedTags {
    * Stores copies under their content keys (keys already there are left as they are: same content,
    * same tags), PUT_BATCH to a transaction: a transaction's puts are held in memory until it
    * commits, and a cold index of a large tree has hundreds of megabytes of them. The pages a
-   * transaction reads (the tree it adds to) stay mapped: the map is let go of every RELEASE_EVERY copies.
+   * transaction reads (the tree it adds to) stay mapped: the map is let go of every RELEASE_EVERY
+   * copies. `copies` may be produced asynchronously (a producer that reads another store lets go
+   * of that one's map as it goes); it is read no further once the store has failed.
    */
-  async putAll(copies: Iterable<[string, StoredCopy]>): Promise<void> {
+  async putAll(copies: Iterable<[string, StoredCopy]> | AsyncIterable<[string, StoredCopy]>): Promise<void> {
     let batch: Array<[string, StoredCopy]> = [];
     const commit = async () => {
       const puts = batch;
@@ -101,7 +103,8 @@ export class SharedTags {
       }
     };
     let sinceRelease = 0;
-    for (const entry of copies) {
+    for await (const entry of copies) {
+      if (this.failed) return;
       batch.push(entry);
       if (batch.length < PUT_BATCH) continue;
       sinceRelease += batch.length;

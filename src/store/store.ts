@@ -93,6 +93,8 @@ export interface StoreOptions {
 export class TagStore {
   private lastWrite: Promise<boolean> | undefined;
   private writeError: unknown;
+  /** How many times the map was let go of (see releasePages): a work count. */
+  private released = 0;
 
   private constructor(
     /** The cache directory the store lives in. */
@@ -168,6 +170,12 @@ export class TagStore {
     await this.flushed();
     await this.closeDatabases();
     this.dbs = openDatabases(this.dir);
+    this.released++;
+  }
+
+  /** How many times this store let go of its map (see releasePages). */
+  get releases(): number {
+    return this.released;
   }
 
   /** The size of the store's data file: the most of it that its map can hold resident. */
@@ -282,10 +290,14 @@ export class TagStore {
     this.queued(this.dbs.files.put(path, stored));
   }
 
-  /** What is stored of a path, as it is stored (the outline encoded): a copy for another root (see SharedTags). */
-  storedCopy(path: string): StoredCopy | undefined {
+  /**
+   * What is stored of a path, as it is stored (the outline encoded): a copy for another root (see
+   * SharedTags). None when the stored record is not at the stat `at` (a later pass stored another
+   * version of the file).
+   */
+  storedCopy(path: string, at: { mtimeMs: number; size: number }): StoredCopy | undefined {
     const stored = readSafely(this.dbs.files, path);
-    if (!stored) return undefined;
+    if (!stored || stored.mtimeMs !== at.mtimeMs || stored.size !== at.size) return undefined;
     const { mtimeMs: _mtime, size: _size, ...content } = stored;
     if (stored.skip) return { record: content };
     const names = readSafely(this.dbs.fileNames, path);
