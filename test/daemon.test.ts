@@ -311,28 +311,36 @@ test('a restart reads the related graph saved at the last stop or after a quiet 
   await third.exited;
 });
 
-test('a restart keeps the definitions nobody references out of its name indexes and finds them when asked; an edit that references one links it', async () => {
+test('a cold index and a restart keep the definitions nobody references out of their name indexes and finds them when asked; an edit that references one links it', async () => {
   const root = gitRepo();
   writeFileSync(join(root, 'src', 'registers.ts'), 'export const UNUSED_REGISTER_MASK = 0x10;\nexport const SPARE_REGISTER_MASK = 0x20;\n');
   const env = runtimeEnv();
+  const mention = { tokens: 1024, mentionedIdents: ['UNUSED_REGISTER_MASK'] };
+  // Once every name is linked, the answers about the masks are those of a map made anew.
+  const linkedAndSame = async (daemon: RunningDaemon) => {
+    await call(daemon.socket, 'map', mention);
+    const linkedBy = Date.now() + 15_000;
+    while (!daemon.stderr().includes('names linked in') && Date.now() < linkedBy) await sleep(50);
+    assert.match(daemon.stderr(), /names linked in \d+ ms/);
+    for (const request of [mention, { ...mention, ranking: 'aider' as const }, { tokens: 1024, message: 'where is SPARE_REGISTER_MASK set?' }]) {
+      const hot = await call<RepoMap>(daemon.socket, 'map', request);
+      assert.match(hot.text, /UNUSED_REGISTER_MASK|SPARE_REGISTER_MASK/);
+      assert.equal(hot.text, (await buildMap({ root, cacheDir: tempDir(), ...request })).text, JSON.stringify(request));
+    }
+  };
+  // A cold index links every parsed definition as it comes; its warm-up links them again from the
+  // store, after the references, so that the masks leave the definer index there too.
   const first = await startDaemon(root, env);
-  await call(first.socket, 'map', {});
+  await linkedAndSame(first);
+  assert.match(first.stderr(), /definitions to be linked again from the store/);
   await call(first.socket, 'shutdown');
   await first.exited;
 
   // Started on a complete cache, the daemon links every name after its first map: the two masks,
   // referenced by no file, go to the cold definitions.
   const second = await startDaemon(root, env);
-  const mention = { tokens: 1024, mentionedIdents: ['UNUSED_REGISTER_MASK'] };
-  await call(second.socket, 'map', mention);
-  const linkedBy = Date.now() + 15_000;
-  while (!second.stderr().includes('names linked in') && Date.now() < linkedBy) await sleep(50);
-  assert.match(second.stderr(), /names linked in \d+ ms/);
-  for (const request of [mention, { ...mention, ranking: 'aider' as const }, { tokens: 1024, message: 'where is SPARE_REGISTER_MASK set?' }]) {
-    const hot = await call<RepoMap>(second.socket, 'map', request);
-    assert.match(hot.text, /UNUSED_REGISTER_MASK|SPARE_REGISTER_MASK/);
-    assert.equal(hot.text, (await buildMap({ root, cacheDir: tempDir(), ...request })).text, JSON.stringify(request));
-  }
+  await linkedAndSame(second);
+  assert.doesNotMatch(second.stderr(), /definitions to be linked again/, 'linked once, from the store');
 
   // The chat file comes to reference a mask: the mask's definer is linked, and ranks from it.
   const checkout = join(root, 'src', 'checkout.ts');

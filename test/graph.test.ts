@@ -503,6 +503,55 @@ test('a pass over stored records that parses some files (a touch) links every re
   assertSameRelated(cold, graphOf(current), mentioning, 'cold');
 });
 
+test('a graph whose every file a pass parsed links its definitions again from the store after its references: those nobody references leave the definer index, and every answer stays the same', () => {
+  const { current } = randomRepository(47);
+  const unreferenced = 'reg_mask_7pfs';
+  current.set('hw/regs.ts', tags([unreferenced, 'n1'], ['n2']));
+  current.set('hw/regs_b.ts', tags([unreferenced, 'shared_name3'], []));
+  const stored = new Map([...current].map(([path, fileTags]) => [path, fileNames(fileTags)]));
+  let reads = 0;
+  const cold = new ReferenceGraph((path) => (reads++, stored.get(path)));
+  // As a cold index takes them (in no order of paths): every definition linked as it comes.
+  for (const path of [...current.keys()].reverse()) {
+    const names = stored.get(path)!;
+    cold.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: names.defined.length + names.referenced.length, names: fileNames(current.get(path)!) });
+    cold.linkParsedDefiners();
+  }
+  cold.compileRelated(mentioning);
+  const asked = [unreferenced, 'n1', 'shared_name3', 'everywhere', 'common_init', 'no_such_name'];
+  // In the order given: the definers' order is what a ranking reads.
+  const answers = (g: ReferenceGraph) => {
+    const paths = g.filePaths();
+    const visits: string[] = [];
+    g.visitNamers(asked, () => visits.push('|'), (node, count) => visits.push(`${paths[node]}x${count}`));
+    const definers = [...g.definersOfAll(asked)].map(([name, files]) => `${name}: ${[...(files ?? [])].join(' ')}`);
+    return [visits.join(' '), ...definers, ...paths.map((path) => `${path} defines ${g.fileNames(path).defined.join(' ')}`), `links: ${g.linkCount}`];
+  };
+  const before = answers(cold);
+  reads = 0;
+  assert.deepEqual([...cold.definersOfAll([unreferenced]).get(unreferenced)!], ['hw/regs_b.ts', 'hw/regs.ts']);
+  assert.equal(reads, 0, 'every definition is in the definer index');
+
+  assert.ok(cold.unlinkParsedDefinitions());
+  assert.deepEqual(answers(cold), before, 'while the definitions wait');
+  assert.ok(cold.linkPending());
+  reads = 0;
+  assert.deepEqual([...cold.definersOfAll([unreferenced]).get(unreferenced)!], ['hw/regs_b.ts', 'hw/regs.ts'], 'in the order they were linked first');
+  assert.ok(reads > 0, 'a name nobody references is confirmed from the store: its definitions left the definer index');
+  assert.deepEqual(answers(cold), before, 'once linked again');
+  assert.equal(cold.unlinkParsedDefinitions(), false, 'only once, before the references are linked');
+  assertSameRelated(cold, graphOf(current), mentioning, 'linked again');
+  assert.deepEqual(edges(cold.compile(mentioning)), edges(graphOf(current).compile(mentioning)), "Aider's graph");
+  cold.rehearseChange();
+  assert.deepEqual(answers(cold), before, 'after a rehearsed change');
+  assertSameRelated(cold, graphOf(current), mentioning, 'after a rehearsed change');
+
+  // A graph over stored records, or with a file linked, is left as it is.
+  const warm = new ReferenceGraph((path) => stored.get(path));
+  for (const path of current.keys()) warm.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: 1 });
+  assert.equal(warm.unlinkParsedDefinitions(), false);
+});
+
 test('a save that keeps every name of a file with cold definitions moves nothing; its cold names are compared by hash, and answers come from the stored names', () => {
   const [cold, twin] = ['reg_mask_7pfs', 'reg_mask_ovja']; // one hash (FNV-1a)
   const current = new Map<string, FileTags>([

@@ -39,8 +39,15 @@ export class WarmUp {
     let linking = 0;
     const linkInTurns = () => {
       if (this.engine.isStopping) return;
-      linking ||= Date.now();
       const { graph } = this.engine.state;
+      if (!linking) {
+        linking = Date.now();
+        // A cold index that parsed every file linked all their definitions as they came; they are
+        // linked again as a start over the stored names links them, so that those of names no
+        // file references leave the definer index (on a kernel most of them, some 600 MiB of
+        // heap at the end of linking). The pass stored every file's names (see unlinkParsedDefinitions).
+        if (graph.unlinkParsedDefinitions()) log('definitions to be linked again from the store, after the references');
+      }
       if (!graph.linkPending(LINK_SLICE_FILES)) return void setImmediate(linkInTurns);
       log(`names linked in ${Date.now() - linking} ms, after the first map`);
       // Linking read every name from the store, and those pages stay mapped until the store lets

@@ -263,6 +263,17 @@ export class ReferenceGraph {
     return this.index.linkForRelated();
   }
 
+  /**
+   * See NameIndex.unlinkParsedDefinitions. The definers cache holds the definer index's entries,
+   * which are made anew: it is emptied. What was derived from the names stays (the related graph's
+   * edges, Aider's graph): every name keeps its definers, in the same order.
+   */
+  unlinkParsedDefinitions(): boolean {
+    if (!this.index.unlinkParsedDefinitions()) return false;
+    this.definers.release();
+    return true;
+  }
+
   /** See NameIndex.linkParsedDefiners. */
   linkParsedDefiners(): void {
     this.index.linkParsedDefiners();

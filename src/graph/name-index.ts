@@ -223,6 +223,32 @@ export class NameIndex {
     this.linkDefiners(this.firstAsStored());
   }
 
+  /**
+   * Takes the definitions out of the definer index to be linked again as a start over stored
+   * records links them (see linkPending): once every reference is, the definitions of names no
+   * file references go to the cold definitions. Only for a graph whose every file an index pass
+   * parsed and linked the definitions of as it came (see linkParsedDefiners), its references all
+   * waiting, the caller vouching that the store holds each file's names as the graph does (the
+   * pass wrote them): every definition is then in the definer index, on a kernel 4.19 million of
+   * them for 2.82 million names of which 2.27 million no file references, held as strings beside
+   * the referencer index that linking builds. Returns whether it took them out (the graph is in
+   * that state); a graph in any other state is left as it is.
+   */
+  unlinkParsedDefinitions(): boolean {
+    const { pending } = this;
+    if (!this.readNames || pending.length === 0 || pending.length !== this.files.size) return false;
+    if (this.referencersFrom !== 0 || this.definersFrom !== pending.length || !this.cold.isEmpty) return false;
+    if (pending.some((node) => node.storedNames !== NAMES_IN_MEMORY)) return false;
+    this.definerIndex.clear();
+    for (const node of pending) {
+      node.storedNames = NAMES_AS_STORED;
+      this.links -= node.defined.length;
+      this.pendingLinks += node.defined.length;
+    }
+    this.definersFrom = 0;
+    return true;
+  }
+
   /** The first waiting file, from `definersFrom` on, whose definitions are the store's (pending.length when none is). */
   private firstAsStored(): number {
     const { pending } = this;
