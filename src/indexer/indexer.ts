@@ -373,8 +373,8 @@ export class Reconciler {
     const { root, store, shared } = this;
     if (!shared || pending.length === 0) return { files: 0, releases: 0 };
     const releaseEvery = mayReleaseStore ? this.publishReleaseEvery : undefined;
-    const releasesBefore = store.releases;
     let files = 0;
+    let releases = 0;
     async function* copies(): AsyncGenerator<[string, StoredCopy]> {
       let read = 0;
       for (const file of pending) {
@@ -382,7 +382,10 @@ export class Reconciler {
         // Changed between its stat and its read, the file's tags are not the blob's: its mtime tells.
         const now = statSync(join(root, file.path), { throwIfNoEntry: false });
         if (!now || !statMatches(file, now)) continue;
-        if (releaseEvery !== undefined && read % releaseEvery === 0) await store.releasePages();
+        if (releaseEvery !== undefined && read % releaseEvery === 0) {
+          await store.releasePages();
+          releases++;
+        }
         read++;
         const copy = store.storedCopy(file.path, file);
         if (!copy) continue;
@@ -393,7 +396,7 @@ export class Reconciler {
     await shared.putAll(copies());
     if (files >= SHARED_RELEASE_FROM) await shared.releasePages();
     stats.published += files;
-    return { files, releases: store.releases - releasesBefore };
+    return { files, releases };
   }
 
   /**

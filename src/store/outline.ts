@@ -133,7 +133,7 @@ export class Outline {
   /** Definition `i` (in extraction order) as an object (a new one on each call). */
   def(i: number): DefTag {
     const at = this.defAt(i);
-    const scopesFrom = this.nums.length / 2 - this.num(SCOPE_COUNT);
+    const scopesFrom = this.scopesFrom();
     const scopes: number[] = [];
     for (let k = scopesFrom + this.scopeStart(i); k < scopesFrom + this.num(at + 5); k++) scopes.push(this.num(k));
     const subkind = this.num(at + 2);
@@ -155,7 +155,12 @@ export class Outline {
 
   /** The line of scope `k` (from the outermost) of definition `i`: def(i).scopes[k], without making the object. */
   defScope(i: number, k: number): number {
-    return this.num(this.nums.length / 2 - this.num(SCOPE_COUNT) + this.scopeStart(i) + k);
+    return this.num(this.scopesFrom() + this.scopeStart(i) + k);
+  }
+
+  /** Where the scope lines start among the numbers (they end the numbers). */
+  private scopesFrom(): number {
+    return this.nums.length / 2 - this.num(SCOPE_COUNT);
   }
 
   /** How many scopes enclose definition `i`. */
