@@ -15,7 +15,6 @@ import { identifierMultiplier, isMultiWordIdentifier } from '../graph/identifier
 import { getOrCreate } from '../graph/nodes.js';
 import { EDGE_WEIGHTS, NEEDED_MODEL } from '../model.js';
 import type { PackEntry } from '../pack/pack.js';
-import { dirOf } from '../resolve/files.js';
 import type { Outline } from '../store/outline.js';
 
 const {
@@ -159,9 +158,9 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   const resolveNeed = (ident: string, users: readonly string[], useCount: number) => {
     const all = definers.get(ident);
     if (!all) return undefined;
-    const { files, tier } = resolveName(all, users, imported, shownFile);
-    // A name many files define, even among those imported, says too little about which is meant.
-    if (files.length === 0 || files.length > MAX_NAME_DEFINERS) return undefined;
+    const resolved = resolveName(all, users, imported, shownFile);
+    if (!resolved) return undefined;
+    const { files, tier } = resolved;
     return { files, weight: nameWeight(ident, all.size, mentionedIdents) * Math.sqrt(useCount) * certainty(tier, files.length) * wordBoost(ident) };
   };
   const needs: Need[] = [];
@@ -187,7 +186,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   // The definitions the request's words name in part (`stream` in `ListStream`) that its files do
   // not use yet: what a change may start to use, in the modules imported, beside, or ranked first.
   if (requestWords.size > 0) {
-    const files = [...new Set([...near, ...beside, ...request.ranked])].filter(shownFile).slice(0, WORD_MATCH_FILES);
+    const files = firstOf([near, beside, request.ranked], shownFile, WORD_MATCH_FILES);
     for (const path of files) {
       const outline = sources.outlineOf(path);
       if (!outline) continue;
@@ -323,6 +322,21 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   return entries;
 }
 
+/** The first `count` distinct paths of `lists`, in order, that `take` takes. */
+function firstOf(lists: ReadonlyArray<Iterable<string>>, take: (path: string) => boolean, count: number): string[] {
+  const seen = new Set<string>();
+  const found: string[] = [];
+  for (const list of lists) {
+    for (const path of list) {
+      if (found.length === count) return found;
+      if (seen.has(path)) continue;
+      seen.add(path);
+      if (take(path)) found.push(path);
+    }
+  }
+  return found;
+}
+
 /**
  * The names of two words or more that at least NEEDED_MODEL.peerMinUsers of `files` reference and
  * `known` does not hold, each with how many of them do, by name.
@@ -415,21 +429,36 @@ function certainty(tier: number, fileCount: number): number {
 
 /**
  * The definers a name's users mean, of those `shown` takes, by path: those they import, else those
- * in a user's folder, else all of them (BY_NAME). The imports are looked up first: a name such as
- * `init` has thousands of definers and a file imports a few dozen.
+ * in a user's folder, else all of them (BY_NAME). Undefined when there are none, or more than
+ * NEEDED_MODEL.maxNameDefiners: a name many files define, even among those imported, says too
+ * little about which is meant. The imports are looked up first, and the other definers counted only
+ * up to that bound: a name such as `init` has thousands of definers and a file imports a few dozen.
  */
 function resolveName(
   definers: ReadonlySet<string>,
   users: readonly string[],
   imported: ReadonlyMap<string, ReadonlySet<string>>,
   shown: (path: string) => boolean,
-): { files: string[]; tier: number } {
+): { files: string[]; tier: number } | undefined {
+  const resolved = (files: string[], tier: number) =>
+    files.length === 0 || files.length > MAX_NAME_DEFINERS ? undefined : { files: files.sort(comparePaths), tier };
   const viaImport = new Set<string>();
   for (const user of users) for (const path of imported.get(user) ?? []) if (definers.has(path) && shown(path)) viaImport.add(path);
-  if (viaImport.size > 0) return { files: [...viaImport].sort(comparePaths), tier: IMPORTED };
-  const candidates = [...definers].filter(shown).sort(comparePaths);
-  const folders = new Set(users.map(dirOf));
-  const near = candidates.filter((path) => folders.has(dirOf(path)));
-  if (near.length > 0) return { files: near, tier: SAME_FOLDER };
-  return { files: candidates, tier: BY_NAME };
+  if (viaImport.size > 0) return resolved([...viaImport], IMPORTED);
+  const inUsersFolder = inFolderOf(users);
+  const near: string[] = [];
+  // The others, while they may still be few enough: past the bound they matter only if none is near.
+  const others: string[] = [];
+  for (const path of definers) {
+    if (inUsersFolder(path)) {
+      if (shown(path)) near.push(path);
+    } else if (others.length <= MAX_NAME_DEFINERS && shown(path)) others.push(path);
+  }
+  return near.length > 0 ? resolved(near, SAME_FOLDER) : resolved(others, BY_NAME);
+}
+
+/** Whether a path lies directly in the folder of one of `files` (tested on the text: no folder string made per path). */
+function inFolderOf(files: readonly string[]): (path: string) => boolean {
+  const prefixes = [...new Set(files.map((file) => file.slice(0, file.lastIndexOf('/') + 1)))];
+  return (path) => prefixes.some((prefix) => path.startsWith(prefix) && path.indexOf('/', prefix.length) < 0);
 }
