@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
 import { isMultiWordIdentifier } from './graph/identifiers.js';
-import { type SavedGraphFile, readSavedGraph, restoreRelatedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
+import { type SavedGraphFile, publishRelatedGraph, readSavedGraph, restoreRelatedGraph, restoreSharedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type RepoIndex, indexRepository, wroteTags } from './indexer/indexer.js';
 import { type IndexStats } from './api/types.js';
 import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
@@ -60,6 +60,8 @@ export interface OpenRepository {
   store: TagStore;
   /** The saved related graph, when asked for (see readSavedGraph). */
   savedGraph?: SavedGraphFile;
+  /** The cache shared by every root, when one is used (see sharedCacheDir). */
+  sharedCacheDir?: string;
 }
 
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
@@ -81,7 +83,7 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
       if (wroteTags(index.stats) && !options.runner) await store.releasePages();
       graph.useImports(index.lookups.importsOf);
       startTokenizer(options.encoding);
-      return { index, graph, store, savedGraph: await savedGraph };
+      return { index, graph, store, savedGraph: await savedGraph, ...shared };
     } catch (err) {
       if (isStoreFailure(err) && attempt === 0 && !options.runner) {
         store = await TagStore.rebuild(store, err, { onNotice: options.onNotice });
@@ -113,7 +115,7 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
   const root = await resolveRoot(options.root);
   const named = requestFilePaths(root, [...(options.chatFiles ?? []), ...(options.mentionedFiles ?? [])]);
   const early = waitMs === undefined ? {} : { early: { files: named, boundMs: waitMs } };
-  const { index, graph, store, savedGraph } = await openRepository({ ...options, ...early }, { readGraph: related });
+  const { index, graph, store, savedGraph, sharedCacheDir: sharedDir } = await openRepository({ ...options, ...early }, { readGraph: related });
   try {
     // A partial index's graph is neither restored nor saved: it lacks files.
     if (index.partial) return { ...mapFromIndex(index, graph, options), partial: index.partial };
@@ -121,7 +123,11 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);
     const projectKey = index.lookups.projectKey();
-    if (restoreRelatedGraph(graph, savedGraph, hashOf, projectKey) === 'restored') {
+    // The root's own saved graph, else the one another clone of the same files published.
+    if (
+      restoreRelatedGraph(graph, savedGraph, hashOf, projectKey) === 'restored' ||
+      (sharedDir && (await restoreSharedGraph(graph, store.dir, sharedDir, hashOf, projectKey)) === 'restored')
+    ) {
       index.stats.restoredGraphs++;
       return mapFromIndex(index, graph, options);
     }
@@ -132,7 +138,7 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
     graph.prepareRelated({ spare: false });
     const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, projectKey, options.onNotice);
     const map = mapFromIndex(index, graph, options);
-    await saving;
+    if ((await saving) && sharedDir) publishRelatedGraph(graph, store.dir, sharedDir, hashOf, options.onNotice);
     return map;
   } finally {
     await store.close();

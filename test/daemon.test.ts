@@ -996,3 +996,37 @@ test("a daemon whose store is too small to let go of its map keeps its pool, and
   assert.match(log, new RegExp(`published ${first.stats.published} files to the shared cache in \\d+ ms\n`), log);
   assert.doesNotMatch(log, /store's pages let go|the store's map let go/);
 });
+
+test("a daemon publishes the related graph its cold index built to the shared cache, for a clone's map; a daemon on another clone reads the one a map published", async () => {
+  const origin = gitRepo();
+  const shared = tempDir('repomap-shared-');
+  const cloneOfOrigin = () => {
+    const dir = join(realpathSync(tempDir('repomap-clone-')), 'shop');
+    git(origin, 'clone', '-q', origin, dir);
+    return dir;
+  };
+  const env = { ...runtimeEnv(), REPOMAP_SHARED_CACHE: shared };
+  const daemon = await startDaemon(cloneOfOrigin(), env);
+  const first = await call<RepoMap>(daemon.socket, 'map', { tokens: 4096 });
+  assert.equal(first.stats.restoredGraphs, 0);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+  assert.match(daemon.stderr(), /related graph published to the shared cache/);
+
+  const second = await buildMap({ root: cloneOfOrigin(), cacheDir: tempDir(), tokens: 4096, workers: 1, sharedCacheDir: shared });
+  assert.deepEqual([second.stats.parsed, second.stats.restoredGraphs], [0, 1], "the daemon's files and graph");
+  assert.equal(second.text, first.text);
+
+  // A map's graph (published over the daemon's: the same files), read by a daemon on a third clone.
+  rmSync(join(shared, 'graphs'), { recursive: true });
+  const third = await buildMap({ root: cloneOfOrigin(), cacheDir: tempDir(), tokens: 4096, workers: 1, sharedCacheDir: shared });
+  assert.equal(third.stats.restoredGraphs, 0);
+  const reader = await startDaemon(cloneOfOrigin(), env);
+  const fourth = await call<RepoMap>(reader.socket, 'map', { tokens: 4096 });
+  assert.deepEqual([fourth.stats.parsed, fourth.stats.restoredGraphs], [0, 1]);
+  assert.equal(fourth.text, first.text);
+  await call(reader.socket, 'shutdown');
+  assert.equal(await reader.exited, 0);
+  assert.match(reader.stderr(), /related graph read from the shared cache/);
+  assert.doesNotMatch(reader.stderr(), /related graph published/, 'a graph read is not published again');
+});

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
@@ -50,6 +50,9 @@ test('a second clone parses nothing another clone parsed; a file modified in one
 
   const same = await buildMap({ root: c, cacheDir: tempDir(), ...request });
   assert.equal(same.stats.parsed, 0, 'a clone like the first parses nothing');
+  assert.deepEqual([first.stats.restoredGraphs, modified.stats.restoredGraphs], [0, 0], 'no graph of these files was published before');
+  assert.equal(same.stats.restoredGraphs, 1, 'and builds no graph: it reads the one the first clone published');
+  assert.equal(readdirSync(join(shared, 'graphs')).length, 2, "the first clone's graph and the modified one's");
   assert.equal(same.stats.reusedShared, sources);
   assert.doesNotMatch(same.text, /leakedFromB/, "the other clone's edit is not in this clone's map");
   assert.equal(same.text, first.text, 'the same map as the clone that parsed');
@@ -57,7 +60,45 @@ test('a second clone parses nothing another clone parsed; a file modified in one
 
   const again = await buildMap({ root: a, cacheDir: tempDir(), ...request });
   assert.equal(again.stats.parsed, 0);
+  assert.equal(again.stats.restoredGraphs, 1);
   assert.doesNotMatch(again.text, /leakedFromB/);
+});
+
+test('the shared cache keeps the related graphs of the last four trees mapped; one that a clone reads back counts as recent; a damaged one is not read', async () => {
+  const origin = committedShop();
+  const shared = tempDir('repomap-shared-');
+  const request = { chatFiles: ['src/checkout.ts'], tokens: 1024, workers: 1, sharedCacheDir: shared };
+  const graphs = () => readdirSync(join(shared, 'graphs')).sort();
+  // Five trees, each a clone with a file of its own: five graphs published in turn.
+  const published: string[][] = [];
+  const clones: string[] = [];
+  for (let k = 0; k < 5; k++) {
+    const clone = cloneOf(origin);
+    writeFileSync(join(clone, 'src', `own${k}.ts`), `export function ownFunction${k}(): number {\n  return ${k};\n}\n`);
+    clones.push(clone);
+    const before = new Set(k === 0 ? [] : graphs());
+    const map = await buildMap({ root: clone, cacheDir: tempDir(), ...request });
+    assert.equal(map.stats.restoredGraphs, 0);
+    published.push(graphs().filter((name) => !before.has(name)));
+    assert.equal(published[k].length, 1, `tree ${k} published one graph`);
+    if (k === 2) {
+      // Tree 0's graph read back by another clone of that tree: it becomes the most recent.
+      const again = await buildMap({ root: clones[0], cacheDir: tempDir(), ...request });
+      assert.equal(again.stats.restoredGraphs, 1);
+    }
+  }
+  assert.deepEqual(graphs(), [published[0], published[2], published[3], published[4]].flat().sort(), 'tree 1, the least recently used, is gone');
+
+  // A damaged graph file is not used: the graph is built, and published again whole.
+  const file = join(shared, 'graphs', published[4][0]);
+  const bytes = readFileSync(file);
+  bytes[bytes.length - 1] ^= 0xff;
+  writeFileSync(file, bytes);
+  const rebuilt = await buildMap({ root: clones[4], cacheDir: tempDir(), ...request });
+  assert.equal(rebuilt.stats.restoredGraphs, 0);
+  const read = await buildMap({ root: clones[4], cacheDir: tempDir(), ...request });
+  assert.equal(read.stats.restoredGraphs, 1);
+  assert.equal(read.text, rebuilt.text);
 });
 
 test("a pass publishes what it parsed once its pool is closed, its store letting go of its map every few copies read; with the caller's pool it publishes all the same", async () => {

@@ -9,7 +9,7 @@ import { type PathState, outOfDate } from '../indexer/indexer.js';
 import { statAll } from '../indexer/stat.js';
 import { languageForPath } from '../extract/languages.js';
 import { isQueryPath } from '../extract/user-languages.js';
-import { saveGraphOrSay } from '../graph/graph-file.js';
+import { publishRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import type { DaemonEngine } from './engine.js';
 import type { DaemonTimings } from './settings.js';
 import { RepoWatcher, isWatchLimit } from './watcher.js';
@@ -34,6 +34,8 @@ export class RepoSync {
   private work: Promise<void> = Promise.resolve();
   /** Set while the saved related graph is older than the hot one. */
   private graphUnsaved = false;
+  /** Set when the next save also goes to the shared cache (a graph the cold index built). */
+  private graphToPublish = false;
   private graphSaveTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -295,8 +297,9 @@ export class RepoSync {
   }
 
   /** Saves the related graph once changes have stopped for a while (see DaemonTimings.graphSaveDelayMs). */
-  scheduleGraphSave(): void {
+  scheduleGraphSave({ publish = false } = {}): void {
     this.graphUnsaved = true;
+    this.graphToPublish ||= publish;
     clearTimeout(this.graphSaveTimer);
     this.graphSaveTimer = setTimeout(() => this.saveGraph(), this.timings.graphSaveDelayMs);
     this.graphSaveTimer.unref();
@@ -314,10 +317,15 @@ export class RepoSync {
     const { graph } = engine.state;
     // Built now if the last change is not in it yet (no request asked since).
     graph.prepareRelated({ spare: false });
-    if (saveGraphOrSay(graph, engine.store.dir, engine.hashOf, engine.state.projectKey(), engine.options.log)) {
-      engine.options.log(`related graph saved in ${Date.now() - started} ms`);
+    const { log, sharedCacheDir } = engine.options;
+    if (saveGraphOrSay(graph, engine.store.dir, engine.hashOf, engine.state.projectKey(), log)) {
+      log(`related graph saved in ${Date.now() - started} ms`);
+      if (this.graphToPublish && sharedCacheDir && publishRelatedGraph(graph, engine.store.dir, sharedCacheDir, engine.hashOf, log)) {
+        log('related graph published to the shared cache');
+      }
     }
     this.graphUnsaved = false;
+    this.graphToPublish = false;
   }
 
   /** Stops watching, waits for the update under way, and saves the related graph if it changed. */

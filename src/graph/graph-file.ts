@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, copyFileSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -156,6 +157,84 @@ export function saveGraphInBackgroundOrSay(graph: ReferenceGraph, dir: string, h
 
 function sayUnsaved(dir: string, err: unknown, say?: (message: string) => void): void {
   say?.(`repomap: could not save the related graph to ${dir} (${errorMessage(err)})`);
+}
+
+/** The shared cache's folder of related graphs (see publishRelatedGraph). */
+const SHARED_GRAPHS_DIR = 'graphs';
+/** Graphs the shared cache keeps, the most recently published or used: each is tens to hundreds of megabytes. */
+const SHARED_GRAPHS_KEPT = 4;
+
+/**
+ * Where the shared cache keeps the related graph of the graph's files as they are: named by a
+ * digest of their paths and content hashes, which another clone of the same tree computes alike.
+ * The digest only finds the file: it is checked as the root's own is (restoreRelatedGraph).
+ */
+function sharedGraphFile(sharedDir: string, graph: ReferenceGraph, hashOf: HashOf): string {
+  const digest = createHash('sha1');
+  for (const path of graph.filePaths()) digest.update(`${path}\0${hashOf(path) ?? ''}\n`);
+  return join(sharedDir, SHARED_GRAPHS_DIR, `${digest.digest('hex')}.bin`);
+}
+
+/** Copies a file by way of a temporary one beside the target: a reader finds the old file or the whole new one. */
+function copyWhole(from: string, to: string): void {
+  const temporary = `${to}.${process.pid}.tmp`;
+  try {
+    copyFileSync(from, temporary);
+    renameSync(temporary, to);
+  } catch (err) {
+    rmSync(temporary, { force: true });
+    throw err;
+  }
+}
+
+/**
+ * Copies the related graph the root's cache holds (`rootDir`: saved from `graph` as it stands) to
+ * the shared cache, where a clone of the same tree finds it (restoreSharedGraph) instead of
+ * building its own; the shared cache keeps the SHARED_GRAPHS_KEPT most recent. A failure is told
+ * to `say`: the shared graph is only a cache.
+ */
+export function publishRelatedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, say?: (message: string) => void): boolean {
+  try {
+    const target = sharedGraphFile(sharedDir, graph, hashOf);
+    mkdirSync(join(sharedDir, SHARED_GRAPHS_DIR), { recursive: true, mode: 0o700 });
+    copyWhole(join(rootDir, FILE_NAME), target);
+    const graphs = join(sharedDir, SHARED_GRAPHS_DIR);
+    const byAge = readdirSync(graphs)
+      .filter((name) => name.endsWith('.bin'))
+      .map((name) => ({ file: join(graphs, name), mtime: statSync(join(graphs, name)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime || a.file.localeCompare(b.file));
+    for (const { file } of byAge.slice(SHARED_GRAPHS_KEPT)) if (file !== target) rmSync(file, { force: true });
+    return true;
+  } catch (err) {
+    say?.(`repomap: could not publish the related graph to ${sharedDir} (${errorMessage(err)})`);
+    return false;
+  }
+}
+
+/**
+ * Gives `graph` the related graph another clone of the same files published to the shared cache
+ * (see publishRelatedGraph), checked as the root's own is, and copies it to the root's cache
+ * (`rootDir`) for the next start. 'none saved' when the shared cache has none for these files.
+ */
+export async function restoreSharedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, projectKey: string): Promise<RestoreOutcome> {
+  const file = sharedGraphFile(sharedDir, graph, hashOf);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch {
+    return 'none saved';
+  }
+  const outcome = restoreRelatedGraph(graph, parseGraphFile(bytes) ?? 'unreadable', hashOf, projectKey);
+  if (outcome !== 'restored') return outcome;
+  try {
+    // Used: kept ahead of the graphs not used since (see publishRelatedGraph).
+    const now = new Date();
+    utimesSync(file, now, now);
+    copyWhole(file, join(rootDir, FILE_NAME));
+  } catch {
+    // The root's next start looks in the shared cache again.
+  }
+  return outcome;
 }
 
 /** Why a saved graph was not used, or 'restored'. */
