@@ -10,6 +10,8 @@ import type { DaemonStatus } from '../src/api/types.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { buildMap } from '../src/map.js';
 import { blobId } from '../src/indexer/git-index.js';
+import { sharedKey } from '../src/indexer/indexer.js';
+import { BUILTIN_LANGUAGES } from '../src/extract/languages.js';
 import { SharedTags } from '../src/store/shared.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
@@ -970,7 +972,7 @@ async function fillSharedCache(env: NodeJS.ProcessEnv): Promise<{ first: RepoMap
   const saved = await mapUntil(daemon.socket, (map) => /publishedBySave/.test(map.text));
   assert.match(saved.text, /publishedBySave/);
   assert.equal(saved.stats.published, first.stats.published + 1);
-  assert.ok(SharedTags.open(shared)!.get(blobId(Buffer.from(fresh))), "the new file's tags are in the shared cache");
+  assert.ok(SharedTags.open(shared)!.get(sharedKey(blobId(Buffer.from(fresh)), BUILTIN_LANGUAGES.forPath('x.ts')!)), "the new file's tags are in the shared cache");
 
   // A second clone copies every file the daemon parsed, and parses none.
   const clone = join(tempDir('repomap-clone-'), 'shop');

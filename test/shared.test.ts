@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
 import { GitBlobs, blobId } from '../src/indexer/git-index.js';
-import { Reconciler, emptyStats, indexRepository } from '../src/indexer/indexer.js';
+import { Reconciler, emptyStats, indexRepository, sharedKey } from '../src/indexer/indexer.js';
+import { BUILTIN_LANGUAGES } from '../src/extract/languages.js';
 import { createRunner } from '../src/indexer/pool.js';
 import { SharedTags } from '../src/store/shared.js';
 import { TagStore } from '../src/store/store.js';
@@ -26,6 +27,9 @@ function committedShop(): string {
   git(origin, 'commit', '-qm', 'init');
   return origin;
 }
+
+/** The shared cache's key of a TypeScript file's content. */
+const tsKey = (content: Buffer) => sharedKey(blobId(content), BUILTIN_LANGUAGES.forPath('x.ts')!);
 
 const LEAK = '\nexport function leakedFromB(): number {\n  return 1;\n}\n';
 
@@ -101,6 +105,25 @@ test('the shared cache keeps the related graphs of the last four trees mapped; o
   assert.equal(read.text, rebuilt.text);
 });
 
+test('the same content in files of two languages keeps its own tags in each: a .ts file and a .js file with the same bytes', async () => {
+  const origin = copyFixture('shop');
+  // TypeScript to the TypeScript grammar; syntax errors to JavaScript's (a file skipped for its content).
+  const twin = 'export interface TwinShape {\n  area(): number;\n}\nexport type TwinAlias = TwinShape;\n';
+  writeFileSync(join(origin, 'src', 'twin.ts'), twin);
+  writeFileSync(join(origin, 'src', 'twin.js'), twin);
+  git(origin, 'init', '-q');
+  git(origin, 'add', '.');
+  git(origin, 'commit', '-qm', 'init');
+  const request = { mentionedFiles: ['src/twin.ts', 'src/twin.js'], tokens: 4096, workers: 1, sharedCacheDir: tempDir('repomap-shared-') };
+  const first = await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), ...request });
+  assert.deepEqual(first.skippedFiles.filter((file) => file.path.startsWith('src/twin')).map((file) => [file.path, file.reason]), [['src/twin.js', 'syntax errors']]);
+  assert.deepEqual(first.files.filter((file) => file.path.startsWith('src/twin')).map((file) => file.path), ['src/twin.ts']);
+  const second = await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), ...request });
+  assert.deepEqual([second.stats.parsed, second.stats.reusedShared], [0, first.stats.parsed], 'every file copied, the twins each under its own key');
+  assert.deepEqual(second.skippedFiles, first.skippedFiles);
+  assert.equal(second.text, first.text);
+});
+
 test("a pass publishes what it parsed once its pool is closed, its store letting go of its map every few copies read; with the caller's pool it publishes all the same", async () => {
   const origin = committedShop();
   const shared = tempDir('repomap-shared-');
@@ -148,7 +171,7 @@ test('a file changed between its stat and the publish is not published: its tags
     const paths = git(root, 'ls-files').trim().split('\n');
     await reconciler.update(paths, stats);
     const cart = join(root, 'src', 'cart.ts');
-    const keyed = blobId(readFileSync(cart));
+    const keyed = tsKey(readFileSync(cart));
     appendFileSync(cart, LEAK);
     const sources = stats.parsed + 1; // and src/blob.ts, read but not parsed
     assert.deepEqual(await reconciler.publishShared(stats, false), { files: sources - 1, releases: 0 }, 'every file read but the changed one');
@@ -156,8 +179,8 @@ test('a file changed between its stat and the publish is not published: its tags
     assert.deepEqual(await reconciler.publishShared(stats, false), { files: 0, releases: 0 }, 'published once');
     const cache = SharedTags.open(shared)!;
     assert.equal(cache.get(keyed), undefined);
-    assert.equal(cache.get(blobId(readFileSync(cart))), undefined);
-    assert.ok(cache.get(blobId(readFileSync(join(root, 'src', 'checkout.ts')))));
+    assert.equal(cache.get(tsKey(readFileSync(cart))), undefined);
+    assert.ok(cache.get(tsKey(readFileSync(join(root, 'src', 'checkout.ts')))));
   } finally {
     await runner.close();
     await store.close();

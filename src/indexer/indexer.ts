@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ImportLookup } from '../resolve/imports.js';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
-import { BUILTIN_LANGUAGES, type LanguageSet, extensionOf } from '../extract/languages.js';
+import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } from '../extract/languages.js';
 import { type LanguageConfig, languageSet, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
@@ -224,16 +224,21 @@ export class Reconciler {
     /**
      * A file's content key: its blob id, from git's index when git takes the file as unmodified (no
      * read), else computed from its content (as git would: the same key for the same content in
-     * any root, tracked or not). Undefined for a file too large to index, or unreadable.
+     * any root, tracked or not), with the language that parses it (see languageKey). Undefined for
+     * a file too large to index, or unreadable.
      */
     const contentKey = (path: string, info: FileStat): string | undefined => {
-      const known = (blobs ??= GitBlobs.read(root) ?? null)?.unmodified(path, info);
-      if (known || info.size > maxFileBytes) return known;
-      try {
-        return blobId(readFileSync(join(root, path)));
-      } catch {
-        return undefined;
+      const lang = this.languages.forPath(path);
+      if (!lang) return undefined;
+      let id = (blobs ??= GitBlobs.read(root) ?? null)?.unmodified(path, info);
+      if (!id && info.size <= maxFileBytes) {
+        try {
+          id = blobId(readFileSync(join(root, path)));
+        } catch {
+          return undefined;
+        }
       }
+      return id && sharedKey(id, lang);
     };
     /** Files to parse whose content key is known: their tags go to the shared cache once stored (see publishShared). */
     const publish = new Map<string, string>();
@@ -643,4 +648,12 @@ export async function outOfDate(
     if (info === 'outside' || info === 'special') return record !== undefined;
     return record ? !statMatches(record, info) : info.mtimeMs >= sinceMs;
   });
+}
+
+/**
+ * A file's key in the shared cache: its content's blob id, and the language that parses it with its
+ * query's signature (the same bytes in a.ts and a.js, or under another project's query, have other tags).
+ */
+export function sharedKey(blobId: string, lang: LanguageSpec): string {
+  return lang.signature ? `${blobId} ${lang.id} ${lang.signature}` : `${blobId} ${lang.id}`;
 }

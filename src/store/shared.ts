@@ -1,4 +1,4 @@
-// Tags shared by every root of a user: a file's tags keyed by its content (git's blob id), so that a
+// Tags shared by every root of a user: a file's tags keyed by its content (git's blob id) and language, so that a
 // second clone or work tree of a repository copies what another one parsed instead of parsing it.
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
@@ -8,6 +8,11 @@ import { ensureCacheDir } from './cache-dir.js';
 import { WriteThreads } from './write-threads.js';
 
 const META_KEY = 'format';
+/**
+ * What the keys and values are: the tag store's format, and how keys are made (2: a blob id with the
+ * language that parses it; see sharedKey). A store of another format is cleared when opened.
+ */
+const SHARED_FORMAT = `${STORE_FORMAT} keys 2`;
 const opened = new Map<string, SharedTags | undefined>();
 /** Copies stored per transaction (see putAll). */
 const PUT_BATCH = 256;
@@ -24,7 +29,8 @@ interface SharedDatabases {
 /**
  * A content-keyed LMDB store beside the per-root ones (which stay complete on their own: a root's
  * store holds its copies, so a shared store lost or cleared costs parses, never a wrong map). Keys
- * are git blob ids of files git takes as unmodified (see GitBlobs); a value is what a root's store
+ * are git blob ids (read from git's index for files git takes as unmodified, see GitBlobs) with the
+ * language that parses the file (see sharedKey); a value is what a root's store
  * holds of a file apart from its path and stat. Several processes may use it at once (LMDB's
  * locking). Any failure of it is said once and turns it off for the pass: it is an optimization.
  * Invariant: `dbs` is open, or undefined after releasePages until the next read or write opens it.
@@ -55,9 +61,9 @@ export class SharedTags {
     ensureCacheDir(dir);
     const root = open({ path: join(dir, 'shared.lmdb'), noSubdir: false, compression: true });
     const tags = root.openDB<StoredCopy, string>({ name: 'tags' });
-    if (root.get(META_KEY) !== STORE_FORMAT) {
+    if (root.get(META_KEY) !== SHARED_FORMAT) {
       tags.clearSync();
-      root.putSync(META_KEY, STORE_FORMAT);
+      root.putSync(META_KEY, SHARED_FORMAT);
     }
     return { root, tags, writeThreads: WriteThreads.track(root) };
   }
