@@ -58,7 +58,7 @@ export const RELATED_MODEL = {
   /** Files whose name (as for partners) is a mentioned identifier. */
   namedWeight: 1,
   /** Residual left per edge by the forward push of personalized requests (see pagerankPush): below it, a rank no longer moves the order. */
-  pushEpsilon: 1e-6,
+  pushEpsilon: 2e-6,
 } as const;
 
 /**
