@@ -357,6 +357,34 @@ test('a cold index and a restart keep the definitions nobody references out of t
   await second.exited;
 });
 
+test("the warm-up lets go of the store's map as it reads names while linking, every few files read: after a cold index and on a complete cache", async () => {
+  const root = gitRepo();
+  // Every file read: the map is let go of after each slice but the last.
+  const env = { ...runtimeEnv(), REPOMAP_TEST_LINK_RELEASE_EVERY: '1' };
+  const request = { tokens: 1024, chatFiles: ['src/checkout.ts'] };
+  const fresh = await buildMap({ root, cacheDir: tempDir(), ...request });
+  const linking = async (daemon: RunningDaemon): Promise<{ reads: number; releases: number }> => {
+    await call(daemon.socket, 'map', { tokens: 1024 });
+    const linkedBy = Date.now() + 15_000;
+    const line = /names linked in \d+ ms, after the first map \((\d+) files' names read from the store, its map let go (\d+) times meanwhile\)/;
+    while (!line.test(daemon.stderr()) && Date.now() < linkedBy) await sleep(50);
+    const [, reads, releases] = line.exec(daemon.stderr()) ?? assert.fail(daemon.stderr());
+    assert.equal((await call<RepoMap>(daemon.socket, 'map', request)).text, fresh.text, 'the same map once linked');
+    await call(daemon.socket, 'shutdown');
+    await daemon.exited;
+    return { reads: Number(reads), releases: Number(releases) };
+  };
+  // After a cold index, every file's definitions are read again once the references are linked.
+  const cold = await linking(await startDaemon(root, env));
+  assert.ok(cold.reads > 1, String(cold.reads));
+  assert.equal(cold.releases, cold.reads - 1);
+  // On a complete cache, every file's definitions are read again too, and the names of each file
+  // the first map did not read (here it reads them all: it shows every file) for its references.
+  const warm = await linking(await startDaemon(root, env));
+  assert.ok(warm.reads >= cold.reads && warm.reads <= 2 * cold.reads, `${warm.reads} and ${cold.reads}`);
+  assert.equal(warm.releases, warm.reads - 1);
+});
+
 test('a foreground daemon whose stderr closes goes on answering', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

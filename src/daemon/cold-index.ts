@@ -74,6 +74,8 @@ export class ColdIndex {
       log(`related graph read from ${from} in ${Date.now() - prepared} ms`);
     } else {
       state.graph.prepareRelated({ spare: false });
+      // A change derives the edges of the files it makes stale, as on a graph restored.
+      state.graph.forgetFileEdges();
       log(`related graph built in ${Date.now() - prepared} ms (saved graph: ${saved})`);
       // Published once saved: another clone of this tree starts from it.
       this.sync.scheduleGraphSave({ publish: true });

@@ -113,6 +113,11 @@ export class DaemonEngine {
     this.current = { store, state: new RepoState(root, store), runner, reconciler: this.newReconciler(store, runner) };
   }
 
+  /** Whether the store is large enough for releaseStorePages to let go of its map. */
+  releasesPages(): boolean {
+    return this.store.dataBytes() >= (this.options.releasePagesFromBytes ?? RELEASE_PAGES_FROM_BYTES);
+  }
+
   /**
    * Lets go of the store's map (see TagStore.releasePages) when the store is large enough for its
    * pages to matter (RELEASE_PAGES_FROM_BYTES). The pool's threads hold the store open, and the map
@@ -122,7 +127,7 @@ export class DaemonEngine {
    * when it let go (and the pool is new).
    */
   async releaseStorePages(): Promise<boolean> {
-    if (this.store.dataBytes() < (this.options.releasePagesFromBytes ?? RELEASE_PAGES_FROM_BYTES)) return false;
+    if (!this.releasesPages()) return false;
     const started = Date.now();
     const release = (async () => {
       await this.runner.close();

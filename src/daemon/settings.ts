@@ -61,6 +61,8 @@ export interface DaemonOptions extends DaemonSettings {
   unwatchable?: string;
   /** Test only: the store lets go of its map from this size of its data file on (RELEASE_PAGES_FROM_BYTES). */
   releasePagesFromBytes?: number;
+  /** Test only: the warm-up lets go of the store's map every this many files' names read while linking (LINK_RELEASE_EVERY). */
+  linkReleaseEvery?: number;
 }
 
 /** The one place a daemon's settings are made, at start and when the project config changes. */

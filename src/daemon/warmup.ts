@@ -3,6 +3,7 @@
 // change rehearsed). It waits for the first map, which the client that started the daemon is
 // usually waiting for and which it would delay on a machine with few cores.
 import { errorMessage } from '../errors.js';
+import { giveBackMemory } from '../extract/memory.js';
 import { loadTokenizerHere } from '../pack/tokens.js';
 import type { DaemonEngine } from './engine.js';
 import type { DaemonTimings } from './settings.js';
@@ -10,6 +11,12 @@ import type { RepoSync } from './sync.js';
 
 /** Files linked into the name indexes per turn of the event loop, so requests are answered between slices. */
 const LINK_SLICE_FILES = 1500;
+
+/**
+ * While linking, the store lets go of its map (a large store's: see DaemonEngine.releaseStorePages)
+ * each time this many files' names were read from it since the last time.
+ */
+const LINK_RELEASE_EVERY = 4096;
 
 export class WarmUp {
   private namesLinked = false;
@@ -32,11 +39,17 @@ export class WarmUp {
    */
   afterColdIndex(paths: readonly string[], startedMs: number): void {
     const { log } = this.engine.options;
+    const releaseEvery = this.engine.options.linkReleaseEvery ?? LINK_RELEASE_EVERY;
+    // A slice reads the names of a file at most once, so it never reads past a release due.
+    const sliceFiles = Math.min(LINK_SLICE_FILES, releaseEvery);
     // The names not linked yet (all of them after a start from the saved graph, the references
     // after a cold index) are linked a slice at a time between requests (a change needs them; a
     // map asks about its own names without them), then the arrays of the next related graph
     // reserved, for the first change.
     let linking = 0;
+    let readFrom = 0;
+    let readAtRelease = 0;
+    let releases = 0;
     const linkInTurns = () => {
       if (this.engine.isStopping) return;
       const { graph } = this.engine.state;
@@ -47,24 +60,33 @@ export class WarmUp {
         // file references leave the definer index (on a kernel most of them, some 600 MiB of
         // heap at the end of linking). The pass stored every file's names (see unlinkParsedDefinitions).
         if (graph.unlinkParsedDefinitions()) log('definitions to be linked again from the store, after the references');
+        readFrom = readAtRelease = graph.namesRead;
       }
-      if (!graph.linkPending(LINK_SLICE_FILES)) return void setImmediate(linkInTurns);
-      log(`names linked in ${Date.now() - linking} ms, after the first map`);
-      // Linking read every name from the store, and those pages stay mapped until the store lets
-      // go of its map (a large store's; see releaseStorePages): it does before the next related
-      // graph's arrays are reserved, so the two are not resident at once. An update waits
-      // meanwhile. A new pool that this starts is readied in turn.
-      const readied = this.readied;
-      this.sync
-        .serialize(async () => {
-          await readied; // the pool being readied is the one that letting go closes
-          return !this.engine.isStopping && (await this.engine.releaseStorePages());
-        })
+      if (!graph.linkPending(sliceFiles)) {
+        // The pages each read maps stay resident until the store lets go of its map: it does
+        // every few thousand files read, so they never add up to the names' share of the store.
+        if (graph.namesRead - readAtRelease < releaseEvery) return void setImmediate(linkInTurns);
+        readAtRelease = graph.namesRead;
+        this.releaseStorePages()
+          .then((released) => void (released && releases++))
+          .catch((err: unknown) => log(`letting go of the store's pages failed: ${errorMessage(err)}`))
+          .finally(() => setImmediate(linkInTurns));
+        return;
+      }
+      log(`names linked in ${Date.now() - linking} ms, after the first map (${graph.namesRead - readFrom} files' names read from the store, its map let go ${releases} times meanwhile)`);
+      // The store lets go of the pages linking read last before the next related graph's arrays
+      // are reserved, so the two are not resident at once; the new pool is readied then.
+      this.releaseStorePages()
         .then((released) => {
           if (released && !this.engine.isStopping) this.readied = this.readyWrites(paths);
         })
         .catch((err: unknown) => log(`letting go of the store's pages failed: ${errorMessage(err)}`))
-        .then(() => {
+        .then(async () => {
+          if (this.engine.isStopping) return;
+          // Linking's garbage (every file's names read, most of them dropped) is collected, and the
+          // memory it held given back, before the next related graph's arrays are reserved, so
+          // that the two are not resident at once.
+          await giveBackMemory();
           if (this.engine.isStopping) return;
           this.namesLinked = true;
           this.engine.state.graph.prepareRelated();
@@ -75,7 +97,9 @@ export class WarmUp {
     };
     this.background = () => {
       setImmediate(linkInTurns);
-      this.readied = this.readyWrites(paths);
+      // A store that lets go of its map while linking closes the pool to do so (its threads hold
+      // the store open, and its map with it): that pool is readied once linking is done.
+      if (!this.engine.releasesPages()) this.readied = this.readyWrites(paths);
       // Files modified since a second before discovery (file times can lag the clock) are checked again.
       this.sync
         .watch(startedMs - 1000)
@@ -85,6 +109,18 @@ export class WarmUp {
         .catch((err: unknown) => log(`watcher failed: ${errorMessage(err)}`));
     };
     this.backgroundTimer = setTimeout(() => this.start(), this.timings.backgroundAfterMs);
+  }
+
+  /**
+   * Lets go of the store's map (see DaemonEngine.releaseStorePages), in the sync's queue: an update
+   * waits meanwhile. True when it let go; the pool is then a new one, not readied.
+   */
+  private releaseStorePages(): Promise<boolean> {
+    const readied = this.readied;
+    return this.sync.serialize(async () => {
+      await readied; // the pool being readied is the one that letting go closes
+      return !this.engine.isStopping && (await this.engine.releaseStorePages());
+    });
   }
 
   /**

@@ -60,6 +60,8 @@ export class NameIndex {
   private linkings = 0;
   /** Waiting files whose definitions, dropped while their references were linked, are to be read again. */
   private toReadAgain = 0;
+  /** Files' names read from the store so far (see namesRead). */
+  private storeReads = 0;
 
   /**
    * `readNames` reads a file's names from the tag store, for files taken without them (see
@@ -74,6 +76,21 @@ export class NameIndex {
   /** Links in the graph: one per (file, name it defines) and per (file, name it references). */
   get linkCount(): number {
     return this.links + this.pendingLinks;
+  }
+
+  /**
+   * How many times a file's names were read from the store: a work count, by which a caller that
+   * links in slices lets go of the store's pages those reads mapped (see WarmUp).
+   */
+  get namesRead(): number {
+    return this.storeReads;
+  }
+
+  /** A file's names as stored (none for a record whose names cannot be read: see load). */
+  private readStored(path: string): FileNames {
+    if (!this.readNames) return EMPTY_NAMES;
+    this.storeReads++;
+    return this.readNames(path) ?? EMPTY_NAMES;
   }
 
   /** Files taken but not yet linked into both name indexes. */
@@ -104,7 +121,7 @@ export class NameIndex {
    */
   load(node: FileNode): FileNode {
     if (node.unread === undefined) return node;
-    const names = this.readNames!(node.path) ?? EMPTY_NAMES;
+    const names = this.readStored(node.path);
     this.pendingLinks += names.defined.length + names.referenced.length - node.unread;
     node.unread = undefined;
     node.defined = names.defined;
@@ -159,7 +176,7 @@ export class NameIndex {
   }
 
   private readDefined(node: FileNode): string[] {
-    return (this.readNames?.(node.path) ?? EMPTY_NAMES).defined;
+    return this.readStored(node.path).defined;
   }
 
   /**
@@ -188,8 +205,9 @@ export class NameIndex {
     // Every reference is linked, and the definitions dropped meanwhile are read again next. A full
     // collection first lets go of the garbage of reading every file's names (the definitions
     // dropped, the referencer lists' outgrown copies), which V8 would keep until its heap's next
-    // bound while the second pass adds as much again.
-    if (start < end && this.toReadAgain > 0) collectGarbage();
+    // bound while the second pass adds as much again; and gives back to the system the pages and
+    // free ranges that garbage leaves, which a plain one would keep resident for the second pass.
+    if (start < end && this.toReadAgain > 0) collectGarbage({ reduceMemory: true });
     this.linkDefiners(Math.min(pending.length, this.definersFrom + limit - (end - start)));
     if (this.definersFrom < pending.length) return false;
     this.cold.settle();
@@ -513,7 +531,7 @@ export class NameIndex {
         const node = this.pending[i];
         // Names not read yet are read for the question and not kept: a first map would otherwise
         // hold every file's names before linking them, and linking reads them again anyway.
-        const stored = node.unread === undefined ? undefined : (this.readNames!(node.path) ?? EMPTY_NAMES);
+        const stored = node.unread === undefined ? undefined : this.readStored(node.path);
         if (i >= this.definersFrom) for (const ident of stored ? stored.defined : this.definedOf(node)) scanned.get(ident)?.definers.push(node);
         if (!referencers || i < this.referencersFrom) continue;
         const refNames = stored ? stored.referenced : node.refNames;

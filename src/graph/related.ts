@@ -117,6 +117,15 @@ export class RelatedState {
     if (spare) this.spareBuffers.reserveLike(this.buffers);
   }
 
+  /**
+   * Lets go of every file's forward edges, leaving the graph as restore leaves it: a patch
+   * derives those of the files a change makes stale and copies the other rows, and a graph
+   * written in full derives each file's that is missing.
+   */
+  forgetFileEdges(): void {
+    for (const node of this.numbering.nodes()) node.related = undefined;
+  }
+
   /** Builds the graph again with `node` stale, as a change to it would (see rehearsePatch). */
   rebuildWith(node: FileNode): void {
     this.stale.add(node);
