@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
 import { isMultiWordIdentifier } from './graph/identifiers.js';
-import { type SavedGraphFile, publishRelatedGraph, readSavedGraph, restoreRelatedGraph, restoreSharedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
+import { type SavedGraphFile, publishRelatedGraph, readSavedGraph, restoreSavedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type RepoIndex, indexRepository, wroteTags } from './indexer/indexer.js';
 import { type IndexStats } from './api/types.js';
 import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
@@ -123,11 +123,8 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);
     const projectKey = index.lookups.projectKey();
-    // The root's own saved graph, else the one another clone of the same files published.
-    if (
-      restoreRelatedGraph(graph, savedGraph, hashOf, projectKey) === 'restored' ||
-      (sharedDir && (await restoreSharedGraph(graph, store.dir, sharedDir, hashOf, projectKey)) === 'restored')
-    ) {
+    const restored = await restoreSavedGraph(graph, savedGraph, { rootDir: store.dir, sharedDir }, hashOf, projectKey);
+    if (restored === 'the cache' || restored === 'the shared cache') {
       index.stats.restoredGraphs++;
       return mapFromIndex(index, graph, options);
     }

@@ -10,7 +10,7 @@ import { ParseQueue } from '../indexer/parse-queue.js';
 import { prioritize } from '../indexer/priority.js';
 import { wroteTags } from '../indexer/indexer.js';
 import { isStoreFailure } from '../store/store.js';
-import { restoreRelatedGraph, restoreSharedGraph } from '../graph/graph-file.js';
+import { restoreSavedGraph } from '../graph/graph-file.js';
 import { startTokenizer } from '../pack/tokens.js';
 import type { DaemonEngine } from './engine.js';
 import type { RepoSync } from './sync.js';
@@ -61,17 +61,10 @@ export class ColdIndex {
     startTokenizer();
     state.inOrder(discovery.paths);
     const prepared = Date.now();
-    // The root's own saved graph, else the one another clone of the same files published.
-    const { sharedCacheDir } = engine.options;
-    let saved = restoreRelatedGraph(state.graph, await savedGraph, engine.hashOf, state.projectKey());
-    let from = 'the cache';
-    if (saved !== 'restored' && sharedCacheDir && (await restoreSharedGraph(state.graph, engine.store.dir, sharedCacheDir, engine.hashOf, state.projectKey())) === 'restored') {
-      saved = 'restored';
-      from = 'the shared cache';
-    }
-    if (saved === 'restored') {
+    const saved = await restoreSavedGraph(state.graph, await savedGraph, { rootDir: engine.store.dir, sharedDir: engine.options.sharedCacheDir }, engine.hashOf, state.projectKey());
+    if (saved === 'the cache' || saved === 'the shared cache') {
       state.stats.restoredGraphs++;
-      log(`related graph read from ${from} in ${Date.now() - prepared} ms`);
+      log(`related graph read from ${saved} in ${Date.now() - prepared} ms`);
     } else {
       state.graph.prepareRelated({ spare: false });
       // A change derives the edges of the files it makes stale, as on a graph restored.

@@ -196,9 +196,9 @@ function copyWhole(from: string, to: string): void {
 export function publishRelatedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, say?: (message: string) => void): boolean {
   try {
     const target = sharedGraphFile(sharedDir, graph, hashOf);
-    mkdirSync(join(sharedDir, SHARED_GRAPHS_DIR), { recursive: true, mode: 0o700 });
-    copyWhole(join(rootDir, FILE_NAME), target);
     const graphs = join(sharedDir, SHARED_GRAPHS_DIR);
+    mkdirSync(graphs, { recursive: true, mode: 0o700 });
+    copyWhole(join(rootDir, FILE_NAME), target);
     const byAge = readdirSync(graphs)
       .filter((name) => name.endsWith('.bin'))
       .map((name) => ({ file: join(graphs, name), mtime: statSync(join(graphs, name)).mtimeMs }))
@@ -211,12 +211,33 @@ export function publishRelatedGraph(graph: ReferenceGraph, rootDir: string, shar
   }
 }
 
+/** Where a restored graph came from: the root's own cache, or the shared one. */
+export type RestoredFrom = 'the cache' | 'the shared cache';
+
+/**
+ * Gives `graph` the root's saved related graph (`own`, read from `rootDir`), else the one another
+ * clone of the same files published to the shared cache (`sharedDir`, when one is used). Returns
+ * where it came from, or why neither was used (the root's own reason).
+ */
+export async function restoreSavedGraph(
+  graph: ReferenceGraph,
+  own: SavedGraphFile,
+  { rootDir, sharedDir }: { rootDir: string; sharedDir?: string | undefined },
+  hashOf: HashOf,
+  projectKey: string,
+): Promise<RestoredFrom | Exclude<RestoreOutcome, 'restored'>> {
+  const outcome = restoreRelatedGraph(graph, own, hashOf, projectKey);
+  if (outcome === 'restored') return 'the cache';
+  if (sharedDir && (await restoreSharedGraph(graph, rootDir, sharedDir, hashOf, projectKey)) === 'restored') return 'the shared cache';
+  return outcome;
+}
+
 /**
  * Gives `graph` the related graph another clone of the same files published to the shared cache
  * (see publishRelatedGraph), checked as the root's own is, and copies it to the root's cache
  * (`rootDir`) for the next start. 'none saved' when the shared cache has none for these files.
  */
-export async function restoreSharedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, projectKey: string): Promise<RestoreOutcome> {
+async function restoreSharedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, projectKey: string): Promise<RestoreOutcome> {
   const file = sharedGraphFile(sharedDir, graph, hashOf);
   let bytes: Buffer;
   try {

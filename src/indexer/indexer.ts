@@ -224,7 +224,7 @@ export class Reconciler {
     /**
      * A file's content key: its blob id, from git's index when git takes the file as unmodified (no
      * read), else computed from its content (as git would: the same key for the same content in
-     * any root, tracked or not), with the language that parses it (see languageKey). Undefined for
+     * any root, tracked or not), with the language that parses it (see sharedKey). Undefined for
      * a file too large to index, or unreadable.
      */
     const contentKey = (path: string, info: FileStat): string | undefined => {
