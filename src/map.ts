@@ -17,7 +17,7 @@ import { foreignTo, neededEntries } from './rank/needed.js';
 import { neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
-import { TagStore, isStoreFailure } from './store/store.js';
+import { type StoreOptions, TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag } from './records.js';
 import type { SkipReason, SkippedFile } from './api/types.js';
 import { escapeControls, requestFilePath, requestFilePaths, resolveRoot } from './paths.js';
@@ -44,7 +44,7 @@ export interface BuiltMap {
   partial?: PartialIndex;
 }
 
-export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' | 'store'> {
+export interface BuildMapOptions extends MapRequest, Omit<IndexOptions, 'root' | 'store'>, Pick<StoreOptions, 'sharedCacheDir'> {
   root: string;
   /** Where the tag store lives (default: $XDG_CACHE_HOME/repomap/<hash of the root>). */
   cacheDir?: string;
@@ -60,20 +60,18 @@ export interface OpenRepository {
   store: TagStore;
   /** The saved related graph, when asked for (see readSavedGraph). */
   savedGraph?: SavedGraphFile;
-  /** The cache shared by every root, when one is used (see sharedCacheDir). */
-  sharedCacheDir?: string;
 }
 
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
 export async function openRepository(options: BuildMapOptions, { readGraph = false } = {}): Promise<OpenRepository> {
   const root = await resolveRoot(options.root);
-  let store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice });
+  const shared = { sharedCacheDir: options.sharedCacheDir ?? sharedCacheDir(options.cacheDir !== undefined) };
+  let store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice, ...shared });
   // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
   for (let attempt = 0; ; attempt++) {
     try {
       const graph = new ReferenceGraph((path) => store.names(path));
-      const shared = { sharedCacheDir: options.sharedCacheDir ?? sharedCacheDir(options.cacheDir !== undefined) };
-      const indexing = indexRepository({ ...options, ...shared, root, store, graph });
+      const indexing = indexRepository({ ...options, root, store, graph });
       // The map may need the saved graph: read while git lists the files.
       const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
       const index = await indexing;
@@ -83,7 +81,7 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
       if (wroteTags(index.stats) && !options.runner) await store.releasePages();
       graph.useImports(index.lookups.importsOf);
       startTokenizer(options.encoding);
-      return { index, graph, store, savedGraph: await savedGraph, ...shared };
+      return { index, graph, store, savedGraph: await savedGraph };
     } catch (err) {
       if (isStoreFailure(err) && attempt === 0 && !options.runner) {
         store = await TagStore.rebuild(store, err, { onNotice: options.onNotice });
@@ -115,7 +113,7 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
   const root = await resolveRoot(options.root);
   const named = requestFilePaths(root, [...(options.chatFiles ?? []), ...(options.mentionedFiles ?? [])]);
   const early = waitMs === undefined ? {} : { early: { files: named, boundMs: waitMs } };
-  const { index, graph, store, savedGraph, sharedCacheDir: sharedDir } = await openRepository({ ...options, ...early }, { readGraph: related });
+  const { index, graph, store, savedGraph } = await openRepository({ ...options, ...early }, { readGraph: related });
   try {
     // A partial index's graph is neither restored nor saved: it lacks files.
     if (index.partial) return { ...mapFromIndex(index, graph, options), partial: index.partial };
@@ -123,6 +121,7 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);
     const projectKey = index.lookups.projectKey();
+    const sharedDir = store.shared?.dir;
     const restored = await restoreSavedGraph(graph, savedGraph, { rootDir: store.dir, sharedDir }, hashOf, projectKey);
     if (restored === 'the cache' || restored === 'the shared cache') {
       index.stats.restoredGraphs++;

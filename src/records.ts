@@ -107,4 +107,9 @@ export interface FileRecord {
   skip: SkipReason | null;
   /** Detail for a skip, such as the parser's error message. */
   detail?: string;
+  /**
+   * The shared cache's key of the content, when the file's names and tags are read from the shared
+   * cache rather than from the root's store (see TagStore.writeReference).
+   */
+  shared?: string;
 }

@@ -1000,9 +1000,9 @@ async function fillSharedCache(env: NodeJS.ProcessEnv): Promise<{ first: RepoMap
   const saved = await mapUntil(daemon.socket, (map) => /publishedBySave/.test(map.text));
   assert.match(saved.text, /publishedBySave/);
   assert.equal(saved.stats.published, first.stats.published + 1);
-  assert.ok(SharedTags.open(shared)!.get(sharedKey(blobId(Buffer.from(fresh)), BUILTIN_LANGUAGES.forPath('x.ts')!)), "the new file's tags are in the shared cache");
+  assert.ok(SharedTags.open(shared)!.record(sharedKey(blobId(Buffer.from(fresh)), BUILTIN_LANGUAGES.forPath('x.ts')!)), "the new file's tags are in the shared cache");
 
-  // A second clone copies every file the daemon parsed, and parses none.
+  // A second clone reads every file the daemon parsed from the shared cache, and parses none.
   const clone = join(tempDir('repomap-clone-'), 'shop');
   git(origin, 'clone', '-q', origin, clone);
   const second = await buildMap({ root: clone, cacheDir: tempDir(), tokens: 4096, workers: 1, sharedCacheDir: shared });

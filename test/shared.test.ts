@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
@@ -68,6 +68,58 @@ test('a second clone parses nothing another clone parsed; a file modified in one
   assert.doesNotMatch(again.text, /leakedFromB/);
 });
 
+test("a second clone's cache holds paths and stats: its records read their names and tags from the shared cache in place; with another shared cache, or none, those files are indexed again", async () => {
+  const origin = committedShop();
+  const shared = tempDir('repomap-shared-');
+  const request = { chatFiles: ['src/checkout.ts'], tokens: 1024, workers: 1 };
+  const first = await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), ...request, sharedCacheDir: shared });
+  const sources = first.stats.parsed + 1; // and src/blob.ts, read but not parsed
+
+  const clone = cloneOf(origin);
+  const cacheDir = tempDir();
+  const second = await buildMap({ root: clone, cacheDir, ...request, sharedCacheDir: shared });
+  assert.deepEqual([second.stats.parsed, second.stats.reusedShared], [0, sources]);
+  assert.equal(second.text, first.text);
+  const store = TagStore.open(cacheDir, { sharedCacheDir: shared });
+  try {
+    const paths = store.paths();
+    assert.equal(paths.length, sources);
+    for (const path of paths) assert.ok(store.get(path)?.shared, `${path} points into the shared cache`);
+    assert.ok(store.outline('src/checkout.ts')!.defCount > 0, 'an outline read through its record');
+    assert.ok(store.names('src/checkout.ts')!.defined.length > 0, 'and its names');
+  } finally {
+    await store.close();
+  }
+
+  // A file touched but not changed keeps its content's tags: it points into the shared cache still.
+  const cart = join(clone, 'src', 'cart.ts');
+  utimesSync(cart, new Date(), new Date(Date.now() + 5000));
+  const touched = await buildMap({ root: clone, cacheDir, ...request, sharedCacheDir: shared });
+  assert.deepEqual([touched.stats.parsed, touched.stats.reusedByHash], [0, 1]);
+  assert.equal(touched.text, first.text);
+
+  // Another shared cache (an empty one): the records that point into the first are dropped, and their files parsed.
+  const notices: string[] = [];
+  const other = await buildMap({ root: clone, cacheDir, ...request, sharedCacheDir: tempDir('repomap-shared-'), onNotice: (line) => notices.push(line) });
+  assert.deepEqual([other.stats.parsed, other.stats.reusedShared], [first.stats.parsed, 0]);
+  assert.equal(other.text, first.text);
+  assert.ok(notices.some((line) => line.includes(`${sources} files of the tag cache at ${cacheDir} read their tags from a shared tag cache`)), notices.join('\n'));
+
+  // None at all: a clone's cache whose records point into a shared cache indexes those files again.
+  const third = cloneOf(origin);
+  const thirdCache = tempDir();
+  assert.equal((await buildMap({ root: third, cacheDir: thirdCache, ...request, sharedCacheDir: shared })).stats.reusedShared, sources);
+  const saved = process.env.REPOMAP_SHARED_CACHE;
+  delete process.env.REPOMAP_SHARED_CACHE;
+  try {
+    const alone = await buildMap({ root: third, cacheDir: thirdCache, ...request });
+    assert.deepEqual([alone.stats.parsed, alone.stats.reusedShared], [first.stats.parsed, 0]);
+    assert.equal(alone.text, first.text);
+  } finally {
+    if (saved !== undefined) process.env.REPOMAP_SHARED_CACHE = saved;
+  }
+});
+
 test('the shared cache keeps the related graphs of the last four trees mapped; one that a clone reads back counts as recent; a damaged one is not read', async () => {
   const origin = committedShop();
   const shared = tempDir('repomap-shared-');
@@ -128,8 +180,8 @@ test("a pass publishes what it parsed once its pool is closed, its store letting
   const origin = committedShop();
   const shared = tempDir('repomap-shared-');
   const every = 3;
-  const store = TagStore.open(tempDir());
-  const first = await indexRepository({ root: cloneOf(origin), store, workers: 1, sharedCacheDir: shared, publishReleaseEvery: every }).finally(() => store.close());
+  const store = TagStore.open(tempDir(), { sharedCacheDir: shared });
+  const first = await indexRepository({ root: cloneOf(origin), store, workers: 1, publishReleaseEvery: every }).finally(() => store.close());
   const sources = first.stats.parsed + 1; // and src/blob.ts, read but not parsed
   assert.ok(sources >= 9, `every source file parsed (${sources})`);
   assert.equal(first.stats.published, sources);
@@ -139,9 +191,9 @@ test("a pass publishes what it parsed once its pool is closed, its store letting
   const edited = cloneOf(origin);
   appendFileSync(join(edited, 'src', 'cart.ts'), LEAK);
   const runner = createRunner(2);
-  const own = TagStore.open(tempDir());
+  const own = TagStore.open(tempDir(), { sharedCacheDir: shared });
   try {
-    const index = await indexRepository({ root: edited, store: own, runner, sharedCacheDir: shared, publishReleaseEvery: 1 });
+    const index = await indexRepository({ root: edited, store: own, runner, publishReleaseEvery: 1 });
     assert.deepEqual([index.stats.parsed, index.stats.reusedShared, index.stats.published], [1, sources - 1, 1]);
     assert.equal(own.releases, 0);
   } finally {
@@ -163,10 +215,10 @@ test("a pass publishes what it parsed once its pool is closed, its store letting
 test('a file changed between its stat and the publish is not published: its tags are not those of the content it was keyed by', async () => {
   const root = cloneOf(committedShop());
   const shared = tempDir('repomap-shared-');
-  const store = TagStore.open(tempDir());
+  const store = TagStore.open(tempDir(), { sharedCacheDir: shared });
   const runner = createRunner(1);
   try {
-    const reconciler = new Reconciler(root, store, runner, { sharedCacheDir: shared });
+    const reconciler = new Reconciler(root, store, runner);
     const stats = emptyStats();
     const paths = git(root, 'ls-files').trim().split('\n');
     await reconciler.update(paths, stats);
@@ -178,9 +230,9 @@ test('a file changed between its stat and the publish is not published: its tags
     assert.equal(stats.published, sources - 1);
     assert.deepEqual(await reconciler.publishShared(stats, false), { files: 0, releases: 0 }, 'published once');
     const cache = SharedTags.open(shared)!;
-    assert.equal(cache.get(keyed), undefined);
-    assert.equal(cache.get(tsKey(readFileSync(cart))), undefined);
-    assert.ok(cache.get(tsKey(readFileSync(join(root, 'src', 'checkout.ts')))));
+    assert.equal(cache.record(keyed), undefined);
+    assert.equal(cache.record(tsKey(readFileSync(cart))), undefined);
+    assert.ok(cache.record(tsKey(readFileSync(join(root, 'src', 'checkout.ts')))));
   } finally {
     await runner.close();
     await store.close();
@@ -192,13 +244,20 @@ test('the shared store opens again after letting go of its map: what it holds is
   const shared = SharedTags.open(dir)!;
   assert.equal(SharedTags.open(dir), shared, 'one per folder in a process');
   const copy = (n: number) => ({ record: { hash: `h${n}`, skip: null, links: 2 }, names: { defined: [`f${n}`], referenced: ['g'], counts: [1], imports: [], modules: [] } });
+  const read = (key: string) => {
+    const record = shared.record(key);
+    return record && { record, names: shared.names(key) };
+  };
   await shared.putAll([['k1', copy(1)]]);
   await shared.releasePages();
   await shared.releasePages(); // nothing open: nothing to do
-  assert.deepEqual(shared.get('k1'), copy(1));
+  assert.deepEqual(read('k1'), copy(1));
   await shared.releasePages();
   await shared.putAll([['k2', copy(2)]]);
-  assert.deepEqual([shared.get('k1'), shared.get('k2'), shared.get('k3')], [copy(1), copy(2), undefined]);
+  assert.deepEqual([read('k1'), read('k2'), read('k3')], [copy(1), copy(2), undefined]);
+  // A key already there keeps what it holds: the same content has the same tags.
+  await shared.putAll([['k1', copy(3)]]);
+  assert.deepEqual(read('k1'), copy(1));
 });
 
 test('without a shared cache (none given, or --cache-dir given without REPOMAP_SHARED_CACHE) every clone parses its files', async () => {

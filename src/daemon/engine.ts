@@ -43,7 +43,7 @@ export class DaemonEngine {
     private readonly onIdleTimeoutChanged: () => void,
   ) {
     this.settings = options;
-    const store = TagStore.open(options.cacheDir, { onNotice: options.log });
+    const store = TagStore.open(options.cacheDir, { onNotice: options.log, sharedCacheDir: options.sharedCacheDir });
     const runner = createRunner(options.workers);
     this.current = { store, state: new RepoState(options.root, store), runner, reconciler: this.newReconciler(store, runner) };
     this.excluded = excludeMatcher(options.exclude);

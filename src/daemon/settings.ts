@@ -2,6 +2,7 @@
 // and the timings a test may shorten (production runs with DAEMON_TIMINGS).
 import { type ProjectConfig, withProjectConfig } from '../config.js';
 import { type ExtractSettings } from '../indexer/indexer.js';
+import type { StoreOptions } from '../store/store.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
 import type { DaemonPaths } from './runtime.js';
 
@@ -16,7 +17,7 @@ export interface DaemonFlags {
 }
 
 /** The settings a daemon runs with: its flags, over the project config, over the defaults. */
-export interface DaemonSettings extends ExtractSettings {
+export interface DaemonSettings extends ExtractSettings, Pick<StoreOptions, 'sharedCacheDir'> {
   workers: number;
   exclude: readonly string[];
   include: readonly string[];

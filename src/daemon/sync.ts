@@ -317,7 +317,8 @@ export class RepoSync {
     const { graph } = engine.state;
     // Built now if the last change is not in it yet (no request asked since).
     graph.prepareRelated({ spare: false });
-    const { log, sharedCacheDir } = engine.options;
+    const { log } = engine.options;
+    const sharedCacheDir = engine.store.shared?.dir;
     if (saveGraphOrSay(graph, engine.store.dir, engine.hashOf, engine.state.projectKey(), log)) {
       log(`related graph saved in ${Date.now() - started} ms`);
       if (this.graphToPublish && sharedCacheDir && publishRelatedGraph(graph, engine.store.dir, sharedCacheDir, engine.hashOf, log)) {

@@ -7,7 +7,7 @@ import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } f
 import { type LanguageConfig, languageSet, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
-import { SharedTags } from '../store/shared.js';
+import type { SharedTags } from '../store/shared.js';
 import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
 import type { FileRecord } from '../records.js';
@@ -41,8 +41,6 @@ const PUBLISH_RELEASE_EVERY = 4096;
 export interface ExtractSettings {
   maxFileBytes?: number;
   parseTimeoutMs?: number;
-  /** The tag cache shared by every root (see SharedTags; sharedCacheDir gives the default); none when unset. */
-  sharedCacheDir?: string;
   /** Publishing lets go of the root store's map before each this many copies read, when it may (default PUBLISH_RELEASE_EVERY; tests make it small). */
   publishReleaseEvery?: number;
   /** The project config's languages (see resolveLanguages; .repomap/queries/ is read as well). */
@@ -54,7 +52,7 @@ export interface ExtractSettings {
 export interface IndexOptions extends DiscoverOptions, ExtractSettings {
   /** Real path of the repository root. */
   root: string;
-  /** The repository's tag store (its owner closes it, after the last map: outlines are read from it). */
+  /** The repository's tag store (its owner closes it, after the last map: outlines are read from it), and with it the shared one, if any. */
   store: TagStore;
   /** Parse threads: 1 parses in this thread; more use a worker pool (default 1 here; the CLI defaults to the cores). */
   workers?: number;
@@ -156,7 +154,7 @@ export class Reconciler {
     private readonly runner: ParseRunner,
     settings: ExtractSettings & { onNotice?: (message: string) => void } = {},
   ) {
-    this.shared = settings.sharedCacheDir ? SharedTags.open(settings.sharedCacheDir, settings.onNotice) : undefined;
+    this.shared = store.shared;
     this.publishReleaseEvery = settings.publishReleaseEvery ?? PUBLISH_RELEASE_EVERY;
     this.onNotice = settings.onNotice;
     const overrides = resolveLanguages(root, settings.languages);
@@ -243,19 +241,6 @@ export class Reconciler {
     /** Files to parse whose content key is known: their tags go to the shared cache once stored (see publishShared). */
     const publish = new Map<string, string>();
     let sharedLookups = 0;
-    /**
-     * Records copied from the shared cache, settled once their writes are committed: they come
-     * without their names (as reused records do), which a graph may read from the store at once.
-     */
-    let copied: FileRecord[] = [];
-    const flushWithCopies = async () => {
-      if (copied.length > 0) {
-        await store.flushed();
-        for (const record of copied) settle(record.path, { record });
-        copied = [];
-      }
-      flush();
-    };
     async function* jobChunks(): AsyncGenerator<FileJob[]> {
       let chunk: FileJob[] = [];
       for await (const { paths: taken, results: found } of statTaken(root, () => order.take(takeCount))) {
@@ -264,8 +249,8 @@ export class Reconciler {
           const path = taken[i];
           statted++;
           // Small batches: a record read whole is slimmed while it is young, before it costs a major GC.
-          if (batch.size + copied.length >= SETTLE_EVERY) {
-            await flushWithCopies();
+          if (batch.size >= SETTLE_EVERY) {
+            flush();
             // A turn of the event loop now and then: a daemon answers `status`, and a stop is heard.
             await new Promise((resume) => setImmediate(resume));
             signal?.throwIfAborted();
@@ -292,10 +277,11 @@ export class Reconciler {
             // A file new to this root: another root may have parsed its content.
             const key = contentKey(path, info);
             if (key) sharedLookups++;
-            const copy = key && shared.get(key);
-            if (copy) {
+            const found = key && shared.record(key);
+            if (found) {
               stats.reusedShared++;
-              copied.push(store.writeCopy(path, info, copy));
+              // Without its names (as a reused record comes), which a graph reads through the store, committed or not.
+              settle(path, { record: store.writeReference(path, info, key, found) });
               continue;
             }
             if (key) publish.set(path, key);
@@ -304,7 +290,7 @@ export class Reconciler {
           jobs.push(job);
           chunk.push(job);
         }
-        await flushWithCopies();
+        flush();
         if (first && chunk.length > 0) {
           yield chunk;
           chunk = [];

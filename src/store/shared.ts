@@ -1,45 +1,61 @@
 // Tags shared by every root of a user: a file's tags keyed by its content (git's blob id) and language, so that a
-// second clone or work tree of a repository copies what another one parsed instead of parsing it.
+// second clone or work tree of a repository reads what another one parsed instead of parsing it.
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
+import type { FileNames } from '../records.js';
 import { errorMessage } from '../errors.js';
-import { STORE_FORMAT, type StoredCopy } from './store.js';
+import { Outline } from './outline.js';
+import { type ContentRecord, STORE_FORMAT, type StoredCopy, type StoredSites } from './stored.js';
 import { ensureCacheDir } from './cache-dir.js';
 import { WriteThreads } from './write-threads.js';
 
 const META_KEY = 'format';
+/** The store's identity, drawn anew whenever it is cleared: a root whose records read from another one drops them (see TagStore.open). */
+const ID_KEY = 'id';
 /**
- * What the keys and values are: the tag store's format, and how keys are made (2: a blob id with the
- * language that parses it; see sharedKey). A store of another format is cleared when opened.
+ * What the keys and values are: the tag store's format, and how keys are made and values kept (3:
+ * a blob id with the language that parses it, see sharedKey; a database per part, as a root's
+ * store has). A store of another format is cleared when opened.
  */
-const SHARED_FORMAT = `${STORE_FORMAT} keys 2`;
+const SHARED_FORMAT = `${STORE_FORMAT} keys 3`;
 const opened = new Map<string, SharedTags | undefined>();
 /** Copies stored per transaction (see putAll). */
 const PUT_BATCH = 256;
 /** putAll lets go of the store's map after this many copies (see releasePages): a first index of a large tree maps all of it. */
 const RELEASE_EVERY = 8192;
 
-/** The shared store's environment, its one database, and its write threads (see write-threads.ts). */
+/** The shared store's environment, its databases (a root store's, keyed by content), and its write threads (see write-threads.ts). */
 interface SharedDatabases {
   root: RootDatabase;
-  tags: Database<StoredCopy, string>;
+  records: Database<ContentRecord, string>;
+  names: Database<FileNames, string>;
+  outlines: Database<Buffer, string>;
+  sites: Database<StoredSites, string>;
   writeThreads: WriteThreads;
 }
 
 /**
- * A content-keyed LMDB store beside the per-root ones (which stay complete on their own: a root's
- * store holds its copies, so a shared store lost or cleared costs parses, never a wrong map). Keys
- * are git blob ids (read from git's index for files git takes as unmodified, see GitBlobs) with the
- * language that parses the file (see sharedKey); a value is what a root's store
- * holds of a file apart from its path and stat. Several processes may use it at once (LMDB's
- * locking). Any failure of it is said once and turns it off for the pass: it is an optimization.
+ * A content-keyed LMDB store beside the per-root ones. Keys are git blob ids (read from git's index
+ * for files git takes as unmodified, see GitBlobs) with the language that parses the file (see
+ * sharedKey); the values are what a root's store holds of a file apart from its path and stat, in
+ * the same four databases. A root's record of a file found here points to it by key (see
+ * TagStore.writeReference) and is read from here in place: a second clone copies nothing but its
+ * paths and stats. Entries are never removed, only all at once when the store is cleared (another
+ * format), which gives it a new `id`: a root whose records point into a store of another id drops
+ * them and parses those files again. Several processes may use it at once (LMDB's locking). Any
+ * failure of it is said once and turns it off until the process ends.
  * Invariant: `dbs` is open, or undefined after releasePages until the next read or write opens it.
  */
 export class SharedTags {
   private failed = false;
+  /** putAll calls under way: the map is not let go of under a transaction. */
+  private writing = 0;
 
   private constructor(
     readonly dir: string,
+    /** Drawn when the store was made or last cleared (see ID_KEY). */
+    readonly id: string,
     private dbs: SharedDatabases | undefined,
     private readonly onNotice?: (message: string) => void,
   ) {}
@@ -49,7 +65,8 @@ export class SharedTags {
     if (opened.has(dir)) return opened.get(dir);
     let shared: SharedTags | undefined;
     try {
-      shared = new SharedTags(dir, SharedTags.openNow(dir), onNotice);
+      const dbs = SharedTags.openNow(dir);
+      shared = new SharedTags(dir, dbs.root.get(ID_KEY) as string, dbs, onNotice);
     } catch (err) {
       onNotice?.(`repomap: shared tag cache at ${dir} cannot be used (${errorMessage(err)}); every file is parsed`);
     }
@@ -60,12 +77,23 @@ export class SharedTags {
   private static openNow(dir: string): SharedDatabases {
     ensureCacheDir(dir);
     const root = open({ path: join(dir, 'shared.lmdb'), noSubdir: false, compression: true });
-    const tags = root.openDB<StoredCopy, string>({ name: 'tags' });
-    if (root.get(META_KEY) !== SHARED_FORMAT) {
-      tags.clearSync();
+    const dbs = {
+      root,
+      records: root.openDB<ContentRecord, string>({ name: 'records' }),
+      names: root.openDB<FileNames, string>({ name: 'names' }),
+      outlines: root.openDB<Buffer, string>({ name: 'outlines', encoding: 'binary' }),
+      sites: root.openDB<StoredSites, string>({ name: 'sites' }),
+      writeThreads: WriteThreads.track(root),
+    };
+    if (root.get(META_KEY) !== SHARED_FORMAT || typeof root.get(ID_KEY) !== 'string') {
+      // A store of an older format kept every part of a file in one database. The id goes last: a
+      // crash before it leaves a store that is cleared again.
+      root.openDB({ name: 'tags' }).clearSync();
+      for (const db of [dbs.records, dbs.names, dbs.outlines, dbs.sites]) db.clearSync();
       root.putSync(META_KEY, SHARED_FORMAT);
+      root.putSync(ID_KEY, randomUUID());
     }
-    return { root, tags, writeThreads: WriteThreads.track(root) };
+    return dbs;
   }
 
   /** The open databases, opened again after releasePages. */
@@ -74,15 +102,39 @@ export class SharedTags {
     return this.dbs;
   }
 
-  /** The copy stored under a content key. */
-  get(key: string): StoredCopy | undefined {
+  /** Reads from the store; a failure turns it off (see fail). */
+  private read<T>(get: (dbs: SharedDatabases) => T | undefined): T | undefined {
     if (this.failed) return undefined;
     try {
-      return this.databases().tags.get(key);
+      return get(this.databases());
     } catch (err) {
       this.fail(err);
       return undefined;
     }
+  }
+
+  /** The record stored under a content key. */
+  record(key: string): ContentRecord | undefined {
+    return this.read((dbs) => dbs.records.get(key));
+  }
+
+  /** The names of the file stored under a content key. */
+  names(key: string): FileNames | undefined {
+    return this.read((dbs) => dbs.names.get(key));
+  }
+
+  /** The outline of the file stored under a content key. */
+  outline(key: string): Outline | undefined {
+    // The fast read lends lmdb's buffer until the next read: decode copies what it keeps.
+    return this.read((dbs) => {
+      const bytes = dbs.outlines.getBinaryFast(key);
+      return bytes && Outline.decode(bytes);
+    });
+  }
+
+  /** The reference sites of the file stored under a content key. */
+  sites(key: string): StoredSites | undefined {
+    return this.read((dbs) => dbs.sites.get(key));
   }
 
   /**
@@ -100,27 +152,39 @@ export class SharedTags {
       batch = [];
       if (this.failed || puts.length === 0) return;
       try {
-        const { tags } = this.databases();
-        await tags.transaction(() => {
-          for (const [key, copy] of puts) if (!tags.doesExist(key)) tags.put(key, copy);
+        const { records, names, outlines, sites } = this.databases();
+        // The record last: one vouches for its parts (and all of a transaction commits, or none).
+        await records.transaction(() => {
+          for (const [key, copy] of puts) {
+            if (records.doesExist(key)) continue;
+            if (copy.names) names.put(key, copy.names);
+            if (copy.outline) outlines.put(key, copy.outline);
+            if (copy.sites) sites.put(key, copy.sites);
+            records.put(key, copy.record);
+          }
         });
       } catch (err) {
         this.fail(err);
       }
     };
     let sinceRelease = 0;
-    for await (const entry of copies) {
-      if (this.failed) return;
-      batch.push(entry);
-      if (batch.length < PUT_BATCH) continue;
-      sinceRelease += batch.length;
-      await commit();
-      if (sinceRelease >= RELEASE_EVERY) {
-        sinceRelease = 0;
-        await this.releasePages();
+    this.writing++;
+    try {
+      for await (const entry of copies) {
+        if (this.failed) return;
+        batch.push(entry);
+        if (batch.length < PUT_BATCH) continue;
+        sinceRelease += batch.length;
+        await commit();
+        if (sinceRelease >= RELEASE_EVERY) {
+          sinceRelease = 0;
+          await this.release();
+        }
       }
+      await commit();
+    } finally {
+      this.writing--;
     }
-    await commit();
   }
 
   /**
@@ -130,6 +194,11 @@ export class SharedTags {
    * write threads have returned (see write-threads.ts).
    */
   async releasePages(): Promise<void> {
+    // A putAll under way lets go of it itself, between its transactions.
+    if (this.writing === 0) await this.release();
+  }
+
+  private async release(): Promise<void> {
     const dbs = this.dbs;
     if (!dbs) return;
     this.dbs = undefined;

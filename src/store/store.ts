@@ -1,29 +1,19 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
-import type { FileNames, FileRecord, FileRefs, FileTags } from '../records.js';
+import type { FileNames, FileRecord, FileTags } from '../records.js';
 import { Outline } from './outline.js';
 import { ensureCacheDir } from './cache-dir.js';
 import { RepomapError, errorMessage } from '../errors.js';
 import { WriteThreads } from './write-threads.js';
+import { SharedTags } from './shared.js';
+import { type ContentRecord, STORE_FORMAT, type StoredCopy, type StoredRecord, type StoredSites } from './stored.js';
 
-/** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 8;
+export { STORE_FORMAT, type StoredCopy } from './stored.js';
 const META_KEY = 'format';
 const LANGUAGES_KEY = 'languages';
-
-/** A path's record: stat, hash, skip and how many names it has (what a warm start decodes). */
-type StoredRecord = Omit<FileRecord, 'path' | 'tags' | 'names'>;
-/** The reference sites of a file (FileRefs without the names, which the names database holds). */
-type StoredSites = Pick<FileRefs, 'subkinds' | 'sites'>;
-
-/** What is stored of a file apart from its path and stat: its content's tags, as stored. */
-export interface StoredCopy {
-  record: Omit<StoredRecord, 'mtimeMs' | 'size'>;
-  names?: FileNames;
-  outline?: Buffer;
-  sites?: StoredSites;
-}
+/** The id of the shared store that records pointing into it point into (see SharedTags.id and checkReferences). */
+const SHARED_KEY = 'shared';
 
 /** The LMDB environment of a store and its four databases. */
 interface Databases {
@@ -79,6 +69,8 @@ export function isStoreFailure(err: unknown): boolean {
 export interface StoreOptions {
   /** Receives one-line notices (a store rebuilt, and why). */
   onNotice?: (message: string) => void;
+  /** The tag cache shared by every root (see SharedTags; sharedCacheDir gives the default); none when unset. */
+  sharedCacheDir?: string;
 }
 
 /**
@@ -88,35 +80,44 @@ export interface StoreOptions {
  * repository), the outlines (definitions and their lines, read when a file is shown) and the
  * reference sites (read by symbol lookups); plus a format version. A path's tags and names are
  * written before its record (by a worker, or in the same batch), so a record never vouches for
- * any that are not there. An old or corrupt store is rebuilt, never a crash.
+ * any that are not there. A record may instead point to a content key of the shared store (see
+ * writeReference), from which its names and tags are then read. An old or corrupt store is
+ * rebuilt, never a crash.
  */
 export class TagStore {
   private lastWrite: Promise<boolean> | undefined;
   private writeError: unknown;
   /** How many times the map was let go of (see releasePages): a work count. */
   private released = 0;
+  /** The content keys of records written by writeReference and not known to be committed yet, by path (see referenceOf). */
+  private uncommitted = new Map<string, string>();
 
   private constructor(
     /** The cache directory the store lives in. */
     readonly dir: string,
     /** Replaced when the map is let go (see releasePages). */
     private dbs: Databases,
+    /** The shared store, where the records written by writeReference read their names and tags. */
+    readonly shared: SharedTags | undefined,
   ) {}
 
   static open(cacheDir: string, options: StoreOptions = {}): TagStore {
     ignoreOrphanCommitFailures();
     const path = join(cacheDir, 'tags.lmdb');
     ensureCacheDir(cacheDir);
+    const shared = options.sharedCacheDir ? SharedTags.open(options.sharedCacheDir, options.onNotice) : undefined;
     let store: TagStore | undefined;
     try {
-      store = TagStore.openAt(cacheDir);
+      store = TagStore.openAt(cacheDir, shared);
       const format = store.dbs.root.get(META_KEY) as unknown;
-      if (format === STORE_FORMAT) return store;
-      if (format !== undefined) {
-        options.onNotice?.(`repomap: tag cache format ${String(format)} is older than ${STORE_FORMAT}; rebuilding it`);
+      if (format !== STORE_FORMAT) {
+        if (format !== undefined) {
+          options.onNotice?.(`repomap: tag cache format ${String(format)} is older than ${STORE_FORMAT}; rebuilding it`);
+        }
+        for (const db of [store.dbs.files, store.dbs.fileNames, store.dbs.outlines, store.dbs.sites]) db.clearSync();
+        store.dbs.root.putSync(META_KEY, STORE_FORMAT);
       }
-      for (const db of [store.dbs.files, store.dbs.fileNames, store.dbs.outlines, store.dbs.sites]) db.clearSync();
-      store.dbs.root.putSync(META_KEY, STORE_FORMAT);
+      store.checkReferences(options.onNotice);
       return store;
     } catch (err) {
       const reason = errorMessage(err);
@@ -126,8 +127,30 @@ export class TagStore {
         // a damaged environment may not close cleanly: it is moved aside all the same
       }
       options.onNotice?.(`repomap: tag cache at ${path} is unreadable (${reason}); moved aside to ${moveAside(cacheDir)}, rebuilding it`);
-      return TagStore.fresh(cacheDir);
+      return TagStore.fresh(cacheDir, shared);
     }
+  }
+
+  /**
+   * Records written by writeReference read from the shared store whose id the store notes: when
+   * that is not the shared store in use (none, or one cleared since, or another folder), they are
+   * dropped, and their files are parsed (or found in the shared store in use) again.
+   */
+  private checkReferences(onNotice: StoreOptions['onNotice']): void {
+    const noted = this.dbs.root.get(SHARED_KEY) as unknown;
+    const current = this.shared?.id;
+    if (noted === current) return;
+    if (noted !== undefined) {
+      const pointing: string[] = [];
+      for (const { key, value } of this.dbs.files.getRange()) if (value.shared) pointing.push(key);
+      this.remove(pointing);
+      if (pointing.length > 0) {
+        const now = this.shared ? `the one at ${this.shared.dir} is another` : 'none is in use';
+        onNotice?.(`repomap: ${pointing.length} files of the tag cache at ${this.dir} read their tags from a shared tag cache, and ${now}; they are indexed again`);
+      }
+    }
+    if (current === undefined) this.dbs.root.removeSync(SHARED_KEY);
+    else this.dbs.root.putSync(SHARED_KEY, current);
   }
 
   /**
@@ -139,12 +162,13 @@ export class TagStore {
     await failed.close().catch(() => {}); // a failed store may not close cleanly: it is moved aside all the same
     const reason = errorMessage(error);
     options.onNotice?.(`repomap: ${reason}; moved it aside to ${moveAside(failed.dir)}, rebuilding it from the source files`);
-    return TagStore.fresh(failed.dir);
+    return TagStore.fresh(failed.dir, failed.shared);
   }
 
-  private static fresh(cacheDir: string): TagStore {
-    const store = TagStore.openAt(cacheDir);
+  private static fresh(cacheDir: string, shared: SharedTags | undefined): TagStore {
+    const store = TagStore.openAt(cacheDir, shared);
     store.dbs.root.putSync(META_KEY, STORE_FORMAT);
+    if (shared) store.dbs.root.putSync(SHARED_KEY, shared.id);
     return store;
   }
 
@@ -153,11 +177,11 @@ export class TagStore {
    * thread that owns it): no format check, no rebuild.
    */
   static attach(cacheDir: string): TagStore {
-    return TagStore.openAt(cacheDir);
+    return TagStore.openAt(cacheDir, undefined);
   }
 
-  private static openAt(cacheDir: string): TagStore {
-    return new TagStore(cacheDir, openDatabases(cacheDir));
+  private static openAt(cacheDir: string, shared: SharedTags | undefined): TagStore {
+    return new TagStore(cacheDir, openDatabases(cacheDir), shared);
   }
 
   /**
@@ -170,6 +194,8 @@ export class TagStore {
     await this.flushed();
     await this.closeDatabases();
     this.dbs = openDatabases(this.dir);
+    // The shared store's pages that its records' reads mapped go too.
+    await this.shared?.releasePages();
     this.released++;
   }
 
@@ -195,11 +221,14 @@ export class TagStore {
 
   /** The names an indexed file defines and references (what the graph reads of it). */
   names(path: string): FileNames | undefined {
-    return readSafely(this.dbs.fileNames, path);
+    const key = this.referenceOf(path);
+    return key ? this.shared!.names(key) : readSafely(this.dbs.fileNames, path);
   }
 
   /** The outline of an indexed file. */
   outline(path: string): Outline | undefined {
+    const key = this.referenceOf(path);
+    if (key) return this.shared!.outline(key);
     try {
       // The fast read lends lmdb's buffer until the next read: decode copies what it keeps.
       const bytes = this.dbs.outlines.getBinaryFast(path);
@@ -211,7 +240,17 @@ export class TagStore {
 
   /** The reference sites of an indexed file; their names are its record's referenced names (which the graph holds). */
   referenceSites(path: string): StoredSites | undefined {
-    return readSafely(this.dbs.sites, path);
+    const key = this.referenceOf(path);
+    return key ? this.shared!.sites(key) : readSafely(this.dbs.sites, path);
+  }
+
+  /**
+   * The shared store's key that a path's record reads its names and tags by (see writeReference),
+   * the record committed or not yet; none without a shared store (checkReferences dropped such records).
+   */
+  private referenceOf(path: string): string | undefined {
+    if (!this.shared) return undefined;
+    return this.uncommitted.get(path) ?? readSafely(this.dbs.files, path)?.shared;
   }
 
   /** Whether nothing is stored yet (a first index). */
@@ -264,6 +303,7 @@ export class TagStore {
       this.dbs.files.transactionSync(() => {
         for (const path of paths) for (const db of [this.dbs.outlines, this.dbs.sites, this.dbs.fileNames, this.dbs.files]) db.removeSync(path);
       });
+      for (const path of paths) this.uncommitted.delete(path);
     } catch (err) {
       throw new StoreError(this.dir, err);
     }
@@ -278,6 +318,7 @@ export class TagStore {
    */
   write(record: FileRecord): void {
     const { path, tags, names, ...stored } = record;
+    this.uncommitted.delete(path);
     if (tags) this.writeTags(path, tags);
     else if (record.skip) {
       this.queued(this.dbs.outlines.remove(path));
@@ -297,7 +338,8 @@ export class TagStore {
    */
   storedCopy(path: string, at: { mtimeMs: number; size: number }): StoredCopy | undefined {
     const stored = readSafely(this.dbs.files, path);
-    if (!stored || stored.mtimeMs !== at.mtimeMs || stored.size !== at.size) return undefined;
+    // A record that points into the shared store has nothing there to add.
+    if (!stored || stored.shared || stored.mtimeMs !== at.mtimeMs || stored.size !== at.size) return undefined;
     const { mtimeMs: _mtime, size: _size, ...content } = stored;
     if (stored.skip) return { record: content };
     const names = readSafely(this.dbs.fileNames, path);
@@ -308,17 +350,17 @@ export class TagStore {
   }
 
   /**
-   * Queues the write of a copy (see storedCopy) as a path's record, with this stat; returns the
-   * record as a stored one comes (its names left in the store, counted by `links`): once
-   * `flushed`, a graph reads them from there when it needs them, as it reads a reused file's.
+   * Queues the write of a path's record, with this stat, that points to the content the shared store
+   * holds under `key` (its `record` read from there): the path's names and tags are read from the
+   * shared store in place, none copied. Returns the record as a stored one comes (its names left
+   * in the shared store, counted by `links`): once `flushed`, a graph reads them when it needs
+   * them, as it reads a reused file's.
    */
-  writeCopy(path: string, stat: { mtimeMs: number; size: number }, copy: StoredCopy): FileRecord {
-    const stored = { ...copy.record, ...stat };
-    if (copy.outline) this.queued(this.dbs.outlines.put(path, copy.outline));
-    this.queued(copy.sites ? this.dbs.sites.put(path, copy.sites) : this.dbs.sites.remove(path));
-    this.queued(copy.names ? this.dbs.fileNames.put(path, copy.names) : this.dbs.fileNames.remove(path));
+  writeReference(path: string, stat: { mtimeMs: number; size: number }, key: string, record: ContentRecord): FileRecord {
+    const stored: StoredRecord = { ...record, ...stat, shared: key };
+    this.uncommitted.set(path, key);
     this.queued(this.dbs.files.put(path, stored));
-    return { path, ...stored, links: copy.names ? copy.names.defined.length + copy.names.referenced.length : 0 };
+    return { path, ...stored };
   }
 
   /**
@@ -361,7 +403,10 @@ export class TagStore {
     const last = this.lastWrite;
     await last;
     // A write queued meanwhile is waited for by the next call.
-    if (this.lastWrite === last) this.lastWrite = undefined;
+    if (this.lastWrite === last) {
+      this.lastWrite = undefined;
+      this.uncommitted.clear();
+    }
     const error = this.writeError;
     this.writeError = undefined;
     if (error !== undefined) throw new StoreError(this.dir, error);
