@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { open } from 'lmdb';
 import { ReferenceGraph } from '../src/graph/graph.js';
 import { type SavedRelated } from '../src/graph/graph-types.js';
+import type { FileNames } from '../src/records.js';
 import { readSavedGraph } from '../src/graph/graph-file.js';
 import { indexRepository } from '../src/indexer/indexer.js';
 import { createRunner } from '../src/indexer/pool.js';
@@ -281,6 +282,49 @@ test('the saved related graph carries its unpersonalized ranks: a graph restored
     assert.ok(typeof ahead !== 'string');
     const lookups = pathIndex(ahead.saved.paths);
     assert.equal(pathIndex((await restored(ahead.saved)).paths), lookups);
+  } finally {
+    await store.close();
+  }
+});
+
+test("the saved related graph carries every file's definitions as hashes: a graph restored from it reads the names of only the files that may define a name asked, and finds the same definers in the same order", async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  await buildMap({ root, cacheDir: cache, tokens: 1024 });
+  const file = await readSavedGraph(cache);
+  assert.ok(typeof file !== 'string', file as string);
+  assert.ok((file.saved.definitions?.length ?? 0) > 0);
+  const store = TagStore.open(cache);
+  try {
+    let extra: FileNames | undefined;
+    const restored = async (saved: SavedRelated) => {
+      const graph = new ReferenceGraph((path) => (path === 'src/extra.ts' ? extra : store.names(path)));
+      await indexRepository({ root, store, graph, workers: 1 });
+      assert.ok(graph.restoreRelated(saved));
+      return graph;
+    };
+    const definersOf = new Map<string, string[]>();
+    for (const path of store.paths()) for (const ident of store.names(path)?.defined ?? []) definersOf.set(ident, [...(definersOf.get(ident) ?? []), path]);
+    const ask = (graph: ReferenceGraph, idents: string[]) => {
+      const before = graph.namesRead;
+      const found = [...graph.definersOfAll(idents)].map(([ident, files]) => [ident, files && [...files]]);
+      return { found, reads: graph.namesRead - before };
+    };
+    // Every name the files define, and names none does.
+    const every = [...definersOf.keys(), 'noFileDefinesThis', 'norThis'];
+    const withKeys = ask(await restored(structuredClone(file.saved)), every);
+    const scanned = ask(await restored({ ...structuredClone(file.saved), definitions: undefined }), every);
+    assert.deepEqual(withKeys.found, scanned.found);
+    const [single, [definer]] = [...definersOf].find(([, files]) => files.length === 1)!;
+    const graph = await restored(structuredClone(file.saved));
+    assert.deepEqual(ask(graph, [single]), { found: [[single, [definer]]], reads: 1 }, 'only its definer is read');
+    assert.deepEqual(ask(graph, ['noFileDefinesThis']).reads, 0);
+    const files = ask(await restored({ ...structuredClone(file.saved), definitions: undefined }), [single]).reads;
+    assert.ok(files > 1, `without the keys every waiting file is read (${files})`);
+    // A file that comes after the keys is a definer too, though they do not know it.
+    extra = { defined: [single], referenced: [], counts: [], imports: [], modules: [] };
+    graph.takeRecord({ path: 'src/extra.ts', mtimeMs: 1, size: 1, hash: 'extra', skip: null, links: 1 });
+    assert.deepEqual(ask(graph, [single]).found, [[single, [definer, 'src/extra.ts']]]);
   } finally {
     await store.close();
   }

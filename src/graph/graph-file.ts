@@ -17,13 +17,13 @@ import type { SavedRelated } from './graph-types.js';
  * anything else, a missing, torn or foreign file included, means building the graph as usual.
  *
  * Layout: a magic line, the header's length (u32), the header (JSON: key, paths, hashes, idents,
- * the edge count, the arrays' CRC-32), zeros to a multiple of 8, then the arrays (ARRAYS: the
- * f64 one first, so that each is aligned for a view on the file's bytes).
+ * the edge and definition counts, the arrays' CRC-32), zeros to a multiple of 8, then the arrays
+ * (ARRAYS: the f64 ones first, so that each is aligned for a view on the file's bytes).
  */
 const MAGIC = Buffer.from('repomap related graph\n');
 const FILE_NAME = 'related-graph.bin';
 /** Bump when the layout or the meaning of the arrays changes (the way the ranks are computed included). */
-const GRAPH_FILE_FORMAT = 5;
+const GRAPH_FILE_FORMAT = 6;
 const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edges: EDGE_WEIGHTS, related: RELATED_WEIGHTS, damping: RELATED_MODEL.damping });
 
 interface Header {
@@ -34,6 +34,8 @@ interface Header {
   hashes: string[];
   idents: string[];
   edges: number;
+  /** How many definition keys follow (see NameIndex.definitionKeys); null when none were saved. */
+  definitions: number | null;
   /** CRC-32 of the arrays' bytes: a file whose arrays changed after it was written is not read. */
   checksum: number;
 }
@@ -41,13 +43,14 @@ interface Header {
 type ArrayName = Exclude<keyof SavedRelated, 'paths' | 'idents'>;
 
 /**
- * The arrays in file order, each with its element size and its length for e edges and n nodes.
- * The walk's unpersonalized ranks are saved (else a warm start's first map computes them), the
- * walk itself is not: it is derived from the arrays (see restoreRelated).
+ * The arrays in file order, each with its element size and its length for e edges, n nodes and d
+ * definition keys. The walk's unpersonalized ranks are saved (else a warm start's first map computes
+ * them), the walk itself is not: it is derived from the arrays (see restoreRelated).
  */
-const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: number, n: number) => number }> = [
+const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: number, n: number, d: number) => number }> = [
   { name: 'weights', bytes: 8, length: (e) => e },
   { name: 'walkRanks', bytes: 8, length: (_e, n) => n },
+  { name: 'definitions', bytes: 8, length: (_e, _n, d) => d },
   { name: 'offsets', bytes: 4, length: (_e, n) => n + 1 },
   { name: 'targets', bytes: 4, length: (e) => e },
   { name: 'edgeIdent', bytes: 4, length: (e) => e },
@@ -55,6 +58,8 @@ const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: num
 ];
 
 const NO_REQUEST = { chatFiles: new Set<string>(), mentionedIdents: new Set<string>() };
+/** The bytes of an array not saved. */
+const NONE = new Uint8Array(0);
 
 /** Content hash of an indexed file, by path (undefined: not indexed). */
 export type HashOf = (path: string) => string | undefined;
@@ -119,7 +124,7 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, projectKey: string, { 
     hashes.push(hash);
   }
   const arrays = ARRAYS.map(({ name }) => {
-    const array = copyWeights && name === 'weights' ? saved.weights.slice() : saved[name];
+    const array = copyWeights && name === 'weights' ? saved.weights.slice() : (saved[name] ?? NONE);
     return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
   });
   let checksum = 0;
@@ -131,6 +136,7 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, projectKey: string, { 
     hashes,
     idents: [...saved.idents],
     edges: saved.targets.length,
+    definitions: saved.definitions?.length ?? null,
     checksum,
   };
   const json = Buffer.from(JSON.stringify(header));
@@ -303,13 +309,15 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   } catch {
     return undefined;
   }
-  const { paths, hashes, idents, edges, checksum } = header;
+  const { paths, hashes, idents, edges, definitions, checksum } = header;
   if (!Array.isArray(paths) || !Array.isArray(hashes) || !Array.isArray(idents) || hashes.length !== paths.length) return undefined;
   if (!Number.isInteger(edges) || edges < 0) return undefined;
+  if (definitions !== null && (!Number.isInteger(definitions) || definitions < 0)) return undefined;
   const n = paths.length;
+  const d = definitions ?? 0;
   const start = jsonStart + jsonLength + pad(jsonStart + jsonLength);
   let at = start;
-  for (const { bytes, length } of ARRAYS) at += bytes * length(edges, n);
+  for (const { bytes, length } of ARRAYS) at += bytes * length(edges, n, d);
   if (at !== file.length || crc32(file.subarray(start)) !== checksum) return undefined;
   // Views on the file's bytes where these are aligned for them (they are, unless the Buffer came
   // from a pool), else copies.
@@ -317,12 +325,13 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   const arrays: Record<string, Float64Array | Uint32Array | Uint8Array> = {};
   at = start;
   for (const { name, bytes, length } of ARRAYS) {
-    const count = length(edges, n);
+    const count = length(edges, n, d);
     const buffer = aligned ? (file.buffer as ArrayBuffer) : new Uint8Array(file.subarray(at, at + bytes * count)).buffer;
     const offset = aligned ? file.byteOffset + at : 0;
     arrays[name] = bytes === 8 ? new Float64Array(buffer, offset, count) : bytes === 4 ? new Uint32Array(buffer, offset, count) : new Uint8Array(buffer, offset, count);
     at += bytes * count;
   }
+  if (definitions === null) delete arrays.definitions;
   return { header, saved: { paths, idents, ...arrays } as unknown as SavedRelated };
 }
 

@@ -71,6 +71,8 @@ export interface SavedRelated {
   forward: Uint8Array;
   /** The unpersonalized PageRank of the merged walk, when saved with the arrays (see RelatedGraph.walkRanks). */
   walkRanks?: Float64Array;
+  /** Every file's definitions as keys, the slots numbering `paths` (see NameIndex.definitionKeys). */
+  definitions?: Float64Array;
 }
 
 /** The edges of each identifier (and the node each leaves), grouped by a counting sort. */

@@ -223,7 +223,10 @@ export class ReferenceGraph {
    * when changes since the last one are not built into it yet.
    */
   savedRelated(): SavedRelated | undefined {
-    return this.related.saved();
+    const saved = this.related.saved();
+    if (!saved) return undefined;
+    const definitions = this.index.definitionKeys(saved.paths);
+    return definitions ? { ...saved, definitions } : saved;
   }
 
   /**
@@ -235,7 +238,9 @@ export class ReferenceGraph {
    * A file's edges are then derived when a change first needs them.
    */
   restoreRelated(saved: SavedRelated): boolean {
-    return this.related.restore(saved);
+    if (!this.related.restore(saved)) return false;
+    if (saved.definitions) this.index.useSavedDefinitions(saved.definitions, saved.paths);
+    return true;
   }
 
   /** Files in the graph. */

@@ -4,7 +4,7 @@
 import { familyOfPath } from '../extract/languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { FileNames } from '../records.js';
-import { ColdDefinitions } from './cold-names.js';
+import { ColdDefinitions, HashedDefinitions, MAX_DEFINITION_FILES, definitionKey } from './cold-names.js';
 import type { NameFiles } from './graph-types.js';
 import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, getOrCreate, interner, isDefiner, sameReferences, sameStrings } from './nodes.js';
 
@@ -44,6 +44,12 @@ export class NameIndex {
    * a look-up confirms a hash's files from their stored names (see coldDefiners).
    */
   private readonly cold = new ColdDefinitions();
+  /**
+   * Every definition of the files as a saved related graph had them (see useSavedDefinitions):
+   * which files may define a name, so that a look-up reads those files' names instead of every
+   * waiting file's. Dropped when a file comes, changes or goes.
+   */
+  private savedDefinitions: HashedDefinitions | undefined;
   /**
    * New files not yet in the name indexes: in the definer index from `definersFrom` on, in the
    * referencer index from `referencersFrom` on (see linkPending). A warm start whose related graph
@@ -153,6 +159,49 @@ export class NameIndex {
       else if (this.referencerIndex.has(ident) || !this.cold.holds(ident, slot)) return false;
     }
     return found === node.defined.length;
+  }
+
+  /**
+   * Every file's definitions as keys (see definitionKey), each file's slot its number (FileNode.dense:
+   * its place in `paths`, the numbering's), sorted, each once: saved with a related graph, they let
+   * a graph restored from it find a name's definers without reading every file's names (see
+   * useSavedDefinitions). Undefined when the files outnumber the slots, or `paths` is not the
+   * numbering. Links every file's definitions first.
+   */
+  definitionKeys(paths: readonly string[]): Float64Array | undefined {
+    if (paths.length > MAX_DEFINITION_FILES) return undefined;
+    const definers = this.definers;
+    let hot = 0;
+    for (const entry of definers.values()) hot += entry instanceof Set ? entry.size : 1;
+    const keys = new Float64Array(hot + this.cold.keyCount);
+    let unnumbered = false;
+    const slotOf = (node: FileNode) => {
+      if (paths[node.dense] !== node.path) unnumbered = true;
+      return node.dense;
+    };
+    let length = 0;
+    for (const [ident, entry] of definers) {
+      const base = definitionKey(ident, 0);
+      if (entry instanceof Set) for (const node of entry) keys[length++] = base + slotOf(node);
+      else keys[length++] = base + slotOf(entry);
+    }
+    // A cold definition moved back into the definer index keeps its key there too: the sort meets both.
+    length = this.cold.rekeyInto(keys, length, slotOf);
+    if (unnumbered) return undefined; // keys that miss a file's definitions would hide it as a definer
+    const sorted = keys.subarray(0, length).sort();
+    let unique = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[unique++] = sorted[i];
+    return sorted.slice(0, unique);
+  }
+
+  /**
+   * Takes the definition keys a related graph was saved with (definitionKeys, the slots numbering
+   * `paths`), for files whose names are those they had then (the caller vouches: their content
+   * hashes are the same). Until a file comes, changes or goes, definersOfAll reads the names of
+   * only the waiting files whose keys hold a name asked.
+   */
+  useSavedDefinitions(keys: Float64Array, paths: readonly string[]): void {
+    this.savedDefinitions = new HashedDefinitions(keys, keys.length, paths.map((path) => this.files.get(path)));
   }
 
   /** Every name a file defines, sorted: read from the store for a file with cold definitions. */
@@ -375,6 +424,7 @@ export class NameIndex {
 
   /** A new file's node, with its names or (undefined) without them yet; linked when an index is first read (see linkPending). */
   add(path: string, names: NodeNames | undefined, links: number): FileNode {
+    this.savedDefinitions = undefined;
     const folder = this.folders.id(path.slice(0, path.lastIndexOf('/') + 1));
     const node: FileNode = {
       path,
@@ -397,6 +447,7 @@ export class NameIndex {
 
   /** Gives a linked node new names, moving its links. */
   replaceNames(node: FileNode, names: NodeNames): void {
+    this.savedDefinitions = undefined;
     this.linkPending();
     this.unlink(node);
     node.defined = names.defined;
@@ -410,6 +461,7 @@ export class NameIndex {
 
   /** Takes a file out of the indexes. */
   remove(node: FileNode): void {
+    this.savedDefinitions = undefined;
     this.linkPending();
     this.unlink(node);
     this.files.delete(node.path);
@@ -527,13 +579,18 @@ export class NameIndex {
     const from = referencers ? Math.min(this.referencersFrom, this.definersFrom) : this.definersFrom;
     if (from < this.pending.length && wanted.length > 0) {
       for (const ident of wanted) scanned.set(ident, { definers: [], referencers: [] });
+      // With the saved definitions, only the files they say may define a name asked are read for definers.
+      const mayDefine = this.savedDefinitions && new Set(wanted.flatMap((ident) => this.savedDefinitions!.candidates(ident)));
       for (let i = from; i < this.pending.length; i++) {
         const node = this.pending[i];
+        const forDefiners = i >= this.definersFrom && (!mayDefine || mayDefine.has(node));
+        const forReferencers = referencers && i >= this.referencersFrom;
+        if (!forDefiners && !forReferencers) continue;
         // Names not read yet are read for the question and not kept: a first map would otherwise
         // hold every file's names before linking them, and linking reads them again anyway.
         const stored = node.unread === undefined ? undefined : this.readStored(node.path);
-        if (i >= this.definersFrom) for (const ident of stored ? stored.defined : this.definedOf(node)) scanned.get(ident)?.definers.push(node);
-        if (!referencers || i < this.referencersFrom) continue;
+        if (forDefiners) for (const ident of stored ? stored.defined : this.definedOf(node)) scanned.get(ident)?.definers.push(node);
+        if (!forReferencers) continue;
         const refNames = stored ? stored.referenced : node.refNames;
         const refCounts = stored ? stored.counts : node.refCounts;
         for (let k = 0; k < refNames.length; k++) scanned.get(refNames[k])?.referencers.push(node, refCounts[k]);
