@@ -287,13 +287,13 @@ test('the saved related graph carries its unpersonalized ranks: a graph restored
   }
 });
 
-test("the saved related graph carries every file's definitions as hashes: a graph restored from it reads the names of only the files that may define a name asked, and finds the same definers in the same order", async () => {
+test("the saved related graph carries each file's definitions as name hashes: a graph restored from it reads the names of only the files that may define a name asked, and finds the same definers in the same order", async () => {
   const root = copyFixture('shop');
   const cache = tempDir();
   await buildMap({ root, cacheDir: cache, tokens: 1024 });
   const file = await readSavedGraph(cache);
   assert.ok(typeof file !== 'string', file as string);
-  assert.ok((file.saved.definitions?.length ?? 0) > 0);
+  assert.ok((file.saved.definitionHashes?.length ?? 0) > 0);
   const store = TagStore.open(cache);
   try {
     let extra: FileNames | undefined;
@@ -313,13 +313,13 @@ test("the saved related graph carries every file's definitions as hashes: a grap
     // Every name the files define, and names none does.
     const every = [...definersOf.keys(), 'noFileDefinesThis', 'norThis'];
     const withKeys = ask(await restored(structuredClone(file.saved)), every);
-    const scanned = ask(await restored({ ...structuredClone(file.saved), definitions: undefined }), every);
+    const scanned = ask(await restored({ ...structuredClone(file.saved), definitionOffsets: undefined, definitionHashes: undefined }), every);
     assert.deepEqual(withKeys.found, scanned.found);
     const [single, [definer]] = [...definersOf].find(([, files]) => files.length === 1)!;
     const graph = await restored(structuredClone(file.saved));
     assert.deepEqual(ask(graph, [single]), { found: [[single, [definer]]], reads: 1 }, 'only its definer is read');
     assert.deepEqual(ask(graph, ['noFileDefinesThis']).reads, 0);
-    const files = ask(await restored({ ...structuredClone(file.saved), definitions: undefined }), [single]).reads;
+    const files = ask(await restored({ ...structuredClone(file.saved), definitionOffsets: undefined, definitionHashes: undefined }), [single]).reads;
     assert.ok(files > 1, `without the keys every waiting file is read (${files})`);
     // A file that comes after the keys is a definer too, though they do not know it.
     extra = { defined: [single], referenced: [], counts: [], imports: [], modules: [] };

@@ -72,7 +72,8 @@ test("a second clone's cache holds paths and stats: its records read their names
   const origin = committedShop();
   const shared = tempDir('repomap-shared-');
   const request = { chatFiles: ['src/checkout.ts'], tokens: 1024, workers: 1 };
-  const first = await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), ...request, sharedCacheDir: shared });
+  const firstCache = tempDir();
+  const first = await buildMap({ root: cloneOf(origin), cacheDir: firstCache, ...request, sharedCacheDir: shared });
   const sources = first.stats.parsed + 1; // and src/blob.ts, read but not parsed
 
   const clone = cloneOf(origin);
@@ -80,13 +81,20 @@ test("a second clone's cache holds paths and stats: its records read their names
   const second = await buildMap({ root: clone, cacheDir, ...request, sharedCacheDir: shared });
   assert.deepEqual([second.stats.parsed, second.stats.reusedShared], [0, sources]);
   assert.equal(second.text, first.text);
+  // The pages a daemon lets go of (see TagStore.releasePages) are the shared store's too when its records point there.
+  const dataFile = (dir: string) => statSync(join(dir, 'tags.lmdb', 'data.mdb')).size;
+  const parsing = TagStore.open(firstCache, { sharedCacheDir: shared });
+  assert.equal(parsing.dataBytes(), dataFile(firstCache), 'no record of the clone that parsed points there');
+  await parsing.close();
   const store = TagStore.open(cacheDir, { sharedCacheDir: shared });
   try {
+    assert.equal(store.dataBytes(), dataFile(cacheDir) + statSync(join(shared, 'shared.lmdb', 'data.mdb')).size);
     const paths = store.paths();
     assert.equal(paths.length, sources);
     for (const path of paths) assert.ok(store.get(path)?.shared, `${path} points into the shared cache`);
     assert.ok(store.outline('src/checkout.ts')!.defCount > 0, 'an outline read through its record');
     assert.ok(store.names('src/checkout.ts')!.defined.length > 0, 'and its names');
+    assert.ok(store.referenceSites('src/checkout.ts')!.sites.length > 0, 'and its reference sites');
   } finally {
     await store.close();
   }

@@ -23,7 +23,7 @@ import type { SavedRelated } from './graph-types.js';
 const MAGIC = Buffer.from('repomap related graph\n');
 const FILE_NAME = 'related-graph.bin';
 /** Bump when the layout or the meaning of the arrays changes (the way the ranks are computed included). */
-const GRAPH_FILE_FORMAT = 6;
+const GRAPH_FILE_FORMAT = 7;
 const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edges: EDGE_WEIGHTS, related: RELATED_WEIGHTS, damping: RELATED_MODEL.damping });
 
 interface Header {
@@ -34,7 +34,7 @@ interface Header {
   hashes: string[];
   idents: string[];
   edges: number;
-  /** How many definition keys follow (see NameIndex.definitionKeys); null when none were saved. */
+  /** How many definition hashes there are (see NameIndex.definitionHashes); null when none were saved. */
   definitions: number | null;
   /** CRC-32 of the arrays' bytes: a file whose arrays changed after it was written is not read. */
   checksum: number;
@@ -44,16 +44,18 @@ type ArrayName = Exclude<keyof SavedRelated, 'paths' | 'idents'>;
 
 /**
  * The arrays in file order, each with its element size and its length for e edges, n nodes and d
- * definition keys. The walk's unpersonalized ranks are saved (else a warm start's first map computes
- * them), the walk itself is not: it is derived from the arrays (see restoreRelated).
+ * definition hashes (null: none saved). The walk's unpersonalized ranks are saved (else a warm
+ * start's first map computes them), the walk itself is not: it is derived from the arrays (see
+ * restoreRelated).
  */
-const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: number, n: number, d: number) => number }> = [
+const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: number, n: number, d: number | null) => number }> = [
   { name: 'weights', bytes: 8, length: (e) => e },
   { name: 'walkRanks', bytes: 8, length: (_e, n) => n },
-  { name: 'definitions', bytes: 8, length: (_e, _n, d) => d },
   { name: 'offsets', bytes: 4, length: (_e, n) => n + 1 },
   { name: 'targets', bytes: 4, length: (e) => e },
   { name: 'edgeIdent', bytes: 4, length: (e) => e },
+  { name: 'definitionOffsets', bytes: 4, length: (_e, n, d) => (d === null ? 0 : n + 1) },
+  { name: 'definitionHashes', bytes: 4, length: (_e, _n, d) => d ?? 0 },
   { name: 'forward', bytes: 1, length: (e) => e },
 ];
 
@@ -136,7 +138,7 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, projectKey: string, { 
     hashes,
     idents: [...saved.idents],
     edges: saved.targets.length,
-    definitions: saved.definitions?.length ?? null,
+    definitions: saved.definitionHashes?.length ?? null,
     checksum,
   };
   const json = Buffer.from(JSON.stringify(header));
@@ -314,10 +316,9 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   if (!Number.isInteger(edges) || edges < 0) return undefined;
   if (definitions !== null && (!Number.isInteger(definitions) || definitions < 0)) return undefined;
   const n = paths.length;
-  const d = definitions ?? 0;
   const start = jsonStart + jsonLength + pad(jsonStart + jsonLength);
   let at = start;
-  for (const { bytes, length } of ARRAYS) at += bytes * length(edges, n, d);
+  for (const { bytes, length } of ARRAYS) at += bytes * length(edges, n, definitions);
   if (at !== file.length || crc32(file.subarray(start)) !== checksum) return undefined;
   // Views on the file's bytes where these are aligned for them (they are, unless the Buffer came
   // from a pool), else copies.
@@ -325,13 +326,16 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   const arrays: Record<string, Float64Array | Uint32Array | Uint8Array> = {};
   at = start;
   for (const { name, bytes, length } of ARRAYS) {
-    const count = length(edges, n, d);
+    const count = length(edges, n, definitions);
     const buffer = aligned ? (file.buffer as ArrayBuffer) : new Uint8Array(file.subarray(at, at + bytes * count)).buffer;
     const offset = aligned ? file.byteOffset + at : 0;
     arrays[name] = bytes === 8 ? new Float64Array(buffer, offset, count) : bytes === 4 ? new Uint32Array(buffer, offset, count) : new Uint8Array(buffer, offset, count);
     at += bytes * count;
   }
-  if (definitions === null) delete arrays.definitions;
+  if (definitions === null) {
+    delete arrays.definitionOffsets;
+    delete arrays.definitionHashes;
+  } else if (arrays.definitionOffsets[n] !== definitions) return undefined;
   return { header, saved: { paths, idents, ...arrays } as unknown as SavedRelated };
 }
 

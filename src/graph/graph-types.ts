@@ -71,8 +71,15 @@ export interface SavedRelated {
   forward: Uint8Array;
   /** The unpersonalized PageRank of the merged walk, when saved with the arrays (see RelatedGraph.walkRanks). */
   walkRanks?: Float64Array;
-  /** Every file's definitions as keys, the slots numbering `paths` (see NameIndex.definitionKeys). */
-  definitions?: Float64Array;
+  /** Each file's definitions as hashes, the files those of `paths` (see NameIndex.definitionHashes): the offsets, then the hashes. */
+  definitionOffsets?: Uint32Array;
+  definitionHashes?: Uint32Array;
+}
+
+/** Each file's definitions as name hashes (nameHash): file f's are hashes[offsets[f], offsets[f + 1]). */
+export interface DefinitionHashes {
+  offsets: Uint32Array;
+  hashes: Uint32Array;
 }
 
 /** The edges of each identifier (and the node each leaves), grouped by a counting sort. */

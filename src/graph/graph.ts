@@ -225,8 +225,8 @@ export class ReferenceGraph {
   savedRelated(): SavedRelated | undefined {
     const saved = this.related.saved();
     if (!saved) return undefined;
-    const definitions = this.index.definitionKeys(saved.paths);
-    return definitions ? { ...saved, definitions } : saved;
+    const definitions = this.index.definitionHashes(saved.paths);
+    return definitions ? { ...saved, definitionOffsets: definitions.offsets, definitionHashes: definitions.hashes } : saved;
   }
 
   /**
@@ -239,7 +239,8 @@ export class ReferenceGraph {
    */
   restoreRelated(saved: SavedRelated): boolean {
     if (!this.related.restore(saved)) return false;
-    if (saved.definitions) this.index.useSavedDefinitions(saved.definitions, saved.paths);
+    const { definitionOffsets: offsets, definitionHashes: hashes } = saved;
+    if (offsets && hashes) this.index.useSavedDefinitions({ offsets, hashes }, saved.paths);
     return true;
   }
 

@@ -4,11 +4,14 @@
 import { familyOfPath } from '../extract/languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { FileNames } from '../records.js';
-import { ColdDefinitions, HashedDefinitions, MAX_DEFINITION_FILES, definitionKey } from './cold-names.js';
-import type { NameFiles } from './graph-types.js';
+import { ColdDefinitions, nameHash } from './cold-names.js';
+import type { DefinitionHashes, NameFiles } from './graph-types.js';
 import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, getOrCreate, interner, isDefiner, sameReferences, sameStrings } from './nodes.js';
 
 const NO_NODES: readonly FileNode[] = [];
+/** The size of the bit filter of savedDefiners (128 KiB: it stays in the cache while millions of hashes are checked). */
+const FILTER_BITS = 1 << 20;
+const FILTER_MASK = FILTER_BITS - 1;
 
 function byLinks(a: FileNode, b: FileNode): number {
   return a.linkedAt - b.linkedAt;
@@ -45,11 +48,11 @@ export class NameIndex {
    */
   private readonly cold = new ColdDefinitions();
   /**
-   * Every definition of the files as a saved related graph had them (see useSavedDefinitions):
-   * which files may define a name, so that a look-up reads those files' names instead of every
-   * waiting file's. Dropped when a file comes, changes or goes.
+   * Each file's definitions as hashes, as a saved related graph had them (see useSavedDefinitions),
+   * with the file of each list: which files may define a name, so that a look-up reads those
+   * files' names instead of every waiting file's. Dropped when a file comes, changes or goes.
    */
-  private savedDefinitions: HashedDefinitions | undefined;
+  private savedDefinitions: (DefinitionHashes & { nodes: Array<FileNode | undefined> }) | undefined;
   /**
    * New files not yet in the name indexes: in the definer index from `definersFrom` on, in the
    * referencer index from `referencersFrom` on (see linkPending). A warm start whose related graph
@@ -162,46 +165,66 @@ export class NameIndex {
   }
 
   /**
-   * Every file's definitions as keys (see definitionKey), each file's slot its number (FileNode.dense:
-   * its place in `paths`, the numbering's), sorted, each once: saved with a related graph, they let
-   * a graph restored from it find a name's definers without reading every file's names (see
-   * useSavedDefinitions). Undefined when the files outnumber the slots, or `paths` is not the
-   * numbering. Links every file's definitions first.
+   * Each file's definitions as hashes (nameHash), the files in the order of `paths` (the numbering's:
+   * FileNode.dense is a file's place there): saved with a related graph, they let a graph restored
+   * from it find a name's definers without reading every file's names (see useSavedDefinitions).
+   * Undefined when `paths` is not the numbering. Links every file's definitions first.
    */
-  definitionKeys(paths: readonly string[]): Float64Array | undefined {
-    if (paths.length > MAX_DEFINITION_FILES) return undefined;
+  definitionHashes(paths: readonly string[]): DefinitionHashes | undefined {
     const definers = this.definers;
-    let hot = 0;
-    for (const entry of definers.values()) hot += entry instanceof Set ? entry.size : 1;
-    const keys = new Float64Array(hot + this.cold.keyCount);
     let unnumbered = false;
-    const slotOf = (node: FileNode) => {
+    const numberOf = (node: FileNode) => {
       if (paths[node.dense] !== node.path) unnumbered = true;
       return node.dense;
     };
-    let length = 0;
-    for (const [ident, entry] of definers) {
-      const base = definitionKey(ident, 0);
-      if (entry instanceof Set) for (const node of entry) keys[length++] = base + slotOf(node);
-      else keys[length++] = base + slotOf(entry);
-    }
-    // A cold definition moved back into the definer index keeps its key there too: the sort meets both.
-    length = this.cold.rekeyInto(keys, length, slotOf);
-    if (unnumbered) return undefined; // keys that miss a file's definitions would hide it as a definer
-    const sorted = keys.subarray(0, length).sort();
-    let unique = 0;
-    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[unique++] = sorted[i];
-    return sorted.slice(0, unique);
+    // Twice over every definition, counting each file's and then placing them: no list of pairs is held.
+    const offsets = new Uint32Array(paths.length + 1);
+    const visitAll = (visit: (hash: number, file: number) => void) => {
+      for (const [ident, entry] of definers) {
+        const hash = nameHash(ident);
+        if (entry instanceof Set) for (const node of entry) visit(hash, numberOf(node));
+        else visit(hash, numberOf(entry));
+      }
+      // A cold definition moved back into the definer index keeps its key there too: listed twice, it is read once.
+      this.cold.forEachDefinition(numberOf, visit);
+    };
+    visitAll((_hash, file) => offsets[file + 1]++);
+    if (unnumbered) return undefined; // hashes that miss a file's definitions would hide it as a definer
+    for (let file = 0; file < paths.length; file++) offsets[file + 1] += offsets[file];
+    const hashes = new Uint32Array(offsets[paths.length]);
+    const next = offsets.slice(0, paths.length);
+    visitAll((hash, file) => (hashes[next[file]++] = hash));
+    return { offsets, hashes };
   }
 
   /**
-   * Takes the definition keys a related graph was saved with (definitionKeys, the slots numbering
+   * Takes the definition hashes a related graph was saved with (definitionHashes, the files those of
    * `paths`), for files whose names are those they had then (the caller vouches: their content
    * hashes are the same). Until a file comes, changes or goes, definersOfAll reads the names of
-   * only the waiting files whose keys hold a name asked.
+   * only the waiting files whose hashes hold a name asked.
    */
-  useSavedDefinitions(keys: Float64Array, paths: readonly string[]): void {
-    this.savedDefinitions = new HashedDefinitions(keys, keys.length, paths.map((path) => this.files.get(path)));
+  useSavedDefinitions(definitions: DefinitionHashes, paths: readonly string[]): void {
+    this.savedDefinitions = { ...definitions, nodes: paths.map((path) => this.files.get(path)) };
+  }
+
+  /** The files whose saved definition hashes hold one of `idents`' (see useSavedDefinitions). */
+  private savedDefiners(saved: NonNullable<NameIndex['savedDefinitions']>, idents: readonly string[]): Set<FileNode> {
+    const wanted = new Set(idents.map(nameHash));
+    // A bit per low 20 bits of a wanted hash: the scan of millions of hashes asks the set about a few.
+    const filter = new Uint8Array(FILTER_BITS >>> 3);
+    for (const hash of wanted) filter[(hash & FILTER_MASK) >>> 3] |= 1 << (hash & 7);
+    const { offsets, hashes, nodes } = saved;
+    const found = new Set<FileNode>();
+    for (let file = 0; file < nodes.length; file++) {
+      for (let k = offsets[file]; k < offsets[file + 1]; k++) {
+        const hash = hashes[k];
+        if ((filter[(hash & FILTER_MASK) >>> 3] & (1 << (hash & 7))) === 0 || !wanted.has(hash)) continue;
+        const node = nodes[file];
+        if (node) found.add(node);
+        break;
+      }
+    }
+    return found;
   }
 
   /** Every name a file defines, sorted: read from the store for a file with cold definitions. */
@@ -580,7 +603,7 @@ export class NameIndex {
     if (from < this.pending.length && wanted.length > 0) {
       for (const ident of wanted) scanned.set(ident, { definers: [], referencers: [] });
       // With the saved definitions, only the files they say may define a name asked are read for definers.
-      const mayDefine = this.savedDefinitions && new Set(wanted.flatMap((ident) => this.savedDefinitions!.candidates(ident)));
+      const mayDefine = this.savedDefinitions && this.savedDefiners(this.savedDefinitions, wanted);
       for (let i = from; i < this.pending.length; i++) {
         const node = this.pending[i];
         const forDefiners = i >= this.definersFrom && (!mayDefine || mayDefine.has(node));

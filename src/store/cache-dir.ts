@@ -44,3 +44,12 @@ function isFile(path: string): boolean {
     return false;
   }
 }
+
+/** A file's size in bytes; 0 when there is none (a store's data file not made yet). */
+export function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}

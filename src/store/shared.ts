@@ -7,7 +7,7 @@ import type { FileNames } from '../records.js';
 import { errorMessage } from '../errors.js';
 import { Outline } from './outline.js';
 import { type ContentRecord, STORE_FORMAT, type StoredCopy, type StoredSites } from './stored.js';
-import { ensureCacheDir } from './cache-dir.js';
+import { ensureCacheDir, fileSize } from './cache-dir.js';
 import { WriteThreads } from './write-threads.js';
 
 const META_KEY = 'format';
@@ -20,8 +20,11 @@ const ID_KEY = 'id';
  */
 const SHARED_FORMAT = `${STORE_FORMAT} keys 3`;
 const opened = new Map<string, SharedTags | undefined>();
-/** Copies stored per transaction (see putAll). */
-const PUT_BATCH = 256;
+/**
+ * Copies stored per transaction (see putAll): a transaction's dirty pages (four trees' of them) are
+ * memory the process may keep after the commit, so transactions stay small.
+ */
+const PUT_BATCH = 64;
 /** putAll lets go of the store's map after this many copies (see releasePages): a first index of a large tree maps all of it. */
 const RELEASE_EVERY = 8192;
 
@@ -111,6 +114,11 @@ export class SharedTags {
       this.fail(err);
       return undefined;
     }
+  }
+
+  /** The size of the store's data file: the most of it that its map can hold resident. */
+  dataBytes(): number {
+    return fileSize(join(this.dir, 'shared.lmdb', 'data.mdb'));
   }
 
   /** The record stored under a content key. */

@@ -1,9 +1,9 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import type { FileNames, FileRecord, FileTags } from '../records.js';
 import { Outline } from './outline.js';
-import { ensureCacheDir } from './cache-dir.js';
+import { ensureCacheDir, fileSize } from './cache-dir.js';
 import { RepomapError, errorMessage } from '../errors.js';
 import { WriteThreads } from './write-threads.js';
 import { SharedTags } from './shared.js';
@@ -12,7 +12,7 @@ import { type ContentRecord, STORE_FORMAT, type StoredCopy, type StoredRecord, t
 export { STORE_FORMAT, type StoredCopy } from './stored.js';
 const META_KEY = 'format';
 const LANGUAGES_KEY = 'languages';
-/** The id of the shared store that records pointing into it point into (see SharedTags.id and checkReferences). */
+/** The id of the shared store that the store's records point into, noted before the first such record is written (see SharedTags.id and checkReferences). */
 const SHARED_KEY = 'shared';
 
 /** The LMDB environment of a store and its four databases. */
@@ -91,6 +91,12 @@ export class TagStore {
   private released = 0;
   /** The content keys of records written by writeReference and not known to be committed yet, by path (see referenceOf). */
   private uncommitted = new Map<string, string>();
+  /**
+   * Whether records may point into the shared store (its id is noted: see checkReferences): only
+   * then does a read of a file's names or tags read its record first, and do the shared store's
+   * pages count among this store's (see dataBytes).
+   */
+  private pointsIntoShared = false;
 
   private constructor(
     /** The cache directory the store lives in. */
@@ -138,19 +144,19 @@ export class TagStore {
    */
   private checkReferences(onNotice: StoreOptions['onNotice']): void {
     const noted = this.dbs.root.get(SHARED_KEY) as unknown;
-    const current = this.shared?.id;
-    if (noted === current) return;
-    if (noted !== undefined) {
-      const pointing: string[] = [];
-      for (const { key, value } of this.dbs.files.getRange()) if (value.shared) pointing.push(key);
-      this.remove(pointing);
-      if (pointing.length > 0) {
-        const now = this.shared ? `the one at ${this.shared.dir} is another` : 'none is in use';
-        onNotice?.(`repomap: ${pointing.length} files of the tag cache at ${this.dir} read their tags from a shared tag cache, and ${now}; they are indexed again`);
-      }
+    if (noted === undefined) return;
+    if (noted === this.shared?.id) {
+      this.pointsIntoShared = true;
+      return;
     }
-    if (current === undefined) this.dbs.root.removeSync(SHARED_KEY);
-    else this.dbs.root.putSync(SHARED_KEY, current);
+    const pointing: string[] = [];
+    for (const { key, value } of this.dbs.files.getRange()) if (value.shared) pointing.push(key);
+    this.remove(pointing);
+    this.dbs.root.removeSync(SHARED_KEY);
+    if (pointing.length > 0) {
+      const now = this.shared ? `the one at ${this.shared.dir} is another` : 'none is in use';
+      onNotice?.(`repomap: ${pointing.length} files of the tag cache at ${this.dir} read their tags from a shared tag cache, and ${now}; they are indexed again`);
+    }
   }
 
   /**
@@ -168,7 +174,6 @@ export class TagStore {
   private static fresh(cacheDir: string, shared: SharedTags | undefined): TagStore {
     const store = TagStore.openAt(cacheDir, shared);
     store.dbs.root.putSync(META_KEY, STORE_FORMAT);
-    if (shared) store.dbs.root.putSync(SHARED_KEY, shared.id);
     return store;
   }
 
@@ -204,13 +209,13 @@ export class TagStore {
     return this.released;
   }
 
-  /** The size of the store's data file: the most of it that its map can hold resident. */
+  /**
+   * The size of the store's data file, and of the shared store's when records point into it: the
+   * most of them that their maps can hold resident (releasePages lets go of both).
+   */
   dataBytes(): number {
-    try {
-      return statSync(join(this.dir, 'tags.lmdb', 'data.mdb')).size;
-    } catch {
-      return 0; // no file to map
-    }
+    const shared = this.pointsIntoShared && this.shared ? this.shared.dataBytes() : 0;
+    return fileSize(join(this.dir, 'tags.lmdb', 'data.mdb')) + shared;
   }
 
   /** A path's record, without its names and tags (see names, outline and referenceSites). */
@@ -246,10 +251,10 @@ export class TagStore {
 
   /**
    * The shared store's key that a path's record reads its names and tags by (see writeReference),
-   * the record committed or not yet; none without a shared store (checkReferences dropped such records).
+   * the record committed or not yet; none when no record may point there (no record is read then).
    */
   private referenceOf(path: string): string | undefined {
-    if (!this.shared) return undefined;
+    if (!this.pointsIntoShared) return undefined;
     return this.uncommitted.get(path) ?? readSafely(this.dbs.files, path)?.shared;
   }
 
@@ -358,6 +363,11 @@ export class TagStore {
    */
   writeReference(path: string, stat: { mtimeMs: number; size: number }, key: string, record: ContentRecord): FileRecord {
     const stored: StoredRecord = { ...record, ...stat, shared: key };
+    if (!this.pointsIntoShared) {
+      // Committed with or before the record (writes commit in order).
+      this.queued(this.dbs.root.put(SHARED_KEY, this.shared!.id));
+      this.pointsIntoShared = true;
+    }
     this.uncommitted.set(path, key);
     this.queued(this.dbs.files.put(path, stored));
     return { path, ...stored };
