@@ -7,7 +7,6 @@ import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } f
 import { type LanguageConfig, languageSet, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
-import type { SharedTags } from '../store/shared.js';
 import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
 import type { FileRecord } from '../records.js';
@@ -139,7 +138,6 @@ export function wroteTags(stats: IndexStats): boolean {
  */
 export class Reconciler {
   private readonly extract: IndexFileOptions;
-  private readonly shared: SharedTags | undefined;
   /** The files the passes since the last publish parsed, in the order they were stat'ed (see publishShared). */
   private unpublished: Unpublished[] = [];
   private readonly publishReleaseEvery: number;
@@ -154,7 +152,6 @@ export class Reconciler {
     private readonly runner: ParseRunner,
     settings: ExtractSettings & { onNotice?: (message: string) => void } = {},
   ) {
-    this.shared = store.shared;
     this.publishReleaseEvery = settings.publishReleaseEvery ?? PUBLISH_RELEASE_EVERY;
     this.onNotice = settings.onNotice;
     const overrides = resolveLanguages(root, settings.languages);
@@ -216,7 +213,8 @@ export class Reconciler {
     const previousOf = new Map<string, FileRecord>();
     const gone: string[] = [];
     let statted = 0;
-    const { root, store, shared } = this;
+    const { root, store } = this;
+    const { shared } = store;
     /** The git index's blob ids, read when first needed (null: none to be had). */
     let blobs: GitBlobs | null | undefined;
     /**
@@ -361,7 +359,8 @@ export class Reconciler {
   async publishShared(stats: IndexStats, mayReleaseStore: boolean, signal?: AbortSignal): Promise<Published> {
     const pending = this.unpublished;
     this.unpublished = [];
-    const { root, store, shared } = this;
+    const { root, store } = this;
+    const { shared } = store;
     if (!shared || pending.length === 0) return { files: 0, releases: 0 };
     const releaseEvery = mayReleaseStore ? this.publishReleaseEvery : undefined;
     let files = 0;

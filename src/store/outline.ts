@@ -106,6 +106,21 @@ export class Outline {
     return outline;
   }
 
+  /**
+   * The outline an LMDB database of encoded outlines holds under `key`; none when it holds none, or
+   * bytes that are not an outline (a corrupt value: the file is shown without tags).
+   */
+  static read(db: { getBinaryFast(key: string): Uint8Array | undefined }, key: string): Outline | undefined {
+    // The fast read lends lmdb's buffer until the next read: decode copies what it keeps.
+    const bytes = db.getBinaryFast(key);
+    if (!bytes) return undefined;
+    try {
+      return Outline.decode(bytes);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** An outline made from its object form (what extraction gives). */
   static of(outline: FileOutline): Outline {
     return Outline.decode(Outline.encode(outline));

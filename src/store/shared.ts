@@ -133,11 +133,7 @@ export class SharedTags {
 
   /** The outline of the file stored under a content key. */
   outline(key: string): Outline | undefined {
-    // The fast read lends lmdb's buffer until the next read: decode copies what it keeps.
-    return this.read((dbs) => {
-      const bytes = dbs.outlines.getBinaryFast(key);
-      return bytes && Outline.decode(bytes);
-    });
+    return this.read((dbs) => Outline.read(dbs.outlines, key));
   }
 
   /** The reference sites of the file stored under a content key. */

@@ -235,11 +235,9 @@ export class TagStore {
     const key = this.referenceOf(path);
     if (key) return this.shared!.outline(key);
     try {
-      // The fast read lends lmdb's buffer until the next read: decode copies what it keeps.
-      const bytes = this.dbs.outlines.getBinaryFast(path);
-      return bytes && Outline.decode(bytes);
+      return Outline.read(this.dbs.outlines, path);
     } catch {
-      return undefined;
+      return undefined; // a read LMDB refused: shown without tags, as a corrupt value is
     }
   }
 
