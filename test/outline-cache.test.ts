@@ -24,6 +24,15 @@ test('the outline cache reads each outline once, and past its limit drops the le
   assert.equal(reads.at(-1), 'c', 'a forgotten outline is read again');
 });
 
+test('the outline cache keeps no miss: an outline not readable yet (its commit to come) is read again', () => {
+  let committed = false;
+  const cache = new OutlineCache(() => (committed ? Outline.of({ lang: 'python', lineCount: 1, defs: [], lines: [] }) : undefined));
+  assert.equal(cache.get('a'), undefined);
+  assert.equal(cache.size, 0);
+  committed = true;
+  assert.equal(cache.get('a')?.lineCount, 1);
+});
+
 /** An outline of random definitions: repeated names, nested scopes, text beyond ASCII, lines with no definition. */
 function randomOutline(rand: () => number): FileOutline {
   const words = ['run', 'Ünïcödé', '名前', 'emoji😀', '', 'x', 'a_rather_long_identifier_name', 'run'];

@@ -122,6 +122,8 @@ export class ColdIndex {
       return undefined;
     }
     await engine.storeReadable();
+    // The records settled so far are read for the partial map: their writes, and with them what this thread reads, are current.
+    await engine.store.written();
     return pass.queue.progress();
   }
 }

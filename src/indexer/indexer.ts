@@ -551,8 +551,11 @@ function storeLookups(root: string, store: TagStore, paths: readonly string[], r
 
 /** Outlines read from the store, each once until forgotten; past `limit` kept, the least recently used goes. */
 export class OutlineCache {
-  /** In order of last use, oldest first (a Map keeps insertion order: a use moves the entry to the end). */
-  private readonly kept = new Map<string, Outline | undefined>();
+  /**
+   * In order of last use, oldest first (a Map keeps insertion order: a use moves the entry to the
+   * end). Outlines only: a read that found none (a value not readable yet, or corrupt) is made again.
+   */
+  private readonly kept = new Map<string, Outline>();
 
   constructor(
     private readonly read: (path: string) => Outline | undefined,
@@ -560,14 +563,15 @@ export class OutlineCache {
   ) {}
 
   get(path: string): Outline | undefined {
-    if (this.kept.has(path)) {
-      const outline = this.kept.get(path);
+    const kept = this.kept.get(path);
+    if (kept) {
       this.kept.delete(path);
-      this.kept.set(path, outline);
-      return outline;
+      this.kept.set(path, kept);
+      return kept;
     }
-    if (this.kept.size >= this.limit) this.kept.delete(this.kept.keys().next().value!);
     const outline = this.read(path);
+    if (!outline) return undefined;
+    if (this.kept.size >= this.limit) this.kept.delete(this.kept.keys().next().value!);
     this.kept.set(path, outline);
     return outline;
   }

@@ -406,6 +406,14 @@ export class TagStore {
     this.lastWrite = settled;
   }
 
+  /**
+   * Resolves when every write queued so far is committed, or failed (a failure is left for flushed
+   * to report): this thread's reads see them then, and the tags a worker committed before them.
+   */
+  async written(): Promise<void> {
+    await this.lastWrite;
+  }
+
   /** Resolves when every queued write is committed (reads see them); rejects if one failed. */
   async flushed(): Promise<void> {
     const last = this.lastWrite;
