@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
 import { isMultiWordIdentifier } from './graph/identifiers.js';
-import { type SavedGraphFile, publishRelatedGraph, readSavedGraph, restoreSavedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
+import { type SavedGraphFile, graphInputsKey, publishRelatedGraph, readSavedGraph, restoreSavedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type RepoIndex, indexRepository, wroteTags } from './indexer/indexer.js';
 import { type IndexStats } from './api/types.js';
 import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
@@ -120,9 +120,9 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
     if (!related || !savedGraph) return mapFromIndex(index, graph, options);
     const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
     const hashOf = (path: string) => hashes.get(path);
-    const projectKey = index.lookups.projectKey();
+    const inputsKey = graphInputsKey(index.lookups.projectKey(), store.languageSignatures());
     const sharedDir = store.shared?.dir;
-    const restored = await restoreSavedGraph(graph, savedGraph, { rootDir: store.dir, sharedDir }, hashOf, projectKey);
+    const restored = await restoreSavedGraph(graph, savedGraph, { rootDir: store.dir, sharedDir }, hashOf, inputsKey);
     if (restored === 'the cache' || restored === 'the shared cache') {
       index.stats.restoredGraphs++;
       return mapFromIndex(index, graph, options);
@@ -132,7 +132,7 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
     if (graph.linkForRelated() && !options.runner) await store.releasePages();
     // A graph built here is saved while the map is laid out.
     graph.prepareRelated({ spare: false });
-    const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, projectKey, options.onNotice);
+    const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, inputsKey, options.onNotice);
     const map = mapFromIndex(index, graph, options);
     if ((await saving) && sharedDir) publishRelatedGraph(graph, store.dir, sharedDir, hashOf, options.onNotice);
     return map;

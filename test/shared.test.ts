@@ -52,7 +52,8 @@ test('a second clone parses nothing another clone parsed; a file modified in one
   assert.equal(modified.stats.reusedShared, sources - 1);
   assert.match(modified.text, /leakedFromB/);
 
-  const same = await buildMap({ root: c, cacheDir: tempDir(), ...request });
+  const sameCache = tempDir();
+  const same = await buildMap({ root: c, cacheDir: sameCache, ...request });
   assert.equal(same.stats.parsed, 0, 'a clone like the first parses nothing');
   assert.deepEqual([first.stats.restoredGraphs, modified.stats.restoredGraphs], [0, 0], 'no graph of these files was published before');
   assert.equal(same.stats.restoredGraphs, 1, 'and builds no graph: it reads the one the first clone published');
@@ -61,6 +62,16 @@ test('a second clone parses nothing another clone parsed; a file modified in one
   assert.doesNotMatch(same.text, /leakedFromB/, "the other clone's edit is not in this clone's map");
   assert.equal(same.text, first.text, 'the same map as the clone that parsed');
   assert.deepEqual(same.skippedFiles, first.skippedFiles);
+  // The shared graph is placed in the clone's cache as a hard link, not a copy; a later save there
+  // replaces the clone's file and leaves the shared one as it was.
+  const placed = statSync(join(sameCache, 'related-graph.bin')).ino;
+  const twin = readdirSync(join(shared, 'graphs')).map((name) => join(shared, 'graphs', name)).find((file) => statSync(file).ino === placed);
+  assert.ok(twin, "the clone's graph file is a shared one");
+  const twinBytes = readFileSync(twin);
+  appendFileSync(join(c, 'src', 'cart.ts'), '\nexport const addedLater = 1;\n');
+  assert.equal((await buildMap({ root: c, cacheDir: sameCache, ...request })).stats.parsed, 1);
+  assert.notEqual(statSync(join(sameCache, 'related-graph.bin')).ino, placed, 'saved anew');
+  assert.ok(readFileSync(twin).equals(twinBytes), 'the shared graph is untouched');
 
   const again = await buildMap({ root: a, cacheDir: tempDir(), ...request });
   assert.equal(again.stats.parsed, 0);

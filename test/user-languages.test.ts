@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseProjectConfig } from '../src/config.js';
 import { indexRepository } from '../src/indexer/indexer.js';
+import { buildMap } from '../src/map.js';
 import { packageRoot } from '../src/paths.js';
 import { TagStore } from '../src/store/store.js';
 import { RepomapError } from '../src/errors.js';
@@ -102,6 +103,26 @@ test("an override of a built-in query applies to its repository only, and the ca
   run = await indexed(root, cache, 2);
   assert.equal(run.index.stats.parsed, 0);
   assert.deepEqual(run.defs('app.py'), ['function post', 'function record']);
+});
+
+test('a changed tag query is not answered from the related graph saved before it: the map is the one a fresh cache gives', async () => {
+  const root = repository({
+    'repomap.config.json': '{}',
+    'app.py': 'from ledger import post\n\ndef run(entry):\n    return post(entry)\n',
+    'ledger.py': 'def post(entry):\n    return entry\n\ndef balance(book):\n    return book\n',
+    'audit.py': 'def check(book):\n    return book\n\ndef close(book):\n    return check(book)\n',
+  });
+  const cache = tempDir();
+  const request = { root, cacheDir: cache, chatFiles: ['app.py'], tokens: 1024, workers: 1 };
+  assert.equal((await buildMap(request)).stats.restoredGraphs, 0);
+  assert.equal((await buildMap(request)).stats.restoredGraphs, 1, 'saved, and read back while nothing changed');
+  // Definitions only: no file references another, so no file is related to the chat file.
+  mkdirSync(join(root, '.repomap', 'queries'), { recursive: true });
+  writeFileSync(join(root, '.repomap', 'queries', 'python.scm'), '(function_definition name: (identifier) @name.definition.function)\n');
+  const changed = await buildMap(request);
+  const fresh = await buildMap({ ...request, cacheDir: tempDir() });
+  assert.equal(changed.stats.restoredGraphs, 0);
+  assert.equal(changed.text, fresh.text);
 });
 
 test('a broken query is one notice naming its file, line and column; its files are left out as "no grammar"', async () => {

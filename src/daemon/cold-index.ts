@@ -61,7 +61,7 @@ export class ColdIndex {
     startTokenizer();
     state.inOrder(discovery.paths);
     const prepared = Date.now();
-    const saved = await restoreSavedGraph(state.graph, await savedGraph, { rootDir: engine.store.dir, sharedDir: engine.store.shared?.dir }, engine.hashOf, state.projectKey());
+    const saved = await restoreSavedGraph(state.graph, await savedGraph, { rootDir: engine.store.dir, sharedDir: engine.store.shared?.dir }, engine.hashOf, engine.graphInputs());
     if (saved === 'the cache' || saved === 'the shared cache') {
       state.stats.restoredGraphs++;
       log(`related graph read from ${saved} in ${Date.now() - prepared} ms`);

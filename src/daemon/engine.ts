@@ -9,6 +9,7 @@ import { Reconciler, linkWhileParsing } from '../indexer/indexer.js';
 import { type ParseRunner, createRunner } from '../indexer/pool.js';
 import type { ParseQueue } from '../indexer/parse-queue.js';
 import { TagStore } from '../store/store.js';
+import { graphInputsKey } from '../graph/graph-file.js';
 import type { DaemonStatus } from '../api/types.js';
 import { RepoState } from './repo-state.js';
 import { type DaemonOptions, daemonSettings } from './settings.js';
@@ -80,6 +81,11 @@ export class DaemonEngine {
   }
 
   readonly hashOf = (path: string) => this.state.recordOf(path)?.hash;
+
+  /** What the saved related graph depends on besides the files' contents (see graphInputsKey). */
+  graphInputs(): string {
+    return graphInputsKey(this.state.projectKey(), this.store.languageSignatures());
+  }
 
   /** Brings the store up to date with `paths` and takes every state into the hot view, dropping records of paths not among them. */
   async indexPass({ paths, special }: Discovery, order?: ParseQueue): Promise<void> {

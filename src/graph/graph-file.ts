@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -28,7 +28,7 @@ const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edg
 
 interface Header {
   key: string;
-  /** What the project files (tsconfig.json, go.mod, ...) said when it was built: imports resolve by them. */
+  /** What the project files (tsconfig.json, go.mod, ...) and the languages were when it was built (see graphInputsKey). */
   project: string;
   paths: string[];
   hashes: string[];
@@ -63,6 +63,19 @@ const NO_REQUEST = { chatFiles: new Set<string>(), mentionedIdents: new Set<stri
 /** The bytes of an array not saved. */
 const NONE = new Uint8Array(0);
 
+/**
+ * What a saved related graph depends on besides its files' contents and this code: the project
+ * files that resolution reads (`projectKey`, see ImportLookup.projectKey) and the languages whose
+ * tags it was built from (`languages`: extension to language and query signature, see
+ * TagStore.languageSignatures): a changed query changes the edges of files whose contents did not.
+ * The saves and restores below take it as their `inputsKey`.
+ */
+export function graphInputsKey(projectKey: string, languages: Readonly<Record<string, string>> | undefined): string {
+  const digest = createHash('sha1').update(projectKey);
+  for (const [extension, signature] of Object.entries(languages ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) digest.update(`\0${extension}\0${signature}`);
+  return digest.digest('hex');
+}
+
 /** Content hash of an indexed file, by path (undefined: not indexed). */
 export type HashOf = (path: string) => string | undefined;
 
@@ -70,8 +83,8 @@ export type HashOf = (path: string) => string | undefined;
  * Writes the graph's related graph to `dir` (to a temporary file, flushed, then renamed: a crash
  * leaves the old file or the new one). Returns false when there is nothing current to save.
  */
-export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: HashOf, projectKey: string): boolean {
-  const parts = fileParts(graph, hashOf, projectKey);
+export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: HashOf, inputsKey: string): boolean {
+  const parts = fileParts(graph, hashOf, inputsKey);
   if (!parts) return false;
   const target = join(dir, FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
@@ -94,8 +107,8 @@ export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: Has
  * laid out meanwhile). The weights are copied first, as a request patches them in place; the
  * graph must not otherwise change until the promise settles.
  */
-export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: string, hashOf: HashOf, projectKey: string): Promise<boolean> {
-  const parts = fileParts(graph, hashOf, projectKey, { copyWeights: true });
+export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: string, hashOf: HashOf, inputsKey: string): Promise<boolean> {
+  const parts = fileParts(graph, hashOf, inputsKey, { copyWeights: true });
   if (!parts) return false;
   const target = join(dir, FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
@@ -114,7 +127,7 @@ export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: s
 }
 
 /** The file's bytes for the graph's related graph as it stands, in parts; undefined when there is nothing current to save. */
-function fileParts(graph: ReferenceGraph, hashOf: HashOf, projectKey: string, { copyWeights = false } = {}): Uint8Array[] | undefined {
+function fileParts(graph: ReferenceGraph, hashOf: HashOf, inputsKey: string, { copyWeights = false } = {}): Uint8Array[] | undefined {
   const related = graph.savedRelated();
   if (!related) return undefined;
   // The ranks of the graph as it stands (the walk is the same whether merged anew or patched change by change).
@@ -133,7 +146,7 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, projectKey: string, { 
   for (const bytes of arrays) checksum = crc32(bytes, checksum);
   const header: Header = {
     key: KEY,
-    project: projectKey,
+    project: inputsKey,
     paths: [...saved.paths],
     hashes,
     idents: [...saved.idents],
@@ -149,9 +162,9 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, projectKey: string, { 
 }
 
 /** saveRelatedGraph, with a failure (a full disk, a read-only cache) told to `say` rather than thrown: the graph is only a cache. */
-export function saveGraphOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, projectKey: string, say?: (message: string) => void): boolean {
+export function saveGraphOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, inputsKey: string, say?: (message: string) => void): boolean {
   try {
-    return saveRelatedGraph(graph, dir, hashOf, projectKey);
+    return saveRelatedGraph(graph, dir, hashOf, inputsKey);
   } catch (err) {
     sayUnsaved(dir, err, say);
     return false;
@@ -159,8 +172,8 @@ export function saveGraphOrSay(graph: ReferenceGraph, dir: string, hashOf: HashO
 }
 
 /** saveRelatedGraphInBackground, with a failure told to `say` as saveGraphOrSay does. */
-export function saveGraphInBackgroundOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, projectKey: string, say?: (message: string) => void): Promise<boolean> {
-  return saveRelatedGraphInBackground(graph, dir, hashOf, projectKey).catch((err: unknown) => (sayUnsaved(dir, err, say), false));
+export function saveGraphInBackgroundOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, inputsKey: string, say?: (message: string) => void): Promise<boolean> {
+  return saveRelatedGraphInBackground(graph, dir, hashOf, inputsKey).catch((err: unknown) => (sayUnsaved(dir, err, say), false));
 }
 
 function sayUnsaved(dir: string, err: unknown, say?: (message: string) => void): void {
@@ -183,11 +196,20 @@ function sharedGraphFile(sharedDir: string, graph: ReferenceGraph, hashOf: HashO
   return join(sharedDir, SHARED_GRAPHS_DIR, `${digest.digest('hex')}.bin`);
 }
 
-/** Copies a file by way of a temporary one beside the target: a reader finds the old file or the whole new one. */
-function copyWhole(from: string, to: string): void {
+/**
+ * Gives `to` the content of `from` by way of a temporary name beside it, so that a reader finds the
+ * old file or the whole new one: a hard link where the file system allows one (no copy of a graph
+ * of a hundred megabytes), else a copy. Sharing the inode is safe: a graph file is never written
+ * in place, only replaced by a rename (saveRelatedGraph, this), which leaves the other name's file as it was.
+ */
+function placeWhole(from: string, to: string): void {
   const temporary = `${to}.${process.pid}.tmp`;
   try {
-    copyFileSync(from, temporary);
+    try {
+      linkSync(from, temporary);
+    } catch {
+      copyFileSync(from, temporary); // another file system, or one without hard links
+    }
     renameSync(temporary, to);
   } catch (err) {
     rmSync(temporary, { force: true });
@@ -196,8 +218,8 @@ function copyWhole(from: string, to: string): void {
 }
 
 /**
- * Copies the related graph the root's cache holds (`rootDir`: saved from `graph` as it stands) to
- * the shared cache, where a clone of the same tree finds it (restoreSharedGraph) instead of
+ * Places the related graph the root's cache holds (`rootDir`: saved from `graph` as it stands) in
+ * the shared cache (see placeWhole), where a clone of the same tree finds it (restoreSharedGraph) instead of
  * building its own; the shared cache keeps the SHARED_GRAPHS_KEPT most recent. A failure is told
  * to `say`: the shared graph is only a cache.
  */
@@ -206,7 +228,7 @@ export function publishRelatedGraph(graph: ReferenceGraph, rootDir: string, shar
     const target = sharedGraphFile(sharedDir, graph, hashOf);
     const graphs = join(sharedDir, SHARED_GRAPHS_DIR);
     mkdirSync(graphs, { recursive: true, mode: 0o700 });
-    copyWhole(join(rootDir, FILE_NAME), target);
+    placeWhole(join(rootDir, FILE_NAME), target);
     const byAge = readdirSync(graphs)
       .filter((name) => name.endsWith('.bin'))
       .map((name) => ({ file: join(graphs, name), mtime: statSync(join(graphs, name)).mtimeMs }))
@@ -232,20 +254,20 @@ export async function restoreSavedGraph(
   own: SavedGraphFile,
   { rootDir, sharedDir }: { rootDir: string; sharedDir?: string | undefined },
   hashOf: HashOf,
-  projectKey: string,
+  inputsKey: string,
 ): Promise<RestoredFrom | Exclude<RestoreOutcome, 'restored'>> {
-  const outcome = restoreRelatedGraph(graph, own, hashOf, projectKey);
+  const outcome = restoreRelatedGraph(graph, own, hashOf, inputsKey);
   if (outcome === 'restored') return 'the cache';
-  if (sharedDir && (await restoreSharedGraph(graph, rootDir, sharedDir, hashOf, projectKey)) === 'restored') return 'the shared cache';
+  if (sharedDir && (await restoreSharedGraph(graph, rootDir, sharedDir, hashOf, inputsKey)) === 'restored') return 'the shared cache';
   return outcome;
 }
 
 /**
  * Gives `graph` the related graph another clone of the same files published to the shared cache
- * (see publishRelatedGraph), checked as the root's own is, and copies it to the root's cache
- * (`rootDir`) for the next start. 'none saved' when the shared cache has none for these files.
+ * (see publishRelatedGraph), checked as the root's own is, and places it in the root's cache
+ * (`rootDir`, see placeWhole) for the next start. 'none saved' when the shared cache has none for these files.
  */
-async function restoreSharedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, projectKey: string): Promise<RestoreOutcome> {
+async function restoreSharedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, inputsKey: string): Promise<RestoreOutcome> {
   const file = sharedGraphFile(sharedDir, graph, hashOf);
   let bytes: Buffer;
   try {
@@ -253,13 +275,13 @@ async function restoreSharedGraph(graph: ReferenceGraph, rootDir: string, shared
   } catch {
     return 'none saved';
   }
-  const outcome = restoreRelatedGraph(graph, parseGraphFile(bytes) ?? 'unreadable', hashOf, projectKey);
+  const outcome = restoreRelatedGraph(graph, parseGraphFile(bytes) ?? 'unreadable', hashOf, inputsKey);
   if (outcome !== 'restored') return outcome;
   try {
     // Used: kept ahead of the graphs not used since (see publishRelatedGraph).
     const now = new Date();
     utimesSync(file, now, now);
-    copyWhole(file, join(rootDir, FILE_NAME));
+    placeWhole(file, join(rootDir, FILE_NAME));
   } catch {
     // The root's next start looks in the shared cache again.
   }
@@ -290,12 +312,12 @@ export async function readSavedGraph(dir: string): Promise<SavedGraphFile> {
 /**
  * Gives the graph (all of whose files are in, and whose related graph was never built) the saved
  * related graph when it was built from the same files with the same contents, and the same
- * project files (`projectKey`, see ImportLookup.projectKey).
+ * project files and languages (`inputsKey`, see graphInputsKey).
  */
-export function restoreRelatedGraph(graph: ReferenceGraph, file: SavedGraphFile, hashOf: HashOf, projectKey: string): RestoreOutcome {
+export function restoreRelatedGraph(graph: ReferenceGraph, file: SavedGraphFile, hashOf: HashOf, inputsKey: string): RestoreOutcome {
   if (typeof file === 'string') return file;
   const { header, saved } = file;
-  if (header.key !== KEY || header.project !== projectKey) return 'out of date';
+  if (header.key !== KEY || header.project !== inputsKey) return 'out of date';
   for (let i = 0; i < header.paths.length; i++) if (hashOf(header.paths[i]) !== header.hashes[i]) return 'out of date';
   return graph.restoreRelated(saved) ? 'restored' : 'out of date';
 }
