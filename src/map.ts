@@ -134,7 +134,7 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
     graph.prepareRelated({ spare: false });
     const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, inputsKey, options.onNotice);
     const map = mapFromIndex(index, graph, options);
-    if ((await saving) && sharedDir) publishRelatedGraph(graph, store.dir, sharedDir, hashOf, options.onNotice);
+    if ((await saving) && sharedDir) publishRelatedGraph(graph, store.dir, sharedDir, hashOf, inputsKey, options.onNotice);
     return map;
   } finally {
     await store.close();

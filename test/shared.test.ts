@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, readdirSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
@@ -10,6 +10,7 @@ import { createRunner } from '../src/indexer/pool.js';
 import { SharedTags } from '../src/store/shared.js';
 import { TagStore } from '../src/store/store.js';
 import { copyFixture, git, tempDir } from './helpers.js';
+import { packageRoot } from '../src/paths.js';
 
 /** A clone of a one-commit repository made from the shop fixture. */
 function cloneOf(origin: string): string {
@@ -174,6 +175,31 @@ test('the shared cache keeps the related graphs of the last four trees mapped; o
   const read = await buildMap({ root: clones[4], cacheDir: tempDir(), ...request });
   assert.equal(read.stats.restoredGraphs, 1);
   assert.equal(read.text, rebuilt.text);
+});
+
+test("a tree mapped under another tag query publishes a graph of its own beside the tree's: neither replaces the other", async () => {
+  const origin = committedShop();
+  const shared = tempDir('repomap-shared-');
+  const request = { chatFiles: ['src/checkout.ts'], tokens: 1024, workers: 1, sharedCacheDir: shared };
+  const graphs = () => readdirSync(join(shared, 'graphs')).sort();
+  const plain = await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), ...request });
+  // The same files and contents under an untracked override of the TypeScript query: the built-in
+  // query with a comment, so the same tags and graph, under another query signature.
+  const builtin = ['ecma.scm', 'typescript.scm'].map((file) => readFileSync(join(packageRoot, 'queries', file), 'utf8')).join('\n');
+  const withOverride = () => {
+    const clone = cloneOf(origin);
+    mkdirSync(join(clone, '.repomap', 'queries'), { recursive: true });
+    writeFileSync(join(clone, '.repomap', 'queries', 'typescript.scm'), `${builtin}\n; the built-in query, as this project's own\n`);
+    appendFileSync(join(clone, '.git', 'info', 'exclude'), '.repomap/\n'); // not a file of the map
+    return clone;
+  };
+  const other = await buildMap({ root: withOverride(), cacheDir: tempDir(), ...request });
+  assert.equal(other.stats.restoredGraphs, 0, "a graph saved under another query is not this tree's");
+  assert.equal(other.text, plain.text);
+  assert.equal(graphs().length, 2);
+  // Another plain clone reads the plain tree's graph, and another with the override the other one.
+  assert.equal((await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), ...request })).stats.restoredGraphs, 1);
+  assert.equal((await buildMap({ root: withOverride(), cacheDir: tempDir(), ...request })).stats.restoredGraphs, 1);
 });
 
 test('the same content in files of two languages keeps its own tags in each: a .ts file and a .js file with the same bytes', async () => {

@@ -319,9 +319,10 @@ export class RepoSync {
     graph.prepareRelated({ spare: false });
     const { log } = engine.options;
     const sharedCacheDir = engine.store.shared?.dir;
-    if (saveGraphOrSay(graph, engine.store.dir, engine.hashOf, engine.graphInputs(), log)) {
+    const inputsKey = engine.graphInputs();
+    if (saveGraphOrSay(graph, engine.store.dir, engine.hashOf, inputsKey, log)) {
       log(`related graph saved in ${Date.now() - started} ms`);
-      if (this.graphToPublish && sharedCacheDir && publishRelatedGraph(graph, engine.store.dir, sharedCacheDir, engine.hashOf, log)) {
+      if (this.graphToPublish && sharedCacheDir && publishRelatedGraph(graph, engine.store.dir, sharedCacheDir, engine.hashOf, inputsKey, log)) {
         log('related graph published to the shared cache');
       }
     }

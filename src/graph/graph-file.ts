@@ -187,11 +187,13 @@ const SHARED_GRAPHS_KEPT = 4;
 
 /**
  * Where the shared cache keeps the related graph of the graph's files as they are: named by a
- * digest of their paths and content hashes, which another clone of the same tree computes alike.
- * The digest only finds the file: it is checked as the root's own is (restoreRelatedGraph).
+ * digest of this code's graph key, the graph's inputs (see graphInputsKey), and its paths and
+ * content hashes, which another clone of the same tree computes alike (two versions of repomap, or
+ * two roots whose queries differ, keep a file each). The digest only finds the file: it is
+ * checked as the root's own is (restoreRelatedGraph).
  */
-function sharedGraphFile(sharedDir: string, graph: ReferenceGraph, hashOf: HashOf): string {
-  const digest = createHash('sha1');
+function sharedGraphFile(sharedDir: string, graph: ReferenceGraph, hashOf: HashOf, inputsKey: string): string {
+  const digest = createHash('sha1').update(`${KEY}\0${inputsKey}\n`);
   for (const path of graph.filePaths()) digest.update(`${path}\0${hashOf(path) ?? ''}\n`);
   return join(sharedDir, SHARED_GRAPHS_DIR, `${digest.digest('hex')}.bin`);
 }
@@ -223,9 +225,9 @@ function placeWhole(from: string, to: string): void {
  * building its own; the shared cache keeps the SHARED_GRAPHS_KEPT most recent. A failure is told
  * to `say`: the shared graph is only a cache.
  */
-export function publishRelatedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, say?: (message: string) => void): boolean {
+export function publishRelatedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, inputsKey: string, say?: (message: string) => void): boolean {
   try {
-    const target = sharedGraphFile(sharedDir, graph, hashOf);
+    const target = sharedGraphFile(sharedDir, graph, hashOf, inputsKey);
     const graphs = join(sharedDir, SHARED_GRAPHS_DIR);
     mkdirSync(graphs, { recursive: true, mode: 0o700 });
     placeWhole(join(rootDir, FILE_NAME), target);
@@ -268,7 +270,7 @@ export async function restoreSavedGraph(
  * (`rootDir`, see placeWhole) for the next start. 'none saved' when the shared cache has none for these files.
  */
 async function restoreSharedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, inputsKey: string): Promise<RestoreOutcome> {
-  const file = sharedGraphFile(sharedDir, graph, hashOf);
+  const file = sharedGraphFile(sharedDir, graph, hashOf, inputsKey);
   let bytes: Buffer;
   try {
     bytes = await readFile(file);

@@ -255,14 +255,15 @@ export class Reconciler {
           }
           if (info === 'missing') {
             settle(path, { gone: true });
-            if (store.get(path)) gone.push(path);
+            if (!first && store.get(path)) gone.push(path);
             continue;
           }
           if (info === 'outside' || info === 'special') {
             settle(path, { skip: { path, reason: info === 'outside' ? 'symlink outside root' : 'not a regular file' } });
             continue;
           }
-          const previous = store.get(path);
+          // A store empty when the pass began has no record of a path the pass has not written (each path comes once).
+          const previous = first ? undefined : store.get(path);
           // A record whose size verdict the current maxFileBytes reverses is read again: a file
           // skipped as too large may fit now (a larger limit), and a parsed one may not.
           if (previous && statMatches(previous, info) && (previous.skip === 'too large') === info.size > maxFileBytes) {
