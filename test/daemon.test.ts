@@ -930,6 +930,50 @@ test('a tag query written or changed in .repomap/queries/ while the daemon runs 
   assert.equal(await daemon.exited, 0);
 });
 
+test("a tag query written while the daemon runs, whose tags the shared cache holds already, gives the map a fresh cache gives", async () => {
+  // A chat file that one file uses (it imports and calls target) and many do not.
+  const origin = tempDir('repomap-origin-');
+  const files: Record<string, string> = {
+    'app/chat.py': 'def target():\n    return 1\n',
+    'zzz/user.py': 'from app.chat import target\n\n\ndef use_target():\n    return target()\n',
+  };
+  for (let i = 0; i < 12; i++) files[`aaa/mod${i}.py`] = `def helper_${i}():\n    return ${i}\n`;
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(origin, path, '..'), { recursive: true });
+    writeFileSync(join(origin, path), text);
+  }
+  git(origin, 'init', '-q');
+  git(origin, 'add', '.');
+  git(origin, 'commit', '-qm', 'init');
+  const shared = tempDir('repomap-shared-');
+  const cloneOfOrigin = () => {
+    const dir = join(realpathSync(tempDir('repomap-clone-')), 'app');
+    git(origin, 'clone', '-q', origin, dir);
+    return dir;
+  };
+  // Python's functions only: no file references another, so zzz/user.py is no longer related.
+  const withQuery = (root: string) => {
+    mkdirSync(join(root, '.repomap', 'queries'), { recursive: true });
+    writeFileSync(join(root, '.repomap', 'queries', 'python.scm'), '(function_definition name: (identifier) @name.definition.function)\n');
+    return root;
+  };
+  const params = { tokens: 64, chatFiles: ['app/chat.py'] };
+  // Another clone puts the query's tags in the shared cache.
+  const expected = await buildMap({ root: withQuery(cloneOfOrigin()), cacheDir: tempDir(), workers: 1, sharedCacheDir: shared, ...params });
+  const root = cloneOfOrigin();
+  const daemon = await startDaemon(root, { ...runtimeEnv(), REPOMAP_SHARED_CACHE: shared });
+  const before = await call<RepoMap>(daemon.socket, 'map', params);
+  assert.notEqual(before.text, expected.text);
+  withQuery(root);
+  // The query's files come back from the shared cache, not parsed: the graph takes their new names all the same.
+  const changed = await mapUntil(daemon.socket, (map) => map.stats.reusedShared > before.stats.reusedShared, params);
+  assert.ok(changed.stats.reusedShared > before.stats.reusedShared, 'read from the shared cache');
+  assert.equal(changed.stats.parsed, before.stats.parsed, 'none parsed');
+  assert.equal(changed.text, expected.text);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test('a .repomapignore written or changed while the daemon runs re-runs discovery, as a .gitignore does', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

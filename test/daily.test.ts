@@ -67,6 +67,12 @@ test('repomap help COMMAND is COMMAND --help; a misspelt flag or command is told
   assert.match(runCli(['query', '--max-token', '5']).stderr, /Unknown option '--max-token' \(did you mean --max-tokens\?\)/);
   assert.match(runCli(['map', '--chatt', 'x']).stderr, /\(did you mean --chat\?\)/);
   assert.doesNotMatch(runCli(['map', '--bogus']).stderr, /did you mean/);
+  // A value that reads as an option is named, with the way to give it.
+  const dashed = runCli(['map', '--tokens', '-5']);
+  assert.equal(dashed.code, 2);
+  assert.equal(dashed.stderr, "repomap: map: --tokens needs a value, and '-5' reads as an option (a value that starts with '-' is written --tokens=VALUE) (see 'repomap map --help')\n");
+  assert.match(runCli(['map', '--chat', '--workers', '2']).stderr, /--chat needs a value, and '--workers' reads as an option/);
+  assert.match(runCli(['map', '--tokens=-5']).stderr, /--tokens takes a positive whole number, not '-5'/);
   const command = runCli(['qurey']);
   assert.equal(command.code, 2);
   assert.match(command.stderr, /^repomap: unknown command 'qurey' \(did you mean 'query'\?\)/);

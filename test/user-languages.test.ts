@@ -125,7 +125,7 @@ test('a changed tag query is not answered from the related graph saved before it
   assert.equal(changed.text, fresh.text);
 });
 
-test('a broken query is one notice naming its file, line and column; its files are left out as "no grammar"', async () => {
+test('a broken query is one notice naming its file, line and column, on every run; its files are left out as "no grammar"', async () => {
   const root = repository({
     'repomap.config.json': '{}',
     '.repomap/queries/python.scm': '; functions\n(function_definition name: (identifier) @name.definition.function)\n(class_definition nme: (identifier) @name.definition.class)\n',
@@ -138,8 +138,11 @@ test('a broken query is one notice naming its file, line and column; its files a
   });
   const queries = join(root, '.repomap', 'queries');
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  for (const workers of [1, 2]) {
-    const run = await indexed(root, tempDir(), workers);
+  const cache = tempDir();
+  // A fresh cache with each worker count, then a run over the stored records (nothing parsed): the same notices.
+  for (const [workers, cacheDir, reused] of [[1, tempDir(), false], [2, cache, false], [2, cache, true]] as const) {
+    const run = await indexed(root, cacheDir, workers);
+    assert.equal(run.index.stats.parsed === 0, reused);
     assert.equal(run.notices.length, 2, run.notices.join('\n'));
     const notice = (lang: string) => run.notices.find((line) => line.includes(`tag query for ${lang} `)) ?? '';
     assert.match(notice('python'), new RegExp(`^repomap: ${escape(join(queries, 'python.scm'))}:3:19: tag query for python is invalid`));

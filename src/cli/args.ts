@@ -5,13 +5,19 @@ export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
 /**
  * parseArgs, with its errors (unknown flag, missing value) turned into one-line user errors; an
- * unknown flag close to a known one is told which (`--tokns`: did you mean --tokens?).
+ * unknown flag close to a known one is told which (`--tokns`: did you mean --tokens?), and a
+ * value that looks like an option (`--tokens -5`, `--chat --workers 2`) is named.
  */
 export function parseCommandArgs<T extends OptionSpec>(command: string, args: string[], options: T) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true as const });
   } catch (err) {
-    const message = errorMessage(err).split('\n')[0].replace(/\. To specify a positional argument.*$/, '');
+    let message = errorMessage(err).split('\n')[0].replace(/\. To specify a positional argument.*$/, '');
+    const ambiguous = /^Option '([^' ]+)' argument is ambiguous/.exec(message)?.[1];
+    if (ambiguous !== undefined) {
+      const next = args[args.indexOf(ambiguous) + 1];
+      message = `${ambiguous} needs a value, and '${next}' reads as an option (a value that starts with '-' is written ${ambiguous}=VALUE)`;
+    }
     const unknown = /^Unknown option '--([^'=]+)'/.exec(message)?.[1];
     const guess = unknown === undefined ? undefined : closest(unknown, Object.keys(options));
     throw badRequest(`${command}: ${message}${guess ? ` (did you mean --${guess}?)` : ''} (see 'repomap ${command} --help')`);

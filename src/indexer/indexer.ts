@@ -180,6 +180,9 @@ export class Reconciler {
     order: ParseQueue = new ParseQueue(),
   ): Promise<Map<string, PathState>> {
     const states = new Map<string, PathState>();
+    // Whether the store held records when the pass began (before those of a changed language are
+    // dropped): only then may a caller's graph hold a path of this pass already (see the shared hits below).
+    const hadRecords = !this.store.isEmpty();
     if (!this.languagesChecked) this.dropStaleLanguages(stats);
     const { maxFileBytes } = this.extract;
     let batch = new Map<string, PathState>();
@@ -236,6 +239,14 @@ export class Reconciler {
       }
       return id && sharedKey(id, lang);
     };
+    // A language that failed to load (a broken query) skips each of its files with the same detail:
+    // said once a pass, whether its files were parsed now or their records reused.
+    const failedLanguages = new Set<string>();
+    const sayIfLanguageFailed = (record: FileRecord) => {
+      if (record.skip !== 'no grammar' || !record.detail || failedLanguages.has(record.detail)) return;
+      failedLanguages.add(record.detail);
+      this.onNotice?.(`repomap: ${record.detail}; its files are left out as 'no grammar'`);
+    };
     /** Files to parse whose content key is known: their tags go to the shared cache once stored (see publishShared). */
     const publish = new Map<string, string>();
     let sharedLookups = 0;
@@ -268,6 +279,7 @@ export class Reconciler {
           // skipped as too large may fit now (a larger limit), and a parsed one may not.
           if (previous && statMatches(previous, info) && (previous.skip === 'too large') === info.size > maxFileBytes) {
             stats.reusedByStat++;
+            sayIfLanguageFailed(previous);
             settle(path, { record: previous });
             continue;
           }
@@ -279,8 +291,13 @@ export class Reconciler {
             const found = key && shared.record(key);
             if (found) {
               stats.reusedShared++;
-              // Without its names (as a reused record comes), which a graph reads through the store, committed or not.
-              settle(path, { record: store.writeReference(path, info, key, found) });
+              const record = store.writeReference(path, info, key, found);
+              // A first index's record comes without its names, as a reused one does: a graph reads them
+              // through the store when it needs them. A later pass's comes with them, as a parsed one
+              // does: its path may be in a graph already under other tags (its language's query changed,
+              // its records dropped), which a record without names would leave as they were.
+              if (hadRecords && !found.skip) record.names = shared.names(key);
+              settle(path, { record });
               continue;
             }
             if (key) publish.set(path, key);
@@ -299,8 +316,6 @@ export class Reconciler {
       if (chunk.length > 0) yield chunk;
     }
 
-    // A language that failed to load skips each of its files with the same detail: said once.
-    const failedLanguages = new Set<string>();
     let done = 0;
     // In a first index, each file still to stat counts as one to parse.
     const total = () => jobs.length + (first ? sources.length - statted : 0);
@@ -318,10 +333,7 @@ export class Reconciler {
           } else {
             if (result.outcome === 'parsed') stats.parsed++;
             record = result.record;
-            if (record.skip === 'no grammar' && record.detail && !failedLanguages.has(record.detail)) {
-              failedLanguages.add(record.detail);
-              this.onNotice?.(`repomap: ${record.detail}; its files are left out as 'no grammar'`);
-            }
+            sayIfLanguageFailed(record);
           }
           // Encoded now, before a caller's graph takes its names away; its tags were written where it was parsed.
           this.store.write(record);
