@@ -125,6 +125,27 @@ test('a changed tag query is not answered from the related graph saved before it
   assert.equal(changed.text, fresh.text);
 });
 
+test("a changed query's files are parsed again on the pool, though dropping their records left the open store's file shorter than its meta pages say", async () => {
+  // Dropping many records at once frees pages its own transaction dirtied (LMDB writes none of
+  // them), so the store's file may end before the last page its meta pages name until it closes:
+  // the parse threads attach to the store meanwhile, and must not take that for a truncated file.
+  const files: Record<string, string> = { 'repomap.config.json': '{}' };
+  for (let i = 0; i < 20; i++) {
+    let text = '';
+    for (let j = 0; j < 30; j++) text += `class Thing${i}_${j}:\n    def method_${j}(self, value):\n        return helper_${j}(value)\n\ndef helper_${i}_${j}(x):\n    return x\n\n`;
+    files[`pkg${i % 4}/mod${i}.py`] = text;
+  }
+  files['.repomap/queries/python.scm'] = '(function_definition name: (identifier) @name.definition.function)\n(class_definition name: (identifier) @name.definition.class)\n(call function: (identifier) @name.reference.call)\n';
+  const root = repository(files);
+  const request = { root, cacheDir: tempDir(), tokens: 256, workers: 2 };
+  assert.equal((await buildMap(request)).stats.parsed, 20);
+  writeFileSync(join(root, '.repomap', 'queries', 'python.scm'), '(function_definition name: (identifier) @name.definition.function)\n');
+  const changed = await buildMap(request);
+  assert.deepEqual(changed.skippedFiles.filter((file) => file.reason === 'parse failed'), []);
+  assert.equal(changed.stats.parsed, 20);
+  assert.equal(changed.text, (await buildMap({ ...request, cacheDir: tempDir() })).text);
+});
+
 test('a broken query is one notice naming its file, line and column, on every run; its files are left out as "no grammar"', async () => {
   const root = repository({
     'repomap.config.json': '{}',

@@ -26,10 +26,15 @@ interface Databases {
   writeThreads: WriteThreads;
 }
 
-/** Opens the databases of the store in `cacheDir`, each read once so that a damaged file fails here (inside open()'s recovery). */
-function openDatabases(cacheDir: string): Databases {
+/**
+ * Opens the databases of the store in `cacheDir`, each read once so that a damaged file fails here
+ * (inside open()'s recovery). `checked`: the thread that owns the store checked its data file
+ * already (see TagStore.attach), and this thread does not again: while the owner has it open, the
+ * file may be shorter than its meta pages say (see coverNamedPages), which is no damage.
+ */
+function openDatabases(cacheDir: string, checked = false): Databases {
   const path = join(cacheDir, 'tags.lmdb');
-  checkDataFile(join(path, 'data.mdb'));
+  if (!checked) checkDataFile(join(path, 'data.mdb'));
   const root = open({ path, noSubdir: false, compression: true });
   const files = root.openDB<StoredRecord, string>({ name: 'files' });
   const fileNames = root.openDB<FileNames, string>({ name: 'names' });
@@ -182,7 +187,7 @@ export class TagStore {
    * thread that owns it): no format check, no rebuild.
    */
   static attach(cacheDir: string): TagStore {
-    return TagStore.openAt(cacheDir, undefined);
+    return new TagStore(cacheDir, openDatabases(cacheDir, true), undefined);
   }
 
   private static openAt(cacheDir: string, shared: SharedTags | undefined): TagStore {
