@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
@@ -252,6 +252,32 @@ test('a store whose meta pages name pages past the end of its file, none of them
   const again = runCli(['map', root, '--cache-dir', cache, '--quiet', '--verbose']);
   assert.match(again.stderr, /0 parsed/, 'the store is used');
   assert.equal(again.stdout, fresh.stdout);
+});
+
+test("a store that dropped many records is opened by another process as it is, not moved aside (a map beside a daemon that dropped them)", async () => {
+  // Records dropped in one transaction free pages it dirtied, which LMDB never writes: the file may
+  // then end before the last page its meta pages name, and another process opening it now would
+  // take it for a truncated file. The store that removes extends its file after the removal.
+  const root = tempDir('repomap-many-');
+  for (let i = 0; i < 60; i++) {
+    let text = '';
+    for (let j = 0; j < 30; j++) text += `class Thing${i}_${j}:\n    def method_${j}(self, value):\n        return helper_${j}(value)\n\n`;
+    mkdirSync(join(root, `pkg${i % 6}`), { recursive: true });
+    writeFileSync(join(root, `pkg${i % 6}`, `mod${i}.py`), text);
+  }
+  const cache = tempDir();
+  await buildMap({ root, cacheDir: cache, tokens: 256, workers: 1 });
+  const store = TagStore.open(cache);
+  try {
+    store.remove(store.paths());
+    const other = runCli(['map', root, '--cache-dir', cache, '--tokens', '256', '--quiet', '--verbose']);
+    assert.equal(other.code, 0, other.stderr);
+    assert.doesNotMatch(other.stderr, /moved (it )?aside/);
+    assert.match(other.stderr, /60 parsed/, 'the records this process dropped, parsed again into the same store');
+  } finally {
+    await store.close();
+  }
+  assert.ok(!existsSync(join(cache, 'tags.lmdb.damaged')));
 });
 
 test('the saved related graph carries its unpersonalized ranks: a graph restored from it takes them, bit for bit those it would compute', async () => {

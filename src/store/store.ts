@@ -312,9 +312,17 @@ export class TagStore {
         for (const path of paths) for (const db of [this.dbs.outlines, this.dbs.sites, this.dbs.fileNames, this.dbs.files]) db.removeSync(path);
       });
       for (const path of paths) this.uncommitted.delete(path);
+      // Removals free pages their transaction dirtied, which may leave the file short of its named
+      // pages: another process opening the store now (a map beside a daemon) would take it for a truncated one.
+      this.coverNamedPages();
     } catch (err) {
       throw new StoreError(this.dir, err);
     }
+  }
+
+  /** Extends the data file to every page its meta pages name (see coverNamedPages), in a write transaction. */
+  private coverNamedPages(): void {
+    this.dbs.root.transactionSync(() => coverNamedPages(join(this.dir, 'tags.lmdb', 'data.mdb')));
   }
 
   /**
@@ -447,7 +455,7 @@ export class TagStore {
     await this.dbs.writeThreads.idle();
     try {
       // In a write transaction: no writer of any process allocates a page meanwhile.
-      this.dbs.root.transactionSync(() => coverNamedPages(join(this.dir, 'tags.lmdb', 'data.mdb')));
+      this.coverNamedPages();
     } catch {
       // a store that takes no write (damaged) is closed as it is: the check at the next open judges it
     }
