@@ -2,13 +2,27 @@
 // holder's pid; one whose holder died is taken over.
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 
-/** Whether a process with this pid exists (another user's counts). */
+/**
+ * Whether a process with this pid exists (another user's counts), a zombie not: a killed holder
+ * that nobody reaped yet (an orphan under a slow init) is dead, though its pid still answers.
+ */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/** Whether Linux's /proc says the process is a zombie (state Z); false where there is no /proc. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name, which is in parentheses and may hold any character.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -160,5 +161,60 @@ test('without a ROOT, in the home folder, the server answers every call with how
     assert.ok(!existsSync(runtime) || readdirSync(runtime).length === 0, 'no daemon was started');
   } finally {
     await client.close();
+  }
+});
+
+// A server that does not end would hang the run: the timeout turns it into a failure.
+test('the server ends, status 0, when the client closes its stdin: after a call (its daemon connection closed too), and before any', { timeout: 120_000 }, async () => {
+  const root = copyFixture('shop');
+  const runtime = tempDir('repomap-run-');
+  chmodSync(runtime, 0o700);
+  const env = { ...process.env, XDG_RUNTIME_DIR: runtime };
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'repomap-test', version: '1' } } };
+  const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+  const status = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'repo_status', arguments: {} } };
+  const session = async (messages: object[], answers: number) => {
+    const server = spawn(process.execPath, [join(packageRoot, 'bin', 'repomap.js'), 'mcp', root], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+    let stdout = '';
+    const answered = new Promise<void>((resolve) => {
+      server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        if (stdout.split('\n').filter(Boolean).length >= answers) resolve();
+      });
+    });
+    for (const message of messages) server.stdin.write(`${JSON.stringify(message)}\n`);
+    await answered;
+    server.stdin.end();
+    return { code: await exited, answers: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: number; result?: { isError?: boolean } }) };
+  };
+  const called = await session([initialize, initialized, status], 2);
+  assert.equal(called.code, 0);
+  assert.deepEqual(called.answers.map((answer) => [answer.id, answer.result?.isError ?? false]), [[1, false], [2, false]]);
+  const idle = await session([initialize], 1);
+  assert.equal(idle.code, 0);
+  assert.equal(runCli(['stop', root], { env }).code, 0, 'the daemon the call started still runs, for the next client');
+});
+
+test('a daemon killed between calls (SIGKILL) is started again by the next call, which is answered', { timeout: 120_000 }, async () => {
+  const root = copyFixture('shop');
+  const { client, env } = await mcpClient([root]);
+  try {
+    const pidOf = async () => {
+      const status = (await client.callTool({ name: 'repo_status', arguments: {} })) as TextResult;
+      assert.ok(!status.isError, status.content[0]?.text);
+      return (status.structuredContent as { pid: number }).pid;
+    };
+    const first = await pidOf();
+    process.kill(first, 'SIGKILL');
+    // Gone, or a zombie its parent has not reaped yet: either way no live daemon answers.
+    const gone = () => !existsSync(`/proc/${first}`) || readFileSync(`/proc/${first}/stat`, 'utf8').split(') ').pop()![0] === 'Z';
+    while (existsSync('/proc/self') && !gone()) await new Promise((resume) => setTimeout(resume, 10));
+    const second = await pidOf();
+    assert.notEqual(second, first);
+    assert.equal(await pidOf(), second, 'the new connection is kept');
+  } finally {
+    await client.close();
+    runCli(['stop', root], { env });
   }
 });

@@ -60,6 +60,9 @@ export async function mcpCommand(args: string[]): Promise<number> {
   });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((done) => (transport.onclose = done));
+  // The SDK's stdio transport does not hear its input end: a client that closes the server's
+  // stdin ends the server (and with it the connection to the daemon, see createMcpServer).
+  process.stdin.once('end', () => void transport.close());
   await server.connect(transport);
   refuseUnknownArguments(transport);
   await closed;

@@ -30,13 +30,15 @@ export class DaemonClient {
   private nextId = 1;
   private buffer = '';
   private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+  /** Set once the connection is lost: a later request fails with it at once (no answer can come). */
+  private lost: RepomapError | undefined;
 
   private constructor(private readonly socket: Socket) {
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => this.receive(chunk));
     const fail = (err: Error) => {
-      const lost = new RepomapError('connection-lost', `the daemon stopped answering: ${errorMessage(err)}`, { cause: err });
-      for (const { reject } of this.waiting.values()) reject(lost);
+      this.lost ??= new RepomapError('connection-lost', `the daemon stopped answering: ${errorMessage(err)}`, { cause: err });
+      for (const { reject } of this.waiting.values()) reject(this.lost);
       this.waiting.clear();
     };
     socket.on('error', fail);
@@ -66,6 +68,8 @@ export class DaemonClient {
   }
 
   request<T = unknown>(method: string, params?: object): Promise<T> {
+    // A connection whose daemon went while it was idle (an idle exit, a crash) heard its close then.
+    if (this.lost) return Promise.reject(this.lost);
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });

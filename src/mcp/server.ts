@@ -173,6 +173,8 @@ export function createMcpServer(root: string, version: string, options: McpServe
   const { refusal, indexWaitMs = INDEX_WAIT_MS, ...startOptions } = options;
   const server = new McpServer({ name: 'repomap', version });
   let daemon: Promise<RepomapDaemon> | undefined;
+  // The connection to the daemon goes when the client's does: nothing is left to hold the process.
+  server.server.onclose = () => void daemon?.then((repo) => repo.close(), () => {});
 
   // Runs a request on the daemon; a lost connection (an idle daemon exited) reconnects once.
   const withDaemon = async <T>(ask: (repo: RepomapDaemon) => Promise<T>): Promise<T> => {
