@@ -20,7 +20,7 @@ function isZombie(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The state follows the command name, which is in parentheses and may hold any character.
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+    return stat[stat.lastIndexOf(')') + 2] === 'Z';
   } catch {
     return false;
   }

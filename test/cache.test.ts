@@ -15,7 +15,7 @@ import { unpersonalizedRanks } from '../src/rank/rank.js';
 import { STORE_FORMAT, TagStore } from '../src/store/store.js';
 import { WriteThreads } from '../src/store/write-threads.js';
 import { seededRandom } from '../src/random.js';
-import { copyFixture, runCli, tempDir } from './helpers.js';
+import { copyFixture, manyPythonModules, runCli, tempDir } from './helpers.js';
 
 const SOURCES = 9; // source files in fixtures/repos/shop
 
@@ -259,11 +259,9 @@ test("a store that dropped many records is opened by another process as it is, n
   // then end before the last page its meta pages name, and another process opening it now would
   // take it for a truncated file. The store that removes extends its file after the removal.
   const root = tempDir('repomap-many-');
-  for (let i = 0; i < 60; i++) {
-    let text = '';
-    for (let j = 0; j < 30; j++) text += `class Thing${i}_${j}:\n    def method_${j}(self, value):\n        return helper_${j}(value)\n\n`;
-    mkdirSync(join(root, `pkg${i % 6}`), { recursive: true });
-    writeFileSync(join(root, `pkg${i % 6}`, `mod${i}.py`), text);
+  for (const [path, text] of Object.entries(manyPythonModules(60, 6))) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
   }
   const cache = tempDir();
   await buildMap({ root, cacheDir: cache, tokens: 256, workers: 1 });

@@ -63,3 +63,17 @@ export async function indexOnce(options: Omit<IndexOptions, 'store'> & { cacheDi
     await store.close();
   }
 }
+
+/**
+ * `count` Python modules of thirty classes and functions each, in `folders` folders, by path:
+ * enough stored records that dropping them all in one transaction frees pages it dirtied.
+ */
+export function manyPythonModules(count: number, folders: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    let text = '';
+    for (let j = 0; j < 30; j++) text += `class Thing${i}_${j}:\n    def method_${j}(self, value):\n        return helper_${j}(value)\n\ndef helper_${i}_${j}(x):\n    return x\n\n`;
+    files[`pkg${i % folders}/mod${i}.py`] = text;
+  }
+  return files;
+}

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { packageRoot } from '../src/paths.js';
+import { isProcessAlive } from '../src/lock-file.js';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
 
 type TextResult = { content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -208,8 +209,7 @@ test('a daemon killed between calls (SIGKILL) is started again by the next call,
     const first = await pidOf();
     process.kill(first, 'SIGKILL');
     // Gone, or a zombie its parent has not reaped yet: either way no live daemon answers.
-    const gone = () => !existsSync(`/proc/${first}`) || readFileSync(`/proc/${first}/stat`, 'utf8').split(') ').pop()![0] === 'Z';
-    while (existsSync('/proc/self') && !gone()) await new Promise((resume) => setTimeout(resume, 10));
+    while (isProcessAlive(first)) await new Promise((resume) => setTimeout(resume, 10));
     const second = await pidOf();
     assert.notEqual(second, first);
     assert.equal(await pidOf(), second, 'the new connection is kept');

@@ -13,7 +13,7 @@ import { packageRoot } from '../src/paths.js';
 import { TagStore } from '../src/store/store.js';
 import { RepomapError } from '../src/errors.js';
 import { resolveLanguages } from '../src/extract/user-languages.js';
-import { tempDir } from './helpers.js';
+import { manyPythonModules, tempDir } from './helpers.js';
 
 /** A repository whose node_modules holds the tree-sitter-python package (linked to repomap's own). */
 function repository(files: Record<string, string>): string {
@@ -129,12 +129,7 @@ test("a changed query's files are parsed again on the pool, though dropping thei
   // Dropping many records at once frees pages its own transaction dirtied (LMDB writes none of
   // them), so the store's file may end before the last page its meta pages name until it closes:
   // the parse threads attach to the store meanwhile, and must not take that for a truncated file.
-  const files: Record<string, string> = { 'repomap.config.json': '{}' };
-  for (let i = 0; i < 20; i++) {
-    let text = '';
-    for (let j = 0; j < 30; j++) text += `class Thing${i}_${j}:\n    def method_${j}(self, value):\n        return helper_${j}(value)\n\ndef helper_${i}_${j}(x):\n    return x\n\n`;
-    files[`pkg${i % 4}/mod${i}.py`] = text;
-  }
+  const files: Record<string, string> = { 'repomap.config.json': '{}', ...manyPythonModules(20, 4) };
   files['.repomap/queries/python.scm'] = '(function_definition name: (identifier) @name.definition.function)\n(class_definition name: (identifier) @name.definition.class)\n(call function: (identifier) @name.reference.call)\n';
   const root = repository(files);
   const request = { root, cacheDir: tempDir(), tokens: 256, workers: 2 };
