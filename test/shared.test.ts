@@ -6,7 +6,7 @@ import { buildMap } from '../src/map.js';
 import { GitBlobs, blobId } from '../src/indexer/git-index.js';
 import { Reconciler, emptyStats, indexRepository, sharedKey } from '../src/indexer/indexer.js';
 import { BUILTIN_LANGUAGES } from '../src/extract/languages.js';
-import { createRunner } from '../src/indexer/pool.js';
+import { type ParseRunner, createRunner } from '../src/indexer/pool.js';
 import { SharedTags } from '../src/store/shared.js';
 import { TagStore } from '../src/store/store.js';
 import { copyFixture, git, tempDir } from './helpers.js';
@@ -138,6 +138,62 @@ test("a second clone's cache holds paths and stats: its records read their names
   } finally {
     if (saved !== undefined) process.env.REPOMAP_SHARED_CACHE = saved;
   }
+});
+
+/** A pool that counts the warm-ups asked of it and the files handed to it to parse. */
+function countingRunner(): ParseRunner & { warmUps: number; jobs: number } {
+  const runner = createRunner(2);
+  return {
+    warmUps: 0,
+    jobs: 0,
+    warmUp(paths, tagsTo) {
+      this.warmUps++;
+      return runner.warmUp(paths, tagsTo);
+    },
+    stream(root, chunks, options, onResults, tagsTo) {
+      const counted = async function* (this: { jobs: number }) {
+        for await (const chunk of chunks) {
+          this.jobs += chunk.length;
+          yield chunk;
+        }
+      }.call(this);
+      return runner.stream(root, counted, options, onResults, tagsTo);
+    },
+    close: () => runner.close(),
+  };
+}
+
+test('a second clone that finds every file in the shared cache starts no parse thread: a file too large to read is skipped without one; a file it must parse warms them up', async () => {
+  const origin = committedShop();
+  const maxFileBytes = 4096;
+  writeFileSync(join(origin, 'src', 'huge.ts'), `export const huge = '${'x'.repeat(maxFileBytes)}';\n`);
+  git(origin, 'add', '.');
+  git(origin, 'commit', '-qm', 'huge');
+  const shared = tempDir('repomap-shared-');
+  const indexClone = async (root: string) => {
+    const runner = countingRunner();
+    const store = TagStore.open(tempDir(), { sharedCacheDir: shared });
+    try {
+      const index = await indexRepository({ root, store, runner, maxFileBytes });
+      return { index, runner };
+    } finally {
+      await runner.close();
+      await store.close();
+    }
+  };
+  const first = await indexClone(cloneOf(origin));
+  assert.ok(first.runner.warmUps > 0 && first.runner.jobs > 0, 'the first clone parses on the pool');
+  assert.deepEqual(first.index.skipped.filter((file) => file.path === 'src/huge.ts').map((file) => file.reason), ['too large']);
+
+  const second = await indexClone(cloneOf(origin));
+  assert.deepEqual([second.runner.warmUps, second.runner.jobs], [0, 0], 'no thread warmed up, no file handed over');
+  assert.equal(second.index.stats.reusedShared, first.index.stats.parsed + 1); // and src/blob.ts, read but not parsed
+  assert.deepEqual(second.index.skipped, first.index.skipped, 'the large file skipped all the same');
+
+  const modified = cloneOf(origin);
+  appendFileSync(join(modified, 'src', 'cart.ts'), LEAK);
+  const third = await indexClone(modified);
+  assert.deepEqual([third.runner.warmUps, third.runner.jobs, third.index.stats.parsed], [1, 1, 1], 'warmed up at the file it parses');
 });
 
 test('the shared cache keeps the related graphs of the last four trees mapped; one that a clone reads back counts as recent; a damaged one is not read', async () => {

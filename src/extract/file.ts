@@ -42,6 +42,11 @@ export function contentHash(content: Buffer): string {
   return createHash('sha1').update(content).digest('hex');
 }
 
+/** The record of a file skipped unread for its size: made without a parse thread (nothing is read). */
+export function tooLargeRecord({ path, stat }: FileJob): FileRecord {
+  return { path, mtimeMs: stat.mtimeMs, size: stat.size, hash: '', tags: null, skip: 'too large', detail: `${stat.size} bytes` };
+}
+
 /**
  * Turns one file into its record: size and binary checks, content hash, and (unless the hash
  * matches) parsing. The one extraction path, used in-process and by the pool's workers. `preread`
@@ -58,7 +63,7 @@ export function indexFile(root: string, job: FileJob, options: IndexFileOptions,
   const languages = languageSet(options.languages);
   const lang = languages.forPath(path);
   if (!lang) return skipped('no grammar', '');
-  if (stat.size > options.maxFileBytes) return skipped('too large', '', `${stat.size} bytes`);
+  if (stat.size > options.maxFileBytes) return { outcome: 'skipped', record: tooLargeRecord(job) };
 
   let content: Buffer;
   try {

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ImportLookup } from '../resolve/imports.js';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
-import type { FileJob, FileStat, IndexFileOptions } from '../extract/file.js';
+import { type FileJob, type FileStat, type IndexFileOptions, tooLargeRecord } from '../extract/file.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } from '../extract/languages.js';
 import { type LanguageConfig, languageSet, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
@@ -207,7 +207,16 @@ export class Reconciler {
     // parsing waits for the last stat, so that the graph takes every reused record before any
     // parsed one whatever the timing (its insertion order is the map's).
     const first = this.store.isEmpty();
-    if (first) this.runner.warmUp(sources).catch(() => {}); // a failed warm-up only loses its head start: the parse loads what it needs and reports what fails
+    // With a shared cache, a first index may parse nothing (a second clone): the threads warm up at
+    // the first file that must be parsed, not beside a pass that only looks files up, whose thread
+    // they would slow (compiling a tag query takes a core for a while).
+    let warmedUp = !first;
+    const warmUp = () => {
+      if (warmedUp) return;
+      warmedUp = true;
+      this.runner.warmUp(sources).catch(() => {}); // a failed warm-up only loses its head start: the parse loads what it needs and reports what fails
+    };
+    if (!this.store.shared) warmUp();
     order.fill(sources);
     // A first index takes its files a few at a time, so that files a request wants (see
     // prioritize) are stat'ed and handed to the parser next, ahead of the rest of the tree.
@@ -283,6 +292,14 @@ export class Reconciler {
             settle(path, { record: previous });
             continue;
           }
+          if (info.size > maxFileBytes) {
+            // Skipped unread: no parse thread needed (a second clone that finds every other file
+            // in the shared cache starts none).
+            const record = tooLargeRecord({ path, stat: info });
+            store.write(record);
+            settle(path, { record });
+            continue;
+          }
           if (previous) previousOf.set(path, previous);
           else if (shared) {
             // A file new to this root: another root may have parsed its content.
@@ -302,6 +319,7 @@ export class Reconciler {
             }
             if (key) publish.set(path, key);
           }
+          warmUp();
           const job = { path, stat: info, ...(previous?.hash ? { previousHash: previous.hash } : {}) };
           jobs.push(job);
           chunk.push(job);
@@ -457,8 +475,9 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
   let reconciler: Reconciler;
   let index: RepoIndex;
   try {
-    // A first index will parse: its threads start while git lists the files.
-    if (store.isEmpty()) runner.warmUp([]).catch(() => {}); // only a head start: threads that fail to start fail the parse, which reports it
+    // A first index will parse: its threads start while git lists the files. With a shared cache it
+    // may parse nothing, and they start at the first file it must parse (see Reconciler.update).
+    if (store.isEmpty() && !store.shared) runner.warmUp([]).catch(() => {}); // only a head start: threads that fail to start fail the parse, which reports it
     const discovery = await discoverFiles(root, options);
     reconciler = new Reconciler(root, store, runner, options);
     const stats = emptyStats();
