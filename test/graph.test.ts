@@ -7,6 +7,7 @@ import { identifierMultiplier, isCompoundIdentifier } from '../src/graph/identif
 import { fileNames, packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileRecord, FileTags } from '../src/records.js';
 import { seededRandom } from '../src/random.js';
+import { Interner } from '../src/graph/nodes.js';
 
 function tags(defs: string[], refs: string[]): FileTags {
   return {
@@ -262,6 +263,16 @@ test('a file saved with the same names moves nothing (its related graph is kept)
   graph.setFile(path, fileNames(current.get(path)!));
   assert.notEqual(graph.compileRelated(none), before);
   assertSameRelated(graph, graphOf(current), none, 'after a change of counts');
+});
+
+test("an interner of a restored graph's names numbers them by their place, and goes on numbering after them", () => {
+  const names = new Interner(['b', 'a', 'c']);
+  const asObject = (found: Map<string, number>) => Object.fromEntries([...found].sort());
+  assert.deepEqual(asObject(names.numbersOf(['c', 'x', 'b'])), { b: 0, c: 2 });
+  assert.equal(names.id('a'), 1);
+  assert.equal(names.id('d'), 3);
+  assert.deepEqual(asObject(names.numbersOf(['d', 'a', 'y'])), { a: 1, d: 3 });
+  assert.deepEqual(names.list, ['b', 'a', 'c', 'd']);
 });
 
 test('a related graph saved, read back into a graph of the same files and then edited equals the one built from scratch', () => {

@@ -5,13 +5,13 @@ import { EDGE_WEIGHTS } from '../model.js';
 import { type DefinerCache, allDefiners } from './definers.js';
 import type { AiderGraph, EdgeRequest } from './graph-types.js';
 import type { NameIndex } from './name-index.js';
-import { type FileNode, interner } from './nodes.js';
+import { type FileNode, Interner } from './nodes.js';
 
 /** Aider's graph with no request multipliers, with its node and identifier numbers by name. */
 export interface AiderBase {
   compiled: AiderGraph;
   nodeIndex: Map<string, number>;
-  identIndex: Map<string, number>;
+  identNumbers: Interner;
 }
 
 /**
@@ -27,7 +27,9 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
   const paths = nodes.map((node) => node.path);
   const nodeIndex = new Map(paths.map((path, i) => [path, i]));
 
-  const { index: identIndex, list: idents, id: identId } = interner();
+  const identNumbers = new Interner();
+  const idents = identNumbers.list;
+  const identId = (ident: string) => identNumbers.id(ident);
   const refOffsets = new Uint32Array(paths.length + 1);
   const selfOffsets = new Uint32Array(paths.length + 1);
   const refIdent: number[] = [];
@@ -78,7 +80,7 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
       selfWeight: Float64Array.from(selfWeight),
     },
   };
-  return { compiled, nodeIndex, identIndex };
+  return { compiled, nodeIndex, identNumbers };
 }
 
 /**
@@ -86,9 +88,9 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
  * those of its mentioned identifiers (mentionedIdent), on a copy; the base itself when neither applies.
  */
 export function weighAiderRequest(base: AiderBase, request: EdgeRequest): AiderGraph {
-  const { compiled, nodeIndex, identIndex } = base;
+  const { compiled, nodeIndex, identNumbers } = base;
   const chat = [...request.chatFiles].map((path) => nodeIndex.get(path)).filter((u) => u !== undefined);
-  const mentioned = [...request.mentionedIdents].map((ident) => identIndex.get(ident)).filter((i) => i !== undefined);
+  const mentioned = [...identNumbers.numbersOf(request.mentionedIdents).values()];
   if (chat.length === 0 && mentioned.length === 0) return compiled;
   const { refOffsets, refIdent } = compiled.graph;
   const refWeight = compiled.graph.refWeight.slice();

@@ -2,6 +2,7 @@
 // name's files are) and the related graph's internal record. Types only: every graph module and
 // the rankings import them, and they import nothing of the graph.
 import type { CsrGraph, FactoredGraph } from '../rank/pagerank.js';
+import type { Interner } from './nodes.js';
 
 /** Per-request inputs that change edge weights. */
 export interface EdgeRequest {
@@ -92,7 +93,8 @@ export interface EdgesByIdent {
 /** The related graph without request multipliers, with what requests add to it. */
 export interface RelatedBase {
   graph: RelatedGraph;
-  identIndex: Map<string, number>;
+  /** The graph's identifiers by number (RelatedGraph.idents is its list). */
+  identNumbers: Interner;
   /** The edges of each identifier, for requests that mention it; built by the first such request. */
   edgesByIdent?: EdgesByIdent;
   /** The weights the current request's patch replaced (at most one patch at a time). */

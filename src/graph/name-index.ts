@@ -6,7 +6,7 @@ import { collectGarbage } from '../extract/memory.js';
 import type { FileNames } from '../records.js';
 import { ColdDefinitions, nameHash } from './cold-names.js';
 import type { DefinitionHashes, NameFiles } from './graph-types.js';
-import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, getOrCreate, interner, isDefiner, sameReferences, sameStrings } from './nodes.js';
+import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, getOrCreate, Interner, isDefiner, sameReferences, sameStrings } from './nodes.js';
 
 const NO_NODES: readonly FileNode[] = [];
 /** The size of the bit filter of savedDefiners (128 KiB: it stays in the cache while millions of hashes are checked). */
@@ -63,7 +63,7 @@ export class NameIndex {
   private definersFrom = 0;
   private referencersFrom = 0;
   private pendingLinks = 0;
-  private readonly folders = interner();
+  private readonly folders = new Interner();
   private links = 0;
   /** Definitions linked so far, file by file (FileNode.linkedAt). */
   private linkings = 0;

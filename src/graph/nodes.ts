@@ -114,26 +114,59 @@ export function sameStrings(a: readonly string[], b: readonly string[]): boolean
   return true;
 }
 
-/** Numbers strings in order of first sight: `id` gives a string's number, `list` the strings by number. */
-export interface Interner {
-  index: Map<string, number>;
-  list: string[];
-  id: (value: string) => number;
-}
+/**
+ * Numbers strings in order of first sight: `id` gives a string's number, `list` the strings by
+ * number. Invariant: `list` holds each string once (a saved graph's list was an interner's).
+ */
+export class Interner {
+  /** Each string's number; built from `list` when first needed (see numbersOf). */
+  private index: Map<string, number> | undefined;
 
-export function interner(): Interner {
-  const index = new Map<string, number>();
-  const list: string[] = [];
-  const id = (value: string): number => {
+  /** `list`: strings numbered already, taken as they are (a restored graph's). */
+  constructor(readonly list: string[] = []) {
+    if (list.length === 0) this.index = new Map();
+  }
+
+  id(value: string): number {
+    const index = this.indexed();
     let n = index.get(value);
     if (n === undefined) {
-      n = list.length;
-      list.push(value);
+      n = this.list.length;
+      this.list.push(value);
       index.set(value, n);
     }
     return n;
-  };
-  return { index, list, id };
+  }
+
+  /**
+   * The numbers of those of `values` that are numbered, in no particular order. Until something numbers a new string, a
+   * restored list is scanned instead of indexed: a map names a few strings of a large graph's
+   * hundreds of thousands, and indexing them all costs more than the rest of a warm start's restore.
+   */
+  numbersOf(values: Iterable<string>): Map<string, number> {
+    const found = new Map<string, number>();
+    const { index } = this;
+    if (index) {
+      for (const value of values) {
+        const n = index.get(value);
+        if (n !== undefined) found.set(value, n);
+      }
+      return found;
+    }
+    const wanted = new Set(values);
+    if (wanted.size === 0) return found;
+    const { list } = this;
+    for (let n = 0; n < list.length; n++) if (wanted.has(list[n])) found.set(list[n], n);
+    return found;
+  }
+
+  private indexed(): Map<string, number> {
+    if (this.index) return this.index;
+    const index = new Map<string, number>();
+    for (let n = 0; n < this.list.length; n++) index.set(this.list[n], n);
+    this.index = index;
+    return index;
+  }
 }
 
 export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {

@@ -7,7 +7,7 @@ import type { DefinerCache } from './definers.js';
 import { EdgeBuffers } from './edge-buffers.js';
 import type { EdgeRequest, RelatedBase, RelatedGraph, SavedRelated } from './graph-types.js';
 import type { NameIndex } from './name-index.js';
-import { type FileNode, NO_NAMES, familyCount, interner, isDefiner } from './nodes.js';
+import { type FileNode, Interner, NO_NAMES, familyCount, isDefiner } from './nodes.js';
 import type { Numbering } from './numbering.js';
 import { deriveRelated } from './related-edges.js';
 import { type RelatedArrays, flattenRelated, isSavedGraphShaped, restoredArrays } from './related-build.js';
@@ -41,7 +41,7 @@ export class RelatedState {
   private buffers = new EdgeBuffers();
   private spareBuffers = new EdgeBuffers();
   /** Identifiers of related edges, numbered for the life of the graph. */
-  private readonly idents = interner();
+  private idents = new Interner();
   /** The repository files a file imports (see useImports); none until told. */
   private importsOf: (path: string) => readonly string[] = () => NO_NAMES;
 
@@ -159,11 +159,11 @@ export class RelatedState {
     if (!isSavedGraphShaped(saved)) return false;
     // The saved list itself, so that lookups built over it while the files were listed serve (see pathIndex).
     this.numbering.adoptPaths(saved.paths);
-    for (const ident of saved.idents) this.idents.id(ident);
-    if (this.idents.list.length !== saved.idents.length) return false; // a name twice: not a graph this code saved
+    // Numbered as saved; indexed by name only when something asks (see Interner.numbersOf).
+    this.idents = new Interner(saved.idents.slice());
     const walkRanks = saved.walkRanks?.length === n ? saved.walkRanks : undefined;
     const graph = { ...this.graphOf(restoredArrays(saved, this.buffers), saved.paths), walkRanks };
-    this.base = { graph, identIndex: this.idents.index };
+    this.base = { graph, identNumbers: this.idents };
     this.previous = { base: this.base, numbering: this.numbering.current };
     this.everyFileStale = false;
     this.stale.clear();
@@ -203,7 +203,7 @@ export class RelatedState {
       collectGarbage();
       arrays = flattenRelated(nodes, this.numbering, this.buffers);
     }
-    const base = { graph: this.graphOf(arrays, this.numbering.paths()), identIndex: this.idents.index };
+    const base = { graph: this.graphOf(arrays, this.numbering.paths()), identNumbers: this.idents };
     this.stale.clear();
     this.everyFileStale = false;
     this.previous = { base, numbering: this.numbering.current };

@@ -16,10 +16,8 @@ export function weighRelatedRequest(base: RelatedBase, mentionedIdents: Iterable
   // In name order, not number order: identifiers are numbered in order of first use, which differs
   // between a graph built at once and one restored or patched, and the order of the additions
   // below decides the last bits of the weights they add to.
-  const mentioned = [...mentionedIdents]
-    .filter((ident) => base.identIndex.has(ident))
-    .sort(comparePaths)
-    .map((ident) => base.identIndex.get(ident)!);
+  const numbers = base.identNumbers.numbersOf(mentionedIdents);
+  const mentioned = [...numbers.keys()].sort(comparePaths).map((ident) => numbers.get(ident)!);
   if (mentioned.length === 0) return base.graph;
   const { csr, walk, walkSlot, forward, forwardTotal } = base.graph;
   const { identOffsets, identEdges, edgeSource } = (base.edgesByIdent ??= edgesByIdent(base.graph, buffers));
