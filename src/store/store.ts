@@ -373,7 +373,11 @@ export class TagStore {
    * them, as it reads a reused file's.
    */
   writeReference(path: string, stat: { mtimeMs: number; size: number }, key: string, record: ContentRecord): FileRecord {
-    const stored: StoredRecord = { ...record, ...stat, shared: key };
+    // Field by field: V8 copies an object spread that does not open its literal on a slow path,
+    // and a second clone makes one of these per file.
+    const stored: StoredRecord = { hash: record.hash, skip: record.skip, mtimeMs: stat.mtimeMs, size: stat.size, shared: key };
+    if (record.links !== undefined) stored.links = record.links;
+    if (record.detail !== undefined) stored.detail = record.detail;
     if (!this.pointsIntoShared) {
       // Committed with or before the record (writes commit in order).
       this.queued(this.dbs.root.put(SHARED_KEY, this.shared!.id));
@@ -381,7 +385,7 @@ export class TagStore {
     }
     this.uncommitted.set(path, key);
     this.queued(this.dbs.files.put(path, stored));
-    return { path, ...stored };
+    return Object.assign(stored, { path });
   }
 
   /**
