@@ -145,6 +145,8 @@ export class Reconciler {
   /** Whether the stored records were checked against the languages' signatures (see dropStaleLanguages). */
   private languagesChecked = false;
   private readonly onNotice: ((message: string) => void) | undefined;
+  /** Git's index read ahead for the next pass (see readGitIndexAhead; null: none to be had). */
+  private blobsAhead: GitBlobs | null | undefined;
 
   constructor(
     private readonly root: string,
@@ -162,6 +164,14 @@ export class Reconciler {
       // Unset, the extraction's own default.
       ...(settings.parseTimeoutMs !== undefined ? { parseTimeoutMs: settings.parseTimeoutMs } : {}),
     };
+  }
+
+  /**
+   * Reads git's index now for the next pass, which keys its files by it (a first index with a
+   * shared cache looks up every file): a caller that lists the files meanwhile would wait for git.
+   */
+  readGitIndexAhead(): void {
+    this.blobsAhead = GitBlobs.read(this.root) ?? null;
   }
 
   /**
@@ -227,8 +237,9 @@ export class Reconciler {
     let statted = 0;
     const { root, store } = this;
     const { shared } = store;
-    /** The git index's blob ids, read when first needed (null: none to be had). */
-    let blobs: GitBlobs | null | undefined;
+    /** The git index's blob ids, read when first needed unless read ahead (null: none to be had). */
+    let blobs = this.blobsAhead;
+    this.blobsAhead = undefined;
     /**
      * A file's content key: its blob id, from git's index when git takes the file as unmodified (no
      * read), else computed from its content (as git would: the same key for the same content in
@@ -475,11 +486,16 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
   let reconciler: Reconciler;
   let index: RepoIndex;
   try {
-    // A first index will parse: its threads start while git lists the files. With a shared cache it
-    // may parse nothing, and they start at the first file it must parse (see Reconciler.update).
-    if (store.isEmpty() && !store.shared) runner.warmUp([]).catch(() => {}); // only a head start: threads that fail to start fail the parse, which reports it
-    const discovery = await discoverFiles(root, options);
     reconciler = new Reconciler(root, store, runner, options);
+    const listing = discoverFiles(root, options);
+    // While git lists the files: a first index's threads start, as it will parse; with a shared
+    // cache it may parse nothing (they start at the first file it must parse, see Reconciler.update),
+    // and it looks up every file by its key from git's index, which is read now instead.
+    if (store.isEmpty()) {
+      if (store.shared) reconciler.readGitIndexAhead();
+      else runner.warmUp([]).catch(() => {}); // only a head start: threads that fail to start fail the parse, which reports it
+    }
+    const discovery = await listing;
     const stats = emptyStats();
     stats.discovered = discovery.paths.length;
     const { graph, early } = options;
