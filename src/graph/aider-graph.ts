@@ -29,7 +29,6 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
 
   const identNumbers = new Interner();
   const idents = identNumbers.list;
-  const identId = (ident: string) => identNumbers.id(ident);
   const refOffsets = new Uint32Array(paths.length + 1);
   const selfOffsets = new Uint32Array(paths.length + 1);
   const refIdent: number[] = [];
@@ -42,14 +41,14 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
       const ident = refNames[k];
       const count = refCounts[k];
       if (!definers.has(ident)) continue;
-      refIdent.push(identId(ident));
+      refIdent.push(identNumbers.id(ident));
       refWeight.push(definerCache.multiplierOf(ident) * Math.sqrt(count));
     }
     refOffsets[u + 1] = refIdent.length;
     // Every name it defines, those no file references included (read from the store: see NameIndex.definedOf).
     for (const ident of index.definedOf(nodes[u])) {
       if (referencers.has(ident)) continue;
-      selfIdent.push(identId(ident));
+      selfIdent.push(identNumbers.id(ident));
       selfWeight.push(EDGE_WEIGHTS.unreferencedSelfEdge);
     }
     selfOffsets[u + 1] = selfIdent.length;
