@@ -61,6 +61,7 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   assertUserError(runCli(['map', root, '--tokens', 'many']), /--tokens takes a positive whole number/);
   assertUserError(runCli(['map', root, '--tokens', '65537']), /--tokens must be at most 65536, not 65537/);
   assertUserError(runCli(['query', root, '--tokens', '65537']), /--tokens must be at most 65536, not 65537/);
+  assertUserError(runCli(['map', root, '--max-tokens', '65537']), /--max-tokens must be at most 65536, not 65537/);
   assertUserError(runCli(['map', root, '--format', 'xml']), /--format must be one of text, markdown, json/);
   assertUserError(runCli(['map', root, '--encoding', 'klingon', '--cache-dir', cache]), /unknown token encoding 'klingon'/);
   assertUserError(runCli(['map', root, root]), /one ROOT/);

@@ -278,6 +278,7 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
     [['eval', bare, '--ranking', 'pagerank'], /unknown ranking 'pagerank'/],
     [['eval', bare, '--budgets', '1024,,2048'], /comma-separated list/],
     [['eval', bare, '--budgets', 'lots'], /--budgets takes a positive whole number/],
+    [['eval', bare, '--budgets', '512,65537'], /^repomap: --budgets must be at most 65536, not 65537$/m],
     [['eval', bare, '--rev', 'no-such-branch'], /--rev no-such-branch is not a commit/],
     // The root commit alone: no commit to mine, an error rather than a table of zeros.
     [['eval', bare, '--rev', git(bare, 'rev-list', '--max-parents=0', 'HEAD').trim()], /^repomap: no tasks in .*: none of the last 1 first-parent commits/],

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { CONFIG_HELP, type ProjectConfig, readProjectConfig, withProjectConfig } from '../config.js';
+import { MAX_TOKENS, budgetFor } from '../api/request.js';
 import { badRequest } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_BUDGETS, DEFAULT_RANKERS, type EvalReport, type Ranker, formatReport, rankerByName, runEval } from '../eval/eval.js';
@@ -27,7 +28,7 @@ Options:
   --tasks N            tasks sampled, spread over the window (default ${DEFAULT_TASKS})
   --seed N             seed of the sample (default 1)
   --rev REV            the commit the window ends at (default HEAD)
-  --budgets LIST       token budgets, comma-separated (default ${DEFAULT_BUDGETS.join(',')})
+  --budgets LIST       token budgets, comma-separated, each at most ${MAX_TOKENS} (default ${DEFAULT_BUDGETS.join(',')})
   --ranking LIST       rankings and baselines to score, comma-separated
                        (default ${DEFAULT_RANKERS.join(',')})
   --exclude-tests      test files are neither the chat file nor targets
@@ -70,6 +71,8 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (positionals.length > 1) throw badRequest(`eval takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
   const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
   const budgets = listOption(values.budgets, 'budgets').map((item) => integerOption(item, 'budgets')!);
+  // Each budget is a map's, checked now (not after the first checkout) by the map's own check, naming this option.
+  for (const tokens of budgets) budgetFor({ tokens }, () => '--budgets');
   const rankers = listOption(values.ranking, 'ranking').map((name): Ranker => {
     const ranker = rankerByName(name);
     if (!ranker) throw badRequest(`--ranking: unknown ranking '${name}' (known: ${DEFAULT_RANKERS.join(', ')})`);
