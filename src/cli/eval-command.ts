@@ -19,9 +19,10 @@ and the commit message's identifiers as mentions (its plain words as a message's
 other changed files are the targets.
 Reports, per budget and ranking, the recall of the targets among the files shown, the API recall
 (of the names the commit's added lines use from 1 to 3 other files, those shown on a line of a
-file defining them), the hit rate, the reciprocal rank of the first target, files shown, tokens
-used and milliseconds per map. ROOT may be a checkout or a bare repository (default: the current
-directory).
+file defining them; '-' for the lists of paths, which show no line), the hit rate, the reciprocal
+rank of the first target, files shown, tokens used and milliseconds per map. ROOT may be a
+checkout, a subfolder of one (scored as a repository of its own: the commits' changes under it,
+the map of it) or a bare repository (default: the current directory).
 
 Options:
   --commits N          first-parent commits to mine (default ${DEFAULT_COMMITS})
