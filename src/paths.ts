@@ -50,13 +50,14 @@ export function escapeControls(text: string): string {
 
 /**
  * A file a request names (a chat file, a mentioned file), checked as every entry point checks it
- * (the CLI, the daemon, MCP, the library): relative inputs resolve against `base`; the name holds
- * no control character (a NUL would cut the path short in the system calls); the file exists, is
- * a regular file, and is inside the root once symlinks are resolved (no file outside the root is
- * ever read or named). Returns the path relative to the root, POSIX style; throws a bad-request RepomapError
- * naming the file and the problem.
+ * (the CLI, the daemon, MCP, the library): relative inputs resolve against `base`; the name is not
+ * empty and holds no control character (a NUL would cut the path short in the system calls); the
+ * file exists, is a regular file, and is inside the root once symlinks are resolved (no file
+ * outside the root is ever read or named). Returns the path relative to the root, POSIX style;
+ * throws a bad-request RepomapError naming the file and the problem.
  */
 export function requestFilePath(root: string, path: string, what: string, base: string = root): string {
+  if (path === '') throw badRequest(`${what} is empty ('')`); // named in a message, it would be a blank
   if (CONTROL.test(path)) throw badRequest(`${what} ${escapeControls(path)}: a path may not contain a control character (NUL, newline)`);
   const rel = toRootRelative(root, path, base);
   let real: string;
@@ -94,8 +95,13 @@ function realRootOf(root: string): string {
   }
 }
 
-/** Resolves and checks a repository root: its real path, which must be a directory. */
+/**
+ * Resolves and checks a repository root: its real path, which must be a directory. Every entry
+ * point's ROOT comes here (the commands, the daemon, MCP, the library). An empty one (`""` in a
+ * shell or a client's config) is said to be empty: named in a message, it would be a blank.
+ */
 export async function resolveRoot(root: string): Promise<string> {
+  if (root === '') throw badRequest("repository root is empty ('')");
   let real: string;
   try {
     real = await realpath(root);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
+import { isTestPath } from './file-kinds.js';
 import type { RepoIndex } from './indexer/indexer.js';
 import type { ReferenceGraph } from './graph/graph.js';
 import type { NameFiles } from './graph/graph-types.js';
@@ -40,7 +41,7 @@ export function namesIn(graph: ReferenceGraph, store: Pick<TagStore, 'referenceS
 
 /**
  * Where a name is defined and where it is referenced, from the indexed tags: definitions first
- * (by path and line), references by the PageRank of the referencing file. The files come from
+ * (see byRelevance), references by the PageRank of the referencing file. The files come from
  * the graph's name index; only their outlines (definitions) and the references returned are
  * read from the store, and the references' lines from the files (inside the root).
  */
@@ -53,6 +54,7 @@ export function findSymbols(
   const limit = query.limit ?? DEFAULT_SYMBOL_LIMIT;
   const wanted = query.prefix ? query.name.toLowerCase() : query.name;
   const matches = query.prefix ? (name: string) => name.toLowerCase().startsWith(wanted) : (name: string) => name === wanted;
+  const rankOf = (path: string) => fileRank.get(path) ?? 0;
 
   const definers = new Set<string>();
   for (const { definers: paths } of names.namesOfAll(query.prefix ? [...names.definedNames(matches)] : [query.name]).values()) {
@@ -74,7 +76,7 @@ export function findSymbols(
       });
     }
   }
-  definitions.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line);
+  definitions.sort(byRelevance(query.prefix ? (name) => name.toLowerCase() === wanted : () => true, rankOf));
 
   // The referencing files and their counts, from the graph; then, most central file first, each
   // file's matching references (by line) until the limit.
@@ -83,7 +85,6 @@ export function findSymbols(
   for (const { referencers } of names.namesOfAll(referenced).values()) {
     for (const [path, count] of referencers ?? []) counts.set(path, (counts.get(path) ?? 0) + count);
   }
-  const rankOf = (path: string) => fileRank.get(path) ?? 0;
   const files = [...counts.keys()].sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
   const shown: SymbolReference[] = [];
   for (const path of files) {
@@ -103,6 +104,21 @@ export function findSymbols(
     totalDefinitions: definitions.length,
     totalReferences,
   };
+}
+
+/**
+ * The order of definitions, so that a limit keeps the ones that matter: the name itself before
+ * longer names a prefix matches; code before tests (as a map shows them: a test's stub or fixture
+ * is not the definition asked for); then the most central defining file first (the PageRank that
+ * orders the references); then by path and line. A total order: the same index gives the same list.
+ */
+function byRelevance(isName: (name: string) => boolean, rankOf: (path: string) => number): (a: SymbolDefinition, b: SymbolDefinition) => number {
+  return (a, b) =>
+    Number(isName(b.name)) - Number(isName(a.name)) ||
+    Number(isTestPath(a.path)) - Number(isTestPath(b.path)) ||
+    rankOf(b.path) - rankOf(a.path) ||
+    comparePaths(a.path, b.path) ||
+    a.line - b.line;
 }
 
 function fillLineTexts(root: string, references: SymbolReference[]): void {

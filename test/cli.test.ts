@@ -55,12 +55,18 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   const cache = tempDir();
   assertUserError(runCli(['map', `${root}/nope`]), /repository root .*nope does not exist/);
   assertUserError(runCli(['map', `${root}/README.md`]), /is not a directory/);
+  // An empty ROOT is said to be empty by every command, not named as a blank.
+  for (const command of [['map'], ['query'], ['symbols', 'Cart'], ['eval'], ['mcp'], ['start'], ['status'], ['stop'], ['restart']]) {
+    assertUserError(runCli([...command, '']), /^repomap: repository root is empty \(''\)$/);
+  }
+  assertUserError(runCli(['map', root, '--chat', '']), /^repomap: chat file is empty \(''\)$/);
   assertUserError(runCli(['map', root, '--bogus']), /Unknown option '--bogus'/);
   assertUserError(runCli(['map', root, '--chat', '/etc/hostname', '--cache-dir', cache]), /outside the repository root/);
   assertUserError(runCli(['map', root, '--chat', 'src/missing.ts', '--cache-dir', cache], { cwd: root }), /chat file src\/missing\.ts does not exist/);
   assertUserError(runCli(['map', root, '--tokens', 'many']), /--tokens takes a positive whole number/);
   assertUserError(runCli(['map', root, '--tokens', '65537']), /--tokens must be at most 65536, not 65537/);
   assertUserError(runCli(['query', root, '--tokens', '65537']), /--tokens must be at most 65536, not 65537/);
+  assertUserError(runCli(['map', root, '--max-tokens', '65537']), /--max-tokens must be at most 65536, not 65537/);
   assertUserError(runCli(['map', root, '--format', 'xml']), /--format must be one of text, markdown, json/);
   assertUserError(runCli(['map', root, '--encoding', 'klingon', '--cache-dir', cache]), /unknown token encoding 'klingon'/);
   assertUserError(runCli(['map', root, root]), /one ROOT/);

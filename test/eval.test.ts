@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { directoryOrder, lexicalOrder, packFileList } from '../src/eval/baselines.js';
-import { apiScore, neededNames, rankerByName, runEval, score } from '../src/eval/eval.js';
+import { apiScore, formatReport, neededNames, rankerByName, runEval, score } from '../src/eval/eval.js';
 import { addedIdentifiers, isChore, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
 import { isTestPath, isVendoredOrGenerated } from '../src/file-kinds.js';
 import { familyOfPath } from '../src/extract/languages.js';
@@ -278,6 +278,7 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
     [['eval', bare, '--ranking', 'pagerank'], /unknown ranking 'pagerank'/],
     [['eval', bare, '--budgets', '1024,,2048'], /comma-separated list/],
     [['eval', bare, '--budgets', 'lots'], /--budgets takes a positive whole number/],
+    [['eval', bare, '--budgets', '512,65537'], /^repomap: --budgets must be at most 65536, not 65537$/m],
     [['eval', bare, '--rev', 'no-such-branch'], /--rev no-such-branch is not a commit/],
     // The root commit alone: no commit to mine, an error rather than a table of zeros.
     [['eval', bare, '--rev', git(bare, 'rev-list', '--max-parents=0', 'HEAD').trim()], /^repomap: no tasks in .*: none of the last 1 first-parent commits/],
@@ -415,15 +416,52 @@ test('eval scores API recall: a map showing the needed name, a list of paths tha
   assert.deepEqual(discount.needed, [{ name: 'applyDiscount', definers: ['src/pricing.ts'] }]);
   assert.deepEqual(discount.scores[1024].repomap.shownNames, ['applyDiscount']);
   assert.equal(discount.scores[1024].repomap.apiRecall, 1);
-  assert.equal(discount.scores[1024]['directory-paths'].apiRecall, 0);
+  // A list of paths shows files, not lines: API recall does not apply to it (null, not 0).
+  assert.deepEqual([discount.scores[1024]['directory-paths'].apiRecall, discount.scores[1024]['directory-paths'].shownNames], [null, []]);
   assert.ok(discount.scores[1024]['directory-paths'].found.length > 0, 'the list shows files, not lines');
   assert.deepEqual(later.needed, []);
   assert.equal(later.scores[1024].repomap.apiRecall, null);
   // The task that needs no name is left out of the mean, not counted as 0 or 1.
   const row = (ranker: string) => report.summary.find((r) => r.ranker === ranker)!;
   assert.equal(row('repomap').apiRecall, 1);
-  assert.equal(row('directory-paths').apiRecall, 0);
-  assert.equal(row('repomap').apiTasks, 1);
+  assert.equal(row('directory-paths').apiRecall, null);
+  assert.deepEqual([row('repomap').apiTasks, row('directory-paths').apiTasks], [1, 1]);
+  // In the table, as in the README's: a '-' where API recall does not apply.
+  assert.match(formatReport(report), /^\s+1024\s+repomap\s+\d\.\d{3}\s+1\.000\s/m);
+  assert.match(formatReport(report), /^\s+1024\s+directory-paths\s+\d\.\d{3}\s+-\s/m);
+});
+
+test('eval of a subfolder of a work tree reads the history as that folder\'s: the commits changing its files, by their paths from it', async () => {
+  const root = scriptedRepo();
+  // Two files outside src/ modified together: a task of the repository, none of src/'s.
+  write(root, 'tools/lint.ts', module('lintTool'));
+  write(root, 'tools/fix.ts', module('fixTool', ['lintTool']));
+  git(root, 'add', '.');
+  git(root, 'commit', '-qm', 'Add the tools');
+  write(root, 'tools/lint.ts', module('lintTool', [], '// stricter'));
+  write(root, 'tools/fix.ts', module('fixTool', ['lintTool'], '// fixes more'));
+  git(root, 'commit', '-qam', 'Make lintTool stricter');
+  const run = (folder: string) =>
+    runEval({ root: join(root, folder), budgets: [1024], rankers: [rankerByName('repomap')!], scratchBase: tempDir('repomap-eval-scratch-') });
+  const whole = await run('');
+  assert.ok(whole.tasks.some((result) => result.task.chatFile.startsWith('tools/')));
+  const src = await run('src');
+  assert.equal(src.root, join(realpathSync(root), 'src'));
+  assert.deepEqual(
+    src.tasks.map((result) => [result.task.subject, result.task.chatFile, result.task.targets]),
+    [
+      ['Make priceOrder apply taxRate in bulk, round 0', 'priceOrder.ts', ['formatMoney.ts', 'taxRate.ts']],
+      ['Make priceOrder apply taxRate in bulk, round 1', 'priceOrder.ts', ['formatMoney.ts', 'taxRate.ts']],
+      ['Make priceOrder apply taxRate in bulk, round 2', 'priceOrder.ts', ['formatMoney.ts', 'taxRate.ts']],
+      ['Track shipOrder in auditTrail', 'shipOrder.ts', ['auditTrail.ts']],
+    ],
+  );
+  // The map of each parent is of the folder alone, and shows the targets by the same paths.
+  assert.deepEqual(src.tasks.map((result) => result.indexed), [8, 8, 8, 9]);
+  assert.equal(src.summary[0].recall, 1);
+  // A folder no task's commit changes enough is said to be so.
+  mkdirSync(join(root, 'empty'));
+  await assert.rejects(run('empty'), /no tasks in .*empty: .* changing 2 to 8 source files under empty\/ /);
 });
 
 test('files the parent tree\'s .repomapignore leaves out are no part of a task: a task left without targets is dropped, and said', async () => {

@@ -54,8 +54,9 @@ test('with no chat files the default budget is multiplied by 8, capped by maxTok
   const given = await buildMap({ root, cacheDir, tokens: 512 });
   assert.equal(given.budget, 512);
   assert.ok(given.tokens <= 512);
-  await assert.rejects(buildMap({ root, cacheDir, tokens: MAX_TOKENS + 1 }), new RegExp(`--tokens must be at most ${MAX_TOKENS}, not ${MAX_TOKENS + 1}`));
-  await assert.rejects(buildMap({ root, cacheDir, maxTokens: MAX_TOKENS + 1 }), /--max-tokens must be at most/);
+  // A library caller is told the option it gave, by its name (the CLI's flags are cli.test.ts's).
+  await assert.rejects(buildMap({ root, cacheDir, tokens: MAX_TOKENS + 1 }), { code: 'bad-request', message: `tokens must be at most ${MAX_TOKENS}, not ${MAX_TOKENS + 1}` });
+  await assert.rejects(buildMap({ root, cacheDir, maxTokens: MAX_TOKENS + 1 }), { code: 'bad-request', message: `maxTokens must be at most ${MAX_TOKENS}, not ${MAX_TOKENS + 1}` });
 });
 
 test('the same tree and request give byte-identical maps, with a fresh or a warm cache', async () => {

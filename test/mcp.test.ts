@@ -90,6 +90,10 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
     assert.match(outside.content[0].text, /outside the repository root/);
     const bad = (await client.callTool({ name: 'find_symbol', arguments: { name: '' } })) as TextResult;
     assert.equal(bad.isError, true);
+    // A refusal names the tool's argument, not the command line's flag or the daemon's field.
+    const large = (await client.callTool({ name: 'repo_map', arguments: { max_tokens: 65537 } })) as TextResult;
+    assert.equal(large.isError, true);
+    assert.equal(large.content[0].text, 'max_tokens must be at most 65536, not 65537');
     // Unknown arguments are tool errors of one line, also those named after Object.prototype members.
     for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'chatFiles']) {
       const unknown = (await client.callTool({ name: 'repo_map', arguments: JSON.parse(`{"${name}":1}`) })) as TextResult;

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { findSymbolsIn } from '../src/api/index.js';
 import { copyFixture, runCli, tempDir } from './helpers.js';
@@ -48,6 +50,31 @@ test('symbols: --prefix matches partial names ignoring case; --limit cuts both l
   const refs = await findSymbolsIn({ root, cacheDir: tempDir(), name: 'Item', limit: 3 });
   assert.equal(refs.references.length, 3);
   assert.ok(refs.totalReferences > 3);
+});
+
+test('symbols: a limit keeps the definitions that matter: the name itself, code before tests, the most central file first', async () => {
+  const root = tempDir();
+  const files: Record<string, string> = {
+    // First by path, and used by nobody: path order would show it first.
+    'aaa/fake.py': 'def compute():\n    return 0\n',
+    'core/engine.py': 'def load_all():\n    return []\n\n\ndef compute():\n    return 1\n',
+    'main.py': 'from core.engine import compute, load_all\n\nprint(compute(), load_all())\n',
+    'cli.py': 'from core.engine import compute\n\ncompute()\n',
+    'tests/test_engine.py': 'def compute():\n    return 2\n\n\ndef test_compute():\n    assert compute() == 2\n',
+    'zzz/extra.py': 'def load():\n    pass\n',
+  };
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const cacheDir = tempDir();
+  const all = await findSymbolsIn({ root, cacheDir, name: 'compute' });
+  assert.deepEqual(all.definitions.map((def) => def.path), ['core/engine.py', 'aaa/fake.py', 'tests/test_engine.py']);
+  const one = await findSymbolsIn({ root, cacheDir, name: 'compute', limit: 1 });
+  assert.deepEqual([one.definitions.map((def) => def.path), one.totalDefinitions], [['core/engine.py'], 3]);
+  // With --prefix, the name itself comes before longer names, even from a less central file.
+  const prefixed = await findSymbolsIn({ root, cacheDir, name: 'LOAD', prefix: true });
+  assert.deepEqual(prefixed.definitions.map((def) => `${def.path}:${def.name}`), ['zzz/extra.py:load', 'core/engine.py:load_all']);
 });
 
 test('repomap symbols prints text and json; a missing NAME is a user error', () => {

@@ -188,6 +188,20 @@ export type MapRequest = FieldsOf<typeof MAP_REQUEST>;
 /** What a symbol lookup is asked for (see SYMBOL_QUERY). */
 export type SymbolQuery = FieldsOf<typeof SYMBOL_QUERY>;
 
+/**
+ * How a caller names the fields of a request: a message about a field names it as the caller
+ * wrote it (a flag, an MCP argument, the field itself), so that the caller can find what to fix.
+ * Every check below takes one; the schema holds each vocabulary (FieldSpec's `cli` and `mcp`).
+ */
+export type FieldNames = (field: string, spec: FieldSpec) => string;
+
+/** The fields' own names: the daemon's params, the library's options. */
+export const FIELD_NAMES: FieldNames = (field) => field;
+/** The command line's options (`--tokens`); a field no option sets keeps its name. */
+export const OPTION_NAMES: FieldNames = (field, spec) => (spec.cli ? `--${spec.cli.flag}` : field);
+/** The MCP tools' arguments (`max_tokens`); a field no argument sets (the server's own) keeps its name. */
+export const MCP_NAMES: FieldNames = (field, spec) => spec.mcp?.name ?? field;
+
 /** Each kind's check, and what a value of it must be (the daemon's message says so). */
 const FIELD_RULES: Record<FieldKind, [(value: unknown, spec: FieldSpec) => boolean, (spec: FieldSpec) => string]> = {
   strings: [(v) => Array.isArray(v) && v.every((item) => typeof item === 'string'), () => 'an array of strings'],
@@ -225,10 +239,10 @@ function checkFields<F extends Record<string, FieldSpec>>(params: unknown, field
 }
 
 /** Checks the values of the fields an object gives (its other properties are not looked at). */
-function checkValues(given: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, FieldSpec>>): void {
+function checkValues(given: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, FieldSpec>>, names: FieldNames = FIELD_NAMES): void {
   for (const [key, spec] of Object.entries(fields)) {
     const value = Object.hasOwn(given, key) ? given[key] : undefined;
-    if ((value !== undefined || spec.required) && !validValue(spec, value)) throw badRequest(`${key} must be ${expectedValue(spec)}`);
+    if ((value !== undefined || spec.required) && !validValue(spec, value)) throw badRequest(`${names(key, spec)} must be ${expectedValue(spec)}`);
   }
 }
 
@@ -242,32 +256,38 @@ export function parseSymbolParams(params: unknown): SymbolQuery {
   return checkFields(params, SYMBOL_QUERY);
 }
 
-/** A library caller's request, checked as the daemon checks its params; the options beside the request's fields are left alone. */
-export function checkMapRequest(options: MapRequest): void {
-  checkValues(options as Readonly<Record<string, unknown>>, MAP_REQUEST);
+/** A request, checked as the daemon checks its params; the options beside the request's fields are left alone. */
+function checkMapRequest(options: MapRequest, names: FieldNames): void {
+  checkValues(options as Readonly<Record<string, unknown>>, MAP_REQUEST, names);
 }
 
-/** The bound of a request's wait in milliseconds (undefined: no bound), refused when it is no number of seconds. */
+/**
+ * The bound of a request's wait in milliseconds (undefined: no bound), refused when it is no number
+ * of seconds. Only the daemon and the library get here with a bad one (the command line checks
+ * --wait as it reads it, and MCP sets its own): the field is named as they name it.
+ */
 export function waitBoundMs(waitSeconds: number | undefined): number | undefined {
   if (waitSeconds === undefined) return undefined;
-  if (!validValue(MAP_REQUEST.waitSeconds, waitSeconds)) throw badRequest(`--wait must be a number of seconds, 0 or more, not ${String(waitSeconds)}`);
+  const spec = MAP_REQUEST.waitSeconds;
+  if (!validValue(spec, waitSeconds)) throw badRequest(`${FIELD_NAMES('waitSeconds', spec)} must be ${expectedValue(spec)}, not ${String(waitSeconds)}`);
   return waitSeconds * 1000;
 }
 
 /**
  * The token budget of a request, once the request is checked (every path to a map comes here
- * first). A budget the caller gives is the cap; only the default grows when there is no chat file.
+ * first), a bad field named as `names` says. A budget the caller gives is the cap; only the
+ * default grows when there is no chat file.
  */
-export function budgetFor(request: MapRequest): number {
-  const tokens = tokenCount(request.tokens ?? DEFAULT_TOKENS, 'tokens');
-  const maxTokens = tokenCount(request.maxTokens ?? DEFAULT_MAX_TOKENS, 'max-tokens');
-  checkMapRequest(request);
+export function budgetFor(request: MapRequest, names: FieldNames = FIELD_NAMES): number {
+  const tokens = tokenCount(request.tokens ?? DEFAULT_TOKENS, names('tokens', MAP_REQUEST.tokens));
+  const maxTokens = tokenCount(request.maxTokens ?? DEFAULT_MAX_TOKENS, names('maxTokens', MAP_REQUEST.maxTokens));
+  checkMapRequest(request, names);
   if (request.tokens !== undefined || (request.chatFiles ?? []).length > 0) return tokens;
   return Math.max(tokens, Math.min(tokens * NO_CHAT_MULTIPLIER, maxTokens));
 }
 
 function tokenCount(value: number, name: string): number {
-  if (!validValue(MAP_REQUEST.tokens, value)) throw badRequest(`--${name} must be a positive whole number, not ${value}`);
-  if (value > MAX_TOKENS) throw badRequest(`--${name} must be at most ${MAX_TOKENS}, not ${value}`);
+  if (!validValue(MAP_REQUEST.tokens, value)) throw badRequest(`${name} must be ${expectedValue(MAP_REQUEST.tokens)}, not ${value}`);
+  if (value > MAX_TOKENS) throw badRequest(`${name} must be at most ${MAX_TOKENS}, not ${value}`);
   return value;
 }

@@ -124,6 +124,7 @@ export interface SymbolReference {
 
 export interface SymbolAnswer {
   query: SymbolQuery;
+  /** The name itself before longer names a prefix matches, code before tests, the most central defining file first, then by path and line. */
   definitions: SymbolDefinition[];
   references: SymbolReference[];
   /** Matches before the limit was applied. */

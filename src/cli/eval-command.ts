@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { CONFIG_HELP, type ProjectConfig, readProjectConfig, withProjectConfig } from '../config.js';
+import { MAX_TOKENS, budgetFor } from '../api/request.js';
 import { badRequest } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_BUDGETS, DEFAULT_RANKERS, type EvalReport, type Ranker, formatReport, rankerByName, runEval } from '../eval/eval.js';
@@ -18,16 +19,17 @@ and the commit message's identifiers as mentions (its plain words as a message's
 other changed files are the targets.
 Reports, per budget and ranking, the recall of the targets among the files shown, the API recall
 (of the names the commit's added lines use from 1 to 3 other files, those shown on a line of a
-file defining them), the hit rate, the reciprocal rank of the first target, files shown, tokens
-used and milliseconds per map. ROOT may be a checkout or a bare repository (default: the current
-directory).
+file defining them; '-' for the lists of paths, which show no line), the hit rate, the reciprocal
+rank of the first target, files shown, tokens used and milliseconds per map. ROOT may be a
+checkout, a subfolder of one (scored as a repository of its own: the commits' changes under it,
+the map of it) or a bare repository (default: the current directory).
 
 Options:
   --commits N          first-parent commits to mine (default ${DEFAULT_COMMITS})
   --tasks N            tasks sampled, spread over the window (default ${DEFAULT_TASKS})
   --seed N             seed of the sample (default 1)
   --rev REV            the commit the window ends at (default HEAD)
-  --budgets LIST       token budgets, comma-separated (default ${DEFAULT_BUDGETS.join(',')})
+  --budgets LIST       token budgets, comma-separated, each at most ${MAX_TOKENS} (default ${DEFAULT_BUDGETS.join(',')})
   --ranking LIST       rankings and baselines to score, comma-separated
                        (default ${DEFAULT_RANKERS.join(',')})
   --exclude-tests      test files are neither the chat file nor targets
@@ -70,6 +72,8 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (positionals.length > 1) throw badRequest(`eval takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
   const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
   const budgets = listOption(values.budgets, 'budgets').map((item) => integerOption(item, 'budgets')!);
+  // Each budget is a map's, checked now (not after the first checkout) by the map's own check, naming this option.
+  for (const tokens of budgets) budgetFor({ tokens }, () => '--budgets');
   const rankers = listOption(values.ranking, 'ranking').map((name): Ranker => {
     const ranker = rankerByName(name);
     if (!ranker) throw badRequest(`--ranking: unknown ranking '${name}' (known: ${DEFAULT_RANKERS.join(', ')})`);

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { requestFilePath } from '../paths.js';
-import { type FieldSpec, MAP_REQUEST, type MapRequest, budgetFor } from '../api/request.js';
+import { type FieldSpec, MAP_REQUEST, type MapRequest, OPTION_NAMES, budgetFor } from '../api/request.js';
 import { type OptionSpec, choiceOption, integerOption, secondsOption } from './args.js';
 
 type RequestField = keyof typeof MAP_REQUEST;
@@ -88,7 +88,7 @@ export function requestFromOptions(values: RequestValues, root: string): { reque
   const request: Record<string, unknown> = fieldsFromOptions(MAP_REQUEST, values, ['markdown']);
   if (chosen === 'markdown') request.markdown = true;
   request.chatFiles = (values.chat ?? []).map((file) => chatFilePath(root, file));
-  budgetFor(request); // a bad budget is refused before any work (or a daemon) is started
+  budgetFor(request, OPTION_NAMES); // a bad budget is refused, naming its option, before any work (or a daemon) is started
   return { request, format: chosen === 'json' ? 'json' : 'text' };
 }
 

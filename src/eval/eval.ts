@@ -53,6 +53,8 @@ export interface Shown {
 /** Something that produces a map (or a baseline list) for a task. */
 export interface Ranker {
   name: string;
+  /** Whether it shows lines (definitions): a list of bare paths shows none, and API recall does not apply to it. */
+  showsLines: boolean;
   run(context: TaskContext): Shown;
 }
 
@@ -60,6 +62,7 @@ export interface Ranker {
 export function rankingRanker(ranking: RankingName): Ranker {
   return {
     name: ranking,
+    showsLines: true,
     run({ index, graph, task, budget, encoding }) {
       const map = mapFromIndex(index, graph, {
         chatFiles: [task.chatFile],
@@ -77,13 +80,15 @@ export function rankingRanker(ranking: RankingName): Ranker {
 }
 
 export function baselineRanker(name: BaselineName): Ranker {
+  const bare = name.endsWith('-paths');
   return {
     name,
+    showsLines: !bare,
     run({ index, namesByPath, task, budget, encoding }) {
       const order = name.startsWith('directory')
         ? directoryOrder(task.chatFile, [...namesByPath.keys()])
         : lexicalOrder(task.chatFile, task.mentions, namesByPath);
-      const packed = packFileList(order, index.lookups.outlineOf, budget, tokenCounter(encoding), name.endsWith('-paths'));
+      const packed = packFileList(order, index.lookups.outlineOf, budget, tokenCounter(encoding), bare);
       return { blocks: packed.blocks, tokens: packed.tokens };
     },
   };
@@ -137,7 +142,10 @@ export interface FileScore {
 
 /** How the lines a ranker shows meet the task's needed names. */
 export interface ApiScore {
-  /** Share of the needed names shown; null when the task needs none (it is left out of the mean). */
+  /**
+   * Share of the needed names shown; null when the task needs none (it is left out of the mean)
+   * or the ranker shows no lines (Ranker.showsLines: API recall does not apply).
+   */
   apiRecall: number | null;
   /** The needed names shown, each on a line under a file that defines it. */
   shownNames: string[];
@@ -173,7 +181,7 @@ export interface SummaryRow {
   budget: number;
   ranker: string;
   recall: number;
-  /** Mean API recall over the tasks that need names; null when none does. */
+  /** Mean API recall over the tasks that need names; null when none does, or the ranker shows no lines. */
   apiRecall: number | null;
   /** Tasks that need names (the same for every row of a run). */
   apiTasks: number;
@@ -216,7 +224,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     // commits of its own to mine: rust-analyzer's, for one.)
     throw badRequest(
       `no tasks in ${root}: none of the last ${mined.window} first-parent commits is a non-merge commit changing 2 to 8 source files` +
-        ` (${mined.candidates} candidates); try a larger --commits window or another --rev`,
+        `${repo.prefix ? ` under ${repo.prefix}` : ''} (${mined.candidates} candidates); try a larger --commits window or another --rev`,
     );
   }
   // Oldest first: consecutive parents are close, so few files change between tasks.
@@ -250,7 +258,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       const indexStart = performance.now();
       await scratch.checkout(candidate.parent);
       const index = await indexRepository({
-        root: scratch.tree,
+        // ROOT's folder of the parent tree, as the tasks' paths are (a task changes files there, so it exists).
+        root: join(scratch.tree, repo.prefix),
         store,
         runner,
         exclude: options.exclude,
@@ -298,7 +307,9 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           const shown = ranker.run({ index, graph, namesByPath, task, budget, encoding });
           const ms = performance.now() - t0;
           const paths = shown.blocks.map((block) => block.path);
-          scores[budget][ranker.name] = { ...score(task.targets, paths, shown.tokens, ms), ...apiScore(needed, shown.blocks) };
+          // A list of paths gets no API recall, not 0: a 0 would read as a score (and pull a mean down).
+          const api: ApiScore = ranker.showsLines ? apiScore(needed, shown.blocks) : { apiRecall: null, shownNames: [] };
+          scores[budget][ranker.name] = { ...score(task.targets, paths, shown.tokens, ms), ...api };
         }
       }
       results.push({ task, indexMs, parsed: index.stats.parsed, indexed: index.records.length, needed, scores });
@@ -400,6 +411,7 @@ export function apiScore(needed: readonly NeededName[], blocks: readonly MapBloc
 
 /** Means over the tasks, per budget and ranker (API recall: over the tasks that need names). */
 export function summarize(results: readonly TaskResult[], budgets: readonly number[], rankers: readonly string[]): SummaryRow[] {
+  const apiTasks = results.filter((result) => result.needed.length > 0).length;
   const rows: SummaryRow[] = [];
   for (const budget of budgets) {
     for (const ranker of rankers) {
@@ -411,7 +423,7 @@ export function summarize(results: readonly TaskResult[], budgets: readonly numb
         ranker,
         recall: mean((s) => s.recall),
         apiRecall: apiRecalls.length === 0 ? null : apiRecalls.reduce((sum, r) => sum + r, 0) / apiRecalls.length,
-        apiTasks: apiRecalls.length,
+        apiTasks,
         hit: mean((s) => s.hit),
         mrr: mean((s) => s.rr),
         tokens: mean((s) => s.tokens),

@@ -35,13 +35,22 @@ export interface GitRepo {
   gitDir: string;
   /** The commit the window ends at. */
   head: string;
+  /**
+   * The folder of the work tree ROOT is, with its trailing slash (`packages/api/`); empty for the
+   * top level or a bare repository. The history is read as this folder's (see diffOptions).
+   */
+  prefix: string;
 }
 
-/** Finds the git directory of ROOT (a checkout, a linked worktree or a bare repository) and resolves REV. */
+/**
+ * Finds the git directory of ROOT (a checkout, a linked worktree, a subfolder of one, or a bare
+ * repository), ROOT's folder in the work tree, and resolves REV.
+ */
 export async function openRepo(root: string, rev = 'HEAD'): Promise<GitRepo> {
   let gitDir: string;
+  let prefix: string;
   try {
-    gitDir = (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root })).trim();
+    [gitDir, prefix] = (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-prefix'], { cwd: root })).split('\n');
   } catch {
     throw badRequest(`${root} is not a git repository (eval reads its history)`);
   }
@@ -51,7 +60,15 @@ export async function openRepo(root: string, rev = 'HEAD'): Promise<GitRepo> {
   } catch {
     throw badRequest(`--rev ${rev} is not a commit of ${root}`);
   }
-  return { gitDir, head };
+  return { gitDir, head, prefix };
+}
+
+/**
+ * The diff options that show a commit as ROOT's folder sees it: only the files under it, by their
+ * paths from it (as a map of that folder names them). The commits are the repository's all the same.
+ */
+function diffOptions(repo: GitRepo): string[] {
+  return repo.prefix ? [`--relative=${repo.prefix}`] : [];
 }
 
 /** One commit of the first-parent chain, with the files it changed. */
@@ -69,7 +86,7 @@ const RECORD = '\x1e';
 const FIELD = '\x1f';
 const END = '\x1d';
 
-/** The last `count` commits of the first-parent chain ending at `head`, newest first. */
+/** The last `count` commits of the first-parent chain ending at `head`, newest first, with the files they changed under ROOT's folder. */
 export async function firstParentCommits(repo: GitRepo, count: number): Promise<CommitInfo[]> {
   const out = await runGit([
     '--git-dir',
@@ -82,6 +99,7 @@ export async function firstParentCommits(repo: GitRepo, count: number): Promise<
     '--numstat',
     '--no-renames',
     '--no-abbrev',
+    ...diffOptions(repo),
     repo.head,
     '--',
   ]);
@@ -190,8 +208,9 @@ export function taskOf(info: CommitInfo, options: TaskOptions = {}): EvalTask | 
 
 /**
  * The identifiers (as --message extracts words) of the lines a commit adds to its source files:
- * the `+` lines of the diff from its parent, in every changed file of a supported language that is
- * not vendored or generated (test files included: what a test calls is used too). One git call.
+ * the `+` lines of the diff from its parent, in every changed file under ROOT's folder of a
+ * supported language that is not vendored or generated (test files included: what a test calls is
+ * used too). One git call.
  */
 export async function addedIdentifiers(repo: GitRepo, parent: string, commit: string): Promise<Set<string>> {
   const out = await runGit([
@@ -205,6 +224,7 @@ export async function addedIdentifiers(repo: GitRepo, parent: string, commit: st
     '--no-ext-diff',
     '--src-prefix=a/',
     '--dst-prefix=b/',
+    ...diffOptions(repo),
     parent,
     commit,
     '--',

@@ -7,7 +7,7 @@ import type { JSONRPCMessage, ServerNotification, ServerRequest } from '@modelco
 import { z } from 'zod';
 import type { StartOptions } from '../client/client.js';
 import { RepomapError, errorMessage } from '../errors.js';
-import { type FieldSpec, MAP_REQUEST, type MapRequest, SYMBOL_QUERY, type SymbolQuery } from '../api/request.js';
+import { type FieldSpec, MAP_REQUEST, MCP_NAMES, type MapRequest, SYMBOL_QUERY, type SymbolQuery, budgetFor } from '../api/request.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
@@ -224,17 +224,20 @@ export function createMcpServer(root: string, version: string, options: McpServe
       annotations: { title: 'Repository map', ...READ_ONLY, idempotentHint: true },
     },
     (args, extra) =>
-      tool(() =>
-        withDaemon(async (repo) => {
-          // The daemon answers within the bound, from the files indexed by then if it must (a partial map).
-          const asked = repo.map({ ...(fromArguments(args, MAP_REQUEST) as MapRequest), verboseHint: false, waitSeconds: indexWaitMs / 1000 });
+      tool(() => {
+        // The daemon answers within the bound, from the files indexed by then if it must (a partial map).
+        const request: MapRequest = { ...(fromArguments(args, MAP_REQUEST) as MapRequest), verboseHint: false, waitSeconds: indexWaitMs / 1000 };
+        // Checked here, as the daemon would check it, so that a refusal names the tool's arguments (max_tokens), not the daemon's fields.
+        budgetFor(request, MCP_NAMES);
+        return withDaemon(async (repo) => {
+          const asked = repo.map(request);
           await awaitIndex(repo, extra, indexWaitMs, asked);
           const map = await asked;
           const text = textOutput({ ...map, text: map.text || emptyMapNote(root, map) });
           const partial = map.partial ? { partial: map.partial } : {};
           return { text, structured: { text, tokens: map.tokens, budget: map.budget, files: map.files.map((file) => file.path), ...partial } };
-        }),
-      ),
+        });
+      }),
   );
 
   server.registerTool(
