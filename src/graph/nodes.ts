@@ -141,7 +141,7 @@ export class Interner {
   /**
    * The numbers of those of `values` that are numbered, in no particular order. Until something numbers a new string, a
    * restored list is scanned instead of indexed: a map names a few strings of a large graph's
-   * hundreds of thousands, and indexing them all costs more than the rest of a warm start's restore.
+   * hundreds of thousands, and indexing them all costs a good part of a warm start's restore.
    */
   numbersOf(values: Iterable<string>): Map<string, number> {
     const found = new Map<string, number>();
