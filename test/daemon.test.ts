@@ -991,6 +991,39 @@ test('a .repomapignore written or changed while the daemon runs re-runs discover
   assert.equal(await daemon.exited, 0);
 });
 
+test('a file deleted while git\'s index still lists it (a checkout writes its index last) stays out when a .gitignore change re-runs discovery, as a source file does', async () => {
+  const root = gitRepo();
+  mkdirSync(join(root, 'docs'));
+  writeFileSync(join(root, 'docs', 'notes.txt'), 'notes\n');
+  git(root, 'add', 'docs');
+  git(root, 'commit', '-qm', 'notes');
+  const daemon = await startDaemon(root, runtimeEnv());
+  const params = { tokens: 4096, listSkipped: true };
+  const first = await call<RepoMap>(daemon.socket, 'map', params);
+  assert.ok(first.skippedFiles.some((file) => file.path === 'docs/notes.txt'), 'a file without a grammar is listed as skipped');
+  let status = await call<DaemonStatus>(daemon.socket, 'status');
+  while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(daemon.socket, 'status');
+  // Deleted from the tree but not from git's index: a checkout's state until it writes its index,
+  // after the watcher has told of the files it deleted (and the daemon has taken them out).
+  rmSync(join(root, 'docs', 'notes.txt'));
+  rmSync(join(root, 'src', 'mailer.ts'));
+  const isListed = (map: RepoMap) => map.skippedFiles.some((file) => file.path === 'docs/notes.txt') || map.text.includes('mailer.ts');
+  assert.ok(!isListed(await mapUntil(daemon.socket, (map) => !isListed(map), params)), 'the deletions are applied');
+  // The checkout's .gitignore re-runs discovery, which lists what git's index holds.
+  const rediscoveries = () => daemon.stderr().match(/rediscovered/g)?.length ?? 0;
+  const before = rediscoveries();
+  writeFileSync(join(root, '.gitignore'), '*.log\n');
+  const deadline = Date.now() + 15_000;
+  while (rediscoveries() === before && Date.now() < deadline) await sleep(50);
+  assert.equal(rediscoveries(), before + 1, 'the .gitignore re-ran discovery');
+  const map = await call<RepoMap>(daemon.socket, 'map', params);
+  assert.ok(!isListed(map), JSON.stringify(map.skippedFiles));
+  for (const file of map.skippedFiles) assert.ok(existsSync(join(root, file.path)), `${file.path} is skipped, and not in the tree`);
+  assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).files, status.files - 1, 'two files gone, the .gitignore new');
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test('a map asked for with a bound during the cold index is a partial map of what the chat file needs, marked so; the next is complete', async () => {
   const root = gitRepo();
   // Many files ahead of src/ in path order: without priorities, src/ would be parsed last.

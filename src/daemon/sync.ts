@@ -228,11 +228,8 @@ export class RepoSync {
     const unknown = candidates.filter((path) => !state.has(path));
     const listed = await this.discoverable(unknown);
     for (const path of candidates) if (state.has(path)) listed.add(path);
-    // An update takes a path without a grammar for a file (as discovery lists files) and does not
-    // stat it; a watcher names any entry, a folder or a file just deleted: those are gone.
-    const unparsed = candidates.filter((path) => listed.has(path) && !languageForPath(path));
-    const found = await statAll(root, unparsed);
-    for (let i = 0; i < unparsed.length; i++) if (found[i] === 'missing') listed.delete(unparsed[i]);
+    // A watcher names any entry, a folder or a file just deleted: those are gone.
+    for (const path of await this.missingUnparsed([...listed])) listed.delete(path);
     const filtered = performance.now();
     const updates: Map<string, PathState> = await engine.reconciler.update(
       candidates.filter((path) => listed.has(path)),
@@ -263,17 +260,36 @@ export class RepoSync {
     const discovery = await this.discover();
     await this.rulesReady;
     const { state, reconciler } = engine;
-    const present = new Set(discovery.paths);
-    const updates = await reconciler.update(discovery.paths, state.stats, undefined, undefined, engine.signal, discovery.special);
+    // Git lists the files of its index, which a checkout writes after it has changed the tree: a
+    // rediscovery its .gitignore starts can list the files of the tree before it, deleted already,
+    // their events handled (see missingUnparsed).
+    const missing = new Set(await this.missingUnparsed(discovery.paths));
+    const paths = missing.size === 0 ? discovery.paths : discovery.paths.filter((path) => !missing.has(path));
+    const present = new Set(paths);
+    const updates = await reconciler.update(paths, state.stats, undefined, undefined, engine.signal, discovery.special);
     reconciler.prune(updates, state.stats);
     for (const path of state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
     state.apply(updates);
-    state.inOrder(discovery.paths);
+    state.inOrder(paths);
     this.scheduleGraphSave();
     engine.lastUpdate = new Date();
-    engine.options.log(`rediscovered ${discovery.paths.length} files`);
+    engine.options.log(`rediscovered ${paths.length} files`);
     await engine.publishShared();
-    return { files: discovery.paths.length, parsed: state.stats.parsed - before };
+    return { files: paths.length, parsed: state.stats.parsed - before };
+  }
+
+  /**
+   * Of paths about to be updated, those without a grammar whose file is missing: gone. An update
+   * stats each source file (and finds it gone), but takes a path without a grammar for a file, as
+   * discovery lists files, and does not stat it. Taken so while missing, a file whose deletion was
+   * handled already would stay until a restart, in the skips and the counts: no event would come to
+   * take it out. A watcher names deleted entries, and git lists its index, which a checkout writes
+   * after it has changed the tree. (The cold index's list is checked by the catch-up: see watch.)
+   */
+  private async missingUnparsed(paths: readonly string[]): Promise<string[]> {
+    const unparsed = paths.filter((path) => !languageForPath(path));
+    const found = await statAll(this.engine.options.root, unparsed);
+    return unparsed.filter((_, i) => found[i] === 'missing');
   }
 
   /** Waits for the cold index and for every update queued so far. */
