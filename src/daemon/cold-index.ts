@@ -40,6 +40,8 @@ export class ColdIndex {
     const started = Date.now();
     const discovering = (this.discovery = this.sync.discover());
     const savedGraph = readSavedGraphAhead(engine.store.dir);
+    // A first index with a shared cache keys every file by git's index: read while git lists the files.
+    if (engine.store.shared && engine.store.isEmpty()) engine.reconciler.readGitIndexAhead();
     const discovery = await discovering;
     // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
     try {
