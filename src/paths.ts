@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,34 @@ export const packageRoot: string = (() => {
   }
   return dir;
 })();
+
+/**
+ * Makes a folder and its missing parents, as `mkdir -p` does, and throws what mkdir throws. Not
+ * Node's recursive mkdir: where a folder exists but refuses a child with ENOENT (under /proc, or a
+ * dangling symlink's target), that one makes the parent and tries the child again for ever.
+ */
+export function makeFolder(dir: string, mode?: number): void {
+  const options = mode === undefined ? {} : { mode };
+  try {
+    mkdirSync(dir, options);
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && isFolder(dir)) return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw err;
+  }
+  makeFolder(dirname(dir), mode);
+  // Once its parent is there, the child's ENOENT is final.
+  try {
+    mkdirSync(dir, options);
+  } catch (err) {
+    if (!((err as NodeJS.ErrnoException).code === 'EEXIST' && isFolder(dir))) throw err;
+  }
+}
+
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
 
 /**
  * A user-given path as a POSIX path relative to `root` (relative inputs resolve against `base`).

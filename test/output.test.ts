@@ -2,7 +2,7 @@
 // cache folder that is a file.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
@@ -49,6 +49,20 @@ test('an empty root prints one line saying there is nothing to map, a budget too
   assert.equal(below.code, 2, below.stderr);
   assert.equal(below.stderr.trimEnd().split('\n').length, 1, below.stderr);
   assert.match(below.stderr, /^repomap: cache folder .*below cannot be made: /);
+
+  // Folders that exist but refuse a child with ENOENT, where Node's recursive mkdir never returns:
+  // under /proc, and through a dangling symlink. The same for the daemon's runtime folder.
+  const dangling = join(tempDir(), 'dangling');
+  symlinkSync(join(tempDir(), 'gone', 'deeper'), dangling);
+  const unmakeable = [join(dangling, 'cache'), ...(existsSync('/proc/self') ? ['/proc/repomap-none/cache'] : [])];
+  for (const folder of unmakeable) {
+    const made = runCli(['map', root, '--cache-dir', folder], { timeout: 60_000 });
+    assert.equal(made.code, 2, made.stderr);
+    assert.match(made.stderr, /^repomap: cache folder .* cannot be made: [^\n]*\n$/);
+    const started = runCli(['query', root, '--cache-dir', tempDir()], { timeout: 60_000, env: { XDG_RUNTIME_DIR: folder } });
+    assert.equal(started.code, 2, started.stderr);
+    assert.match(started.stderr, /^repomap: could not start the daemon for .*: runtime folder .* cannot be made: [^\n]*\n$/);
+  }
 });
 
 test('a FIFO in the tree is listed as skipped, not a regular file, in git and outside it, and never read', () => {

@@ -1,6 +1,7 @@
 // The daemon's log: timestamped lines to a bounded file, or to stderr in the foreground.
-import { appendFileSync, existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeFolder } from '../paths.js';
 
 /** The log file's size past which it is moved to `<file>.1` (replacing the one there) and started anew. */
 export const LOG_MAX_BYTES = 10 * 1024 * 1024;
@@ -17,7 +18,7 @@ export function createLog(file: string | undefined, maxBytes = LOG_MAX_BYTES): (
     process.stderr.on('error', () => {});
     return (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
   }
-  mkdirSync(dirname(file), { recursive: true });
+  makeFolder(dirname(file));
   let size = existsSync(file) ? statSync(file).size : 0;
   return (line) => {
     const stamped = `${new Date().toISOString()} ${line}\n`;

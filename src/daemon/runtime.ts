@@ -1,10 +1,11 @@
 // Where a repository's daemon lives: a private runtime folder, a socket and a lock per root.
 // Shared by the daemon and the thin client, so it imports nothing heavy.
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RepomapError } from '../errors.js';
+import { RepomapError, errorMessage } from '../errors.js';
+import { makeFolder } from '../paths.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
 
 export interface DaemonPaths {
@@ -26,7 +27,11 @@ export function daemonPaths(realRoot: string, dir: string = runtimeDir()): Daemo
 
 /** Creates the runtime folder (0700) if needed, and checks it (see checkRuntimeDir). */
 export function ensureRuntimeDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    makeFolder(dir, 0o700);
+  } catch (err) {
+    throw new RepomapError('refused', `runtime folder ${dir} cannot be made: ${errorMessage(err)}`);
+  }
   checkRuntimeDir(dir);
 }
 

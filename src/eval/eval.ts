@@ -3,7 +3,6 @@
 // (the changed file with the most changed lines) and the commit message's identifiers, and the
 // other changed files are the targets: how many of them does the map show, at each budget? And of
 // the names the commit's added lines use from a few other files, how many does it show?
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RepomapError, badRequest } from '../errors.js';
@@ -15,7 +14,7 @@ import { isMultiWordIdentifier } from '../graph/identifiers.js';
 import { indexRepository, type RepoIndex } from '../indexer/indexer.js';
 import { createRunner, type ParseRunner } from '../indexer/pool.js';
 import { mapFromIndex } from '../map.js';
-import { resolveRoot } from '../paths.js';
+import { makeFolder, resolveRoot } from '../paths.js';
 import { comparePaths } from '../discover/discover.js';
 import { mentionedIdentifiers } from '../mentions.js';
 import { DEFAULT_ENCODING, tokenCounter } from '../pack/tokens.js';
@@ -338,7 +337,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
 
 /** Takes `cacheDir`'s eval lock (the folder made if needed), or refuses when a live run holds it. */
 function lockCache(cacheDir: string): string {
-  mkdirSync(cacheDir, { recursive: true });
+  makeFolder(cacheDir);
   const lock = join(cacheDir, 'eval.lock');
   const taken = acquireLock(lock);
   if (!taken.ok) throw new RepomapError('refused', `the tag cache ${cacheDir} is in use by another repomap eval (pid ${taken.holder}); give each run its own --cache-dir`);

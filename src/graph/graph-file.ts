@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { STORE_FORMAT } from '../store/store.js';
 import { errorMessage } from '../errors.js';
+import { makeFolder } from '../paths.js';
 import { unpersonalizedRanks } from '../rank/rank.js';
 import { EDGE_WEIGHTS, RELATED_MODEL, RELATED_WEIGHTS } from '../model.js';
 import type { ReferenceGraph } from './graph.js';
@@ -229,7 +230,7 @@ export function publishRelatedGraph(graph: ReferenceGraph, rootDir: string, shar
   try {
     const target = sharedGraphFile(sharedDir, graph, hashOf, inputsKey);
     const graphs = join(sharedDir, SHARED_GRAPHS_DIR);
-    mkdirSync(graphs, { recursive: true, mode: 0o700 });
+    makeFolder(graphs, 0o700);
     placeWhole(join(rootDir, FILE_NAME), target);
     const byAge = readdirSync(graphs)
       .filter((name) => name.endsWith('.bin'))

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { RepomapError, errorMessage } from '../errors.js';
+import { makeFolder } from '../paths.js';
 
 /** The default cache folder of a repository: $XDG_CACHE_HOME/repomap/<hash of the root's real path>. */
 export function defaultCacheDir(realRoot: string): string {
@@ -30,7 +31,7 @@ export function sharedCacheDir(cacheDirGiven: boolean): string | undefined {
 /** Makes a cache folder (and its parents) if needed; a path that is a file, or cannot be made, is a 'refused' RepomapError naming it. */
 export function ensureCacheDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeFolder(dir);
   } catch (err) {
     if (isFile(dir)) throw new RepomapError('refused', `cache folder ${dir} is a file, not a folder`);
     throw new RepomapError('refused', `cache folder ${dir} cannot be made: ${errorMessage(err)}`);
