@@ -132,6 +132,26 @@ test('a store that let go of its pages reads and writes as before', async () => 
   await store.close();
 });
 
+test('a file stored as unreadable is read again at its next pass, though its stat is the same (a chmod that makes it readable changes neither mtime nor size)', async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  await mapOf(root, cache);
+  const path = 'src/cart.ts';
+  // As a pass that could not read it stored it (root reads a chmod 000 file: the record is written as that pass would).
+  const store = TagStore.open(cache);
+  const { mtimeMs, size } = store.get(path)!;
+  store.write({ path, mtimeMs, size, hash: '', tags: null, skip: 'unreadable', detail: 'EACCES' });
+  await store.close();
+  const reopened = TagStore.open(cache);
+  try {
+    const index = await indexRepository({ root, store: reopened });
+    assert.equal(index.stats.parsed, 1, 'read and parsed again');
+    assert.deepEqual(index.skipped.filter((file) => file.path === path), []);
+  } finally {
+    await reopened.close();
+  }
+});
+
 test("closing waits for lmdb-js's write threads, not only for the commits they made visible", async () => {
   // A close in the moment between a commit's writes settling and its thread letting go of the
   // environment aborts the process; WriteThreads is what closing waits on, so it must see the threads.

@@ -196,6 +196,20 @@ test('a second clone that finds every file in the shared cache starts no parse t
   assert.deepEqual([third.runner.warmUps, third.runner.jobs, third.index.stats.parsed], [1, 1, 1], 'warmed up at the file it parses');
 });
 
+test('a file this clone skipped as too large is looked up in the shared cache once the limit lets it in, not parsed', async () => {
+  const origin = committedShop();
+  const shared = tempDir('repomap-shared-');
+  const first = await buildMap({ root: cloneOf(origin), cacheDir: tempDir(), tokens: 1024, workers: 1, sharedCacheDir: shared });
+  const clone = cloneOf(origin);
+  const cacheDir = tempDir();
+  const small = await buildMap({ root: clone, cacheDir, tokens: 1024, workers: 1, sharedCacheDir: shared, maxFileBytes: 500 });
+  const tooLarge = small.skippedFiles.filter((file) => file.reason === 'too large').length;
+  assert.ok(tooLarge >= 2, `some files over 500 bytes (${tooLarge})`);
+  const again = await buildMap({ root: clone, cacheDir, tokens: 1024, workers: 1, sharedCacheDir: shared });
+  assert.deepEqual([again.stats.parsed, again.stats.reusedShared], [0, tooLarge]);
+  assert.equal(again.text, first.text);
+});
+
 test('the shared cache keeps the related graphs of the last four trees mapped; one that a clone reads back counts as recent; a damaged one is not read', async () => {
   const origin = committedShop();
   const shared = tempDir('repomap-shared-');

@@ -296,8 +296,9 @@ export class Reconciler {
           // A store empty when the pass began has no record of a path the pass has not written (each path comes once).
           const previous = first ? undefined : store.get(path);
           // A record whose size verdict the current maxFileBytes reverses is read again: a file
-          // skipped as too large may fit now (a larger limit), and a parsed one may not.
-          if (previous && statMatches(previous, info) && (previous.skip === 'too large') === info.size > maxFileBytes) {
+          // skipped as too large may fit now (a larger limit), and a parsed one may not. So is one
+          // skipped as unreadable: a chmod that makes it readable changes neither mtime nor size.
+          if (previous && statMatches(previous, info) && previous.skip !== 'unreadable' && (previous.skip === 'too large') === info.size > maxFileBytes) {
             stats.reusedByStat++;
             sayIfLanguageFailed(previous);
             settle(path, { record: previous });
@@ -311,9 +312,10 @@ export class Reconciler {
             settle(path, { record });
             continue;
           }
-          if (previous) previousOf.set(path, previous);
+          // A record without a hash (a file never read: too large, unreadable) is no content to compare.
+          if (previous?.hash) previousOf.set(path, previous);
           else if (shared) {
-            // A file new to this root: another root may have parsed its content.
+            // A file new to this root, or never read here: another root may have parsed its content.
             const key = contentKey(path, info);
             if (key) sharedLookups++;
             const found = key && shared.record(key);
