@@ -60,6 +60,10 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
     assertUserError(runCli([...command, '']), /^repomap: repository root is empty \(''\)$/);
   }
   assertUserError(runCli(['map', root, '--chat', '']), /^repomap: chat file is empty \(''\)$/);
+  // An empty glob: picomatch throws on it, and a daemon started with it would die.
+  for (const command of [['map', root], ['query', root], ['symbols', 'Cart', root], ['eval', root], ['mcp', root], ['start', root]]) {
+    assertUserError(runCli([...command, '--exclude', '', '--cache-dir', cache]), /^repomap: --exclude takes a glob, not an empty string$/);
+  }
   assertUserError(runCli(['map', root, '--bogus']), /Unknown option '--bogus'/);
   assertUserError(runCli(['map', root, '--chat', '/etc/hostname', '--cache-dir', cache]), /outside the repository root/);
   assertUserError(runCli(['map', root, '--chat', 'src/missing.ts', '--cache-dir', cache], { cwd: root }), /chat file src\/missing\.ts does not exist/);

@@ -56,6 +56,7 @@ test('with no chat files the default budget is multiplied by 8, capped by maxTok
   assert.ok(given.tokens <= 512);
   // A library caller is told the option it gave, by its name (the CLI's flags are cli.test.ts's).
   await assert.rejects(buildMap({ root, cacheDir, tokens: MAX_TOKENS + 1 }), { code: 'bad-request', message: `tokens must be at most ${MAX_TOKENS}, not ${MAX_TOKENS + 1}` });
+  await assert.rejects(buildMap({ root, cacheDir, exclude: [''] }), { code: 'bad-request', message: 'a glob of exclude or include is an empty string' });
   await assert.rejects(buildMap({ root, cacheDir, maxTokens: MAX_TOKENS + 1 }), { code: 'bad-request', message: `maxTokens must be at most ${MAX_TOKENS}, not ${MAX_TOKENS + 1}` });
 });
 

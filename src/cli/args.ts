@@ -66,6 +66,12 @@ export function choiceOption<T extends string>(value: string | undefined, name: 
   return value as T;
 }
 
+/** The globs a repeatable option gives (`--exclude`), refused when one is empty (a glob matches nothing then, and picomatch throws). */
+export function globsOption(values: readonly string[] | undefined, name: string): string[] | undefined {
+  if (values?.includes('')) throw badRequest(`--${name} takes a glob, not an empty string`);
+  return values && [...values];
+}
+
 /** The seconds an option gives (`--wait 2.5`), refused unless a plain number, 0 or more. */
 export function secondsOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;

@@ -13,7 +13,7 @@ import { resolveRoot } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
-import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
+import { type OptionSpec, globsOption, integerOption, parseCommandArgs } from './args.js';
 import { printDetails } from './details.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 
@@ -59,7 +59,7 @@ function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?
   return {
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     workers: integerOption(values.workers, 'workers'),
-    exclude: values.exclude ?? [],
+    exclude: globsOption(values.exclude, 'exclude') ?? [],
     idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
     onStarting: () => {
       if (process.stderr.isTTY) process.stderr.write('repomap: starting the daemon...\n');

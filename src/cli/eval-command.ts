@@ -8,7 +8,7 @@ import { DEFAULT_COMMITS, DEFAULT_TASKS } from '../eval/git.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
 import { DEFAULT_ENCODING } from '../pack/tokens.js';
-import { type OptionSpec, choiceOption, integerOption, parseCommandArgs } from './args.js';
+import { type OptionSpec, choiceOption, globsOption, integerOption, parseCommandArgs } from './args.js';
 
 export const EVAL_HELP = `Usage: repomap eval [ROOT] [options]
 
@@ -86,7 +86,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   // Flags over the project config of ROOT's work tree (a bare repository has none).
   const configured = withProjectConfig<ProjectConfig>(
     {
-      exclude: values.exclude,
+      exclude: globsOption(values.exclude, 'exclude'),
       encoding: values.encoding,
       maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
       workers: integerOption(values.workers, 'workers'),

@@ -6,7 +6,7 @@ import { defaultWorkerCount } from '../indexer/pool.js';
 import { buildMap, publicMap } from '../map.js';
 import { resolveRoot } from '../paths.js';
 import { printDetails } from './details.js';
-import { type OptionSpec, integerOption, parseCommandArgs } from './args.js';
+import { type OptionSpec, globsOption, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
@@ -58,7 +58,7 @@ export async function mapCommand(args: string[]): Promise<number> {
     {
       ...request,
       root,
-      exclude: values.exclude,
+      exclude: globsOption(values.exclude, 'exclude'),
       maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
       workers: integerOption(values.workers, 'workers'),
     },

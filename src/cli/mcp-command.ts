@@ -8,7 +8,7 @@ import { badRequest } from '../errors.js';
 import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
 import { packageVersion, resolveRoot } from '../paths.js';
 import { mcpTestOptions } from '../test-hooks.js';
-import { integerOption, parseCommandArgs } from './args.js';
+import { globsOption, integerOption, parseCommandArgs } from './args.js';
 
 export const MCP_HELP = `Usage: repomap mcp [ROOT] [options]
 
@@ -54,7 +54,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     refusal,
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     workers: integerOption(values.workers, 'workers'),
-    exclude: values.exclude ?? [],
+    exclude: globsOption(values.exclude, 'exclude') ?? [],
     idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
     ...mcpTestOptions(process.env),
   });

@@ -5,7 +5,7 @@ import { connect, findSymbolsIn } from '../api/index.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_SYMBOL_LIMIT, renderSymbols } from '../symbols.js';
 import { type SymbolAnswer } from '../api/types.js';
-import { choiceOption, integerOption, parseCommandArgs } from './args.js';
+import { choiceOption, globsOption, integerOption, parseCommandArgs } from './args.js';
 import { fieldsFromOptions, helpOf, optionsOf } from './request-options.js';
 import { SYMBOL_QUERY, type SymbolQuery } from '../api/request.js';
 
@@ -47,9 +47,10 @@ export async function symbolsCommand(args: string[]): Promise<number> {
   const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
   const query: SymbolQuery = { prefix: false, limit: DEFAULT_SYMBOL_LIMIT, ...fieldsFromOptions(SYMBOL_QUERY, values), name };
   const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : undefined;
+  const index = { cacheDir, exclude: globsOption(values.exclude, 'exclude'), workers: integerOption(values.workers, 'workers') };
   let answer: SymbolAnswer;
   if (values.daemon) {
-    const repo = await connect(dir ?? '.', { cacheDir, exclude: values.exclude, workers: integerOption(values.workers, 'workers') });
+    const repo = await connect(dir ?? '.', index);
     try {
       answer = await repo.symbols(query);
     } finally {
@@ -57,7 +58,7 @@ export async function symbolsCommand(args: string[]): Promise<number> {
     }
   } else {
     const root = await resolveRoot(dir ?? '.');
-    answer = await findSymbolsIn({ root, cacheDir, exclude: values.exclude, workers: integerOption(values.workers, 'workers'), ...query });
+    answer = await findSymbolsIn({ root, ...index, ...query });
   }
   process.stdout.write(format === 'json' ? JSON.stringify(answer, null, 2) + '\n' : renderSymbols(answer));
   return 0;

@@ -1,6 +1,6 @@
 // repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
 import { join, resolve } from 'node:path';
-import { parseCommandArgs, integerOption } from '../cli/args.js';
+import { globsOption, integerOption, parseCommandArgs } from '../cli/args.js';
 import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
 import { exitStatus } from '../cli/exit-status.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
@@ -58,7 +58,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
     log = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
     const flags: DaemonFlags = {
       workers: integerOption(values.workers, 'workers'),
-      exclude: values.exclude,
+      exclude: globsOption(values.exclude, 'exclude'),
       maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
       idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
     };

@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
+import { badRequest } from '../errors.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -392,6 +393,7 @@ export function leftOutMatcher(options: DiscoverOptions): ((path: string) => boo
  * basenames anywhere; one that names a folder matches everything below it.
  */
 function globMatcher(globs: readonly string[]): (path: string) => boolean {
+  if (globs.includes('')) throw badRequest('a glob of exclude or include is an empty string');
   const isMatch = picomatch(globs as string[], { dot: true, basename: true });
   return (path) => {
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
