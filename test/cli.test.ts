@@ -28,6 +28,12 @@ test('map prints the map; text and json agree', () => {
   assert.ok(data.tokens <= 512);
   const cart = data.files.find((file) => file.path === 'src/cart.ts');
   assert.ok(cart?.lines.some((line) => line.line === 4 && line.text === 'export class Cart {'), 'json lines are 1-based');
+  // Each skipped file is listed with --verbose, as 'repomap query' lists them; the counts always.
+  writeFileSync(join(root, 'notes.zz'), 'no grammar\n');
+  const skipsOf = (args: string[]) => JSON.parse(runCli(['map', root, '--cache-dir', cache, '--format', 'json', ...args]).stdout) as { skipped: Record<string, number>; skippedFiles: unknown[] };
+  const counted = skipsOf([]);
+  assert.deepEqual([counted.skipped['no grammar'] > 0, counted.skippedFiles], [true, []]);
+  assert.ok(skipsOf(['--verbose']).skippedFiles.some((file) => (file as { path: string }).path === 'notes.zz'));
 });
 
 test('the same command twice prints the same bytes', () => {

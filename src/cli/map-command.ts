@@ -27,7 +27,8 @@ ${REQUEST_HELP}  --cache-dir DIR      where the tag cache lives (default $XDG_CA
   --workers N          parse threads (default: the cores available, ${defaultWorkerCount()}); 1 parses in
                        this thread, and on one parse thread past 1,000 files
   --quiet              no progress line on stderr (it is shown only on a terminal anyway)
-  --verbose            list skipped files, indexing counts and peak memory on stderr
+  --verbose            list skipped files, indexing counts and peak memory on stderr (and the
+                       skipped files in JSON's skippedFiles, as 'repomap query --verbose' does)
   -h, --help           show this help
 
 ${CONFIG_HELP}`;
@@ -76,7 +77,7 @@ export async function mapCommand(args: string[]): Promise<number> {
   });
   progress.finish();
   if (values.verbose) printDetails(map, { daemon: false });
-  process.stdout.write(format === 'json' ? JSON.stringify(publicMap(map, { listSkipped: true }), null, 2) + '\n' : textOutput(map));
+  process.stdout.write(format === 'json' ? JSON.stringify(publicMap(map, { listSkipped: values.verbose === true }), null, 2) + '\n' : textOutput(map));
   if (map.text === '') process.stderr.write(`repomap: ${emptyMapNote(root, map)}\n`);
   return 0;
 }
