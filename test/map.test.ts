@@ -190,6 +190,9 @@ test('inside git: tracked and untracked files, not ignored ones; --exclude leave
   assert.ok(paths.includes('src/cart.ts'));
   assert.ok(!paths.some((path) => path.startsWith('api/')), 'ignored folder left out');
   assert.ok(!paths.some((path) => path.startsWith('tools/') || path.endsWith('.rs')), 'excluded paths left out');
+  // A folder written as a .gitignore writes it, with a trailing slash, is left out as well.
+  const slashed = await buildMap({ root, cacheDir: tempDir(), tokens: 4096, exclude: ['src/'] });
+  assert.ok(slashed.files.length > 0 && !slashed.files.some((file) => file.path.startsWith('src/')), slashed.files.map((file) => file.path).join(' '));
 });
 
 test('outside git: nested .gitignore files are honoured, with negation', async () => {

@@ -390,11 +390,14 @@ export function leftOutMatcher(options: DiscoverOptions): ((path: string) => boo
 
 /**
  * Whether a path, or one of its folders, matches one of the globs. A glob without a slash matches
- * basenames anywhere; one that names a folder matches everything below it.
+ * basenames anywhere; one that names a folder matches everything below it, written with a trailing
+ * slash (`vendor/`, as in a .gitignore) or without.
  */
 function globMatcher(globs: readonly string[]): (path: string) => boolean {
-  if (globs.includes('')) throw badRequest('a glob of exclude or include is an empty string');
-  const isMatch = picomatch(globs as string[], { dot: true, basename: true });
+  // picomatch matches `vendor/` against no path: the folder's own path has no trailing slash.
+  const patterns = globs.map((glob) => (/[^/]\/+$/.test(glob) ? glob.replace(/\/+$/, '') : glob));
+  if (patterns.includes('')) throw badRequest('a glob of exclude or include is an empty string');
+  const isMatch = picomatch(patterns, { dot: true, basename: true });
   return (path) => {
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
       if (isMatch(path.slice(0, slash))) return true;
