@@ -930,6 +930,26 @@ test('a tag query written or changed in .repomap/queries/ while the daemon runs 
   assert.equal(await daemon.exited, 0);
 });
 
+test('a tag query written with its new .repomap/queries/ folder in one go while the daemon watches re-parses that language\'s files with it', async () => {
+  const root = gitRepo();
+  const daemon = await startDaemon(root, runtimeEnv());
+  const params = { tokens: 4096, chatFiles: ['api/inventory.py'] };
+  assert.match((await call<RepoMap>(daemon.socket, 'map', params)).text, /│class ShopServer:/);
+  // Watching, and the catch-up done: the folder's event, not the catch-up, must bring the query.
+  let status = await call<DaemonStatus>(daemon.socket, 'status');
+  while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(daemon.socket, 'status');
+  // The folders and the file in one synchronous step (as `mkdir -p` and a write, or a checkout):
+  // the file is there before the folder is watched, so the watcher names the folder alone.
+  mkdirSync(join(root, '.repomap', 'queries'), { recursive: true });
+  writeFileSync(join(root, '.repomap', 'queries', 'python.scm'), '(function_definition name: (identifier) @name.definition.function)\n');
+  const changed = await mapUntil(daemon.socket, (map) => !/│class ShopServer:/.test(map.text), params);
+  assert.doesNotMatch(changed.text, /│class ShopServer:/);
+  assert.match(changed.text, /│def create_server\(\):/);
+  assert.match(daemon.stderr(), /tag queries reloaded/);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
 test("a tag query written while the daemon runs, whose tags the shared cache holds already, gives the map a fresh cache gives", async () => {
   // A chat file that one file uses (it imports and calls target) and many do not.
   const origin = tempDir('repomap-origin-');

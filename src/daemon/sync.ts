@@ -190,37 +190,27 @@ export class RepoSync {
 
   /**
    * Brings changed paths up to date; a change of an ignore file (.gitignore, .repomapignore,
-   * .aiderignore), or a project config change that moves what discovery lists, re-runs discovery
-   * over the tree.
+   * .aiderignore) or a tag query file, or a project config change that moves what discovery lists,
+   * re-runs discovery over the tree.
    */
   private async applyChanges(changed: Set<string>): Promise<void> {
     const { engine } = this;
-    const configMoved = [...changed].some(isConfigPath) && (await engine.reloadConfig());
+    const started = performance.now();
+    // The batch is judged by its files, those under the folders it names too: a folder made with
+    // its files in it (`mkdir -p .repomap/queries` and a write in one go, a checkout that adds the
+    // folder) is named alone, and its query or ignore file must re-run discovery all the same.
+    const { files, leftOut } = await this.filesOf(changed);
+    const configMoved = [...files].some(isConfigPath) && (await engine.reloadConfig());
     // A query file (.repomap/queries/) changes what its language's files give: a new reconciler
     // resolves the languages again, and its first update re-parses the files whose query changed.
-    const queriesMoved = !configMoved && [...changed].some(isQueryPath) && engine.reloadLanguages();
-    if (configMoved || queriesMoved || [...changed].some(isIgnoreFile)) {
+    const queriesMoved = !configMoved && [...files].some(isQueryPath) && engine.reloadLanguages();
+    if (configMoved || queriesMoved || [...files].some(isIgnoreFile)) {
       await this.rediscover();
       return;
     }
-    const started = performance.now();
+    for (const folder of leftOut) this.leaveOut(folder);
     await this.rulesReady;
     const { state } = engine;
-    const { root } = engine.options;
-    const files = new Set([...changed].filter((path) => !path.endsWith('/')));
-    // Folders that went, or appeared (the watcher follows folders, so it named none of their files):
-    // the known paths under them, in one pass over the known paths, and the files on disk under
-    // each, a folder inside another of the batch walked with it.
-    const folders = new Set([...changed].filter((path) => path.endsWith('/')).map((path) => path.slice(0, -1)));
-    if (folders.size > 0) {
-      const isInBatch = (folder: string) => folders.has(folder);
-      for (const path of state.paths()) if (inFolder(path, isInBatch)) files.add(path);
-      for (const folder of folders) {
-        if (inFolder(folder, isInBatch) || this.isWatchIgnored(folder)) continue;
-        if (await this.discoverable.skips(folder)) this.leaveOut(folder);
-        else for (const p of await filesUnder(root, folder, (sub) => this.isWatchIgnored(sub))) files.add(p);
-      }
-    }
     // Events from inside a folder just left out are dropped with it.
     const candidates = [...files].filter((path) => state.has(path) || !this.isWatchIgnored(path));
     // A path already indexed was discoverable and stays so (ignore rules change only with a
@@ -251,6 +241,32 @@ export class RepoSync {
       `updated ${candidates.length} paths in ${ms(started, applied)} ms (discovery ${ms(started, filtered)}, store and parse ${ms(filtered, reconciled)}, graph ${ms(reconciled, applied)})`,
     );
     await engine.publishShared();
+  }
+
+  /**
+   * The files a batch changed: the files it names, and for each folder that went or appeared (the
+   * watcher follows folders, so it named none of their files) the known paths under it and the
+   * files on disk under it, a folder inside another of the batch walked with it. A new folder that
+   * discovery would list nothing in is not walked but returned in `leftOut`, to be left out unless
+   * the batch re-runs discovery.
+   */
+  private async filesOf(changed: Set<string>): Promise<{ files: Set<string>; leftOut: string[] }> {
+    const files = new Set([...changed].filter((path) => !path.endsWith('/')));
+    const folders = new Set([...changed].filter((path) => path.endsWith('/')).map((path) => path.slice(0, -1)));
+    const leftOut: string[] = [];
+    if (folders.size === 0) return { files, leftOut };
+    // The rules say which folders are walked (awaited only here: a batch of files that re-runs
+    // discovery needs none, and one found earlier that could not be read does not block it).
+    await this.rulesReady;
+    const { state } = this.engine;
+    const isInBatch = (folder: string) => folders.has(folder);
+    for (const path of state.paths()) if (inFolder(path, isInBatch)) files.add(path);
+    for (const folder of folders) {
+      if (inFolder(folder, isInBatch) || this.isWatchIgnored(folder)) continue;
+      if (await this.discoverable.skips(folder)) leftOut.push(folder);
+      else for (const path of await filesUnder(this.engine.options.root, folder, (sub) => this.isWatchIgnored(sub))) files.add(path);
+    }
+    return { files, leftOut };
   }
 
   /** Lists the tree again and brings the index up to date with it: files and files parsed. */
