@@ -919,8 +919,15 @@ test('a tag query written or changed in .repomap/queries/ while the daemon runs 
   const params = { tokens: 4096, chatFiles: ['api/inventory.py'] };
   const first = await call<RepoMap>(daemon.socket, 'map', params);
   assert.match(first.text, /│class ShopServer:/);
+  await assertFunctionsOnlyQueryApplied(root, daemon, params);
+});
+
+/**
+ * Writes a Python query of functions only, its folders made in the same step, and checks that the
+ * daemon's maps take it (the class is no longer a definition); then shuts the daemon down.
+ */
+async function assertFunctionsOnlyQueryApplied(root: string, daemon: RunningDaemon, params: { tokens: number; chatFiles: string[] }): Promise<void> {
   mkdirSync(join(root, '.repomap', 'queries'), { recursive: true });
-  // Python's functions only: the class is no longer a definition.
   writeFileSync(join(root, '.repomap', 'queries', 'python.scm'), '(function_definition name: (identifier) @name.definition.function)\n');
   const changed = await mapUntil(daemon.socket, (map) => !/│class ShopServer:/.test(map.text), params);
   assert.doesNotMatch(changed.text, /│class ShopServer:/);
@@ -928,7 +935,7 @@ test('a tag query written or changed in .repomap/queries/ while the daemon runs 
   assert.match(daemon.stderr(), /tag queries reloaded/);
   await call(daemon.socket, 'shutdown');
   assert.equal(await daemon.exited, 0);
-});
+}
 
 test('a tag query written with its new .repomap/queries/ folder in one go while the daemon watches re-parses that language\'s files with it', async () => {
   const root = gitRepo();
@@ -940,14 +947,7 @@ test('a tag query written with its new .repomap/queries/ folder in one go while 
   while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(daemon.socket, 'status');
   // The folders and the file in one synchronous step (as `mkdir -p` and a write, or a checkout):
   // the file is there before the folder is watched, so the watcher names the folder alone.
-  mkdirSync(join(root, '.repomap', 'queries'), { recursive: true });
-  writeFileSync(join(root, '.repomap', 'queries', 'python.scm'), '(function_definition name: (identifier) @name.definition.function)\n');
-  const changed = await mapUntil(daemon.socket, (map) => !/│class ShopServer:/.test(map.text), params);
-  assert.doesNotMatch(changed.text, /│class ShopServer:/);
-  assert.match(changed.text, /│def create_server\(\):/);
-  assert.match(daemon.stderr(), /tag queries reloaded/);
-  await call(daemon.socket, 'shutdown');
-  assert.equal(await daemon.exited, 0);
+  await assertFunctionsOnlyQueryApplied(root, daemon, params);
 });
 
 test("a tag query written while the daemon runs, whose tags the shared cache holds already, gives the map a fresh cache gives", async () => {

@@ -269,7 +269,7 @@ function checkMapRequest(options: MapRequest, names: FieldNames): void {
 export function waitBoundMs(waitSeconds: number | undefined): number | undefined {
   if (waitSeconds === undefined) return undefined;
   const spec = MAP_REQUEST.waitSeconds;
-  if (!validValue(spec, waitSeconds)) throw badRequest(`${FIELD_NAMES('waitSeconds', spec)} must be ${expectedValue(spec)}, not ${String(waitSeconds)}`);
+  if (!validValue(spec, waitSeconds)) throw badRequest(`waitSeconds must be ${expectedValue(spec)}, not ${String(waitSeconds)}`);
   return waitSeconds * 1000;
 }
 
