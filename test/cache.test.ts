@@ -331,6 +331,53 @@ test('the saved related graph carries its unpersonalized ranks: a graph restored
   }
 });
 
+test('the saved related graph carries its merged walk and forward totals: a restore takes them as saved, the same arrays it would derive again', async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  await buildMap({ root, cacheDir: cache, tokens: 1024, chatFiles: ['src/checkout.ts'] });
+  const file = await readSavedGraph(cache);
+  assert.ok(typeof file !== 'string', file as string);
+  const { walkOffsets, walkTargets, walkSlot } = file.saved;
+  assert.equal(walkOffsets?.length, file.saved.paths.length + 1);
+  assert.equal(walkSlot?.length, file.saved.targets.length);
+  assert.ok(walkTargets && walkTargets.length > 0 && walkTargets.length < file.saved.targets.length, 'parallel edges are merged');
+  const store = TagStore.open(cache);
+  try {
+    const restored = async (saved: SavedRelated) => {
+      const graph = new ReferenceGraph((path) => store.names(path));
+      await indexRepository({ root, store, graph, workers: 1 });
+      assert.ok(graph.restoreRelated(saved));
+      return graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set() });
+    };
+    const withWalk = structuredClone(file.saved);
+    const taken = await restored(withWalk);
+    const noWalk = { walkOffsets: undefined, walkTargets: undefined, walkWeights: undefined, walkSlot: undefined, forwardTotal: undefined };
+    const derived = await restored({ ...structuredClone(file.saved), ...noWalk });
+    assert.equal(taken.walk.targets, withWalk.walkTargets, 'the saved walk is the one used');
+    assert.equal(taken.forwardTotal, withWalk.forwardTotal);
+    assert.notEqual(derived.walk.targets, withWalk.walkTargets);
+    for (const graph of [taken, derived]) {
+      assert.deepEqual(graph.walk, derived.walk);
+      assert.deepEqual(graph.walkSlot, derived.walkSlot);
+      assert.deepEqual(graph.forwardTotal, derived.forwardTotal);
+    }
+    // A walk whose lengths do not fit the arrays is derived again, not taken.
+    const torn = await restored({ ...structuredClone(file.saved), walkSlot: new Uint32Array(3) });
+    assert.deepEqual(torn.walk, derived.walk);
+    assert.deepEqual(torn.walkSlot, derived.walkSlot);
+    // A mention patches the taken walk's weights in place, and the next request finds them as saved.
+    const mentioned = [...taken.idents].find((ident) => ident.length > 3)!;
+    const graph = new ReferenceGraph((path) => store.names(path));
+    await indexRepository({ root, store, graph, workers: 1 });
+    assert.ok(graph.restoreRelated(structuredClone(file.saved)));
+    const before = Float64Array.from(graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set() }).walk.weights);
+    assert.notDeepEqual(Float64Array.from(graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set([mentioned]) }).walk.weights), before);
+    assert.deepEqual(Float64Array.from(graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set() }).walk.weights), before);
+  } finally {
+    await store.close();
+  }
+});
+
 test("the saved related graph carries each file's definitions as name hashes: a graph restored from it reads the names of only the files that may define a name asked, and finds the same definers in the same order", async () => {
   const root = copyFixture('shop');
   const cache = tempDir();

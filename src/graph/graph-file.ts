@@ -24,7 +24,7 @@ import type { SavedRelated } from './graph-types.js';
 const MAGIC = Buffer.from('repomap related graph\n');
 const FILE_NAME = 'related-graph.bin';
 /** Bump when the layout or the meaning of the arrays changes (the way the ranks are computed included). */
-const GRAPH_FILE_FORMAT = 7;
+const GRAPH_FILE_FORMAT = 8;
 const KEY = JSON.stringify({ format: GRAPH_FILE_FORMAT, store: STORE_FORMAT, edges: EDGE_WEIGHTS, related: RELATED_WEIGHTS, damping: RELATED_MODEL.damping });
 
 interface Header {
@@ -37,28 +37,47 @@ interface Header {
   edges: number;
   /** How many definition hashes there are (see NameIndex.definitionHashes); null when none were saved. */
   definitions: number | null;
+  /** How many entries the merged walk has (see RelatedGraph.walk); null when it was not saved. */
+  walkEntries: number | null;
   /** CRC-32 of the arrays' bytes: a file whose arrays changed after it was written is not read. */
   checksum: number;
 }
 
 type ArrayName = Exclude<keyof SavedRelated, 'paths' | 'idents'>;
 
+/** The counts an array's length follows: edges, nodes, definition hashes and walk entries (null: none saved). */
+interface Counts {
+  e: number;
+  n: number;
+  d: number | null;
+  w: number | null;
+}
+
 /**
- * The arrays in file order, each with its element size and its length for e edges, n nodes and d
- * definition hashes (null: none saved). The walk's unpersonalized ranks are saved (else a warm
- * start's first map computes them), the walk itself is not: it is derived from the arrays (see
- * restoreRelated).
+ * The arrays in file order, each with its element size and its length. The walk's unpersonalized
+ * ranks are saved (else a warm start's first map computes them), and so are the merged walk and
+ * the forward totals: deriving them again costs a start more than reading them (their pages are
+ * faulted in by the read, on libuv's threads, not by the main thread writing fresh arrays).
  */
-const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (e: number, n: number, d: number | null) => number }> = [
-  { name: 'weights', bytes: 8, length: (e) => e },
-  { name: 'walkRanks', bytes: 8, length: (_e, n) => n },
-  { name: 'offsets', bytes: 4, length: (_e, n) => n + 1 },
-  { name: 'targets', bytes: 4, length: (e) => e },
-  { name: 'edgeIdent', bytes: 4, length: (e) => e },
-  { name: 'definitionOffsets', bytes: 4, length: (_e, n, d) => (d === null ? 0 : n + 1) },
-  { name: 'definitionHashes', bytes: 4, length: (_e, _n, d) => d ?? 0 },
-  { name: 'forward', bytes: 1, length: (e) => e },
+const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (counts: Counts) => number }> = [
+  { name: 'weights', bytes: 8, length: ({ e }) => e },
+  { name: 'walkRanks', bytes: 8, length: ({ n }) => n },
+  { name: 'walkWeights', bytes: 8, length: ({ w }) => w ?? 0 },
+  { name: 'forwardTotal', bytes: 8, length: ({ n, w }) => (w === null ? 0 : n) },
+  { name: 'offsets', bytes: 4, length: ({ n }) => n + 1 },
+  { name: 'targets', bytes: 4, length: ({ e }) => e },
+  { name: 'edgeIdent', bytes: 4, length: ({ e }) => e },
+  { name: 'definitionOffsets', bytes: 4, length: ({ n, d }) => (d === null ? 0 : n + 1) },
+  { name: 'definitionHashes', bytes: 4, length: ({ d }) => d ?? 0 },
+  { name: 'walkOffsets', bytes: 4, length: ({ n, w }) => (w === null ? 0 : n + 1) },
+  { name: 'walkTargets', bytes: 4, length: ({ w }) => w ?? 0 },
+  { name: 'walkSlot', bytes: 4, length: ({ e, w }) => (w === null ? 0 : e) },
+  { name: 'forward', bytes: 1, length: ({ e }) => e },
 ];
+/** The arrays a request patches in place (see request-weights.ts): a save in the background writes copies. */
+const PATCHED: ReadonlySet<ArrayName> = new Set(['weights', 'walkWeights', 'forwardTotal']);
+/** The arrays of the walk: all saved, or none. */
+const WALK: ReadonlyArray<ArrayName> = ['walkOffsets', 'walkTargets', 'walkWeights', 'walkSlot', 'forwardTotal'];
 
 const NO_REQUEST = { chatFiles: new Set<string>(), mentionedIdents: new Set<string>() };
 /** The bytes of an array not saved. */
@@ -109,7 +128,7 @@ export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: Has
  * graph must not otherwise change until the promise settles.
  */
 export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: string, hashOf: HashOf, inputsKey: string): Promise<boolean> {
-  const parts = fileParts(graph, hashOf, inputsKey, { copyWeights: true });
+  const parts = fileParts(graph, hashOf, inputsKey, { copyPatched: true });
   if (!parts) return false;
   const target = join(dir, FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
@@ -128,7 +147,7 @@ export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: s
 }
 
 /** The file's bytes for the graph's related graph as it stands, in parts; undefined when there is nothing current to save. */
-function fileParts(graph: ReferenceGraph, hashOf: HashOf, inputsKey: string, { copyWeights = false } = {}): Uint8Array[] | undefined {
+function fileParts(graph: ReferenceGraph, hashOf: HashOf, inputsKey: string, { copyPatched = false } = {}): Uint8Array[] | undefined {
   const related = graph.savedRelated();
   if (!related) return undefined;
   // The ranks of the graph as it stands (the walk is the same whether merged anew or patched change by change).
@@ -140,7 +159,7 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, inputsKey: string, { c
     hashes.push(hash);
   }
   const arrays = ARRAYS.map(({ name }) => {
-    const array = copyWeights && name === 'weights' ? saved.weights.slice() : (saved[name] ?? NONE);
+    const array = copyPatched && PATCHED.has(name) ? (saved[name]?.slice() ?? NONE) : (saved[name] ?? NONE);
     return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
   });
   let checksum = 0;
@@ -153,6 +172,7 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, inputsKey: string, { c
     idents: [...saved.idents],
     edges: saved.targets.length,
     definitions: saved.definitionHashes?.length ?? null,
+    walkEntries: saved.walkTargets?.length ?? null,
     checksum,
   };
   const json = Buffer.from(JSON.stringify(header));
@@ -336,14 +356,15 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   } catch {
     return undefined;
   }
-  const { paths, hashes, idents, edges, definitions, checksum } = header;
+  const { paths, hashes, idents, edges, definitions, walkEntries, checksum } = header;
   if (!Array.isArray(paths) || !Array.isArray(hashes) || !Array.isArray(idents) || hashes.length !== paths.length) return undefined;
   if (!Number.isInteger(edges) || edges < 0) return undefined;
   if (definitions !== null && (!Number.isInteger(definitions) || definitions < 0)) return undefined;
-  const n = paths.length;
+  if (walkEntries !== null && (!Number.isInteger(walkEntries) || walkEntries < 0)) return undefined;
+  const counts: Counts = { e: edges, n: paths.length, d: definitions, w: walkEntries };
   const start = jsonStart + jsonLength + pad(jsonStart + jsonLength);
   let at = start;
-  for (const { bytes, length } of ARRAYS) at += bytes * length(edges, n, definitions);
+  for (const { bytes, length } of ARRAYS) at += bytes * length(counts);
   if (at !== file.length || crc32(file.subarray(start)) !== checksum) return undefined;
   // Views on the file's bytes where these are aligned for them (they are, unless the Buffer came
   // from a pool), else copies.
@@ -351,7 +372,7 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   const arrays: Record<string, Float64Array | Uint32Array | Uint8Array> = {};
   at = start;
   for (const { name, bytes, length } of ARRAYS) {
-    const count = length(edges, n, definitions);
+    const count = length(counts);
     const buffer = aligned ? (file.buffer as ArrayBuffer) : new Uint8Array(file.subarray(at, at + bytes * count)).buffer;
     const offset = aligned ? file.byteOffset + at : 0;
     arrays[name] = bytes === 8 ? new Float64Array(buffer, offset, count) : bytes === 4 ? new Uint32Array(buffer, offset, count) : new Uint8Array(buffer, offset, count);
@@ -360,7 +381,8 @@ function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } |
   if (definitions === null) {
     delete arrays.definitionOffsets;
     delete arrays.definitionHashes;
-  } else if (arrays.definitionOffsets[n] !== definitions) return undefined;
+  } else if (arrays.definitionOffsets[counts.n] !== definitions) return undefined;
+  if (walkEntries === null) for (const name of WALK) delete arrays[name];
   return { header, saved: { paths, idents, ...arrays } as unknown as SavedRelated };
 }
 

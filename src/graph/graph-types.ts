@@ -59,7 +59,7 @@ export interface RelatedGraph extends CompiledGraph {
   withoutPatch?: <T>(run: () => T) => T;
 }
 
-/** A related graph's own arrays, without what is derived from them (the merged walk, the forward totals). */
+/** A related graph's own arrays, with what is derived from them when saved (the merged walk, the forward totals). */
 export interface SavedRelated {
   /** Node index -> path, sorted (a graph that restores this keeps the list as its own). */
   paths: string[];
@@ -72,6 +72,15 @@ export interface SavedRelated {
   forward: Uint8Array;
   /** The unpersonalized PageRank of the merged walk, when saved with the arrays (see RelatedGraph.walkRanks). */
   walkRanks?: Float64Array;
+  /**
+   * The merged walk and the forward totals as derived from these arrays (RelatedGraph.walk, walkSlot
+   * and forwardTotal), when saved with them: a restore takes them instead of deriving them again.
+   */
+  walkOffsets?: Uint32Array;
+  walkTargets?: Uint32Array;
+  walkWeights?: Float64Array;
+  walkSlot?: Uint32Array;
+  forwardTotal?: Float64Array;
   /** Each file's definitions as hashes, the files those of `paths` (see NameIndex.definitionHashes): the offsets, then the hashes. */
   definitionOffsets?: Uint32Array;
   definitionHashes?: Uint32Array;

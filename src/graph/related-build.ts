@@ -52,15 +52,35 @@ export function flattenRelated(nodes: readonly FileNode[], numbering: Numbering,
 }
 
 /**
- * A saved graph's arrays, taken into `buffers` as they are, with the merged walk and the forward
- * totals derived again (saving them would make the file larger than the time they take to derive).
+ * A saved graph's arrays, taken into `buffers` as they are, with its merged walk and forward totals
+ * when it has them (see savedWalk), else derived again.
  */
 export function restoredArrays(saved: SavedRelated, buffers: EdgeBuffers): RelatedArrays {
   const { offsets, targets, weights, edgeIdent, forward } = saved;
   buffers.adopt({ targets, weights, edgeIdent, forward });
   const csr = { nodeCount: saved.paths.length, offsets, targets, weights };
-  const { walk, walkSlot } = mergeParallelEdges(csr, buffers);
-  return { csr, edgeIdent, forward, walk, walkSlot, forwardTotal: forwardTotals(csr, forward) };
+  const walk = savedWalk(saved);
+  if (!walk) {
+    const { walk, walkSlot } = mergeParallelEdges(csr, buffers);
+    return { csr, edgeIdent, forward, walk, walkSlot, forwardTotal: forwardTotals(csr, forward) };
+  }
+  buffers.adopt({ walkTargets: walk.walk.targets, walkWeights: walk.walk.weights, walkSlot: walk.walkSlot });
+  return { csr, edgeIdent, forward, ...walk };
+}
+
+/**
+ * A saved graph's merged walk and forward totals, when it has all of them with the lengths and
+ * bounds that fit its arrays (the values are vouched for as the arrays are: see isSavedGraphShaped).
+ */
+function savedWalk(saved: SavedRelated): Pick<RelatedArrays, 'walk' | 'walkSlot' | 'forwardTotal'> | undefined {
+  const { walkOffsets: offsets, walkTargets: targets, walkWeights: weights, walkSlot, forwardTotal } = saved;
+  if (!offsets || !targets || !weights || !walkSlot || !forwardTotal) return undefined;
+  const n = saved.paths.length;
+  const entries = targets.length;
+  if (offsets.length !== n + 1 || offsets[0] !== 0 || offsets[n] !== entries || weights.length !== entries) return undefined;
+  if (walkSlot.length !== saved.targets.length || forwardTotal.length !== n) return undefined;
+  for (let u = 0; u < n; u++) if (offsets[u] > offsets[u + 1]) return undefined;
+  return { walk: { nodeCount: n, offsets, targets, weights }, walkSlot, forwardTotal };
 }
 
 /** Whether a saved graph's arrays have the lengths and bounds that fit together. */

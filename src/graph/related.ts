@@ -141,13 +141,26 @@ export class RelatedState {
     return weighRelatedRequest(base, request.mentionedIdents, this.buffers);
   }
 
-  /** The current graph's own arrays, without a request's patch; undefined when changes are not built into it yet. */
+  /** The current graph's arrays, with its walk, without a request's patch; undefined when changes are not built into it yet. */
   saved(): SavedRelated | undefined {
     const base = this.base;
     if (!base) return undefined;
     unpatch(base);
-    const { paths, idents, csr, edgeIdent, forward } = base.graph;
-    return { paths, idents, offsets: csr.offsets, targets: csr.targets, weights: csr.weights, edgeIdent, forward };
+    const { paths, idents, csr, edgeIdent, forward, walk, walkSlot, forwardTotal } = base.graph;
+    return {
+      paths,
+      idents,
+      offsets: csr.offsets,
+      targets: csr.targets,
+      weights: csr.weights,
+      edgeIdent,
+      forward,
+      walkOffsets: walk.offsets,
+      walkTargets: walk.targets,
+      walkWeights: walk.weights,
+      walkSlot,
+      forwardTotal,
+    };
   }
 
   /** See ReferenceGraph.restoreRelated. */
