@@ -485,6 +485,23 @@ test('a running daemon started with other options says so, with the restart that
   assert.equal(runCli(['stop', root], { env }).code, 0);
 });
 
+test('query takes an absolute --exclude inside the root from the root, as map does; one outside it starts no daemon', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const outside = runCli(['query', root, '--exclude', join(root, '..', 'elsewhere')], { env });
+  assert.equal(outside.code, 2, outside.stderr);
+  assert.match(outside.stderr, /^repomap: exclude glob \S+ lies outside the repository root \S+ \(globs are matched against paths from the root\)\n$/);
+  assert.equal(runCli(['status', root], { env }).code, 1, 'no daemon was started');
+  const absolute = runCli(['query', root, '--exclude', join(root, 'api'), '--tokens', '4096'], { env });
+  assert.equal(absolute.code, 0, absolute.stderr);
+  assert.doesNotMatch(absolute.stdout, /api\//);
+  assert.match(absolute.stdout, /src\/cart\.ts/);
+  // The same glob written from the root is the option the daemon runs with: nothing to say.
+  const relative = runCli(['query', root, '--exclude', './api'], { env });
+  assert.equal(relative.stderr, '');
+  assert.equal(runCli(['stop', root], { env }).code, 0);
+});
+
 test('a stale socket and lock left by kill -9 are cleaned up; nothing indexed is lost', async () => {
   const root = gitRepo();
   const env = runtimeEnv();

@@ -44,10 +44,11 @@ export class DaemonEngine {
     private readonly onIdleTimeoutChanged: () => void,
   ) {
     this.settings = options;
+    // First: a glob outside the root is a bad request, said before a store is opened or a thread started.
+    this.excluded = excludeMatcher(options.root, options.exclude);
     const store = TagStore.open(options.cacheDir, { onNotice: options.log, sharedCacheDir: options.sharedCacheDir });
     const runner = createRunner(options.workers);
     this.current = { store, state: new RepoState(options.root, store), runner, reconciler: this.newReconciler(store, runner) };
-    this.excluded = excludeMatcher(options.exclude);
   }
 
   get options(): DaemonOptions {
@@ -192,7 +193,7 @@ export class DaemonEngine {
     const before = this.options;
     const after = (this.settings = { ...before, config, ...daemonSettings(before.flags, config) });
     after.log('project config reloaded');
-    this.excluded = excludeMatcher(after.exclude);
+    this.excluded = excludeMatcher(after.root, after.exclude); // the config's globs were checked as it was read
     if (after.idleTimeoutMs !== before.idleTimeoutMs) this.onIdleTimeoutChanged();
     if (after.workers !== before.workers) {
       await this.runner.close();
