@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { badRequest } from './errors.js';
-import { resolveRoot } from './paths.js';
+import { resolveRoot, rootRelativeGlobs } from './paths.js';
 import { type LanguageConfig, checkLanguagesConfig } from './extract/user-languages.js';
 import { ENCODINGS, MAX_TOKENS } from './api/request.js';
 
@@ -12,7 +12,7 @@ export const CONFIG_FILE = 'repomap.config.json';
 
 /** What a project config sets; a value given by a flag or a caller wins over it. */
 export interface ProjectConfig {
-  /** Globs of paths to leave out (as --exclude). */
+  /** Globs of paths to leave out (as --exclude; an absolute one inside the root is taken from it). */
   exclude?: readonly string[];
   /** Globs of the files to index; when set, a file none matches is left out (as if excluded). */
   include?: readonly string[];
@@ -93,7 +93,7 @@ export function parseProjectConfig(raw: unknown, source: string): ProjectConfig 
 export function readProjectConfig(root: string): LoadedConfig {
   const file = join(root, CONFIG_FILE);
   const own = readText(file);
-  if (own !== undefined) return { config: parseProjectConfig(parseJson(own, file), file), source: file };
+  if (own !== undefined) return { config: withGlobsInRoot(root, parseProjectConfig(parseJson(own, file), file), file), source: file };
   const pkgFile = join(root, 'package.json');
   const pkg = readText(pkgFile);
   if (pkg === undefined) return { config: {} };
@@ -105,7 +105,18 @@ export function readProjectConfig(root: string): LoadedConfig {
   }
   if (typeof manifest !== 'object' || manifest === null || !Object.hasOwn(manifest, 'repomap')) return { config: {} };
   const source = `${pkgFile} (key 'repomap')`;
-  return { config: parseProjectConfig((manifest as Record<string, unknown>).repomap, source), source };
+  return { config: withGlobsInRoot(root, parseProjectConfig((manifest as Record<string, unknown>).repomap, source), source), source };
+}
+
+/**
+ * The config, once its exclude and include globs are known to lie in the root (see
+ * rootRelativeGlob): one outside it is a mistake of the file, said naming it when the file is read
+ * (by a command before it starts a daemon, by a daemon before it applies a change), not later by a
+ * matcher. The globs are kept as written; the matchers take them from the root.
+ */
+function withGlobsInRoot(root: string, config: ProjectConfig, source: string): ProjectConfig {
+  for (const option of ['exclude', 'include'] as const) rootRelativeGlobs(root, config[option] ?? [], `${source}: ${option}`);
+  return config;
 }
 
 /** Whether a changed path (relative to the root) can change the project config. */

@@ -308,9 +308,9 @@ export interface IndexedBy {
 function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy: IndexedBy): string {
   const rel = requestFilePath(index.root, path, what);
   if (index.lookups.isKnown(rel)) return rel;
-  const why = excludeMatcher(indexedBy.exclude ?? [])?.(rel)
+  const why = excludeMatcher(index.root, indexedBy.exclude ?? [])?.(rel)
     ? 'excluded by --exclude or the project config'
-    : leftOutMatcher(indexedBy)?.(rel)
+    : leftOutMatcher(index.root, indexedBy)?.(rel)
       ? "not matched by the project config's include"
       : 'ignored by git or an ignore file: .gitignore, .repomapignore, .aiderignore';
   throw badRequest(`${what} ${escapeControls(path)} is not indexed (${why})`);

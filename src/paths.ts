@@ -114,6 +114,69 @@ export function requestFilePaths(root: string, paths: readonly string[]): string
   return found;
 }
 
+/** A path segment holding one of these is a glob's, not a folder's name (picomatch's special characters, and its escape). */
+const GLOB_SEGMENT = /[*?[\]{}()!\\]/;
+
+/**
+ * An `exclude` or `include` glob as it is matched: against paths from the root. The one place
+ * where a glob meets its root: every matcher (discovery, the daemon's watcher, a refused chat
+ * file, eval's tasks) and every client that starts a daemon takes its globs from here.
+ *
+ * A glob without a slash (`vendor`, `*.gen.ts`) names paths at any depth; one with a slash before
+ * its end is anchored at the root. An absolute path inside the root, a glob below it included
+ * (`/repo/vendor`, `/repo/src/*.ts`), is taken from the root and stays anchored there:
+ * `/repo/vendor` is the root's `./vendor`, not every folder named vendor. The root may be reached
+ * through a symlink (the glob written from the shell's `$PWD`, the root resolved). `.` and `..` in
+ * the folders before the first wildcard are resolved (`./src/*.ts` is `src/*.ts`). A glob outside
+ * the root, or the root itself, would match nothing (or everything) without a word: it is a
+ * bad-request RepomapError naming `option` ('exclude', or a config file's key), the glob and the
+ * root. What it returns comes back unchanged, so globs may be taken from the root twice.
+ */
+export function rootRelativeGlob(root: string, glob: string, option: string): string {
+  const segments = glob.split('/');
+  const firstWild = segments.findIndex((segment) => GLOB_SEGMENT.test(segment));
+  const literal = firstWild === -1 ? segments.length : firstWild;
+  const folders = segments.slice(0, literal).join('/') || (isAbsolute(glob) ? '/' : '.');
+  const from = pathFromRoot(root, resolve(root, folders));
+  const named = `${option} glob ${escapeControls(glob)}`;
+  if (from === undefined) throw badRequest(`${named} lies outside the repository root ${root} (globs are matched against paths from the root)`);
+  const wild = segments.slice(literal).join('/');
+  // resolve() drops the trailing slash of a folder written as in a .gitignore (`vendor/`): kept, it still floats.
+  const trailing = firstWild === -1 && /[^/]\/+$/.test(glob) ? '/' : '';
+  const path = [from, wild].filter((part) => part !== '').join('/');
+  if (path === '') throw badRequest(`${named} is the repository root itself, not a path in it`);
+  const hasSlash = (text: string) => text.replace(/\/+$/, '').includes('/');
+  return `${hasSlash(glob) && !hasSlash(path) ? './' : ''}${path}${trailing}`;
+}
+
+/** rootRelativeGlob of each glob. */
+export function rootRelativeGlobs(root: string, globs: readonly string[], option: string): string[] {
+  return globs.map((glob) => rootRelativeGlob(root, glob, option));
+}
+
+/**
+ * An absolute path as a POSIX path from the root ('' for the root itself), or undefined when it
+ * is not in the root. Compared as written first; else through symlinks: the first folder on the
+ * way down that resolves to the root's real path, the rest as written (a symlink below the root is
+ * one of its paths, wherever it leads, as discovery lists it).
+ */
+function pathFromRoot(root: string, path: string): string | undefined {
+  const rel = relative(root, path);
+  if (rel === '' || isBelow(rel)) return rel.split(sep).join('/');
+  const real = realRootOf(root);
+  const parts = path.split(sep).filter((part) => part !== '');
+  for (let depth = 1; depth <= parts.length; depth++) {
+    let resolved: string;
+    try {
+      resolved = realpathSync(sep + parts.slice(0, depth).join(sep));
+    } catch {
+      return undefined; // a folder that does not exist holds no root
+    }
+    if (resolved === real) return parts.slice(depth).join('/');
+  }
+  return undefined;
+}
+
 /** The root's real path (a root given through a symlink compares with resolved paths only once resolved). */
 function realRootOf(root: string): string {
   try {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { copyFixture, runCli, tempDir } from './helpers.js';
@@ -82,6 +82,44 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   assertUserError(runCli(['map', root, root]), /one ROOT/);
   assertUserError(runCli(['map', root, '--ranking', 'random']), /--ranking must be one of repomap, aider/);
   assertUserError(runCli(['frobnicate']), /unknown command 'frobnicate'/);
+});
+
+test('an absolute --exclude inside the root is taken from the root, anchored there; one outside it is a one-line mistake of every command', () => {
+  const root = copyFixture('shop');
+  mkdirSync(join(root, 'src', 'api'));
+  writeFileSync(join(root, 'src', 'api', 'routes.ts'), 'export function route(): void {}\n');
+  const cache = tempDir();
+  const mapped = (dir: string, ...exclude: string[]) => {
+    const result = runCli(['map', dir, '--cache-dir', cache, '--tokens', '8192', '--format', 'json', ...exclude.flatMap((glob) => ['--exclude', glob])]);
+    assert.equal(result.code, 0, result.stderr);
+    return (JSON.parse(result.stdout) as { files: Array<{ path: string }> }).files.map((file) => file.path).sort();
+  };
+  const absolute = mapped(root, join(root, 'api'));
+  assert.ok(!absolute.some((path) => path.startsWith('api/')), absolute.join(' '));
+  assert.ok(absolute.includes('src/api/routes.ts'), 'the root\'s api/ alone, not every folder named api');
+  assert.deepEqual(mapped(root, './api'), absolute);
+  assert.deepEqual(mapped(root, `${root}/api/`), absolute);
+  const floating = mapped(root, 'api');
+  assert.ok(!floating.some((path) => path.startsWith('api/') || path.startsWith('src/api/')), 'a name without a slash matches at any depth');
+  // The root and the glob through a symlink (a shell's $PWD), resolved to the root.
+  const link = join(tempDir(), 'shop');
+  symlinkSync(root, link);
+  assert.deepEqual(mapped(link, join(link, 'api')), absolute);
+  assert.deepEqual(mapped(root, join(link, 'api')), absolute);
+  // A glob below an absolute folder, and a glob with a slash, are matched from the root.
+  const sources = mapped(root, `${root}/src/**/*.ts`);
+  assert.ok(!sources.some((path) => path.startsWith('src/')) && sources.includes('api/server.py'), sources.join(' '));
+  const top = mapped(root, 'src/*.ts');
+  assert.ok(!top.includes('src/cart.ts') && top.includes('src/api/routes.ts'), top.join(' '));
+
+  const runtime = tempDir('repomap-run-'); // a daemon, if one were started, is private to this test
+  const outside = join(root, '..', 'elsewhere', 'vendor');
+  for (const command of [['map', root], ['query', root], ['symbols', 'Cart', root], ['symbols', 'Cart', root, '--daemon'], ['eval', root], ['mcp', root], ['start', root]]) {
+    const result = runCli([...command, '--exclude', outside, '--cache-dir', cache], { env: { XDG_RUNTIME_DIR: runtime } });
+    assertUserError(result, /^repomap: exclude glob \/\S+\/elsewhere\/vendor lies outside the repository root \/\S+ \(globs are matched against paths from the root\)$/);
+  }
+  assertUserError(runCli(['map', root, '--exclude', `${root}/`, '--cache-dir', cache]), /^repomap: exclude glob \S+ is the repository root itself, not a path in it$/);
+  assert.equal(runCli(['status', root], { env: { XDG_RUNTIME_DIR: runtime } }).code, 1, 'no daemon was started');
 });
 
 test('a --chat path is taken from the current directory, else from the root', () => {

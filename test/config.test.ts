@@ -65,6 +65,9 @@ test('a wrong config is one line naming the key and the file, exit 2, for every 
     [{ idleTimeout: -1 }, /repomap\.config\.json: 'idleTimeout' must be a whole number of seconds, 0 or more, not -1$/],
     [[], /repomap\.config\.json: the config must be a JSON object$/],
     [{ languages: { zz: { extensions: ['.zz'] } } }, /repomap\.config\.json: 'languages' must be .*; 'zz' is not a built-in language, so it needs extensions and a grammar, not \{/],
+    // A glob outside the root would match nothing: said naming the file, before any daemon is started.
+    [{ exclude: ['/elsewhere/vendor'] }, /repomap\.config\.json: exclude glob \/elsewhere\/vendor lies outside the repository root \/\S+ \(globs are matched against paths from the root\)$/],
+    [{ include: ['src', '../other'] }, /repomap\.config\.json: include glob \.\.\/other lies outside the repository root \/\S+ \(globs are matched against paths from the root\)$/],
   ];
   for (const [config, pattern] of cases) {
     writeFileSync(file, JSON.stringify(config));

@@ -84,8 +84,13 @@ async function mapUntil(socket: string, check: (map: RepoMap) => boolean, params
   return map;
 }
 
-function gitRepo(): string {
+/** The shop fixture as a git repository of one commit, with `files` (relative paths) written first: those git ignores stay out of it. */
+function gitRepo(files: Record<string, string> = {}): string {
   const root = copyFixture('shop');
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
   git(root, 'init', '-q');
   git(root, 'add', '.');
   git(root, 'commit', '-qm', 'init');
@@ -482,6 +487,23 @@ test('a running daemon started with other options says so, with the restart that
   const applied = runCli(['query', root, '--exclude', 'api'], { env });
   assert.equal(applied.stderr, '');
   assert.doesNotMatch(applied.stdout, /api\/server\.py/);
+  assert.equal(runCli(['stop', root], { env }).code, 0);
+});
+
+test('query takes an absolute --exclude inside the root from the root, as map does; one outside it starts no daemon', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const outside = runCli(['query', root, '--exclude', join(root, '..', 'elsewhere')], { env });
+  assert.equal(outside.code, 2, outside.stderr);
+  assert.match(outside.stderr, /^repomap: exclude glob \S+ lies outside the repository root \S+ \(globs are matched against paths from the root\)\n$/);
+  assert.equal(runCli(['status', root], { env }).code, 1, 'no daemon was started');
+  const absolute = runCli(['query', root, '--exclude', join(root, 'api'), '--tokens', '4096'], { env });
+  assert.equal(absolute.code, 0, absolute.stderr);
+  assert.doesNotMatch(absolute.stdout, /api\//);
+  assert.match(absolute.stdout, /src\/cart\.ts/);
+  // The same glob written from the root is the option the daemon runs with: nothing to say.
+  const relative = runCli(['query', root, '--exclude', './api'], { env });
+  assert.equal(relative.stderr, '');
   assert.equal(runCli(['stop', root], { env }).code, 0);
 });
 
@@ -937,18 +959,39 @@ async function assertFunctionsOnlyQueryApplied(root: string, daemon: RunningDaem
   assert.equal(await daemon.exited, 0);
 }
 
-test('a tag query written with its new .repomap/queries/ folder in one go while the daemon watches re-parses that language\'s files with it', async () => {
-  const root = gitRepo();
-  const daemon = await startDaemon(root, runtimeEnv());
-  const params = { tokens: 4096, chatFiles: ['api/inventory.py'] };
-  assert.match((await call<RepoMap>(daemon.socket, 'map', params)).text, /│class ShopServer:/);
-  // Watching, and the catch-up done: the folder's event, not the catch-up, must bring the query.
-  let status = await call<DaemonStatus>(daemon.socket, 'status');
-  while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(daemon.socket, 'status');
-  // The folders and the file in one synchronous step (as `mkdir -p` and a write, or a checkout):
-  // the file is there before the folder is watched, so the watcher names the folder alone.
-  await assertFunctionsOnlyQueryApplied(root, daemon, params);
-});
+/**
+ * The query is written with its folders in one step (as `mkdir -p` and a write, or a checkout): the
+ * file is there before its folder is watched, so the watcher names the folder alone. A .repomap/ git
+ * ignores holds the project's queries all the same: the watcher follows it, and the catch-up finds
+ * a query written before the watcher started, as they do where discovery lists the query. Written
+ * during the cold index, the query is older than the languages of the pool that index ends with
+ * (a new pool after the store lets go of its map), and newer than those it parsed with.
+ */
+const QUERY_WRITES = [
+  { when: 'with its new .repomap/queries/ folder in one go while the daemon watches', ignored: false, folderAtStart: false, moment: 'watching' },
+  { when: 'with its new .repomap/ folder in one go, which git ignores, while the daemon watches', ignored: true, folderAtStart: false, moment: 'watching' },
+  { when: 'into a .repomap/ folder git ignores while the daemon watches', ignored: true, folderAtStart: true, moment: 'watching' },
+  { when: "into a .repomap/ folder git ignores before the daemon's watcher starts", ignored: true, folderAtStart: true, moment: 'ready' },
+  { when: 'into a .repomap/ folder git ignores during the cold index', ignored: true, folderAtStart: true, moment: 'indexing' },
+] as const;
+for (const { when, ignored, folderAtStart, moment } of QUERY_WRITES) {
+  test(`a tag query written ${when} re-parses that language's files with it`, async () => {
+    const files: Record<string, string> = { ...(ignored ? { '.gitignore': '.repomap/\n' } : {}), ...(folderAtStart ? { '.repomap/notes.txt': 'kept out of git\n' } : {}) };
+    // Enough files for the cold index to last while the query is written.
+    if (moment === 'indexing') for (let i = 0; i < 1000; i++) files[`gen/mod${i}.py`] = `def generated_${i}():\n    return ${i}\n`;
+    const root = gitRepo(files);
+    const env = { ...runtimeEnv(), ...(moment === 'ready' ? { REPOMAP_TEST_WATCH_DELAY_MS: '2000' } : {}) };
+    const daemon = await startDaemon(root, env);
+    const params = { tokens: 4096, chatFiles: ['api/inventory.py'] };
+    if (moment !== 'indexing') assert.match((await call<RepoMap>(daemon.socket, 'map', params)).text, /│class ShopServer:/);
+    let status = await call<DaemonStatus>(daemon.socket, 'status');
+    if (moment === 'watching') {
+      // Watching, and the catch-up done: the folder's event, not the catch-up, must bring the query.
+      while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(daemon.socket, 'status');
+    } else assert.deepEqual([status.state, status.watching], [moment, false], 'the catch-up, not an event, must bring the query');
+    await assertFunctionsOnlyQueryApplied(root, daemon, params);
+  });
+}
 
 test("a tag query written while the daemon runs, whose tags the shared cache holds already, gives the map a fresh cache gives", async () => {
   // A chat file that one file uses (it imports and calls target) and many do not.

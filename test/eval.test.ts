@@ -7,6 +7,7 @@ import { directoryOrder, lexicalOrder, packFileList } from '../src/eval/baseline
 import { apiScore, formatReport, neededNames, rankerByName, runEval, score } from '../src/eval/eval.js';
 import { addedIdentifiers, isChore, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
 import { isTestPath, isVendoredOrGenerated } from '../src/file-kinds.js';
+import { leftOutMatcher } from '../src/discover/discover.js';
 import { familyOfPath } from '../src/extract/languages.js';
 import { isMultiWordIdentifier } from '../src/graph/identifiers.js';
 import type { MapBlock } from '../src/render/render.js';
@@ -129,7 +130,7 @@ test('task filters: chores, tests, vendored and generated files, sampling spread
   assert.equal(withoutTests?.chatFile, 'src/a.ts');
   assert.deepEqual(withoutTests?.targets, ['src/b.ts']);
   assert.ok(!withoutTests?.mentions.includes('Signed') && withoutTests?.mentions.includes('shipOrder'));
-  assert.equal(taskOf(info, { excludeTests: true, exclude: ['b.ts'] }), null, 'one file left: no task');
+  assert.equal(taskOf(info, { excludeTests: true }, leftOutMatcher(tempDir(), { exclude: ['b.ts'] })), null, 'one file left: no task');
   assert.equal(taskOf({ ...info, parents: ['p', 'q'] }), null, 'merges are not tasks');
 
   const items = Array.from({ length: 100 }, (_, i) => i);
@@ -462,6 +463,28 @@ test('eval of a subfolder of a work tree reads the history as that folder\'s: th
   // A folder no task's commit changes enough is said to be so.
   mkdirSync(join(root, 'empty'));
   await assert.rejects(run('empty'), /no tasks in .*empty: .* changing 2 to 8 source files under empty\/ /);
+});
+
+test('an absolute exclude inside ROOT is taken from ROOT for the tasks and for the maps of each checkout', async () => {
+  const root = scriptedRepo();
+  const src = join(root, 'src');
+  const report = await runEval({
+    root: src, // a subfolder: the checkouts' maps are of src/ elsewhere, their paths from it
+    exclude: [join(src, 'taxRate.ts')],
+    budgets: [1024],
+    rankers: [rankerByName('repomap')!],
+    scratchBase: tempDir('repomap-eval-scratch-'),
+  });
+  assert.deepEqual(
+    report.tasks.map((result) => [result.task.chatFile, result.task.targets, result.indexed]),
+    [
+      ['priceOrder.ts', ['formatMoney.ts'], 7],
+      ['priceOrder.ts', ['formatMoney.ts'], 7],
+      ['priceOrder.ts', ['formatMoney.ts'], 7],
+      ['shipOrder.ts', ['auditTrail.ts'], 8],
+    ],
+  );
+  await assert.rejects(runEval({ root, exclude: [join(root, '..')] }), { code: 'bad-request', message: /^exclude glob \S+ lies outside the repository root / });
 });
 
 test('files the parent tree\'s .repomapignore leaves out are no part of a task: a task left without targets is dropped, and said', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
@@ -57,6 +57,11 @@ test('with no chat files the default budget is multiplied by 8, capped by maxTok
   // A library caller is told the option it gave, by its name (the CLI's flags are cli.test.ts's).
   await assert.rejects(buildMap({ root, cacheDir, tokens: MAX_TOKENS + 1 }), { code: 'bad-request', message: `tokens must be at most ${MAX_TOKENS}, not ${MAX_TOKENS + 1}` });
   await assert.rejects(buildMap({ root, cacheDir, exclude: [''] }), { code: 'bad-request', message: 'a glob of exclude or include is an empty string' });
+  const elsewhere = join(root, '..', 'elsewhere');
+  await assert.rejects(buildMap({ root, cacheDir, include: [elsewhere] }), {
+    code: 'bad-request',
+    message: `include glob ${elsewhere} lies outside the repository root ${realpathSync(root)} (globs are matched against paths from the root)`,
+  });
   await assert.rejects(buildMap({ root, cacheDir, maxTokens: MAX_TOKENS + 1 }), { code: 'bad-request', message: `maxTokens must be at most ${MAX_TOKENS}, not ${MAX_TOKENS + 1}` });
 });
 
@@ -193,6 +198,9 @@ test('inside git: tracked and untracked files, not ignored ones; --exclude leave
   // A folder written as a .gitignore writes it, with a trailing slash, is left out as well.
   const slashed = await buildMap({ root, cacheDir: tempDir(), tokens: 4096, exclude: ['src/'] });
   assert.ok(slashed.files.length > 0 && !slashed.files.some((file) => file.path.startsWith('src/')), slashed.files.map((file) => file.path).join(' '));
+  // An absolute path inside the root is the root's (include as exclude: one matcher takes both from the root).
+  const absolute = await buildMap({ root, cacheDir: tempDir(), tokens: 4096, exclude: [join(root, 'src', 'mailer.ts')], include: [join(root, 'src'), `${root}/*.py`] });
+  assert.deepEqual(absolute.files.map((file) => file.path).sort(), ['src/cart.ts', 'src/checkout.ts', 'src/item.ts', 'src/pricing.ts', 'untracked.py']);
 });
 
 test('outside git: nested .gitignore files are honoured, with negation', async () => {

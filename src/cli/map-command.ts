@@ -22,7 +22,10 @@ and a file another clone or work tree parsed is copied from the shared cache, by
 
 Options:
 ${REQUEST_HELP}  --cache-dir DIR      where the tag cache lives (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
-  --exclude GLOB       leave out matching paths (repeatable; a folder's name excludes what is in it)
+  --exclude GLOB       leave out matching paths (repeatable): a glob without a slash matches names at
+                       any depth (vendor, *.gen.ts), one with a slash paths from ROOT (src/gen/**,
+                       ./vendor); an absolute path must be inside ROOT and is taken from it
+                       ($PWD/vendor is ./vendor); a folder excludes what is in it
   --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES})
   --workers N          parse threads (default: the cores available, ${defaultWorkerCount()}); 1 parses in
                        this thread, and on one parse thread past 1,000 files

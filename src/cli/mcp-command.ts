@@ -6,7 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
 import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
-import { packageVersion, resolveRoot } from '../paths.js';
+import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { mcpTestOptions } from '../test-hooks.js';
 import { globsOption, integerOption, parseCommandArgs } from './args.js';
 
@@ -48,13 +48,18 @@ export async function mcpCommand(args: string[]): Promise<number> {
   if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
   const root = await resolveRoot(positionals[0] ?? '.');
   const refusal = positionals.length === 0 ? unlikelyRoot(root) : undefined;
+  const exclude = globsOption(values.exclude, 'exclude') ?? [];
   if (refusal) process.stderr.write(`repomap: ${refusal}\n`); // clients log a server's stderr
-  else readProjectConfig(root); // a mistake in it is said now, not by the daemon this starts
+  else {
+    // A mistake in them is said now, not at the first call by the daemon connect starts.
+    readProjectConfig(root);
+    rootRelativeGlobs(root, exclude, 'exclude');
+  }
   const server = createMcpServer(root, await packageVersion(), {
     refusal,
     cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
     workers: integerOption(values.workers, 'workers'),
-    exclude: globsOption(values.exclude, 'exclude') ?? [],
+    exclude,
     idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
     ...mcpTestOptions(process.env),
   });

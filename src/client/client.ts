@@ -8,6 +8,7 @@ import { RepomapError, errorMessage } from '../errors.js';
 import { type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
+import { rootRelativeGlobs } from '../paths.js';
 
 /** How long a starting daemon may take to listen on its socket. */
 const START_TIMEOUT_MS = 20_000;
@@ -110,6 +111,8 @@ export interface StartOptions {
  * which of the start options a daemon already running does not use (see ignoredOptions).
  */
 export async function connectOrStart(root: string, options: StartOptions = {}): Promise<{ client: DaemonClient; notice?: string }> {
+  // A glob outside the root is refused here, as `repomap map` refuses it, not by a daemon that fails to start.
+  rootRelativeGlobs(root, options.exclude ?? [], 'exclude');
   const paths = daemonPaths(root);
   let client: DaemonClient;
   try {
@@ -138,7 +141,9 @@ export function ignoredOptions(root: string, options: StartOptions, status: Daem
   const flags: string[] = [];
   const given = [...(options.exclude ?? [])].sort();
   const used = [...status.exclude].sort();
-  if (given.length > 0 && given.join('\0') !== used.join('\0')) {
+  // Compared as matched: `/root/vendor` and `./vendor` are the one glob.
+  const matched = (globs: readonly string[]) => rootRelativeGlobs(root, globs, 'exclude').sort().join('\0');
+  if (given.length > 0 && matched(given) !== matched(used)) {
     differ.push(`--exclude ${given.join(' ')} (it uses: ${used.join(' ') || 'none'})`);
   }
   if (options.workers !== undefined && options.workers !== status.workers) differ.push(`--workers ${options.workers} (it uses: ${status.workers})`);

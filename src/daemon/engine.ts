@@ -5,6 +5,7 @@
 import { type Discovery, excludeMatcher } from '../discover/discover.js';
 import { errorMessage } from '../errors.js';
 import { type ProjectConfig, readProjectConfig } from '../config.js';
+import { type LanguageOverride, resolveLanguages } from '../extract/user-languages.js';
 import { Reconciler, linkWhileParsing } from '../indexer/indexer.js';
 import { type ParseRunner, createRunner } from '../indexer/pool.js';
 import type { ParseQueue } from '../indexer/parse-queue.js';
@@ -44,10 +45,11 @@ export class DaemonEngine {
     private readonly onIdleTimeoutChanged: () => void,
   ) {
     this.settings = options;
+    // First: a glob outside the root is a bad request, said before a store is opened or a thread started.
+    this.excluded = excludeMatcher(options.root, options.exclude);
     const store = TagStore.open(options.cacheDir, { onNotice: options.log, sharedCacheDir: options.sharedCacheDir });
     const runner = createRunner(options.workers);
     this.current = { store, state: new RepoState(options.root, store), runner, reconciler: this.newReconciler(store, runner) };
-    this.excluded = excludeMatcher(options.exclude);
   }
 
   get options(): DaemonOptions {
@@ -143,7 +145,7 @@ export class DaemonEngine {
       } finally {
         // Updates need a pool whatever became of the release.
         this.current.runner = createRunner(this.options.workers);
-        this.current.reconciler = this.newReconciler();
+        this.current.reconciler = this.newReconciler(this.store, this.runner, this.reconciler.languageOverrides);
       }
     })();
     this.releasing = release;
@@ -192,7 +194,7 @@ export class DaemonEngine {
     const before = this.options;
     const after = (this.settings = { ...before, config, ...daemonSettings(before.flags, config) });
     after.log('project config reloaded');
-    this.excluded = excludeMatcher(after.exclude);
+    this.excluded = excludeMatcher(after.root, after.exclude); // the config's globs were checked as it was read
     if (after.idleTimeoutMs !== before.idleTimeoutMs) this.onIdleTimeoutChanged();
     if (after.workers !== before.workers) {
       await this.runner.close();
@@ -200,9 +202,23 @@ export class DaemonEngine {
     }
     const languagesChanged = !same(after.languages, before.languages);
     if (after.workers !== before.workers || after.maxFileBytes !== before.maxFileBytes || languagesChanged) {
-      this.current.reconciler = this.newReconciler();
+      this.current.reconciler = this.newReconciler(this.store, this.runner, languagesChanged ? undefined : this.reconciler.languageOverrides);
     }
     return languagesChanged || !same([before.exclude, before.include, before.maxFileBytes], [after.exclude, after.include, after.maxFileBytes]);
+  }
+
+  /**
+   * Whether the project's languages read now (its query files, the grammars its config names)
+   * differ from those the index was made with (the reconciler's: see newReconciler): a query
+   * changed where no watch saw it (before the watcher started, or past the system's limit of watches).
+   */
+  languagesChanged(): boolean {
+    const key = (languages: readonly LanguageOverride[]) => languages.map((lang) => `${lang.id}:${lang.signature}`).join(' ');
+    try {
+      return key(resolveLanguages(this.options.root, this.options.languages)) !== key(this.reconciler.languageOverrides);
+    } catch {
+      return true; // they cannot be read now: reloadLanguages says why
+    }
   }
 
   /** A new reconciler, with the languages read again (a query file changed); false (and logged) when they cannot be. */
@@ -217,8 +233,15 @@ export class DaemonEngine {
     return true;
   }
 
-  private newReconciler(store = this.store, runner = this.runner): Reconciler {
-    return new Reconciler(this.options.root, store, runner, { ...this.options, onNotice: this.options.log });
+  /**
+   * A reconciler over the store and the pool. Its languages are those the index was brought up to
+   * date with: read from the root only where a whole pass follows (the cold index, a store rebuilt,
+   * the queries or the config's languages reloaded, each with a rediscovery); one replacing another
+   * for a new pool, or other settings, is given the other's `languages`. So languagesChanged tells a
+   * query that changed unseen from one the index was made with.
+   */
+  private newReconciler(store = this.store, runner = this.runner, languages?: readonly LanguageOverride[]): Reconciler {
+    return new Reconciler(this.options.root, store, runner, { ...this.options, onNotice: this.options.log, ...(languages ? { languageOverrides: languages } : {}) });
   }
 
   /** Closes the pool and then the store. */

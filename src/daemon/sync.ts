@@ -8,7 +8,7 @@ import { isConfigPath } from '../config.js';
 import { type PathState, outOfDate } from '../indexer/indexer.js';
 import { statAll } from '../indexer/stat.js';
 import { languageForPath } from '../extract/languages.js';
-import { isQueryPath } from '../extract/user-languages.js';
+import { QUERY_DIR, isQueryFolder, isQueryPath } from '../extract/user-languages.js';
 import { publishRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import type { DaemonEngine } from './engine.js';
 import type { DaemonTimings } from './settings.js';
@@ -79,8 +79,9 @@ export class RepoSync {
   /**
    * Starts the watcher (after the first map: its first crawl, an lstat per entry and a watch per
    * folder, would delay it). Then catches up with what changed before each folder was watched: new
-   * files discovery lists, indexed files whose stat differs from their record or that are gone, and
-   * files without a record (a `.gitignore`) modified since `sinceMs`. True once it follows the tree.
+   * files discovery lists, indexed files whose stat differs from their record or that are gone,
+   * files without a record (a `.gitignore`) modified since `sinceMs`, and the tag queries (see
+   * changedUnseen). True once it follows the tree.
    */
   async watch(sinceMs: number): Promise<boolean> {
     const { root, log, unwatchable } = this.engine.options;
@@ -90,7 +91,8 @@ export class RepoSync {
     if (this.engine.isStopping) return false;
     const started = Date.now();
     const watcher = await RepoWatcher.start(root, {
-      isIgnored: (path) => this.isWatchIgnored(path),
+      // The queries' folders are the project's config, read whatever discovery lists: followed even where git ignores them.
+      isIgnored: (path) => !isQueryFolder(path) && this.isWatchIgnored(path),
       onChanges: (paths) => this.enqueue(paths),
       onError: (err) => this.watchFailed(err),
       ...(unwatchable ? { unwatchable } : {}),
@@ -103,8 +105,7 @@ export class RepoSync {
     this.watcher = watcher;
     await watcher.ready;
     if (this.engine.isStopping) return false;
-    const changed = new Set(await this.newPaths());
-    for (const path of await this.changedSince(sinceMs)) changed.add(path);
+    const changed = await this.changedUnseen(sinceMs);
     if (changed.size > 0) this.enqueue(changed);
     this.watching = true;
     log(`watching after ${Date.now() - started} ms; ${changed.size} paths changed meanwhile`);
@@ -132,15 +133,27 @@ export class RepoSync {
     this.sweepTimer = setInterval(() => {
       const started = Date.now();
       if (this.pendingBatches > 0) return;
-      Promise.all([this.changedSince(since - 1000), this.newPaths()])
-        .then(([changed, added]) => {
+      this.changedUnseen(since - 1000)
+        .then((paths) => {
           since = started;
-          const paths = new Set([...changed, ...added]);
           if (paths.size > 0) this.enqueue(paths);
         })
         .catch((failure: unknown) => this.engine.options.log(`sweep failed: ${errorMessage(failure)}`));
     }, sweepMs);
     this.sweepTimer.unref();
+  }
+
+  /**
+   * What changed where no watch saw it (before the watcher followed the tree, or past the system's
+   * limit of watches): new files discovery lists, known files changed since `sinceMs` or gone, and
+   * QUERY_DIR when the languages read now are not those parsed with, since discovery may list no
+   * query file (git ignores `.repomap/`) and the two before miss it then.
+   */
+  private async changedUnseen(sinceMs: number): Promise<Set<string>> {
+    const [added, changed] = await Promise.all([this.newPaths(), this.changedSince(sinceMs)]);
+    const paths = new Set([...added, ...changed]);
+    if (this.engine.languagesChanged()) paths.add(QUERY_DIR);
+    return paths;
   }
 
   /** Paths discovery lists that the daemon does not know: files created where no watch sees them. */
@@ -203,7 +216,10 @@ export class RepoSync {
     const configMoved = [...files].some(isConfigPath) && (await engine.reloadConfig());
     // A query file (.repomap/queries/) changes what its language's files give: a new reconciler
     // resolves the languages again, and its first update re-parses the files whose query changed.
-    const queriesMoved = !configMoved && [...files].some(isQueryPath) && engine.reloadLanguages();
+    // A query folder made, deleted or renamed does too: where git ignores it, none of its files is
+    // known or walked (see filesOf), and its entry is all the batch says of its queries.
+    const queriesMoved =
+      !configMoved && [...files, ...changed].some((path) => isQueryPath(path) || isQueryFolder(path.replace(/\/$/, ''))) && engine.reloadLanguages();
     if (configMoved || queriesMoved || [...files].some(isIgnoreFile)) {
       await this.rediscover();
       return;
@@ -248,7 +264,7 @@ export class RepoSync {
    * watcher follows folders, so it named none of their files) the known paths under it and the
    * files on disk under it, a folder inside another of the batch walked with it. A new folder that
    * discovery would list nothing in is not walked but returned in `leftOut`, to be left out unless
-   * the batch re-runs discovery.
+   * the batch re-runs discovery; a query folder (isQueryFolder) never is: it stays watched.
    */
   private async filesOf(changed: Set<string>): Promise<{ files: Set<string>; leftOut: string[] }> {
     const files = new Set([...changed].filter((path) => !path.endsWith('/')));
@@ -263,8 +279,10 @@ export class RepoSync {
     for (const path of state.paths()) if (inFolder(path, isInBatch)) files.add(path);
     for (const folder of folders) {
       if (inFolder(folder, isInBatch) || this.isWatchIgnored(folder)) continue;
-      if (await this.discoverable.skips(folder)) leftOut.push(folder);
-      else for (const path of await filesUnder(this.engine.options.root, folder, (sub) => this.isWatchIgnored(sub))) files.add(path);
+      if (!(await this.discoverable.skips(folder))) {
+        for (const path of await filesUnder(this.engine.options.root, folder, (sub) => this.isWatchIgnored(sub))) files.add(path);
+      } else if (!isQueryFolder(folder)) leftOut.push(folder);
+      // A query folder discovery lists nothing in stays watched, not walked: its entry reloads the queries.
     }
     return { files, leftOut };
   }

@@ -5,11 +5,12 @@ import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { badRequest } from '../errors.js';
+import { rootRelativeGlobs } from '../paths.js';
 
 const execFileAsync = promisify(execFile);
 
 export interface DiscoverOptions {
-  /** Globs of paths to leave out (matched against the path relative to the root, and against each parent folder). */
+  /** Globs of paths to leave out (matched against the path relative to the root, and against each parent folder; an absolute one inside the root is taken from it: see rootRelativeGlob). */
   exclude?: readonly string[];
   /** Globs of the files to keep, matched as `exclude` is; when given, a file none matches is left out. Folders are never left out by it. */
   include?: readonly string[];
@@ -76,7 +77,7 @@ export async function discoverFiles(root: string, options: DiscoverOptions = {})
   if (fromGit) for (const path of await specialEntries(root, fromGit)) found.push(path);
   if (fromGit) paths.push(...found);
   const special = new Set(found);
-  const excluded = leftOutMatcher(options);
+  const excluded = leftOutMatcher(root, options);
   let kept = excluded ? paths.filter((path) => !excluded(path)) : paths;
   if (fromGit) kept = await withoutOwnIgnored(root, kept);
   kept.sort(comparePaths);
@@ -153,8 +154,8 @@ export interface DiscoverableFilter {
  * rule matches it.
  */
 export async function discoverableFilter(root: string, source: Discovery['source'], options: DiscoverOptions = {}): Promise<DiscoverableFilter> {
-  const excluded = excludeMatcher(options.exclude ?? []);
-  const leftOut = leftOutMatcher(options);
+  const excluded = excludeMatcher(root, options.exclude ?? []);
+  const leftOut = leftOutMatcher(root, options);
   const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', [], false, IGNORE_FILES);
   // Inside git, the ignore files git does not read rule out a path whatever git says of it.
   const own = source === 'git' ? new IgnoreRules(root, '', [], false, OWN_IGNORE_FILES) : undefined;
@@ -371,9 +372,9 @@ function isIgnored(levels: IgnoreLevel[], path: string, isDir: boolean): boolean
   return false;
 }
 
-/** A test for paths the --exclude globs leave out (a glob naming a folder excludes what is in it). */
-export function excludeMatcher(globs: readonly string[]): ((path: string) => boolean) | null {
-  return globs.length === 0 ? null : globMatcher(globs);
+/** A test for paths the exclude globs leave out (a glob naming a folder excludes what is in it); globs as rootRelativeGlob takes them. */
+export function excludeMatcher(root: string, globs: readonly string[]): ((path: string) => boolean) | null {
+  return globs.length === 0 ? null : globMatcher(root, globs, 'exclude');
 }
 
 /**
@@ -381,23 +382,31 @@ export function excludeMatcher(globs: readonly string[]): ((path: string) => boo
  * given, those no include glob matches. A folder is judged by `excludeMatcher` alone: an include
  * glob names files, which may lie in any folder.
  */
-export function leftOutMatcher(options: DiscoverOptions): ((path: string) => boolean) | null {
-  const excluded = excludeMatcher(options.exclude ?? []);
+export function leftOutMatcher(root: string, options: DiscoverOptions): ((path: string) => boolean) | null {
+  const excluded = excludeMatcher(root, options.exclude ?? []);
   if ((options.include ?? []).length === 0) return excluded;
-  const included = globMatcher(options.include ?? []);
+  const included = globMatcher(root, options.include ?? [], 'include');
   return (path) => excluded?.(path) === true || !included(path);
 }
 
 /**
- * Whether a path, or one of its folders, matches one of the globs. A glob without a slash matches
- * basenames anywhere; one that names a folder matches everything below it, written with a trailing
- * slash (`vendor/`, as in a .gitignore) or without.
+ * Whether a path (relative to the root), or one of its folders, matches one of the globs, taken
+ * from the root by rootRelativeGlob. A glob without a slash matches basenames anywhere; one with
+ * a slash, the path from the root. One that names a folder matches everything below it, written
+ * with a trailing slash (`vendor/`, as in a .gitignore) or without.
  */
-function globMatcher(globs: readonly string[]): (path: string) => boolean {
+function globMatcher(root: string, globs: readonly string[], option: 'exclude' | 'include'): (path: string) => boolean {
+  if (globs.includes('')) throw badRequest('a glob of exclude or include is an empty string');
   // picomatch matches `vendor/` against no path: the folder's own path has no trailing slash.
-  const patterns = globs.map((glob) => (/[^/]\/+$/.test(glob) ? glob.replace(/\/+$/, '') : glob));
-  if (patterns.includes('')) throw badRequest('a glob of exclude or include is an empty string');
-  const isMatch = picomatch(patterns, { dot: true, basename: true });
+  const patterns = rootRelativeGlobs(root, globs, option).map((glob) => glob.replace(/([^/])\/+$/, '$1'));
+  // picomatch's basename option matches every pattern against the last name alone, so that a
+  // pattern with a slash would match nothing: it is only for those without.
+  const names = patterns.filter((pattern) => !pattern.includes('/'));
+  const anchored = patterns.filter((pattern) => pattern.includes('/'));
+  const tests: Array<(path: string) => boolean> = [];
+  if (names.length > 0) tests.push(picomatch(names, { dot: true, basename: true }));
+  if (anchored.length > 0) tests.push(picomatch(anchored, { dot: true }));
+  const isMatch = (path: string) => tests.some((test) => test(path));
   return (path) => {
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
       if (isMatch(path.slice(0, slash))) return true;

@@ -14,7 +14,7 @@ import { isMultiWordIdentifier } from '../graph/identifiers.js';
 import { indexRepository, type RepoIndex } from '../indexer/indexer.js';
 import { createRunner, type ParseRunner } from '../indexer/pool.js';
 import { mapFromIndex } from '../map.js';
-import { makeFolder, resolveRoot } from '../paths.js';
+import { makeFolder, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { comparePaths } from '../discover/discover.js';
 import { mentionedIdentifiers } from '../mentions.js';
 import { DEFAULT_ENCODING, tokenCounter } from '../pack/tokens.js';
@@ -210,6 +210,10 @@ export interface EvalReport {
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const started = performance.now();
   const root = await resolveRoot(options.root);
+  // The maps are of checkouts elsewhere: the globs are taken from ROOT now (an absolute one is
+  // ROOT's), so that they name the same paths in each checkout as in ROOT.
+  const exclude = rootRelativeGlobs(root, options.exclude ?? [], 'exclude');
+  const include = rootRelativeGlobs(root, options.include ?? [], 'include');
   const repo = await openRepo(root, options.rev);
   const budgets = [...(options.budgets ?? DEFAULT_BUDGETS)];
   const rankers = options.rankers ?? DEFAULT_RANKERS.map((name) => rankerByName(name)!);
@@ -217,7 +221,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   // An unknown encoding is a user error before any work; the first count also loads the encoder,
   // which must not be timed as part of the first map.
   tokenCounter(encoding)('repomap eval: warming the token counter up before the first map is timed\n'.repeat(64));
-  const mined = await mineTasks(repo, options);
+  const mined = await mineTasks(repo, { ...options, exclude, include });
   if (mined.tasks.length === 0) {
     // A table of zeros would read as a score. (A history of merges only has no first-parent
     // commits of its own to mine: rust-analyzer's, for one.)
@@ -261,8 +265,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         root: join(scratch.tree, repo.prefix),
         store,
         runner,
-        exclude: options.exclude,
-        include: options.include,
+        exclude,
+        include,
         maxFileBytes: options.maxFileBytes,
         onNotice: options.onNotice,
       });

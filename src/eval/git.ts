@@ -31,6 +31,8 @@ export async function runGit(args: readonly string[], options: { cwd?: string; e
 
 /** A repository as eval sees it: where its objects are, and the commit history is read from. */
 export interface GitRepo {
+  /** ROOT as openRepo was given it: the folder the tasks' paths, and the exclude and include globs, are taken from. */
+  root: string;
   /** Absolute path of the git directory (the common one, for a linked worktree). */
   gitDir: string;
   /** The commit the window ends at. */
@@ -60,7 +62,7 @@ export async function openRepo(root: string, rev = 'HEAD'): Promise<GitRepo> {
   } catch {
     throw badRequest(`--rev ${rev} is not a commit of ${root}`);
   }
-  return { gitDir, head, prefix };
+  return { root, gitDir, head, prefix };
 }
 
 /**
@@ -167,19 +169,23 @@ export const MAX_TASK_FILES = 8;
 /** Candidate tasks of a window (oldest first) and a seeded sample of them spread over it. */
 export async function mineTasks(repo: GitRepo, options: TaskOptions = {}): Promise<{ window: number; candidates: number; tasks: EvalTask[] }> {
   const history = await firstParentCommits(repo, options.commits ?? 2000);
+  const leftOut = leftOutMatcher(repo.root, options);
   const candidates = history
-    .map((info) => taskOf(info, options))
+    .map((info) => taskOf(info, options, leftOut))
     .filter((task): task is EvalTask => task !== null)
     .reverse();
   return { window: history.length, candidates: candidates.length, tasks: sampleSpread(candidates, options.tasks ?? DEFAULT_TASKS, options.seed ?? 1) };
 }
 
-/** The task of one commit, or null when it is not one (a merge, a chore, too few or too many files). */
-export function taskOf(info: CommitInfo, options: TaskOptions = {}): EvalTask | null {
+/**
+ * The task of one commit, or null when it is not one (a merge, a chore, too few or too many files).
+ * `leftOut`: the paths the map's discovery leaves out (leftOutMatcher of ROOT and the globs, made
+ * once per mining: see mineTasks).
+ */
+export function taskOf(info: CommitInfo, options: Omit<TaskOptions, 'exclude' | 'include'> = {}, leftOut: ((path: string) => boolean) | null = null): EvalTask | null {
   if (info.parents.length !== 1) return null;
   const subject = info.message.split('\n')[0] ?? '';
   if (isChore(subject)) return null;
-  const leftOut = leftOutMatcher(options);
   const sources = info.files.filter(
     (file) =>
       file.changedLines >= 0 &&

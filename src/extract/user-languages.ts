@@ -18,6 +18,15 @@ export function isQueryPath(path: string): boolean {
   return path.startsWith('.repomap/queries/') && path.endsWith('.scm');
 }
 
+/**
+ * Whether a path (relative to the root) is QUERY_DIR or the folder holding it: the queries are read
+ * from there whatever discovery lists (git may ignore `.repomap/`), so a watcher follows them, and
+ * their own entry coming or going (made, deleted, renamed) can change the queries.
+ */
+export function isQueryFolder(path: string): boolean {
+  return path === QUERY_DIR || path === dirname(QUERY_DIR);
+}
+
 /** One entry of the config's `languages` key, as written. */
 export interface LanguageConfig {
   /** Extensions (with their dot) parsed as this language; a built-in language's own when omitted. */

@@ -4,7 +4,7 @@ import { ImportLookup } from '../resolve/imports.js';
 import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
 import { type FileJob, type FileStat, type IndexFileOptions, tooLargeRecord } from '../extract/file.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } from '../extract/languages.js';
-import { type LanguageConfig, languageSet, resolveLanguages } from '../extract/user-languages.js';
+import { type LanguageConfig, type LanguageOverride, languageSet, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
 import { GitBlobs, blobId } from './git-index.js';
@@ -152,11 +152,12 @@ export class Reconciler {
     private readonly root: string,
     private readonly store: TagStore,
     private readonly runner: ParseRunner,
-    settings: ExtractSettings & { onNotice?: (message: string) => void } = {},
+    /** `languageOverrides`: the languages resolved already (another reconciler's), not read again from the root. */
+    settings: ExtractSettings & { onNotice?: (message: string) => void; languageOverrides?: readonly LanguageOverride[] } = {},
   ) {
     this.publishReleaseEvery = settings.publishReleaseEvery ?? PUBLISH_RELEASE_EVERY;
     this.onNotice = settings.onNotice;
-    const overrides = resolveLanguages(root, settings.languages);
+    const overrides = settings.languageOverrides ?? resolveLanguages(root, settings.languages);
     this.languages = languageSet(overrides);
     this.extract = {
       maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
@@ -164,6 +165,11 @@ export class Reconciler {
       // Unset, the extraction's own default.
       ...(settings.parseTimeoutMs !== undefined ? { parseTimeoutMs: settings.parseTimeoutMs } : {}),
     };
+  }
+
+  /** The project's languages this reconciler parses with (see resolveLanguages); none: the built-in ones as shipped. */
+  get languageOverrides(): readonly LanguageOverride[] {
+    return this.extract.languages ?? [];
   }
 
   /**
