@@ -250,6 +250,53 @@ test('the related graph after edits equals the one built from scratch, edge for 
   }
 });
 
+test('the related graph after edits equals the one built from scratch when files import others: a file saved with the same definitions leaves no stale definers behind', () => {
+  const random = seededRandom(12);
+  const files = randomFiles(random);
+  // Each file imports one or two others of its folder by a fixed rule (a path that is no file
+  // imports nothing). In its folder: a change of a widely defined name's definers moves the edges
+  // of the referencers there only (see RelatedState.definerChanged).
+  const importsOf = (path: string): string[] => {
+    const [, d, f] = /^d(\d)\/f(\d+)\.ts$/.exec(path)!.map(Number);
+    return [...new Set([`d${d}/f${(f + 1) % 30}.ts`, `d${d}/f${(f * 7) % 30}.ts`])].filter((other) => other !== path).sort();
+  };
+  const current = new Map<string, FileTags>();
+  const incremental = new ReferenceGraph();
+  incremental.useImports(importsOf);
+  const check = (label: string) => {
+    const scratch = graphOf(current);
+    scratch.useImports(importsOf);
+    assertSameRelated(incremental, scratch, mentioning, label);
+  };
+  const save = (path: string, defined: string[], referenced: string[]) => {
+    const saved = tags(defined, referenced);
+    incremental.setFile(path, fileNames(saved));
+    current.set(path, saved);
+  };
+  const randomRefs = () => unpackRefs(files.randomTags().refs).map((ref) => ref.name);
+  let scenarios = 0;
+  for (let step = 0; step < 150; step++) {
+    editOnce(incremental, current, random, files);
+    check(`step ${step}`);
+    // A file that defines names, and one that imports it: the importer, saved referencing them,
+    // has their definers grouped (and kept) as its edges are derived; the file saved again with
+    // the same definitions and other references links each anew; the importer, saved again,
+    // derives its edges from the definers as they are now.
+    const imported = [...current.keys()].find((path) => current.get(path)!.defs.length > 0 && [...current.keys()].some((other) => importsOf(other).includes(path)));
+    if (!imported) continue;
+    const importer = [...current.keys()].find((other) => importsOf(other).includes(imported))!;
+    const names = current.get(imported)!.defs.map((def) => def.name);
+    const importerDefs = current.get(importer)!.defs.map((def) => def.name);
+    save(importer, importerDefs, [...names, ...randomRefs()]);
+    check(`step ${step}, the importer referencing the file's names`);
+    save(imported, names, randomRefs());
+    save(importer, importerDefs, [...names, ...randomRefs()]);
+    check(`step ${step}, the file saved with the same definitions`);
+    scenarios++;
+  }
+  assert.ok(scenarios > 100, `${scenarios} files saved with the same definitions`);
+});
+
 test('a file saved with the same names moves nothing (its related graph is kept); one whose counts alone change moves its edges', () => {
   const { current } = randomRepository(31);
   const graph = graphOf(current);

@@ -114,7 +114,11 @@ export class ReferenceGraph {
       const toggled = new Set(defined);
       for (const ident of node.defined) if (!toggled.delete(ident)) toggled.add(ident);
       changed = toggled;
+      const before = node.defined;
       this.index.replaceNames(node, { defined, refNames, refCounts, imports, modules });
+      // Every definition was unlinked and linked again: a name it still defines has a new entry in
+      // the definer index (a set emptied of it, then another), which a cached group must not outlive.
+      for (const ident of before) this.definers.forget(ident);
     } else node = this.addFile(path, { defined, refNames, refCounts, imports, modules }, defined.length + refNames.length);
     this.related.fileChanged(node);
     this.definersChanged(changed, node);
