@@ -35,13 +35,14 @@
   name: (identifier) @name.definition.function
   value: (expression_list . (func_literal)))
 
-; Package-level const and var (not those inside functions).
+; Package-level const and var (not those inside functions): a var is a variable, not a constant
+; (`var ErrX = errors.New(...)` can be reassigned).
 (source_file (const_declaration (const_spec name: (identifier) @name.definition.constant)))
 (source_file
   (var_declaration
     [
-      (var_spec name: (identifier) @name.definition.constant)
-      (var_spec_list (var_spec name: (identifier) @name.definition.constant))
+      (var_spec name: (identifier) @name.definition.variable)
+      (var_spec_list (var_spec name: (identifier) @name.definition.variable))
     ]))
 
 ; ---------------------------------------------------------------------------------------------

@@ -433,7 +433,7 @@ describe('go', () => {
       ['DefaultShards', 'constant', 'const DefaultShards'],
       ['minTTL', 'constant', 'minTTL = time.Second'],
       ['maxTTL', 'constant', 'maxTTL = 24'],
-      ['ErrMissing', 'constant', 'var ErrMissing'],
+      ['ErrMissing', 'variable', 'var ErrMissing'],
       // A package-level var holding a func literal is a function, not a constant.
       ['DefaultHook', 'function', 'var DefaultHook'],
       ['Key', 'type', 'type Key = string'],
