@@ -9,6 +9,7 @@ import type { TagStore } from './store/store.js';
 import { unpackRefs } from './extract/refs.js';
 import type { RefTag } from './records.js';
 import type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from './api/types.js';
+import { type FieldNames, OPTION_NAMES, SYMBOL_QUERY } from './api/request.js';
 
 
 export const DEFAULT_SYMBOL_LIMIT = 20;
@@ -137,12 +138,16 @@ function fillLineTexts(root: string, references: SymbolReference[]): void {
   }
 }
 
-/** The answer as text: definitions with their scope lines, then references, most central first. */
-export function renderSymbols(answer: SymbolAnswer): string {
+/**
+ * The answer as text: definitions with their scope lines, then references, most central first.
+ * A cut list names the limit as the caller gives it (`names`: the command line's `--limit` by default).
+ */
+export function renderSymbols(answer: SymbolAnswer, names: FieldNames = OPTION_NAMES): string {
   const { query } = answer;
   const what = query.prefix ? `names starting with '${query.name}'` : `'${query.name}'`;
   const out: string[] = [];
-  const more = (shown: number, total: number) => (total > shown ? ` (${shown} of ${total}; --limit shows more)` : '');
+  const limit = names('limit', SYMBOL_QUERY.limit);
+  const more = (shown: number, total: number) => (total > shown ? ` (${shown} of ${total}; ${limit} shows more)` : '');
   out.push(`definitions of ${what}: ${answer.totalDefinitions}${more(answer.definitions.length, answer.totalDefinitions)}`);
   for (const def of answer.definitions) {
     out.push(`${def.path}:${def.line} ${def.kind} ${def.name}`);

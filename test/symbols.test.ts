@@ -87,6 +87,8 @@ test('repomap symbols prints text and json; a missing NAME is a user error', () 
   assert.match(text.stdout, /^src\/checkout\.ts:9 call: const total = withTax\(this\.cart\.discountedTotal\(0\)\);$/m);
   const json = runCli(['symbols', 'withTax', root, '--cache-dir', cache, '--format', 'json']);
   assert.equal(JSON.parse(json.stdout).definitions[0].path, 'src/pricing.ts');
+  // A list cut short names the option that shows more (MCP names its argument: see mcp.test.ts).
+  assert.match(runCli(['symbols', 'Cart', root, '--cache-dir', cache, '--limit', '1']).stdout, /^references to 'Cart': \d+ \(1 of \d+; --limit shows more\)/m);
   const missing = runCli(['symbols']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /symbols needs a NAME/);

@@ -257,7 +257,7 @@ export function createMcpServer(root: string, version: string, options: McpServe
         whenIndexed('find_symbol', extra, async (repo) => {
           const answer = await repo.symbols(fromArguments(args, SYMBOL_QUERY) as SymbolQuery);
           const { definitions, references, totalDefinitions, totalReferences } = answer;
-          return { text: renderSymbols(answer), structured: { definitions, references, totalDefinitions, totalReferences } };
+          return { text: renderSymbols(answer, MCP_NAMES), structured: { definitions, references, totalDefinitions, totalReferences } };
         }),
       ),
   );
