@@ -276,6 +276,7 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
 
   for (const [args, pattern] of [
     [['eval', tempDir()], /is not a git repository/],
+    [['eval', emptyRepository()], /^repomap: \S+ has no commits yet \(eval reads its history\)$/m],
     [['eval', bare, '--ranking', 'pagerank'], /unknown ranking 'pagerank'/],
     [['eval', bare, '--budgets', '1024,,2048'], /comma-separated list/],
     [['eval', bare, '--budgets', 'lots'], /--budgets takes a positive whole number/],
@@ -290,6 +291,13 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
     assert.match(result.stderr, pattern);
   }
 });
+
+/** A git repository with no commit. */
+function emptyRepository(): string {
+  const dir = tempDir();
+  git(dir, 'init', '-q');
+  return dir;
+}
 
 /** Names of a file as the index keeps them: only the defined ones matter to needed names. */
 function defining(...defined: string[]): FileNames {

@@ -60,7 +60,8 @@ export async function openRepo(root: string, rev = 'HEAD'): Promise<GitRepo> {
   try {
     head = (await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `${rev}^{commit}`])).trim();
   } catch {
-    throw badRequest(`--rev ${rev} is not a commit of ${root}`);
+    // HEAD names no commit only in a repository without any (the first not made yet).
+    throw badRequest(rev === 'HEAD' ? `${root} has no commits yet (eval reads its history)` : `--rev ${rev} is not a commit of ${root}`);
   }
   return { root, gitDir, head, prefix };
 }
