@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
 import { connect as connectRepo } from '../src/api/index.js';
@@ -905,6 +905,30 @@ test('a daemon whose root is deleted, moved away or replaced exits as on stop, s
   await call(next.socket, 'shutdown');
   assert.equal(await next.exited, 0);
   rmSync(moved, { recursive: true });
+});
+
+test('stop and status take a root deleted under its running daemon, by the path it had; a missing root without one is a one-line mistake', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  // A daemon that has not noticed yet: its check an hour away, no watcher (no map asked).
+  const daemon = await startDaemon(root, { ...env, REPOMAP_TEST_HOLD_CHECK_MS: '3600000', REPOMAP_TEST_BACKGROUND_MS: '600000' });
+  await untilReady(daemon.socket);
+  rmSync(root, { recursive: true });
+  // Relative to the current folder, and through a symlink to a folder above: the daemon's root is a real path.
+  const status = runCli(['status', basename(root), '--format', 'json'], { cwd: dirname(root), env });
+  assert.equal(status.code, 0, status.stderr);
+  assert.deepEqual(((info: DaemonStatus) => [info.root, info.pid])(JSON.parse(status.stdout) as DaemonStatus), [root, daemon.child.pid]);
+  const link = join(tempDir(), 'link');
+  symlinkSync(dirname(root), link);
+  const stopped = runCli(['stop', join(link, basename(root))], { env });
+  assert.equal(stopped.code, 0, stopped.stderr);
+  assert.equal(stopped.stdout, `repomap: stopped the daemon for ${root}\n`);
+  assert.equal(await exitWithin(daemon), 0);
+  assert.match(daemon.stderr(), /shutting down: asked to/);
+  for (const command of ['status', 'stop']) {
+    const result = runCli([command, root], { env });
+    assert.deepEqual([result.code, result.stdout, result.stderr], [2, '', `repomap: repository root ${root} does not exist\n`]);
+  }
 });
 
 test('a renamed import target is resolved again: the chat file\'s map follows what its import now names', async () => {
