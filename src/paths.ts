@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badRequest } from './errors.js';
 
@@ -201,6 +201,36 @@ export async function resolveRoot(root: string): Promise<string> {
   }
   if (!(await stat(real)).isDirectory()) throw badRequest(`repository root ${root} is not a directory`);
   return real;
+}
+
+/**
+ * The real path a path that leads nowhere would have: the real path of its nearest folder that
+ * exists, with the missing names after it (a root deleted or moved away had this real path, if no
+ * symlink was among the missing names). Undefined when something is at the path (a dangling
+ * symlink too), or when a relative path has no base (the current folder was deleted).
+ */
+export function missingRealPath(path: string): string | undefined {
+  let dir: string;
+  try {
+    dir = resolve(path);
+  } catch {
+    return undefined; // process.cwd() throws: the current folder was deleted
+  }
+  try {
+    if (lstatSync(dir, { throwIfNoEntry: false }) !== undefined) return undefined;
+  } catch {
+    // leads nowhere reachable (ENOTDIR: a folder above is a file now; EACCES)
+  }
+  const missing: string[] = [];
+  for (; dirname(dir) !== dir; dir = dirname(dir)) {
+    missing.unshift(basename(dir));
+    try {
+      return join(realpathSync(dirname(dir)), ...missing);
+    } catch {
+      // that folder is missing too: one up
+    }
+  }
+  return undefined;
 }
 
 /** This package's version, from its package.json. */

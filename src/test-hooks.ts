@@ -6,6 +6,7 @@
 //   REPOMAP_TEST_GRAPH_SAVE_MS   the quiet spell before the related graph is saved (graphSaveDelayMs)
 //   REPOMAP_TEST_BACKGROUND_MS   the wait for a first map before the warm-up starts (backgroundAfterMs)
 //   REPOMAP_TEST_WATCH_DELAY_MS  the watcher started this much later (watchDelayMs)
+//   REPOMAP_TEST_HOLD_CHECK_MS   how often the daemon checks its socket and its root are still there (holdCheckMs)
 //   REPOMAP_TEST_UNWATCHABLE     paths containing this text cannot be watched (RepoWatcherOptions.unwatchable)
 //   REPOMAP_TEST_RELEASE_FROM_BYTES  the daemon's store lets go of its map from this size on (DaemonOptions.releasePagesFromBytes)
 //   REPOMAP_TEST_PUBLISH_RELEASE_EVERY  the daemon's publishing lets go of the store's map every this many copies (ExtractSettings.publishReleaseEvery)
@@ -22,6 +23,7 @@ const DAEMON_TIMING_VARIABLES: Record<keyof DaemonTimings, string> = {
   graphSaveDelayMs: 'REPOMAP_TEST_GRAPH_SAVE_MS',
   backgroundAfterMs: 'REPOMAP_TEST_BACKGROUND_MS',
   watchDelayMs: 'REPOMAP_TEST_WATCH_DELAY_MS',
+  holdCheckMs: 'REPOMAP_TEST_HOLD_CHECK_MS',
 };
 
 /** The daemon's test options set in `env` (none in production). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
 import { connect as connectRepo } from '../src/api/index.js';
@@ -855,6 +855,80 @@ test('the daemon exits after its idle timeout, and when its socket is removed', 
   rmSync(orphan.socket);
   assert.equal(await orphan.exited, 0);
   assert.match(orphan.stderr(), /socket was removed/);
+});
+
+/** The daemon's exit code once it exits, or 'still running' after `ms` (generous: a bound, not a speed). */
+function exitWithin(daemon: RunningDaemon, ms = 20_000): Promise<number | null | 'still running'> {
+  return Promise.race([daemon.exited, sleep(ms).then(() => 'still running' as const)]);
+}
+
+async function untilReady(socket: string): Promise<void> {
+  while ((await call<DaemonStatus>(socket, 'status')).state !== 'ready') await sleep(25);
+}
+
+test('a daemon whose root is deleted, moved away or replaced exits as on stop, saying why; the moved folder\'s daemon reuses what it stored', async () => {
+  const env = runtimeEnv();
+  const lockOf = (root: string) => daemonPaths(root, join(env.XDG_RUNTIME_DIR, 'repomap')).lock;
+  // Before the watcher runs (no map asked), the timer finds the root gone, or another folder at its path.
+  for (const [change, reason] of [
+    [(root: string) => rmSync(root, { recursive: true }), /shutting down: its root \S+ is gone \(deleted, or moved or renamed\)/],
+    [(root: string) => (rmSync(root, { recursive: true }), mkdirSync(root)), /shutting down: its root \S+ is another folder now/],
+  ] as const) {
+    const root = gitRepo();
+    const daemon = await startDaemon(root, { ...env, REPOMAP_TEST_BACKGROUND_MS: '600000' });
+    await untilReady(daemon.socket);
+    change(root);
+    assert.equal(await exitWithin(daemon), 0, daemon.stderr());
+    assert.match(daemon.stderr(), reason);
+    assert.ok(!existsSync(daemon.socket) && !existsSync(lockOf(root)), 'socket and lock removed');
+  }
+
+  // The watcher names the root's own removal: with the timer an hour away, the daemon exits all the same.
+  const root = gitRepo();
+  const daemon = await startDaemon(root, { ...env, REPOMAP_TEST_HOLD_CHECK_MS: '3600000' });
+  await call(daemon.socket, 'map', {});
+  for (let status = await call<DaemonStatus>(daemon.socket, 'status'); !status.watching || status.pendingChanges > 0; status = await call<DaemonStatus>(daemon.socket, 'status')) await sleep(25);
+  const logged = daemon.stderr().length;
+  const moved = `${root}-moved`;
+  renameSync(root, moved);
+  assert.equal(await exitWithin(daemon), 0, daemon.stderr());
+  const afterMove = daemon.stderr().slice(logged);
+  assert.match(afterMove, /shutting down: its root \S+ is gone/);
+  assert.doesNotMatch(afterMove, /updated \d+ paths|update failed/, 'the events of the move are not applied');
+  assert.ok(!existsSync(daemon.socket) && !existsSync(lockOf(root)), 'socket and lock removed');
+  // The moved folder's daemon on the same cache finds every record there: the old one dropped none.
+  cacheDirs.set(moved, cacheFor(root));
+  const next = await startDaemon(moved, env);
+  const map = await call<RepoMap>(next.socket, 'map', { tokens: 4096 });
+  assert.equal(map.stats.parsed, 0);
+  assert.match(map.text, /class Cart/);
+  await call(next.socket, 'shutdown');
+  assert.equal(await next.exited, 0);
+  rmSync(moved, { recursive: true });
+});
+
+test('stop and status take a root deleted under its running daemon, by the path it had; a missing root without one is a one-line mistake', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  // A daemon that has not noticed yet: its check an hour away, no watcher (no map asked).
+  const daemon = await startDaemon(root, { ...env, REPOMAP_TEST_HOLD_CHECK_MS: '3600000', REPOMAP_TEST_BACKGROUND_MS: '600000' });
+  await untilReady(daemon.socket);
+  rmSync(root, { recursive: true });
+  // Relative to the current folder, and through a symlink to a folder above: the daemon's root is a real path.
+  const status = runCli(['status', basename(root), '--format', 'json'], { cwd: dirname(root), env });
+  assert.equal(status.code, 0, status.stderr);
+  assert.deepEqual(((info: DaemonStatus) => [info.root, info.pid])(JSON.parse(status.stdout) as DaemonStatus), [root, daemon.child.pid]);
+  const link = join(tempDir(), 'link');
+  symlinkSync(dirname(root), link);
+  const stopped = runCli(['stop', join(link, basename(root))], { env });
+  assert.equal(stopped.code, 0, stopped.stderr);
+  assert.equal(stopped.stdout, `repomap: stopped the daemon for ${root}\n`);
+  assert.equal(await exitWithin(daemon), 0);
+  assert.match(daemon.stderr(), /shutting down: asked to/);
+  for (const command of ['status', 'stop']) {
+    const result = runCli([command, root], { env });
+    assert.deepEqual([result.code, result.stdout, result.stderr], [2, '', `repomap: repository root ${root} does not exist\n`]);
+  }
 });
 
 test('a renamed import target is resolved again: the chat file\'s map follows what its import now names', async () => {

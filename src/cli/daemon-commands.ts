@@ -5,11 +5,11 @@ import { resolve } from 'node:path';
 import { DaemonClient } from '../client/client.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
-import { daemonPaths, listDaemons } from '../daemon/runtime.js';
+import { daemonPaths, listDaemons, liveDaemonPid } from '../daemon/runtime.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { RepomapError, badRequest } from '../errors.js';
-import { resolveRoot } from '../paths.js';
+import { missingRealPath, resolveRoot } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
@@ -50,7 +50,8 @@ ${CONFIG_HELP}`;
 const STATUS_HELP = `Usage: repomap status [ROOT] [--all] [--format text|json]
 
 Shows the daemon of ROOT's repository: state, files, skips, pending changes, memory, uptime.
-With --all, lists every running daemon of this user. Exits 1 when no daemon runs.
+With --all, lists every running daemon of this user. Exits 1 when no daemon runs. A ROOT deleted
+or moved away is taken by the path it had while its daemon runs.
 `;
 
 function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?: string[]; 'idle-timeout'?: string }) {
@@ -67,9 +68,32 @@ function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?
   };
 }
 
-async function rootOf(positionals: string[], command: string): Promise<string> {
+/** The ROOT a command was given, as given (the current folder by default). */
+function rootArgument(positionals: string[], command: string): string {
   if (positionals.length > 1) throw badRequest(`${command} takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
-  return resolveRoot(positionals[0] ?? '.');
+  return positionals[0] ?? '.';
+}
+
+async function rootOf(positionals: string[], command: string): Promise<string> {
+  return resolveRoot(rootArgument(positionals, command));
+}
+
+/**
+ * The root of a command that asks its running daemon (status, stop). A ROOT that leads nowhere
+ * (deleted, or moved away) is taken at the real path it had (see missingRealPath) when a live
+ * daemon is registered under that path, whose root it was: such a daemon is stopped, or shows its
+ * status, by the path it was started for. Otherwise the root is resolved as for every command,
+ * and a missing one is a mistake.
+ */
+async function daemonRootOf(positionals: string[], command: string): Promise<string> {
+  const given = rootArgument(positionals, command);
+  try {
+    return await resolveRoot(given);
+  } catch (err) {
+    const former = given === '' ? undefined : missingRealPath(given);
+    if (former !== undefined && liveDaemonPid(daemonPaths(former).lock) !== undefined) return former;
+    throw err;
+  }
 }
 
 /** The root of a command that may start its daemon: its project config is checked here first, so a mistake in it is said directly. */
@@ -161,10 +185,10 @@ export async function startCommand(args: string[]): Promise<number> {
 export async function stopCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('stop', args, { help: { type: 'boolean', short: 'h' } });
   if (values.help) {
-    process.stdout.write('Usage: repomap stop [ROOT]\n\nStops the daemon of ROOT\'s repository, closing its store cleanly.\n');
+    process.stdout.write('Usage: repomap stop [ROOT]\n\nStops the daemon of ROOT\'s repository, closing its store cleanly. A ROOT deleted or moved away is taken by the path it had while its daemon runs.\n');
     return 0;
   }
-  const root = await rootOf(positionals, 'stop');
+  const root = await daemonRootOf(positionals, 'stop');
   const stopped = await stopDaemon(root);
   process.stdout.write(stopped ? `repomap: stopped the daemon for ${root}\n` : `repomap: no daemon runs for ${root}\n`);
   return 0;
@@ -233,7 +257,7 @@ export async function statusCommand(args: string[]): Promise<number> {
     else for (const status of statuses) process.stdout.write(statusLine(status) + '\n');
     return 0;
   }
-  const root = await rootOf(positionals, 'status');
+  const root = await daemonRootOf(positionals, 'status');
   const status = await statusAt(daemonPaths(root).socket);
   if (!status) {
     if (json) process.stdout.write('null\n');

@@ -40,7 +40,7 @@ export class Daemon {
   private constructor(options: DaemonOptions) {
     const timings = { ...DAEMON_TIMINGS, ...options.timings };
     const engine = (this.engine = new DaemonEngine(options, () => this.lifecycle.touch()));
-    this.sync = new RepoSync(engine, timings);
+    this.sync = new RepoSync(engine, timings, () => this.lifecycle.rootGone());
     this.warmup = new WarmUp(engine, this.sync, timings);
     this.cold = new ColdIndex(engine, this.sync);
     const methods: DaemonMethods = {
@@ -53,6 +53,7 @@ export class Daemon {
     this.lifecycle = new Lifecycle({
       root: options.root,
       paths: options.paths,
+      holdCheckMs: timings.holdCheckMs,
       idleTimeoutMs: () => engine.options.idleTimeoutMs,
       log: options.log,
       serve: (socket) => serveConnection(socket, { methods, onRequest: () => this.lifecycle.touch(), log: options.log }),

@@ -68,6 +68,12 @@ function checkOwner(owner: number, what: string): void {
   if (uid !== undefined && owner !== uid) throw new RepomapError('refused', `${what} belongs to another user (uid ${owner}); refusing to use it`);
 }
 
+/** The pid of the live daemon holding a root's lock (see daemonPaths), or undefined when none does. */
+export function liveDaemonPid(lock: string): number | undefined {
+  const pid = readLockPid(lock);
+  return pid !== undefined && isProcessAlive(pid) ? pid : undefined;
+}
+
 /** Daemons with a live lock in the runtime folder: pid and socket path. */
 export function listDaemons(dir: string = runtimeDir()): Array<{ pid: number; socket: string }> {
   let names: string[];
@@ -78,8 +84,8 @@ export function listDaemons(dir: string = runtimeDir()): Array<{ pid: number; so
   }
   const found: Array<{ pid: number; socket: string }> = [];
   for (const name of names.filter((n) => n.endsWith('.lock')).sort()) {
-    const pid = readLockPid(join(dir, name));
-    if (pid !== undefined && isProcessAlive(pid)) found.push({ pid, socket: join(dir, name.replace(/\.lock$/, '.sock')) });
+    const pid = liveDaemonPid(join(dir, name));
+    if (pid !== undefined) found.push({ pid, socket: join(dir, name.replace(/\.lock$/, '.sock')) });
   }
   return found;
 }

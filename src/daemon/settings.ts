@@ -35,6 +35,8 @@ export interface DaemonTimings {
   backgroundAfterMs: number;
   /** The watcher starts this much later than the rest of the background work (a test changes files in that gap). */
   watchDelayMs: number;
+  /** How often the daemon checks that its socket is still there and its root is still the folder it started on. */
+  holdCheckMs: number;
 }
 
 /** The production timings; a test gives others through DaemonOptions.timings. */
@@ -43,6 +45,7 @@ export const DAEMON_TIMINGS: Readonly<DaemonTimings> = {
   graphSaveDelayMs: 30_000,
   backgroundAfterMs: 1000,
   watchDelayMs: 0,
+  holdCheckMs: 2000,
 };
 
 export interface DaemonOptions extends DaemonSettings {

@@ -2,7 +2,7 @@
 // sweep where paths cannot be watched, changes applied one batch after another, discovery run
 // again when its rules change, and the related graph saved once changes stop.
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
-import { errorMessage } from '../errors.js';
+import { RepomapError, errorMessage } from '../errors.js';
 import { requestFilePaths } from '../paths.js';
 import { isConfigPath } from '../config.js';
 import { type PathState, outOfDate } from '../indexer/indexer.js';
@@ -38,9 +38,14 @@ export class RepoSync {
   private graphToPublish = false;
   private graphSaveTimer: NodeJS.Timeout | undefined;
 
+  /**
+   * `rootGone` says why the root is no longer the folder the daemon started on (deleted, moved),
+   * having asked for the shutdown then; undefined while it is (see Lifecycle.rootGone).
+   */
   constructor(
     private readonly engine: DaemonEngine,
     private readonly timings: DaemonTimings,
+    private readonly rootGone: () => Promise<string | undefined>,
   ) {}
 
   /** Queues the cold index first: every update and request comes after it. */
@@ -94,6 +99,7 @@ export class RepoSync {
       // The queries' folders are the project's config, read whatever discovery lists: followed even where git ignores them.
       isIgnored: (path) => !isQueryFolder(path) && this.isWatchIgnored(path),
       onChanges: (paths) => this.enqueue(paths),
+      onRootEvent: () => void this.rootGone(),
       onError: (err) => this.watchFailed(err),
       ...(unwatchable ? { unwatchable } : {}),
     });
@@ -207,6 +213,11 @@ export class RepoSync {
    * re-runs discovery over the tree.
    */
   private async applyChanges(changed: Set<string>): Promise<void> {
+    // Once the root is gone (deleted, moved), every path of a batch reads as missing, and the
+    // records of its files are not to be dropped: a daemon on the moved folder may share this cache
+    // and read them. A batch of the removal's own events is checked after the removal, so it is
+    // never applied; the daemon stops (see Lifecycle.rootGone).
+    if (await this.rootGone()) return;
     const { engine } = this;
     const started = performance.now();
     // The batch is judged by its files, those under the folders it names too: a folder made with
@@ -289,6 +300,9 @@ export class RepoSync {
 
   /** Lists the tree again and brings the index up to date with it: files and files parsed. */
   async rediscover(): Promise<{ files: number; parsed: number }> {
+    // Listed after the root went, no file would be left: every record dropped (see applyChanges).
+    const gone = await this.rootGone();
+    if (gone) throw new RepomapError('daemon-unavailable', `the daemon is stopping: ${gone}`);
     const { engine } = this;
     const before = engine.state.stats.parsed;
     const discovery = await this.discover();

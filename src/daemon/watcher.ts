@@ -13,6 +13,11 @@ export interface RepoWatcherOptions {
   isIgnored: (path: string) => boolean;
   /** A coalesced batch of changed relative file paths (created, changed or deleted). */
   onChanges: (paths: Set<string>) => void;
+  /**
+   * chokidar named the root itself as removed (an `unlinkDir` of the root, on a deletion or a
+   * rename of it): the daemon checks whether its root is still the folder it started on.
+   */
+  onRootEvent?: () => void;
   onError?: (err: unknown) => void;
   /**
    * Test only (fault injection): paths containing this text cannot be watched, as when the
@@ -82,8 +87,13 @@ export class RepoWatcher {
       if (!name) this.add(folder === '' ? '' : `${folder}/`);
       else this.add(folder === '' ? name : `${folder}/${name}`);
     });
-    // A folder that appeared or went: the daemon checks every path under it, known or on disk.
-    const onFolder = (path: string) => this.add(`${this.relative(path)}/`);
+    // A folder that appeared or went: the daemon checks every path under it, known or on disk. The
+    // root's own removal is no change of a path in it: said apart (see onRootEvent).
+    const onFolder = (path: string) => {
+      const folder = this.relative(path);
+      if (folder === '') options.onRootEvent?.();
+      else this.add(`${folder}/`);
+    };
     this.watcher.on('addDir', onFolder).on('unlinkDir', onFolder);
     this.watcher.on('error', (err: unknown) => options.onError?.(err));
     this.ready = new Promise((resolve) => this.watcher.once('ready', () => resolve()));
