@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { ReferenceGraph } from '../src/graph/graph.js';
 import { RepoState } from '../src/daemon/repo-state.js';
 import { comparePaths } from '../src/discover/discover.js';
-import type { PathState } from '../src/indexer/indexer.js';
+import { type PathState, indexRepository } from '../src/indexer/indexer.js';
 import { TagStore } from '../src/store/store.js';
 import { tempDir } from './helpers.js';
 
@@ -29,6 +32,30 @@ test("the daemon's sorted views: rebuilt from discovery's sorted list without so
     assert.deepEqual(viewsOf(paths), sorted, 'from the sorted list');
     assert.deepEqual(viewsOf(paths.slice(1)), sorted, 'a list without one of the paths: sorted instead');
     assert.deepEqual(viewsOf([...paths, 'zz/gone.ts']), sorted, 'a path of the list that has no state is no view');
+  } finally {
+    await store.close();
+  }
+});
+
+test("the daemon resolves the imports of a barrel file (only `export * from` lines: no node of the graph) from its stored names, as a map in-process does", async () => {
+  const root = tempDir();
+  mkdirSync(join(root, 'src', 'lib'), { recursive: true });
+  writeFileSync(join(root, 'src', 'lib', 'index.ts'), "export * from './widgets';\nexport * from './gears';\n");
+  writeFileSync(join(root, 'src', 'lib', 'widgets.ts'), 'export function makeWidget(): number {\n  return 0;\n}\n');
+  writeFileSync(join(root, 'src', 'lib', 'gears.ts'), 'export interface Gear {\n  teeth: number;\n}\n');
+  writeFileSync(join(root, 'src', 'app.ts'), "import { makeWidget } from './lib';\n\nexport const made = makeWidget();\n");
+  const store = TagStore.open(tempDir());
+  try {
+    const graph = new ReferenceGraph((path) => store.names(path));
+    const index = await indexRepository({ root, store, graph, workers: 1 });
+    const state = new RepoState(root, store);
+    // As a daemon's pass applies them: each record with the names its parse gave.
+    state.apply(new Map(index.records.map((record) => [record.path, { record: { ...record, names: store.names(record.path) } }])));
+    const barrel = 'src/lib/index.ts';
+    assert.ok(!state.graph.hasFile(barrel), 'the barrel is no node of the graph');
+    assert.deepEqual(index.lookups.importsOf(barrel), ['src/lib/gears.ts', 'src/lib/widgets.ts']);
+    assert.deepEqual(state.index().lookups.importsOf(barrel), index.lookups.importsOf(barrel));
+    assert.deepEqual(state.index().lookups.importsOf('src/app.ts'), index.lookups.importsOf('src/app.ts'));
   } finally {
     await store.close();
   }

@@ -2,13 +2,14 @@
 import { comparePaths } from '../discover/discover.js';
 import { ReferenceGraph } from '../graph/graph.js';
 import { importantFiles } from '../important.js';
-import { type IndexLookups, OutlineCache, type PathState, type RepoIndex, emptyStats, splitStates } from '../indexer/indexer.js';
+import { type IndexLookups, OutlineCache, type PathState, type RepoIndex, emptyStats, namesForImports, splitStates } from '../indexer/indexer.js';
 import { type IndexStats } from '../api/types.js';
 import { centrality } from '../map.js';
 import type { TagStore } from '../store/store.js';
 import { ImportLookup } from '../resolve/imports.js';
 import { isProjectFile } from '../resolve/resolve.js';
 import type { FileRecord } from '../records.js';
+import type { NamesOf } from '../indexer/priority.js';
 import type { SkippedFile } from '../api/types.js';
 
 /** Updates larger than this rebuild the sorted views by sorting, rather than patching them path by path. */
@@ -38,6 +39,8 @@ export class RepoState {
   private snapshot: RepoIndex | undefined;
   private fileRank: Map<string, number> | undefined;
   private readonly outlines: OutlineCache;
+  /** What import resolution reads of a file (see namesForImports). */
+  private readonly importNames: NamesOf;
   private readonly lookups: IndexLookups = {
     isKnown: (path) => this.states.has(path),
     outlineOf: (path) => {
@@ -56,11 +59,12 @@ export class RepoState {
   ) {
     this.outlines = new OutlineCache((path) => store.outline(path), OUTLINES_KEPT);
     this.graph = new ReferenceGraph((path) => store.names(path));
+    this.importNames = namesForImports(store, this.graph);
     this.graph.useImports(this.lookups.importsOf);
   }
 
   private importLookup(): ImportLookup {
-    return (this.imports ??= new ImportLookup(this.root, this.sortedViews().paths.slice(), (file) => this.graph.fileNames(file)));
+    return (this.imports ??= new ImportLookup(this.root, this.sortedViews().paths.slice(), this.importNames));
   }
 
   /** A digest of the project files that import resolution reads (see ImportLookup.projectKey). */

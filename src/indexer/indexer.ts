@@ -15,7 +15,7 @@ import { importantFiles } from '../important.js';
 import { type ParseRunner, type RunnerOptions, createRunner } from './pool.js';
 import { STAT_CHUNK, statAll, statTaken } from './stat.js';
 import { ParseQueue } from './parse-queue.js';
-import { prioritize } from './priority.js';
+import { type NamesOf, prioritize } from './priority.js';
 import type { IndexStats, PartialIndex } from '../api/types.js';
 import type { ReferenceGraph } from '../graph/graph.js';
 
@@ -510,7 +510,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     let parsedAtCollect = 0;
     const order = new ParseQueue();
     const settled = new Map<string, PathState>();
-    const stopEarly = early && graph ? startEarly(root, discovery.paths, order, graph, early) : undefined;
+    const stopEarly = early && graph ? startEarly(root, discovery.paths, order, graph, store, early) : undefined;
     let states: Map<string, PathState>;
     try {
       states = await reconciler.update(
@@ -564,10 +564,10 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
  * the bound has passed and those files and their imports are indexed (the signal aborts);
  * `cancel` when the pass ends.
  */
-function startEarly(root: string, paths: readonly string[], order: ParseQueue, graph: ReferenceGraph, early: NonNullable<IndexOptions['early']>) {
+function startEarly(root: string, paths: readonly string[], order: ParseQueue, graph: ReferenceGraph, store: TagStore, early: NonNullable<IndexOptions['early']>) {
   const stop = new AbortController();
   const files = early.files.filter((path) => paths.includes(path));
-  const { core, queued } = prioritize(files, { root, paths, queue: order, namesOf: (path) => graph.fileNames(path), signal: stop.signal });
+  const { core, queued } = prioritize(files, { root, paths, queue: order, namesOf: namesForImports(store, graph), signal: stop.signal });
   // A failed read of the tree leaves the order as it was: the map is only less focused.
   queued.catch(() => {});
   const timer = setTimeout(() => void core.then(() => stop.abort()), early.boundMs);
@@ -584,6 +584,16 @@ export function linkWhileParsing(graph: ReferenceGraph, stats: IndexStats): void
   if (stats.parsed > 0) graph.linkParsedDefiners();
 }
 
+/**
+ * A file's names as import resolution reads them (its modules, and a barrel's re-exports): from the
+ * graph that holds them when there is one (not decoded again from the store), else from the store.
+ * The graph keeps no node for a file that defines and references nothing (a barrel of `export *
+ * from` lines), and resolution follows such files: their names are read from the store.
+ */
+export function namesForImports(store: Pick<TagStore, 'names'>, graph?: ReferenceGraph): NamesOf {
+  return graph ? (file) => (graph.hasFile(file) ? graph.fileNames(file) : store.names(file)) : (file) => store.names(file);
+}
+
 /** Lookups over a finished index, with outlines read from the store (each once). */
 function storeLookups(root: string, store: TagStore, paths: readonly string[], records: readonly FileRecord[], graph?: ReferenceGraph): IndexLookups {
   const known = new Set(paths);
@@ -591,11 +601,7 @@ function storeLookups(root: string, store: TagStore, paths: readonly string[], r
   const outlines = new OutlineCache((path) => store.outline(path));
   let important: string[] | undefined;
   let imports: ImportLookup | undefined;
-  // A file's modules from the graph that holds its names when there is one (not decoded again from
-  // the store); the graph keeps no node for a file that defines and references nothing (a barrel of
-  // `export * from` lines), so such a file's modules are read from the store.
-  const namesOf = graph ? (file: string) => (graph.hasFile(file) ? graph.fileNames(file) : store.names(file)) : (file: string) => store.names(file);
-  const importLookup = () => (imports ??= new ImportLookup(root, paths, namesOf));
+  const importLookup = () => (imports ??= new ImportLookup(root, paths, namesForImports(store, graph)));
   return {
     isKnown: (path) => known.has(path),
     outlineOf: (path) => (indexed.has(path) ? outlines.get(path) : undefined),
