@@ -298,6 +298,16 @@ test("a store that dropped many records is opened by another process as it is, n
   assert.ok(!existsSync(join(cache, 'tags.lmdb.damaged')));
 });
 
+const NO_REQUEST = { chatFiles: new Set<string>(), mentionedIdents: new Set<string>() };
+
+/** A graph of the root's files as the store holds them, given a saved related graph (which it must take). */
+async function restoredGraph(root: string, store: TagStore, saved: SavedRelated): Promise<ReferenceGraph> {
+  const graph = new ReferenceGraph((path) => store.names(path));
+  await indexRepository({ root, store, graph, workers: 1 });
+  assert.ok(graph.restoreRelated(saved));
+  return graph;
+}
+
 test('the saved related graph carries its unpersonalized ranks: a graph restored from it takes them, bit for bit those it would compute', async () => {
   const root = copyFixture('shop');
   const cache = tempDir();
@@ -309,12 +319,7 @@ test('the saved related graph carries its unpersonalized ranks: a graph restored
   assert.equal(walkRanks?.length, file.saved.paths.length);
   const store = TagStore.open(cache);
   try {
-    const restored = async (saved: SavedRelated) => {
-      const graph = new ReferenceGraph((path) => store.names(path));
-      await indexRepository({ root, store, graph, workers: 1 });
-      assert.ok(graph.restoreRelated(saved));
-      return graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set() });
-    };
+    const restored = async (saved: SavedRelated) => (await restoredGraph(root, store, saved)).compileRelated(NO_REQUEST);
     const withRanks = await restored(structuredClone(file.saved));
     const without = await restored({ ...structuredClone(file.saved), walkRanks: undefined });
     assert.deepEqual(withRanks.walkRanks, walkRanks);
@@ -343,12 +348,7 @@ test('the saved related graph carries its merged walk and forward totals: a rest
   assert.ok(walkTargets && walkTargets.length > 0 && walkTargets.length < file.saved.targets.length, 'parallel edges are merged');
   const store = TagStore.open(cache);
   try {
-    const restored = async (saved: SavedRelated) => {
-      const graph = new ReferenceGraph((path) => store.names(path));
-      await indexRepository({ root, store, graph, workers: 1 });
-      assert.ok(graph.restoreRelated(saved));
-      return graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set() });
-    };
+    const restored = async (saved: SavedRelated) => (await restoredGraph(root, store, saved)).compileRelated(NO_REQUEST);
     const withWalk = structuredClone(file.saved);
     const taken = await restored(withWalk);
     const noWalk = { walkOffsets: undefined, walkTargets: undefined, walkWeights: undefined, walkSlot: undefined, forwardTotal: undefined };
@@ -367,12 +367,10 @@ test('the saved related graph carries its merged walk and forward totals: a rest
     assert.deepEqual(torn.walkSlot, derived.walkSlot);
     // A mention patches the taken walk's weights in place, and the next request finds them as saved.
     const mentioned = [...taken.idents].find((ident) => ident.length > 3)!;
-    const graph = new ReferenceGraph((path) => store.names(path));
-    await indexRepository({ root, store, graph, workers: 1 });
-    assert.ok(graph.restoreRelated(structuredClone(file.saved)));
-    const before = Float64Array.from(graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set() }).walk.weights);
+    const graph = await restoredGraph(root, store, structuredClone(file.saved));
+    const before = Float64Array.from(graph.compileRelated(NO_REQUEST).walk.weights);
     assert.notDeepEqual(Float64Array.from(graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set([mentioned]) }).walk.weights), before);
-    assert.deepEqual(Float64Array.from(graph.compileRelated({ chatFiles: new Set(), mentionedIdents: new Set() }).walk.weights), before);
+    assert.deepEqual(Float64Array.from(graph.compileRelated(NO_REQUEST).walk.weights), before);
   } finally {
     await store.close();
   }

@@ -59,13 +59,10 @@ export function restoredArrays(saved: SavedRelated, buffers: EdgeBuffers): Relat
   const { offsets, targets, weights, edgeIdent, forward } = saved;
   buffers.adopt({ targets, weights, edgeIdent, forward });
   const csr = { nodeCount: saved.paths.length, offsets, targets, weights };
-  const walk = savedWalk(saved);
-  if (!walk) {
-    const { walk, walkSlot } = mergeParallelEdges(csr, buffers);
-    return { csr, edgeIdent, forward, walk, walkSlot, forwardTotal: forwardTotals(csr, forward) };
-  }
-  buffers.adopt({ walkTargets: walk.walk.targets, walkWeights: walk.walk.weights, walkSlot: walk.walkSlot });
-  return { csr, edgeIdent, forward, ...walk };
+  const taken = savedWalk(saved);
+  if (!taken) return { csr, edgeIdent, forward, ...mergeParallelEdges(csr, buffers), forwardTotal: forwardTotals(csr, forward) };
+  buffers.adopt({ walkTargets: taken.walk.targets, walkWeights: taken.walk.weights, walkSlot: taken.walkSlot });
+  return { csr, edgeIdent, forward, ...taken };
 }
 
 /**
