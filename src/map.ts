@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
 import { isMultiWordIdentifier } from './graph/identifiers.js';
-import { type SavedGraphFile, graphInputsKey, publishRelatedGraph, readSavedGraph, restoreSavedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
+import { type SavedGraphFile, countRestored, graphInputsKey, publishRelatedGraph, readSavedGraph, restoreSavedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type RepoIndex, indexRepository, wroteTags } from './indexer/indexer.js';
 import { type IndexStats } from './api/types.js';
 import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
@@ -124,7 +124,7 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
     const sharedDir = store.shared?.dir;
     const restored = await restoreSavedGraph(graph, savedGraph, { rootDir: store.dir, sharedDir }, hashOf, inputsKey);
     if (restored === 'the cache' || restored === 'the shared cache') {
-      index.stats.restoredGraphs++;
+      countRestored(index.stats, restored);
       return mapFromIndex(index, graph, options);
     }
     // Linking reads every file's names from the store, whose pages then stay mapped, as much as
@@ -326,6 +326,7 @@ const SKIP_ORDER: readonly SkipReason[] = [
   'parse timeout',
   'unreadable',
   'symlink outside root',
+  'broken symlink',
   'not a regular file',
 ];
 

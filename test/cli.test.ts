@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { copyFixture, runCli, tempDir } from './helpers.js';
+import { copyFixture, git, runCli, tempDir } from './helpers.js';
 
 function assertUserError(result: { code: number; stderr: string; stdout: string }, pattern: RegExp): void {
   assert.equal(result.code, 2, `exit code for: ${result.stderr}`);
@@ -54,6 +54,25 @@ test('--verbose lists skipped files and work counts on stderr', () => {
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stderr, /7 files discovered; 0 parsed, 7 unchanged/);
   assert.doesNotMatch(result.stdout, /not mapped/);
+});
+
+test('--verbose says where the related graph was read from: the root\'s cache, or the shared one another clone filled', () => {
+  const root = copyFixture('shop');
+  git(root, 'init', '-q');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-qm', 'shop');
+  const clone = join(tempDir(), 'clone');
+  git(root, 'clone', '-q', root, clone);
+  const env = { REPOMAP_SHARED_CACHE: tempDir() };
+  const verbose = (dir: string, cache: string) => {
+    const result = runCli(['map', dir, '--cache-dir', cache, '--verbose'], { env });
+    assert.equal(result.code, 0, result.stderr);
+    return result.stderr.split('\n')[0];
+  };
+  assert.doesNotMatch(verbose(root, tempDir()), /related graph read/, 'built, and published');
+  const cloneCache = tempDir();
+  assert.match(verbose(clone, cloneCache), /0 parsed, 0 unchanged, .* [1-9]\d* from the shared cache, .*; related graph read from the shared cache$/);
+  assert.match(verbose(clone, cloneCache), /0 parsed, [1-9]\d* unchanged, .* 0 from the shared cache, .*; related graph read from the cache$/);
 });
 
 test('user mistakes are one line on stderr and exit 2, never a stack trace', () => {

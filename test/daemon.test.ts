@@ -1258,7 +1258,7 @@ test("a daemon publishes the related graph its cold index built to the shared ca
   assert.match(daemon.stderr(), /related graph published to the shared cache/);
 
   const second = await buildMap({ root: cloneOfOrigin(), cacheDir: tempDir(), tokens: 4096, workers: 1, sharedCacheDir: shared });
-  assert.deepEqual([second.stats.parsed, second.stats.restoredGraphs], [0, 1], "the daemon's files and graph");
+  assert.deepEqual([second.stats.parsed, second.stats.restoredGraphs, second.stats.restoredSharedGraphs], [0, 1, 1], "the daemon's files and graph");
   assert.equal(second.text, first.text);
 
   // A map's graph (published over the daemon's: the same files), read by a daemon on a third clone.
@@ -1267,7 +1267,7 @@ test("a daemon publishes the related graph its cold index built to the shared ca
   assert.equal(third.stats.restoredGraphs, 0);
   const reader = await startDaemon(cloneOfOrigin(), env);
   const fourth = await call<RepoMap>(reader.socket, 'map', { tokens: 4096 });
-  assert.deepEqual([fourth.stats.parsed, fourth.stats.restoredGraphs], [0, 1]);
+  assert.deepEqual([fourth.stats.parsed, fourth.stats.restoredGraphs, fourth.stats.restoredSharedGraphs], [0, 1, 1]);
   assert.equal(fourth.text, first.text);
   await call(reader.socket, 'shutdown');
   assert.equal(await reader.exited, 0);

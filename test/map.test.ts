@@ -213,6 +213,37 @@ test('outside git: nested .gitignore files are honoured, with negation', async (
   assert.ok(!paths.includes('api/inventory.py'));
 });
 
+test('a broken symlink and a symlink to a folder are listed as skipped, in git and outside it; the link made good is mapped', async () => {
+  for (const inGit of [true, false]) {
+    const root = copyFixture('shop');
+    symlinkSync(join(root, 'gone.ts'), join(root, 'dangling.ts'));
+    symlinkSync(join(root, 'loop-b.py'), join(root, 'loop-a.py'));
+    symlinkSync(join(root, 'loop-a.py'), join(root, 'loop-b.py'));
+    symlinkSync(join(root, 'src'), join(root, 'sources.ts'));
+    if (inGit) {
+      git(root, 'init', '-q');
+      git(root, 'add', '-A');
+    }
+    const cacheDir = tempDir();
+    const unread = (map: { skippedFiles: Array<{ path: string; reason: string }> }) =>
+      map.skippedFiles.filter((file) => file.reason !== 'no grammar').map((file) => [file.path, file.reason]);
+    const expected = [
+      ['dangling.ts', 'broken symlink'],
+      ['loop-a.py', 'broken symlink'],
+      ['loop-b.py', 'broken symlink'],
+      ['sources.ts', 'not a regular file'],
+    ];
+    const first = await buildMap({ root, cacheDir, tokens: 4096, listSkipped: true });
+    assert.deepEqual(unread(first), expected, inGit ? 'in git' : 'walked');
+    assert.equal(first.skipped['broken symlink'], 3);
+    // The link made good: the file it now leads to is mapped.
+    writeFileSync(join(root, 'gone.ts'), 'export function foundAgain() {}\n');
+    const second = await buildMap({ root, cacheDir, tokens: 4096, listSkipped: true });
+    assert.deepEqual(unread(second), expected.slice(1));
+    assert.match(second.text, /foundAgain/);
+  }
+});
+
 test('a symlink out of the root is never followed; one inside is', async () => {
   const outside = tempDir();
   writeFileSync(join(outside, 'secret.ts'), 'export function secretOutside() {}\n');

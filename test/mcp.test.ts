@@ -180,7 +180,7 @@ test('the server ends, status 0, when the client closes its stdin: after a call 
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'repomap-test', version: '1' } } };
   const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
   const status = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'repo_status', arguments: {} } };
-  const session = async (messages: object[], answers: number) => {
+  const session = async (messages: Array<object | string>, answers: number) => {
     const server = spawn(process.execPath, [join(packageRoot, 'bin', 'repomap.js'), 'mcp', root], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
     let stdout = '';
@@ -190,16 +190,23 @@ test('the server ends, status 0, when the client closes its stdin: after a call 
         if (stdout.split('\n').filter(Boolean).length >= answers) resolve();
       });
     });
-    for (const message of messages) server.stdin.write(`${JSON.stringify(message)}\n`);
+    for (const message of messages) server.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
     await answered;
     server.stdin.end();
-    return { code: await exited, answers: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: number; result?: { isError?: boolean } }) };
+    return { code: await exited, answers: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: number | null; result?: { isError?: boolean }; error?: { code: number } }) };
   };
   const called = await session([initialize, initialized, status], 2);
   assert.equal(called.code, 0);
   assert.deepEqual(called.answers.map((answer) => [answer.id, answer.result?.isError ?? false]), [[1, false], [2, false]]);
   const idle = await session([initialize], 1);
   assert.equal(idle.code, 0);
+  // A line that is not JSON, or JSON that is no JSON-RPC message, is answered with JSON-RPC's error (id null), and the session goes on.
+  const malformed = await session(['{"jsonrpc": "2.0", "id": 3, "method": ', '{"hello": "world"}', initialize], 3);
+  assert.equal(malformed.code, 0);
+  assert.deepEqual(
+    malformed.answers.map((answer) => [answer.id, answer.error?.code ?? 'answered']),
+    [[null, -32700], [null, -32600], [1, 'answered']],
+  );
   assert.equal(runCli(['stop', root], { env }).code, 0, 'the daemon the call started still runs, for the next client');
 });
 

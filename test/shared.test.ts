@@ -58,6 +58,7 @@ test('a second clone parses nothing another clone parsed; a file modified in one
   assert.equal(same.stats.parsed, 0, 'a clone like the first parses nothing');
   assert.deepEqual([first.stats.restoredGraphs, modified.stats.restoredGraphs], [0, 0], 'no graph of these files was published before');
   assert.equal(same.stats.restoredGraphs, 1, 'and builds no graph: it reads the one the first clone published');
+  assert.equal(same.stats.restoredSharedGraphs, 1);
   assert.equal(readdirSync(join(shared, 'graphs')).length, 2, "the first clone's graph and the modified one's");
   assert.equal(same.stats.reusedShared, sources);
   assert.doesNotMatch(same.text, /leakedFromB/, "the other clone's edit is not in this clone's map");
@@ -77,6 +78,7 @@ test('a second clone parses nothing another clone parsed; a file modified in one
   const again = await buildMap({ root: a, cacheDir: tempDir(), ...request });
   assert.equal(again.stats.parsed, 0);
   assert.equal(again.stats.restoredGraphs, 1);
+  assert.equal(again.stats.restoredSharedGraphs, 1, 'an empty cache of its own: the shared one');
   assert.doesNotMatch(again.text, /leakedFromB/);
 });
 

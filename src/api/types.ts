@@ -23,6 +23,7 @@ export type SkipReason =
   | 'parse timeout'
   | 'unreadable'
   | 'symlink outside root'
+  | 'broken symlink'
   | 'not a regular file';
 
 /** A file that was left out of the map, and why. */
@@ -50,6 +51,8 @@ export interface IndexStats {
   removed: number;
   /** Related graphs read from the saved one instead of derived (see graph-file): a start with nothing changed. */
   restoredGraphs: number;
+  /** Of those, the ones another clone of the same files published to the shared tag cache. */
+  restoredSharedGraphs: number;
 }
 
 /**

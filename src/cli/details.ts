@@ -17,12 +17,12 @@ export interface MapDetails {
  * file with its reason.
  */
 export function printDetails(map: MapDetails, { daemon }: { daemon: boolean }): void {
-  const { discovered, parsed, reusedByStat, reusedByHash, reusedShared, published, removed, restoredGraphs } = map.stats;
+  const { discovered, parsed, reusedByStat, reusedByHash, reusedShared, published, removed, restoredGraphs, restoredSharedGraphs } = map.stats;
   const lines = [
     `repomap: ${daemon ? 'the daemon (since it started): ' : ''}${discovered} files discovered; ${parsed} parsed, ` +
       `${reusedByStat} unchanged, ${reusedByHash} touched but unchanged, ${reusedShared} from the shared cache, ${removed} removed from the cache` +
       (published > 0 ? `; ${published} published to the shared cache` : '') +
-      (restoredGraphs > 0 ? '; related graph read from the cache' : ''),
+      (restoredGraphs > 0 ? `; related graph read from the ${restoredSharedGraphs > 0 ? 'shared ' : ''}cache` : ''),
     `repomap: map of ${map.tokens} tokens (budget ${map.budget}), ${map.files.length} files shown`,
     ...(daemon ? [] : [`repomap: peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`]),
     ...map.skippedFiles.map((file) => `skipped ${escapeControls(file.path)}: ${file.reason}${file.detail ? ` (${file.detail})` : ''}`),

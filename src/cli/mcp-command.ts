@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
-import { createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
+import { answerMalformedMessages, createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
 import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { mcpTestOptions } from '../test-hooks.js';
 import { globsOption, integerOption, parseCommandArgs } from './args.js';
@@ -70,6 +70,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   process.stdin.once('end', () => void transport.close());
   await server.connect(transport);
   refuseUnknownArguments(transport);
+  answerMalformedMessages(transport);
   await closed;
   return 0;
 }

@@ -10,7 +10,7 @@ import { ParseQueue } from '../indexer/parse-queue.js';
 import { prioritize } from '../indexer/priority.js';
 import { wroteTags } from '../indexer/indexer.js';
 import { isStoreFailure } from '../store/store.js';
-import { restoreSavedGraph } from '../graph/graph-file.js';
+import { countRestored, restoreSavedGraph } from '../graph/graph-file.js';
 import { startTokenizer } from '../pack/tokens.js';
 import type { DaemonEngine } from './engine.js';
 import type { RepoSync } from './sync.js';
@@ -65,7 +65,7 @@ export class ColdIndex {
     const prepared = Date.now();
     const saved = await restoreSavedGraph(state.graph, await savedGraph, { rootDir: engine.store.dir, sharedDir: engine.store.shared?.dir }, engine.hashOf, engine.graphInputs());
     if (saved === 'the cache' || saved === 'the shared cache') {
-      state.stats.restoredGraphs++;
+      countRestored(state.stats, saved);
       log(`related graph read from ${saved} in ${Date.now() - prepared} ms`);
     } else {
       state.graph.prepareRelated({ spare: false });

@@ -10,6 +10,7 @@ import { unpersonalizedRanks } from '../rank/rank.js';
 import { EDGE_WEIGHTS, RELATED_MODEL, RELATED_WEIGHTS } from '../model.js';
 import type { ReferenceGraph } from './graph.js';
 import type { SavedRelated } from './graph-types.js';
+import type { IndexStats } from '../api/types.js';
 
 /**
  * The related graph saved between runs, next to the tag store: a warm start reads it instead of
@@ -266,6 +267,12 @@ export function publishRelatedGraph(graph: ReferenceGraph, rootDir: string, shar
 
 /** Where a restored graph came from: the root's own cache, or the shared one. */
 export type RestoredFrom = 'the cache' | 'the shared cache';
+
+/** Counts a restored graph in a pass's work counts, by where it came from. */
+export function countRestored(stats: IndexStats, from: RestoredFrom): void {
+  stats.restoredGraphs++;
+  if (from === 'the shared cache') stats.restoredSharedGraphs++;
+}
 
 /**
  * Gives `graph` the root's saved related graph (`own`, read from `rootDir`), else the one another

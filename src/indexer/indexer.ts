@@ -121,7 +121,7 @@ export interface Published {
 }
 
 export function emptyStats(): IndexStats {
-  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, reusedShared: 0, published: 0, removed: 0, restoredGraphs: 0 };
+  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, reusedShared: 0, published: 0, removed: 0, restoredGraphs: 0, restoredSharedGraphs: 0 };
 }
 
 /** Whether a pass wrote tags to the store (parsed files, or copied them from the shared cache): what it wrote stays mapped until the store lets go (TagStore.releasePages). */
@@ -295,8 +295,8 @@ export class Reconciler {
             if (!first && store.get(path)) gone.push(path);
             continue;
           }
-          if (info === 'outside' || info === 'special') {
-            settle(path, { skip: { path, reason: info === 'outside' ? 'symlink outside root' : 'not a regular file' } });
+          if (info === 'outside' || info === 'broken' || info === 'special') {
+            settle(path, { skip: { path, reason: UNREAD_SKIPS[info] } });
             continue;
           }
           // A store empty when the pass began has no record of a path the pass has not written (each path comes once).
@@ -668,6 +668,9 @@ export function splitStates(states: Iterable<[string, PathState]>, inOrder = fal
   return { records, skipped };
 }
 
+/** The skip of a path its stat shows is no file to read. */
+const UNREAD_SKIPS = { outside: 'symlink outside root', broken: 'broken symlink', special: 'not a regular file' } as const satisfies Record<string, SkipReason>;
+
 /** Skips that the content alone decides (not the size limit, the parse timeout or a worker's death): shared like tags. */
 const CONTENT_SKIPS: ReadonlySet<SkipReason> = new Set(['binary', 'minified', 'syntax errors']);
 
@@ -696,7 +699,7 @@ export async function outOfDate(
     const info = found[i];
     if (info === 'missing') return true;
     const record = recordOf(path);
-    if (info === 'outside' || info === 'special') return record !== undefined;
+    if (info === 'outside' || info === 'broken' || info === 'special') return record !== undefined;
     return record ? !statMatches(record, info) : info.mtimeMs >= sinceMs;
   });
 }

@@ -4,10 +4,11 @@ import { join, sep } from 'node:path';
 import type { FileStat } from '../extract/file.js';
 
 /**
- * What a path is: a file's stat, gone (or a folder), a symlink leading outside the root, or
- * something that is neither a file nor a folder (a FIFO, a socket, a device: never read).
+ * What a path is: a file's stat, gone (or a folder), a symlink leading outside the root, a symlink
+ * leading nowhere (its target missing, or a loop), or something that is not a file to read (a
+ * FIFO, a socket, a device, a symlink to a folder: never read).
  */
-export type StatResult = FileStat | 'missing' | 'outside' | 'special';
+export type StatResult = FileStat | 'missing' | 'outside' | 'broken' | 'special';
 
 /** Files stat'ed between two turns of the event loop (a daemon answers `status` meanwhile). */
 export const STAT_CHUNK = 1024;
@@ -99,9 +100,16 @@ async function statInsideRoot(root: string, path: string): Promise<StatResult> {
 function classify(root: string, abs: string, info: Stats | undefined): StatResult {
   if (!info) return 'missing';
   if (info.isSymbolicLink()) {
-    const target = realpathSync.native(abs);
+    let target: string;
+    try {
+      target = realpathSync.native(abs);
+    } catch {
+      return 'broken';
+    }
     if (target !== root && !target.startsWith(root + sep)) return 'outside';
+    // A folder's symlink is not followed (see discovery): listed, and skipped as not a file to read.
     info = statSync(target);
+    return info.isFile() ? { mtimeMs: info.mtimeMs, size: info.size } : 'special';
   }
   if (info.isFile()) return { mtimeMs: info.mtimeMs, size: info.size };
   return info.isDirectory() ? 'missing' : 'special';

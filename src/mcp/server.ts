@@ -146,6 +146,26 @@ export function refuseUnknownArguments(transport: Transport): void {
   };
 }
 
+/**
+ * Answers a line that is not JSON with JSON-RPC's parse error, and one that is JSON but no JSON-RPC
+ * message with its invalid-request error (id null: none could be read), as JSON-RPC 2.0 asks: the
+ * SDK's stdio transport only reports such a line to the server's error handler, and a client would
+ * wait for an answer that never comes. Other transport errors go on to the handler as before.
+ */
+export function answerMalformedMessages(transport: Transport): void {
+  const report = transport.onerror;
+  transport.onerror = (error) => {
+    const code = error instanceof SyntaxError ? PARSE_ERROR : error.name === 'ZodError' ? INVALID_REQUEST : undefined;
+    if (code === undefined) return report?.(error);
+    const message = code === PARSE_ERROR ? `parse error: ${error.message}` : 'invalid request: not a JSON-RPC 2.0 message';
+    void transport.send({ jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage);
+  };
+}
+
+/** JSON-RPC 2.0's error codes for a line that is not JSON, and for JSON that is no request. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
 function unknownArgument(message: JSONRPCMessage): JSONRPCMessage | undefined {
   if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
