@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
 import { isMultiWordIdentifier } from './graph/identifiers.js';
-import { type SavedGraphFile, countRestored, graphInputsKey, publishRelatedGraph, readSavedGraph, restoreSavedGraph, saveGraphInBackgroundOrSay } from './graph/graph-file.js';
+import { type SavedGraphFile, countRestored, graphInputsKey, publishRelatedGraph, readSavedGraph, restoreSavedGraph, saveGraphOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type RepoIndex, indexRepository, wroteTags } from './indexer/indexer.js';
 import { type IndexStats } from './api/types.js';
 import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
@@ -130,12 +130,12 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
     // Linking reads every file's names from the store, whose pages then stay mapped, as much as
     // the whole store: let go of them before the edges and the arrays are built (as after a pass).
     if (graph.linkForRelated() && !options.runner) await store.releasePages();
-    // A graph built here is saved while the map is laid out.
+    // A graph built here is saved before the map is laid out, which patches its weights in place:
+    // saved beside the map, it would need copies of them, a hundred megabytes on the kernel at the
+    // run's peak, for no gain in time (the write is a fraction of building the graph).
     graph.prepareRelated({ spare: false });
-    const saving = saveGraphInBackgroundOrSay(graph, store.dir, hashOf, inputsKey, options.onNotice);
-    const map = mapFromIndex(index, graph, options);
-    if ((await saving) && sharedDir) publishRelatedGraph(graph, store.dir, sharedDir, hashOf, inputsKey, options.onNotice);
-    return map;
+    if (saveGraphOrSay(graph, store.dir, hashOf, inputsKey, options.onNotice) && sharedDir) publishRelatedGraph(graph, store.dir, sharedDir, hashOf, inputsKey, options.onNotice);
+    return mapFromIndex(index, graph, options);
   } finally {
     await store.close();
   }

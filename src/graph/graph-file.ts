@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { STORE_FORMAT } from '../store/store.js';
@@ -75,8 +75,6 @@ const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (counts
   { name: 'walkSlot', bytes: 4, length: ({ e, w }) => (w === null ? 0 : e) },
   { name: 'forward', bytes: 1, length: ({ e }) => e },
 ];
-/** The arrays a request patches in place (see request-weights.ts): a save in the background writes copies. */
-const PATCHED: ReadonlySet<ArrayName> = new Set(['weights', 'walkWeights', 'forwardTotal']);
 /** The arrays of the walk: all saved, or none. */
 const WALK: ReadonlyArray<ArrayName> = ['walkOffsets', 'walkTargets', 'walkWeights', 'walkSlot', 'forwardTotal'];
 
@@ -123,32 +121,8 @@ export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: Has
   return true;
 }
 
-/**
- * saveRelatedGraph with the writes on libuv's threads, so that the caller goes on (a cold map is
- * laid out meanwhile). The weights are copied first, as a request patches them in place; the
- * graph must not otherwise change until the promise settles.
- */
-export async function saveRelatedGraphInBackground(graph: ReferenceGraph, dir: string, hashOf: HashOf, inputsKey: string): Promise<boolean> {
-  const parts = fileParts(graph, hashOf, inputsKey, { copyPatched: true });
-  if (!parts) return false;
-  const target = join(dir, FILE_NAME);
-  const temporary = `${target}.${process.pid}.tmp`;
-  const file = await open(temporary, 'w', 0o600);
-  try {
-    await file.writeFile(parts);
-    await file.sync();
-  } catch (err) {
-    await file.close();
-    await rm(temporary, { force: true });
-    throw err;
-  }
-  await file.close();
-  await rename(temporary, target);
-  return true;
-}
-
 /** The file's bytes for the graph's related graph as it stands, in parts; undefined when there is nothing current to save. */
-function fileParts(graph: ReferenceGraph, hashOf: HashOf, inputsKey: string, { copyPatched = false } = {}): Uint8Array[] | undefined {
+function fileParts(graph: ReferenceGraph, hashOf: HashOf, inputsKey: string): Uint8Array[] | undefined {
   const related = graph.savedRelated();
   if (!related) return undefined;
   // The ranks of the graph as it stands (the walk is the same whether merged anew or patched change by change).
@@ -160,7 +134,7 @@ function fileParts(graph: ReferenceGraph, hashOf: HashOf, inputsKey: string, { c
     hashes.push(hash);
   }
   const arrays = ARRAYS.map(({ name }) => {
-    const array = copyPatched && PATCHED.has(name) ? (saved[name]?.slice() ?? NONE) : (saved[name] ?? NONE);
+    const array = saved[name] ?? NONE;
     return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
   });
   let checksum = 0;
@@ -191,11 +165,6 @@ export function saveGraphOrSay(graph: ReferenceGraph, dir: string, hashOf: HashO
     sayUnsaved(dir, err, say);
     return false;
   }
-}
-
-/** saveRelatedGraphInBackground, with a failure told to `say` as saveGraphOrSay does. */
-export function saveGraphInBackgroundOrSay(graph: ReferenceGraph, dir: string, hashOf: HashOf, inputsKey: string, say?: (message: string) => void): Promise<boolean> {
-  return saveRelatedGraphInBackground(graph, dir, hashOf, inputsKey).catch((err: unknown) => (sayUnsaved(dir, err, say), false));
 }
 
 function sayUnsaved(dir: string, err: unknown, say?: (message: string) => void): void {
