@@ -71,7 +71,7 @@ export async function openRepository(options: BuildMapOptions, { readGraph = fal
   for (let attempt = 0; ; attempt++) {
     try {
       const graph = new ReferenceGraph((path) => store.names(path));
-      const indexing = indexRepository({ ...options, root, store, graph });
+      const indexing = indexRepository({ ...options, root, store, graph, cacheDir: store.dir, sharedCacheDir: store.shared?.dir });
       // The map may need the saved graph: read while git lists the files.
       const savedGraph = readGraph ? readSavedGraphAhead(store.dir) : undefined;
       const index = await indexing;

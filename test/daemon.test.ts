@@ -437,6 +437,28 @@ test('query starts a daemon when none runs, and answers like map does', async ()
   assert.equal(runCli(['status', root], { env }).code, 1);
 });
 
+test('a cache folder inside the root that git does not ignore is never listed: the daemon does not follow its own log and store, and map counts the same files on every run', async () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const queried = runCli(['query', root, '--tokens', '512', '--cache-dir', join(root, 'repomap-cache'), '--idle-timeout', '60', '--verbose'], { env });
+  assert.equal(queried.code, 0, queried.stderr);
+  const status = () => JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
+  // The daemon writes its log and store meanwhile: followed, each write would be a change, updated again and again.
+  await sleep(1500);
+  const settled = status();
+  await sleep(1000);
+  const later = status();
+  assert.deepEqual([later.lastUpdate, later.pendingChanges], [settled.lastUpdate, 0], 'no update after the start');
+  const mapped = runCli(['map', root, '--tokens', '512', '--cache-dir', join(root, 'map-cache'), '--verbose'], { env });
+  const again = runCli(['map', root, '--tokens', '512', '--cache-dir', join(root, 'map-cache'), '--verbose'], { env });
+  const skipped = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('skipped '));
+  assert.doesNotMatch(queried.stderr, /^skipped repomap-cache\//m, "the daemon's cache is not listed");
+  assert.doesNotMatch(mapped.stderr + again.stderr, /^skipped map-cache\//m, "nor the map's own");
+  assert.deepEqual(skipped(again.stderr), skipped(mapped.stderr));
+  assert.equal(again.stdout, mapped.stdout);
+  assert.equal(runCli(['stop', root], { env }).code, 0);
+});
+
 test('a subfolder ROOT is the root for query and connect() (mcp takes it the same way): its daemon serves only the files under it', async () => {
   const root = gitRepo();
   const sub = realpathSync(join(root, 'src'));

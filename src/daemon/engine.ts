@@ -2,7 +2,7 @@
 // parse pool, the reconciler and the hot view), with how far it is. Each part reads these fields
 // at each use: a store failure during the cold index replaces all four, a changed project config
 // the pool and the reconciler.
-import { type Discovery, excludeMatcher } from '../discover/discover.js';
+import { type Discovery, excludedPathMatcher } from '../discover/discover.js';
 import { errorMessage } from '../errors.js';
 import { type ProjectConfig, readProjectConfig } from '../config.js';
 import { type LanguageOverride, resolveLanguages } from '../extract/user-languages.js';
@@ -46,7 +46,7 @@ export class DaemonEngine {
   ) {
     this.settings = options;
     // First: a glob outside the root is a bad request, said before a store is opened or a thread started.
-    this.excluded = excludeMatcher(options.root, options.exclude);
+    this.excluded = excludedPathMatcher(options.root, options);
     const store = TagStore.open(options.cacheDir, { onNotice: options.log, sharedCacheDir: options.sharedCacheDir });
     const runner = createRunner(options.workers);
     this.current = { store, state: new RepoState(options.root, store), runner, reconciler: this.newReconciler(store, runner) };
@@ -67,7 +67,7 @@ export class DaemonEngine {
   get reconciler(): Reconciler {
     return this.current.reconciler;
   }
-  /** Whether the project's exclude globs leave out a path. */
+  /** Whether the project's exclude globs leave out a path, or it lies in the daemon's cache folders. */
   isExcluded(path: string): boolean {
     return this.excluded?.(path) ?? false;
   }
@@ -194,7 +194,7 @@ export class DaemonEngine {
     const before = this.options;
     const after = (this.settings = { ...before, config, ...daemonSettings(before.flags, config) });
     after.log('project config reloaded');
-    this.excluded = excludeMatcher(after.root, after.exclude); // the config's globs were checked as it was read
+    this.excluded = excludedPathMatcher(after.root, after); // the config's globs were checked as it was read
     if (after.idleTimeoutMs !== before.idleTimeoutMs) this.onIdleTimeoutChanged();
     if (after.workers !== before.workers) {
       await this.runner.close();

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { access, readFile, readdir } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
@@ -14,6 +15,13 @@ export interface DiscoverOptions {
   exclude?: readonly string[];
   /** Globs of the files to keep, matched as `exclude` is; when given, a file none matches is left out. Folders are never left out by it. */
   include?: readonly string[];
+  /**
+   * repomap's own cache folders: never listed when they lie inside the root, whatever git and the
+   * globs say. Listed, a daemon would follow the writes to its own log and store as file changes,
+   * and a map would count the files its previous run wrote.
+   */
+  cacheDir?: string;
+  sharedCacheDir?: string;
 }
 
 export interface Discovery {
@@ -154,7 +162,7 @@ export interface DiscoverableFilter {
  * rule matches it.
  */
 export async function discoverableFilter(root: string, source: Discovery['source'], options: DiscoverOptions = {}): Promise<DiscoverableFilter> {
-  const excluded = excludeMatcher(root, options.exclude ?? []);
+  const excluded = excludedPathMatcher(root, options);
   const leftOut = leftOutMatcher(root, options);
   const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', [], false, IGNORE_FILES);
   // Inside git, the ignore files git does not read rule out a path whatever git says of it.
@@ -383,10 +391,35 @@ export function excludeMatcher(root: string, globs: readonly string[]): ((path: 
  * glob names files, which may lie in any folder.
  */
 export function leftOutMatcher(root: string, options: DiscoverOptions): ((path: string) => boolean) | null {
-  const excluded = excludeMatcher(root, options.exclude ?? []);
+  const excluded = excludedPathMatcher(root, options);
   if ((options.include ?? []).length === 0) return excluded;
   const included = globMatcher(root, options.include ?? [], 'include');
   return (path) => excluded?.(path) === true || !included(path);
+}
+
+/** A test for the paths the exclude globs leave out, and those inside repomap's cache folders (see DiscoverOptions.cacheDir). */
+export function excludedPathMatcher(root: string, options: DiscoverOptions): ((path: string) => boolean) | null {
+  const globbed = excludeMatcher(root, options.exclude ?? []);
+  const inCache = cacheFolderMatcher(root, options);
+  return globbed && inCache ? (path) => globbed(path) || inCache(path) : (globbed ?? inCache);
+}
+
+/** A test for the paths inside the cache folders of `options` that lie inside the root (see DiscoverOptions.cacheDir); null when none does. */
+function cacheFolderMatcher(root: string, options: DiscoverOptions): ((path: string) => boolean) | null {
+  const folders: string[] = [];
+  for (const dir of [options.cacheDir, options.sharedCacheDir]) {
+    if (!dir) continue;
+    let real = resolve(dir);
+    try {
+      real = realpathSync.native(real); // the root is a real path
+    } catch {
+      // not made yet: as given
+    }
+    const rel = relative(root, real);
+    if (rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) folders.push(rel.split(sep).join('/'));
+  }
+  if (folders.length === 0) return null;
+  return (path) => folders.some((folder) => path === folder || path.startsWith(`${folder}/`));
 }
 
 /**
