@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { discoverFiles, discoverableFilter } from '../src/discover/discover.js';
@@ -147,3 +147,16 @@ for (const withGit of [true, false]) {
     assert.equal(await filter.skips('lib'), false);
   });
 }
+
+test('inside git, a tracked file deleted from the work tree (before git rm) is not listed, nor the files of a tracked folder moved away', async () => {
+  const root = tempDir();
+  write(root, { 'NOTES.txt': 'n\n', 'src/app/main.py': 'x = 1\n', 'src/app/py.typed': '', 'src/keep.py': 'y = 2\n' });
+  git(root, 'init', '-q');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-qm', 'files');
+  assert.equal((await discoverFiles(root)).paths.length, 4);
+  git(root, 'mv', 'src/keep.py', 'src/kept.py'); // git's own move: listed under the new name only
+  rmSync(join(root, 'NOTES.txt'));
+  renameSync(join(root, 'src', 'app'), join(root, 'moved'));
+  assert.deepEqual((await discoverFiles(root)).paths, ['moved/main.py', 'moved/py.typed', 'src/kept.py']);
+});

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { type Dirent, realpathSync } from 'node:fs';
 import { access, readFile, readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -78,12 +78,20 @@ export async function ignoredFolders(root: string, source: Discovery['source']):
  * outside git, by walking the tree and honouring every .gitignore. Paths are relative to root.
  */
 export async function discoverFiles(root: string, options: DiscoverOptions = {}): Promise<Discovery> {
-  const fromGit = await gitFiles(root);
+  const listed = await gitFiles(root);
   const found: string[] = [];
-  const paths = fromGit ?? (await walkFiles(root, undefined, found));
-  // git lists no FIFO, socket or device: they are looked for in the folders it lists files in.
-  if (fromGit) for (const path of await specialEntries(root, fromGit)) found.push(path);
-  if (fromGit) paths.push(...found);
+  let paths: string[];
+  if (listed) {
+    // git lists the tracked files deleted since (until `git rm`), and no FIFO, socket or device:
+    // both are found by reading the folders it lists files in.
+    const { special, deleted } = await checkListedFolders(root, listed);
+    paths = deleted.size === 0 ? listed : listed.filter((path) => !deleted.has(path));
+    found.push(...special);
+    paths.push(...found);
+  } else {
+    paths = await walkFiles(root, undefined, found);
+  }
+  const fromGit = listed !== null;
   const special = new Set(found);
   const excluded = leftOutMatcher(root, options);
   let kept = excluded ? paths.filter((path) => !excluded(path)) : paths;
@@ -105,34 +113,49 @@ async function withoutOwnIgnored(root: string, paths: string[]): Promise<string[
 }
 
 /**
- * The FIFOs, sockets and devices in the folders that hold listed files (and the root), that git
- * does not ignore. Nothing skipped silently: they are listed, and skipped as not regular files.
+ * What reading the folders that hold git's listed files (and the root) finds: the FIFOs, sockets
+ * and devices git does not ignore (nothing skipped silently: they are listed, and skipped as not
+ * regular files), and the listed files that are not there (tracked files deleted since, until a
+ * `git rm`; a folder that is gone takes its files with it, one that cannot be read keeps them).
  */
-async function specialEntries(root: string, listed: readonly string[]): Promise<string[]> {
-  const folders = new Set<string>(['']);
+async function checkListedFolders(root: string, listed: readonly string[]): Promise<{ special: string[]; deleted: Set<string> }> {
+  const namesIn = new Map<string, string[]>([['', []]]);
   for (const path of listed) {
     const slash = path.lastIndexOf('/');
-    if (slash !== -1) folders.add(path.slice(0, slash));
+    const folder = slash === -1 ? '' : path.slice(0, slash);
+    let names = namesIn.get(folder);
+    if (!names) namesIn.set(folder, (names = []));
+    names.push(path.slice(slash + 1));
   }
   const candidates: string[] = [];
+  const deleted = new Set<string>();
   await Promise.all(
-    [...folders].map(async (folder) => {
-      const entries = await readdir(join(root, folder), { withFileTypes: true }).catch(() => []);
-      for (const entry of entries) {
-        if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) {
-          candidates.push(folder ? `${folder}/${entry.name}` : entry.name);
-        }
+    [...namesIn].map(async ([folder, names]) => {
+      const pathOf = (name: string) => (folder ? `${folder}/${name}` : name);
+      let entries: Dirent[];
+      try {
+        entries = await readdir(join(root, folder), { withFileTypes: true });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') for (const name of names) deleted.add(pathOf(name));
+        return;
       }
+      const present = new Set<string>();
+      for (const entry of entries) {
+        present.add(entry.name);
+        if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) candidates.push(pathOf(entry.name));
+      }
+      for (const name of names) if (!present.has(name)) deleted.add(pathOf(name));
     }),
   );
-  if (candidates.length === 0) return [];
+  if (candidates.length === 0) return { special: [], deleted };
   const ignored = await new Promise<Set<string>>((resolve) => {
     const child = execFile('git', ['check-ignore', '-z', '--stdin'], { cwd: root, encoding: 'utf8' }, (_error, stdout) =>
       resolve(new Set(String(stdout ?? '').split('\0'))),
     );
     child.stdin?.end(candidates.join('\0') + '\0');
   });
-  return candidates.filter((path) => !ignored.has(path));
+  return { special: candidates.filter((path) => !ignored.has(path)), deleted };
 }
 
 /** Byte-wise path order, independent of locale: the order every stage uses. */
