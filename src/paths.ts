@@ -44,14 +44,15 @@ function isFolder(path: string): boolean {
 }
 
 /**
- * A user-given path as a POSIX path relative to `root` (relative inputs resolve against `base`).
- * Throws a bad-request RepomapError for a path outside the root.
+ * A user-given path as a POSIX path relative to `root` (relative inputs resolve against `base`),
+ * the root reached as written or through a symlink to it (see pathFromRoot). Throws a
+ * bad-request RepomapError for a path outside the root.
  */
-export function toRootRelative(root: string, path: string, base: string = root): string {
-  const absolute = resolve(base, path);
-  const rel = relative(root, absolute);
-  if (!isBelow(rel)) throw badRequest(`${escapeControls(path)} is outside the repository root ${root}`);
-  return rel.split(sep).join('/');
+function toRootRelative(root: string, path: string, what: string, base: string): string {
+  const rel = pathFromRoot(root, resolve(base, path));
+  if (rel === '') throw badRequest(`${what} ${escapeControls(path)} is the repository root itself, not a file in it`);
+  if (rel === undefined) throw badRequest(`${what} ${escapeControls(path)} is outside the repository root ${root}`);
+  return rel;
 }
 
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
@@ -87,7 +88,7 @@ export function escapeControls(text: string): string {
 export function requestFilePath(root: string, path: string, what: string, base: string = root): string {
   if (path === '') throw badRequest(`${what} is empty ('')`); // named in a message, it would be a blank
   if (CONTROL.test(path)) throw badRequest(`${what} ${escapeControls(path)}: a path may not contain a control character (NUL, newline)`);
-  const rel = toRootRelative(root, path, base);
+  const rel = toRootRelative(root, path, what, base);
   let real: string;
   try {
     real = realpathSync(resolve(root, rel));

@@ -28,6 +28,21 @@ test('a file whose name starts with .. is inside the root: indexed, and accepted
   oneLineError(runCli(['map', root, '--cache-dir', tempDir(), '--chat', '../../x.py'], { cwd: join(root, 'src') }), /outside the repository root/);
 });
 
+test('a chat file named through a symlink to the root (ROOT given that way, or not) is the root\'s file', () => {
+  const root = copyFixture('shop');
+  const link = join(tempDir(), 'shop-link');
+  symlinkSync(root, link);
+  const cache = tempDir();
+  const cwd = join(link, '..');
+  for (const [given, chat] of [['shop-link', 'shop-link/src/cart.ts'], ['shop-link', join(link, 'src', 'cart.ts')], [root, join(link, 'src', 'cart.ts')]]) {
+    const result = runCli(['map', given, '--cache-dir', cache, '--chat', chat, '--format', 'json'], { cwd });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout).request.chatFiles, ['src/cart.ts']);
+  }
+  oneLineError(runCli(['map', 'shop-link', '--cache-dir', cache, '--chat', 'shop-link'], { cwd }), /chat file shop-link is the repository root itself, not a file in it/);
+  oneLineError(runCli(['map', 'shop-link', '--cache-dir', cache, '--chat', '../x.ts'], { cwd }), /chat file \.\.\/x\.ts is outside the repository root/);
+});
+
 test('--chat refuses a folder, a path with a NUL or a newline, and a symlink to a file outside the root', () => {
   const root = copyFixture('shop');
   const cache = tempDir();
