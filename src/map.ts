@@ -4,7 +4,6 @@ import { ReferenceGraph } from './graph/graph.js';
 import { isMultiWordIdentifier } from './graph/identifiers.js';
 import { type SavedGraphFile, countRestored, graphInputsKey, publishRelatedGraph, readSavedGraph, restoreSavedGraph, saveGraphOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type RepoIndex, indexRepository, wroteTags } from './indexer/indexer.js';
-import { type IndexStats } from './api/types.js';
 import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
@@ -65,6 +64,8 @@ export interface OpenRepository {
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
 export async function openRepository(options: BuildMapOptions, { readGraph = false } = {}): Promise<OpenRepository> {
   const root = await resolveRoot(options.root);
+  // Empty, it would open a store in the working folder.
+  if (options.cacheDir === '') throw badRequest("cacheDir is an empty string: give a folder, or leave it out for the default");
   const shared = { sharedCacheDir: options.sharedCacheDir ?? sharedCacheDir(options.cacheDir !== undefined) };
   let store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice, ...shared });
   // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.

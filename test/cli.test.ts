@@ -89,6 +89,10 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   for (const command of [['map', root], ['query', root], ['symbols', 'Cart', root], ['eval', root], ['mcp', root], ['start', root]]) {
     assertUserError(runCli([...command, '--exclude', '', '--cache-dir', cache]), /^repomap: --exclude takes a glob, not an empty string$/);
   }
+  // An empty cache folder: taken as not given, it would write to the default cache without a word.
+  for (const command of [['map', root], ['query', root], ['symbols', 'Cart', root], ['eval', root], ['mcp', root], ['start', root]]) {
+    assertUserError(runCli([...command, '--cache-dir', '']), /^repomap: --cache-dir takes a folder, not an empty string$/);
+  }
   assertUserError(runCli(['map', root, '--bogus']), /Unknown option '--bogus'/);
   assertUserError(runCli(['map', root, '--chat', '/etc/hostname', '--cache-dir', cache]), /outside the repository root/);
   assertUserError(runCli(['map', root, '--chat', 'src/missing.ts', '--cache-dir', cache], { cwd: root }), /chat file src\/missing\.ts does not exist/);

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { badRequest, errorMessage } from '../errors.js';
 
@@ -70,6 +71,13 @@ export function choiceOption<T extends string>(value: string | undefined, name: 
 export function globsOption(values: readonly string[] | undefined, name: string): string[] | undefined {
   if (values?.includes('')) throw badRequest(`--${name} takes a glob, not an empty string`);
   return values && [...values];
+}
+
+/** A folder an option gives (`--cache-dir`), absolute; refused when empty (taken as not given, it would use the default folder without a word). */
+export function folderOption(value: string | undefined, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value === '') throw badRequest(`--${name} takes a folder, not an empty string`);
+  return resolve(value);
 }
 
 /** The seconds an option gives (`--wait 2.5`), refused unless a plain number, 0 or more. */

@@ -1,7 +1,6 @@
 // repomap query | start | stop | status | restart: thin commands that talk to a repository's
 // daemon. Nothing here loads the engine.
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { DaemonClient } from '../client/client.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
@@ -13,7 +12,7 @@ import { missingRealPath, resolveRoot } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
-import { type OptionSpec, globsOption, integerOption, parseCommandArgs } from './args.js';
+import { type OptionSpec, folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
 import { printDetails } from './details.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 
@@ -58,7 +57,7 @@ function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?
   const idle = values['idle-timeout'];
   if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
   return {
-    cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
+    cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
     workers: integerOption(values.workers, 'workers'),
     exclude: globsOption(values.exclude, 'exclude') ?? [],
     idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),

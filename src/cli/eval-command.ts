@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { CONFIG_HELP, type ProjectConfig, readProjectConfig, withProjectConfig } from '../config.js';
 import { MAX_TOKENS, budgetFor } from '../api/request.js';
 import { badRequest } from '../errors.js';
@@ -8,7 +7,7 @@ import { DEFAULT_COMMITS, DEFAULT_TASKS } from '../eval/git.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
 import { DEFAULT_ENCODING } from '../pack/tokens.js';
-import { type OptionSpec, choiceOption, globsOption, integerOption, parseCommandArgs } from './args.js';
+import { type OptionSpec, choiceOption, folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
 
 export const EVAL_HELP = `Usage: repomap eval [ROOT] [options]
 
@@ -105,7 +104,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     exclude: configured.exclude ?? [],
     include: configured.include ?? [],
     encoding: configured.encoding,
-    cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
+    cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
     maxFileBytes: configured.maxFileBytes,
     workers: configured.workers ?? defaultWorkerCount(),
     onTask: progress.update,

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { CONFIG_HELP, readProjectConfig, withProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
@@ -6,7 +5,7 @@ import { defaultWorkerCount } from '../indexer/pool.js';
 import { buildMap, publicMap } from '../map.js';
 import { resolveRoot } from '../paths.js';
 import { printDetails } from './details.js';
-import { type OptionSpec, globsOption, integerOption, parseCommandArgs } from './args.js';
+import { type OptionSpec, folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
 import { progressReporter } from './progress.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
@@ -72,7 +71,7 @@ export async function mapCommand(args: string[]): Promise<number> {
     ...options,
     projectConfig: false,
     workers: options.workers ?? defaultWorkerCount(),
-    cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
+    cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
     onNotice: (message) => process.stderr.write(message + '\n'),
     onProgress: progress.update,
     // The pool test drives this command as a process: its fault injection comes in this way.

@@ -1,14 +1,13 @@
 // `repomap mcp`: its options and help, and the MCP server (mcp/server.ts) run over stdio for one root.
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
 import { answerMalformedMessages, createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
 import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { mcpTestOptions } from '../test-hooks.js';
-import { globsOption, integerOption, parseCommandArgs } from './args.js';
+import { folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
 
 export const MCP_HELP = `Usage: repomap mcp [ROOT] [options]
 
@@ -57,7 +56,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   }
   const server = createMcpServer(root, await packageVersion(), {
     refusal,
-    cacheDir: values['cache-dir'] ? resolve(values['cache-dir']) : undefined,
+    cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
     workers: integerOption(values.workers, 'workers'),
     exclude,
     idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),

@@ -1,11 +1,10 @@
 import { CONFIG_HELP } from '../config.js';
-import { resolve } from 'node:path';
 import { badRequest } from '../errors.js';
 import { connect, findSymbolsIn } from '../api/index.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_SYMBOL_LIMIT, renderSymbols } from '../symbols.js';
 import { type SymbolAnswer } from '../api/types.js';
-import { choiceOption, globsOption, integerOption, parseCommandArgs } from './args.js';
+import { choiceOption, folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
 import { fieldsFromOptions, helpOf, optionsOf } from './request-options.js';
 import { SYMBOL_QUERY, type SymbolQuery } from '../api/request.js';
 
@@ -46,7 +45,7 @@ export async function symbolsCommand(args: string[]): Promise<number> {
   if (extra.length > 0) throw badRequest(`symbols takes NAME and one ROOT, got also: ${extra.join(' ')}`);
   const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
   const query: SymbolQuery = { prefix: false, limit: DEFAULT_SYMBOL_LIMIT, ...fieldsFromOptions(SYMBOL_QUERY, values), name };
-  const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : undefined;
+  const cacheDir = folderOption(values['cache-dir'], 'cache-dir');
   const index = { cacheDir, exclude: globsOption(values.exclude, 'exclude'), workers: integerOption(values.workers, 'workers') };
   let answer: SymbolAnswer;
   if (values.daemon) {

@@ -1,6 +1,6 @@
 // repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
-import { join, resolve } from 'node:path';
-import { globsOption, integerOption, parseCommandArgs } from '../cli/args.js';
+import { join } from 'node:path';
+import { folderOption, globsOption, integerOption, parseCommandArgs } from '../cli/args.js';
 import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
 import { exitStatus } from '../cli/exit-status.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
@@ -53,7 +53,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
     const idle = values['idle-timeout'];
     if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
     const root = await resolveRoot(positionals[0] ?? '.');
-    const cacheDir = values['cache-dir'] ? resolve(values['cache-dir']) : defaultCacheDir(root);
+    const cacheDir = folderOption(values['cache-dir'], 'cache-dir') ?? defaultCacheDir(root);
     ensureCacheDir(cacheDir);
     log = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
     const flags: DaemonFlags = {
