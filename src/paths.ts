@@ -68,13 +68,29 @@ function isBelow(rel: string): boolean {
  * one line whatever its name holds (a map line, an error message).
  */
 export function escapeControls(text: string): string {
-  if (!CONTROL.test(text)) return text;
-  return text.replace(CONTROLS, (char) => {
-    if (char === '\n') return '\\n';
-    if (char === '\t') return '\\t';
-    if (char === '\r') return '\\r';
-    return `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`;
-  });
+  return CONTROL.test(text) ? text.replace(CONTROLS, escapeControl) : text;
+}
+
+/** The control characters of a source line but the tab (see escapeLineControls). */
+const LINE_CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/;
+const LINE_CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+
+/**
+ * A source line as a map or `repomap symbols` shows it: its control characters escaped as
+ * escapeControls escapes them (an ESC sequence in a string literal would recolour or clear the
+ * terminal, and reach the model as raw bytes), except the tab. A tab is indentation (Go's, a
+ * Makefile's): it moves the cursor and hides nothing, and `\t` would change the code shown, and
+ * what it costs in tokens, for nothing.
+ */
+export function escapeLineControls(line: string): string {
+  return LINE_CONTROL.test(line) ? line.replace(LINE_CONTROLS, escapeControl) : line;
+}
+
+function escapeControl(char: string): string {
+  if (char === '\n') return '\\n';
+  if (char === '\t') return '\\t';
+  if (char === '\r') return '\\r';
+  return `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ReferenceGraph } from './graph/graph.js';
 import type { NameFiles } from './graph/graph-types.js';
 import type { TagStore } from './store/store.js';
 import { unpackRefs } from './extract/refs.js';
+import { escapeControls, escapeLineControls } from './paths.js';
 import type { RefTag } from './records.js';
 import type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from './api/types.js';
 import { type FieldNames, OPTION_NAMES, SYMBOL_QUERY } from './api/request.js';
@@ -134,12 +135,14 @@ function fillLineTexts(root: string, references: SymbolReference[]): void {
       }
       linesOf.set(ref.path, lines);
     }
-    ref.text = (lines[ref.line - 1] ?? '').trim().slice(0, 200);
+    // Shown as a map shows its lines (see Outline.lineText); trim() drops a byte order mark too.
+    ref.text = escapeLineControls((lines[ref.line - 1] ?? '').trim().slice(0, 200));
   }
 }
 
 /**
  * The answer as text: definitions with their scope lines, then references, most central first.
+ * Paths and names have their control characters escaped, as the map's paths (the lines already are).
  * A cut list names the limit as the caller gives it (`names`: the command line's `--limit` by default).
  */
 export function renderSymbols(answer: SymbolAnswer, names: FieldNames = OPTION_NAMES): string {
@@ -150,12 +153,12 @@ export function renderSymbols(answer: SymbolAnswer, names: FieldNames = OPTION_N
   const more = (shown: number, total: number) => (total > shown ? ` (${shown} of ${total}; ${limit} shows more)` : '');
   out.push(`definitions of ${what}: ${answer.totalDefinitions}${more(answer.definitions.length, answer.totalDefinitions)}`);
   for (const def of answer.definitions) {
-    out.push(`${def.path}:${def.line} ${def.kind} ${def.name}`);
+    out.push(`${escapeControls(def.path)}:${def.line} ${def.kind} ${escapeControls(def.name)}`);
     for (const scope of def.scopes) out.push(`  ${scope.line}│${scope.text}`);
     out.push(`  ${def.line}│${def.signature}`);
   }
   out.push('');
   out.push(`references to ${what}: ${answer.totalReferences}${more(answer.references.length, answer.totalReferences)}, most central first`);
-  for (const ref of answer.references) out.push(`${ref.path}:${ref.line} ${ref.kind}: ${ref.text}`);
+  for (const ref of answer.references) out.push(`${escapeControls(ref.path)}:${ref.line} ${ref.kind}: ${ref.text}`);
   return out.join('\n') + '\n';
 }

@@ -1,10 +1,11 @@
-// What the CLI prints for odd trees and odd paths: control characters in names, an empty root, a
-// cache folder that is a file.
+// What the CLI prints for odd trees and odd paths: control characters in names and in source lines,
+// an empty root, a cache folder that is a file.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { get_encoding } from 'tiktoken';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
 
 test('a path with a newline or another control character is one escaped map line, in text and markdown', () => {
@@ -23,6 +24,73 @@ test('a path with a newline or another control character is one escaped map line
   const json = runCli(['map', root, '--cache-dir', cache, '--tokens', '4096', '--format', 'json']);
   const data = JSON.parse(json.stdout) as { files: Array<{ path: string }> };
   assert.ok(data.files.some((file) => file.path === 'src/new\nline.py'), 'JSON keeps the name as it is');
+});
+
+/** A control character, a tab and newline aside; or a byte order mark. */
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff]/;
+
+test('control characters in source lines are escaped in every output, tabs kept and a leading BOM dropped; the token count is of what is shown', () => {
+  const root = tempDir();
+  writeFileSync(
+    join(root, 'esc.py'),
+    'x = "\x1b[31mred\x1b[0m"\nESC_CONST = 1  # \x1b[2J\nBEL_CONST = "\x07"\nC1_CONST = "\u009b31m"\n' +
+      Array.from({ length: 40 }, (_, i) => `COLOUR_${i} = "\x1b[${i}m\x1b[0m"\n`).join(''),
+  );
+  writeFileSync(join(root, 'bom.py'), '\ufeffdef bom_fn():\n    return 1\n');
+  writeFileSync(join(root, 'tabs.py'), 'class Tabbed:\n\tdef tab_method(self):\n\t\treturn bom_fn()\t# \x1b[1m\n');
+  const cache = tempDir();
+  const shown = ['│x = "\\x1b[31mred\\x1b[0m"', '│ESC_CONST = 1  # \\x1b[2J', '│BEL_CONST = "\\x07"', '│C1_CONST = "\\x9b31m"', '│def bom_fn():', '│\tdef tab_method(self):'];
+  const noRawControl = (text: string, what: string) => assert.ok(!RAW_CONTROL.test(text), `${what}: ${JSON.stringify(text)}`);
+
+  for (const format of ['text', 'markdown']) {
+    const result = runCli(['map', root, '--cache-dir', cache, '--format', format]);
+    assert.equal(result.code, 0, result.stderr);
+    noRawControl(result.stdout, format);
+    const lines = result.stdout.split('\n');
+    for (const line of shown) assert.ok(lines.includes(line), `${format} shows ${line}: ${result.stdout}`);
+    assert.equal(runCli(['map', root, '--cache-dir', cache, '--format', format]).stdout, result.stdout, `${format}: the same map again`);
+  }
+
+  const encoder = get_encoding('cl100k_base');
+  try {
+    // Budgets that cut the map (escapes cost tokens): the count is of the escaped text, within the budget.
+    for (const tokens of [60, 150, 8192]) {
+      const json = runCli(['map', root, '--cache-dir', cache, '--format', 'json', '--tokens', String(tokens)]);
+      assert.equal(json.code, 0, json.stderr);
+      noRawControl(json.stdout, `JSON at ${tokens} tokens`); // JSON.stringify escapes C0 itself, not DEL or C1
+      const map = JSON.parse(json.stdout) as { text: string; tokens: number; files: Array<{ lines: Array<{ text: string }> }> };
+      noRawControl(map.text, `JSON text at ${tokens} tokens`);
+      for (const file of map.files) for (const { text } of file.lines) noRawControl(text, `JSON line at ${tokens} tokens`);
+      assert.equal(map.tokens, encoder.encode(map.text, [], []).length, `the reported tokens are the count of the text, at ${tokens} tokens`);
+      assert.ok(map.tokens <= tokens, `${map.tokens} tokens within ${tokens}`);
+      if (tokens === 8192) {
+        const texts = map.files.flatMap((file) => file.lines.map((line) => '│' + line.text));
+        for (const line of shown) assert.ok(texts.includes(line), `JSON's lines hold ${line}`);
+      }
+    }
+  } finally {
+    encoder.free();
+  }
+
+  const symbols = runCli(['symbols', 'ESC_CONST', root, '--cache-dir', cache]);
+  assert.equal(symbols.code, 0, symbols.stderr);
+  noRawControl(symbols.stdout, 'symbols');
+  assert.ok(symbols.stdout.includes('  2│ESC_CONST = 1  # \\x1b[2J\n'), symbols.stdout);
+  const called = runCli(['symbols', 'bom_fn', root, '--cache-dir', cache]);
+  noRawControl(called.stdout, 'symbols of bom_fn');
+  assert.ok(called.stdout.includes('  1│def bom_fn():\n'), called.stdout);
+  assert.ok(called.stdout.includes('tabs.py:3 call: return bom_fn()\t# \\x1b[1m\n'), called.stdout);
+  const answers: Array<[string, string, string | undefined]> = [
+    ['ESC_CONST', 'ESC_CONST = 1  # \\x1b[2J', undefined],
+    ['bom_fn', 'def bom_fn():', 'return bom_fn()\t# \\x1b[1m'],
+  ];
+  for (const [name, signature, reference] of answers) {
+    const json = runCli(['symbols', name, root, '--cache-dir', cache, '--format', 'json']);
+    noRawControl(json.stdout, `symbols ${name} JSON`);
+    const answer = JSON.parse(json.stdout) as { definitions: Array<{ signature: string }>; references: Array<{ text: string }> };
+    assert.equal(answer.definitions[0].signature, signature);
+    assert.equal(answer.references[0]?.text, reference);
+  }
 });
 
 test('an empty root prints one line saying there is nothing to map, a budget too small one saying so; a --cache-dir that is a file is one line, exit 2', () => {

@@ -58,7 +58,7 @@ export function renderText(blocks: readonly MapBlock[], footer = '', style: Rend
     let next = 0; // the first line not yet accounted for
     for (const { line, text } of block.lines) {
       if (line > next) out.push(ELIDED_MARK);
-      out.push(SHOWN_MARK + text); // stored lines are bounded (MAX_STORED_LINE)
+      out.push(SHOWN_MARK + text); // stored lines are bounded (MAX_STORED_LINE), and come escaped (Outline.lineText)
       next = line + 1;
     }
     if (next < block.lineCount) out.push(ELIDED_MARK);

@@ -1,3 +1,4 @@
+import { escapeLineControls } from '../paths.js';
 import type { DefTag, FileOutline } from '../records.js';
 
 // Where things sit in an outline's numbers: a header, the subkinds' text ends, six numbers per
@@ -16,6 +17,8 @@ const HEADER = 7;
 const DEF_FIELDS = 6;
 // A stored line: its number and the end of its text.
 const LINE_FIELDS = 2;
+/** A byte order mark, which a file may start with (read as UTF-8, it is the first line's first character). */
+const BOM = '\ufeff';
 
 /**
  * A file's outline as the store keeps it and a map reads it: two strings, one of its numbers and
@@ -196,7 +199,13 @@ export class Outline {
     return HEADER + this.num(SUBKIND_COUNT) + DEF_FIELDS * i;
   }
 
-  /** The text of a line a definition or scope names, or '' for a line not stored. */
+  /**
+   * The text of a line a definition or scope names as it is shown, or '' for a line not stored:
+   * its control characters escaped (escapeLineControls: tabs stay), a byte order mark that starts
+   * the file dropped. Every shown source line is read here (the map's lines in every form, the
+   * packer's and the layout's counts of them, `repomap symbols`' definitions), so what is counted is
+   * what is shown; the store keeps the lines as the file has them.
+   */
   lineText(line: number): string {
     const from = this.linesFrom();
     let low = 0;
@@ -206,7 +215,8 @@ export class Outline {
       const at = this.num(from + LINE_FIELDS * mid);
       if (at === line) {
         const start = mid === 0 ? this.num(LINES_TEXT) : this.num(from + LINE_FIELDS * mid - 1);
-        return this.text.slice(start, this.num(from + LINE_FIELDS * mid + 1));
+        const text = this.text.slice(start, this.num(from + LINE_FIELDS * mid + 1));
+        return escapeLineControls(line === 0 && text.startsWith(BOM) ? text.slice(BOM.length) : text);
       }
       if (at < line) low = mid + 1;
       else high = mid - 1;
