@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { badRequest } from './errors.js';
+
+const execFileAsync = promisify(execFile);
 
 /** The package's root folder (where package.json and queries/ live), found from this module's location. */
 export const packageRoot: string = (() => {
@@ -200,6 +204,23 @@ function realRootOf(root: string): string {
     return realpathSync(root);
   } catch {
     return root;
+  }
+}
+
+/**
+ * Refuses a root that is git's own folder (a bare repository, a `.git` folder or a folder in one):
+ * it has no work tree, and a map of it would be a map of git's objects and refs, or of files git
+ * lists that are not there, without a word. Only a root that looks like one is asked of git.
+ */
+export async function refuseGitFolder(root: string): Promise<void> {
+  const looksLikeOne = root.split(sep).includes('.git') || ['HEAD', 'objects', 'refs'].every((name) => existsSync(join(root, name)));
+  if (!looksLikeOne) return;
+  const answer = await execFileAsync('git', ['rev-parse', '--is-bare-repository', '--is-inside-git-dir'], { cwd: root, encoding: 'utf8' }).then(
+    (out) => out.stdout,
+    () => '',
+  );
+  if (answer.split('\n').includes('true')) {
+    throw badRequest(`repository root ${root} is a git folder without a work tree (a bare repository or a .git folder): give the folder of a checkout`);
   }
 }
 

@@ -93,6 +93,14 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   for (const command of [['map', root], ['query', root], ['symbols', 'Cart', root], ['eval', root], ['mcp', root], ['start', root]]) {
     assertUserError(runCli([...command, '--cache-dir', '']), /^repomap: --cache-dir takes a folder, not an empty string$/);
   }
+  // git's own folder is no work tree: a map of it would be one of git's objects and refs.
+  const bare = tempDir();
+  git(bare, 'init', '-q', '--bare');
+  git(root, 'init', '-q');
+  for (const [command, dir] of [['map', bare], ['map', join(root, '.git')], ['query', join(root, '.git', 'refs')], ['symbols', join(root, '.git')]] as const) {
+    const args = command === 'symbols' ? [command, 'Cart', dir] : [command, dir];
+    assertUserError(runCli([...args, '--cache-dir', tempDir()]), /is a git folder without a work tree \(a bare repository or a \.git folder\): give the folder of a checkout$/);
+  }
   assertUserError(runCli(['map', root, '--bogus']), /Unknown option '--bogus'/);
   assertUserError(runCli(['map', root, '--chat', '/etc/hostname', '--cache-dir', cache]), /outside the repository root/);
   assertUserError(runCli(['map', root, '--chat', 'src/missing.ts', '--cache-dir', cache], { cwd: root }), /chat file src\/missing\.ts does not exist/);

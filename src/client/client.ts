@@ -8,7 +8,7 @@ import { RepomapError, errorMessage } from '../errors.js';
 import { type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
-import { rootRelativeGlobs } from '../paths.js';
+import { refuseGitFolder, rootRelativeGlobs } from '../paths.js';
 
 /** How long a starting daemon may take to listen on its socket. */
 const START_TIMEOUT_MS = 20_000;
@@ -119,6 +119,8 @@ export async function connectOrStart(root: string, options: StartOptions = {}): 
     client = await DaemonClient.connect(paths.socket);
   } catch (err) {
     if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
+    // A root the daemon would refuse is refused here, in one line, not by a daemon that fails to start.
+    await refuseGitFolder(root);
     options.onStarting?.();
     await startDaemon(root, paths, options);
     return { client: await DaemonClient.connect(paths.socket) };

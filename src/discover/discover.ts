@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { badRequest } from '../errors.js';
-import { rootRelativeGlobs } from '../paths.js';
+import { refuseGitFolder, rootRelativeGlobs } from '../paths.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -78,6 +78,7 @@ export async function ignoredFolders(root: string, source: Discovery['source']):
  * outside git, by walking the tree and honouring every .gitignore. Paths are relative to root.
  */
 export async function discoverFiles(root: string, options: DiscoverOptions = {}): Promise<Discovery> {
+  await refuseGitFolder(root);
   const listed = await gitFiles(root);
   const found: string[] = [];
   let paths: string[];
