@@ -44,13 +44,17 @@ test('the map never exceeds the budget and fills at least 90% of it on a larger 
   }
 });
 
-test('with no chat files the default budget is multiplied by 8, capped by maxTokens; a given budget is the cap', async () => {
+test('with no chat files the default budget is multiplied by 8; maxTokens caps the default either way; a given budget is the cap', async () => {
   const root = tempDir();
   writeLargeRepo(root);
   const cacheDir = tempDir();
   const wide = await buildMap({ root, cacheDir, maxTokens: 4096 });
   assert.equal(wide.budget, 4096);
   assert.ok(wide.tokens <= 4096 && wide.tokens >= 0.9 * 4096);
+  // A cap below the default makes a smaller map, with chat files or without.
+  assert.equal((await buildMap({ root, cacheDir, maxTokens: 300 })).budget, 300);
+  assert.equal((await buildMap({ root, cacheDir, maxTokens: 300, chatFiles: ['src/module1.ts'] })).budget, 300);
+  assert.equal((await buildMap({ root, cacheDir, chatFiles: ['src/module1.ts'] })).budget, 1024);
   const given = await buildMap({ root, cacheDir, tokens: 512 });
   assert.equal(given.budget, 512);
   assert.ok(given.tokens <= 512);

@@ -74,13 +74,13 @@ export const MAP_REQUEST = {
   },
   tokens: {
     kind: 'count',
-    help: `Token budget, at most ${MAX_TOKENS}. Given, it is the budget; left out, it is ${DEFAULT_TOKENS}, multiplied by ${NO_CHAT_MULTIPLIER} when there are no chat files, up to maxTokens.`,
+    help: `Token budget, at most ${MAX_TOKENS}. Given, it is the budget; left out, it is ${DEFAULT_TOKENS}, multiplied by ${NO_CHAT_MULTIPLIER} when there are no chat files, at most maxTokens.`,
     cli: {
       flag: 'tokens',
       value: 'N',
       help: [
         `token budget, at most ${MAX_TOKENS}; given, it is the cap. Without it the budget is`,
-        `${DEFAULT_TOKENS}, x${NO_CHAT_MULTIPLIER} when no --chat is given, up to --max-tokens`,
+        `${DEFAULT_TOKENS}, x${NO_CHAT_MULTIPLIER} when no --chat is given, at most --max-tokens`,
       ],
     },
     // Given, it is the budget: the most the map may use.
@@ -88,8 +88,8 @@ export const MAP_REQUEST = {
   },
   maxTokens: {
     kind: 'count',
-    help: `The cap of the enlarged default budget (default ${DEFAULT_MAX_TOKENS}), at most ${MAX_TOKENS}.`,
-    cli: { flag: 'max-tokens', value: 'N', help: [`cap of that enlarged default budget (default ${DEFAULT_MAX_TOKENS})`] },
+    help: `The cap of the default budget, used when tokens is left out (default ${DEFAULT_MAX_TOKENS}), at most ${MAX_TOKENS}.`,
+    cli: { flag: 'max-tokens', value: 'N', help: [`cap of that default budget (default ${DEFAULT_MAX_TOKENS})`] },
   },
   encoding: {
     // Checked by the tokenizer, which names the encodings it knows.
@@ -275,15 +275,17 @@ export function waitBoundMs(waitSeconds: number | undefined): number | undefined
 
 /**
  * The token budget of a request, once the request is checked (every path to a map comes here
- * first), a bad field named as `names` says. A budget the caller gives is the cap; only the
- * default grows when there is no chat file.
+ * first), a bad field named as `names` says. A budget the caller gives is the cap; the default
+ * grows when there is no chat file, and maxTokens caps it either way.
  */
 export function budgetFor(request: MapRequest, names: FieldNames = FIELD_NAMES): number {
   const tokens = tokenCount(request.tokens ?? DEFAULT_TOKENS, names('tokens', MAP_REQUEST.tokens));
   const maxTokens = tokenCount(request.maxTokens ?? DEFAULT_MAX_TOKENS, names('maxTokens', MAP_REQUEST.maxTokens));
   checkMapRequest(request, names);
-  if (request.tokens !== undefined || (request.chatFiles ?? []).length > 0) return tokens;
-  return Math.max(tokens, Math.min(tokens * NO_CHAT_MULTIPLIER, maxTokens));
+  if (request.tokens !== undefined) return tokens;
+  // The default, enlarged or not, never past maxTokens: a cap below the default makes a smaller map.
+  const fallback = (request.chatFiles ?? []).length > 0 ? tokens : tokens * NO_CHAT_MULTIPLIER;
+  return Math.min(fallback, maxTokens);
 }
 
 function tokenCount(value: number, name: string): number {
