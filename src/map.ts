@@ -303,12 +303,17 @@ export interface IndexedBy {
 
 /**
  * A file a request names, checked (see requestFilePath) and in the index: a file discovery left
- * out (git ignores it, or --exclude) is refused rather than dropped, since a map made as if it
- * were not named would be the wrong map without a word.
+ * out (git ignores it, or --exclude), or one too large to read, is refused rather than dropped,
+ * since a map made as if it were not named, or not read, would be the wrong map without a word.
  */
 function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy: IndexedBy): string {
   const rel = requestFilePath(index.root, path, what);
-  if (index.lookups.isKnown(rel)) return rel;
+  if (index.lookups.isKnown(rel)) {
+    // Left out by a setting the caller can change: said, as an exclude glob is, not mapped as if read.
+    const tooLarge = index.skipped.find((file) => file.path === rel && file.reason === 'too large');
+    if (tooLarge) throw badRequest(`${what} ${escapeControls(path)} is not indexed (${tooLarge.detail ?? 'its size'}: over the --max-file-bytes limit; raise it to map the file)`);
+    return rel;
+  }
   const why = excludeMatcher(index.root, indexedBy.exclude ?? [])?.(rel)
     ? 'excluded by --exclude or the project config'
     : leftOutMatcher(index.root, indexedBy)?.(rel)

@@ -1,7 +1,7 @@
 // The files a request names (chat and mentioned files) are checked by one function everywhere:
 // the CLI, the engine (and so the daemon and MCP, tested in daemon.test.ts and mcp.test.ts).
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
@@ -54,7 +54,7 @@ test('--chat refuses a folder, a path with a NUL or a newline, and a symlink to 
   oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', 'README.md\n../x'], { cwd: root }), /chat file README\.md\\n\.\.\/x: a path may not contain a control character/);
 });
 
-test('--chat refuses a file git ignores or --exclude leaves out, saying it is not indexed', () => {
+test('--chat refuses a file git ignores, --exclude leaves out or --max-file-bytes does not read, saying it is not indexed', () => {
   const root = copyFixture('shop');
   git(root, 'init', '-q');
   writeFileSync(join(root, '.gitignore'), 'build/\n');
@@ -66,6 +66,12 @@ test('--chat refuses a file git ignores or --exclude leaves out, saying it is no
     runCli(['map', root, '--cache-dir', cache, '--exclude', 'api', '--chat', 'api/server.py'], { cwd: root }),
     /chat file api\/server\.py is not indexed \(excluded by --exclude or the project config\)/,
   );
+  const size = statSync(join(root, 'src', 'cart.ts')).size;
+  oneLineError(
+    runCli(['map', root, '--cache-dir', cache, '--max-file-bytes', String(size - 1), '--chat', 'src/cart.ts'], { cwd: root }),
+    new RegExp(`chat file src/cart\\.ts is not indexed \\(${size} bytes: over the --max-file-bytes limit; raise it to map the file\\)`),
+  );
+  assert.equal(runCli(['map', root, '--cache-dir', cache, '--max-file-bytes', String(size), '--chat', 'src/cart.ts'], { cwd: root }).code, 0);
 });
 
 test('the library checks a request\'s files as the CLI does: a NUL cannot smuggle a path out', async () => {
