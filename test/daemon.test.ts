@@ -502,6 +502,9 @@ test('a running daemon started with other options says so, with the restart that
     /^repomap: the daemon for .* already runs and keeps the options it was started with, not --exclude api \(it uses: none\), --workers 1 \(it uses: \d+\); to apply them: repomap restart .* --exclude api --workers 1$/m,
   );
   assert.match(other.stdout, /api\/server\.py/, 'the map is the running daemon\'s');
+  const symbols = runCli(['symbols', 'Cart', root, '--daemon', '--workers', '1'], { env });
+  assert.equal(symbols.code, 0, symbols.stderr);
+  assert.match(symbols.stderr, /^repomap: the daemon for .* already runs and keeps the options it was started with, not --workers 1 \(it uses: \d+\)/, 'symbols --daemon says so too');
   const status = JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
   assert.deepEqual(status.exclude, []);
   assert.equal(status.idleTimeoutSeconds, 60);

@@ -204,7 +204,8 @@ export const MCP_NAMES: FieldNames = (field, spec) => spec.mcp?.name ?? field;
 
 /** Each kind's check, and what a value of it must be (the daemon's message says so). */
 const FIELD_RULES: Record<FieldKind, [(value: unknown, spec: FieldSpec) => boolean, (spec: FieldSpec) => string]> = {
-  strings: [(v) => Array.isArray(v) && v.every((item) => typeof item === 'string'), () => 'an array of strings'],
+  // An empty one names no file or identifier: a mistake, not a request for nothing.
+  strings: [(v) => Array.isArray(v) && v.every((item) => typeof item === 'string' && item !== ''), () => 'a list of non-empty strings'],
   string: [(v, spec) => typeof v === 'string' && !(spec.required && v === ''), (spec) => (spec.required ? 'a non-empty string' : 'a string')],
   count: [(v) => typeof v === 'number' && Number.isInteger(v) && v > 0, () => 'a positive whole number'],
   seconds: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, () => 'a number of seconds, 0 or more'],

@@ -129,8 +129,7 @@ export async function queryCommand(args: string[]): Promise<number> {
   }
   const root = await startableRoot(positionals, 'query');
   const { request, format } = requestFromOptions(values, root);
-  const repo = await connect(root, startOptions(values));
-  if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
+  const repo = await connectSaying(root, startOptions(values));
   const map = await answer(() => whileShowingProgress(repo, repo.map({ ...request, listSkipped: values.verbose === true }), !values.quiet), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : textOutput(map));
@@ -167,6 +166,13 @@ async function whileShowingProgress<T>(repo: RepomapDaemon, pending: Promise<T>,
   }
 }
 
+/** connect(), with the notice of a daemon already running that keeps its own options said on stderr. */
+export async function connectSaying(root: string, options: Parameters<typeof connect>[1]): Promise<RepomapDaemon> {
+  const repo = await connect(root, options);
+  if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
+  return repo;
+}
+
 export async function startCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('start', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
@@ -174,8 +180,7 @@ export async function startCommand(args: string[]): Promise<number> {
     return 0;
   }
   const root = await startableRoot(positionals, 'start');
-  const repo = await connect(root, startOptions(values));
-  if (repo.notice) process.stderr.write(`repomap: ${repo.notice}\n`);
+  const repo = await connectSaying(root, startOptions(values));
   const status = await answer(() => repo.status(), () => repo.close());
   process.stdout.write(`repomap: daemon for ${root} is running (pid ${status.pid}, ${status.state})\n`);
   return 0;
@@ -249,6 +254,7 @@ export async function statusCommand(args: string[]): Promise<number> {
     }
     return ask<DaemonStatus>(client, 'status').catch(() => undefined); // one that cannot answer is reported as not running
   };
+  if (values.all && positionals.length > 0) throw badRequest(`status takes a ROOT or --all, not both (got ${positionals.join(' ')} and --all)`);
   if (values.all) {
     const statuses = (await Promise.all(listDaemons().map((daemon) => statusAt(daemon.socket)))).filter((s) => s !== undefined);
     if (json) process.stdout.write(JSON.stringify(statuses, null, 2) + '\n');

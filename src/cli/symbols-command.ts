@@ -1,6 +1,7 @@
 import { CONFIG_HELP } from '../config.js';
 import { badRequest } from '../errors.js';
-import { connect, findSymbolsIn } from '../api/index.js';
+import { findSymbolsIn } from '../api/index.js';
+import { connectSaying } from './daemon-commands.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_SYMBOL_LIMIT, renderSymbols } from '../symbols.js';
 import { type SymbolAnswer } from '../api/types.js';
@@ -49,7 +50,7 @@ export async function symbolsCommand(args: string[]): Promise<number> {
   const index = { cacheDir, exclude: globsOption(values.exclude, 'exclude'), workers: integerOption(values.workers, 'workers') };
   let answer: SymbolAnswer;
   if (values.daemon) {
-    const repo = await connect(dir ?? '.', index);
+    const repo = await connectSaying(dir ?? '.', index);
     try {
       answer = await repo.symbols(query);
     } finally {
