@@ -93,7 +93,7 @@ test('control characters in source lines are escaped in every output, tabs kept 
   }
 });
 
-test('an empty root prints one line saying there is nothing to map, a budget too small one saying so; a --cache-dir that is a file is one line, exit 2', () => {
+test('an empty root prints one line saying there is nothing to map, a budget too small one saying so, one whose files are all chat files too; a --cache-dir that is a file is one line, exit 2', () => {
   const empty = tempDir();
   const result = runCli(['map', empty, '--cache-dir', tempDir()]);
   assert.equal(result.code, 0, result.stderr);
@@ -106,6 +106,12 @@ test('an empty root prints one line saying there is nothing to map, a budget too
   assert.equal(tight.code, 0, tight.stderr);
   assert.equal(tight.stdout, '');
   assert.match(tight.stderr, /^repomap: no line of the map of .*shop\S* fits in 1 tokens: ask for more tokens\n$/);
+  // Its only file a chat file: more tokens would show nothing, and it says so.
+  writeFileSync(join(empty, 'sub', 'only.py'), 'def only():\n    return 1\n');
+  const alone = runCli(['map', join(empty, 'sub'), '--cache-dir', tempDir(), '--chat', join(empty, 'sub', 'only.py'), '--tokens', '60000']);
+  assert.equal(alone.code, 0, alone.stderr);
+  assert.equal(alone.stdout, '');
+  assert.match(alone.stderr, /^repomap: nothing else to map in .*sub: every file it indexes is a chat file\n$/);
 
   const root = copyFixture('shop');
   const file = join(tempDir(), 'not-a-folder');
