@@ -8,6 +8,7 @@ import type { NameFiles } from './graph/graph-types.js';
 import type { TagStore } from './store/store.js';
 import { unpackRefs } from './extract/refs.js';
 import { escapeControls, escapeLineControls } from './paths.js';
+import { signatureRows } from './rank/layout.js';
 import type { RefTag } from './records.js';
 import type { SymbolAnswer, SymbolDefinition, SymbolQuery, SymbolReference } from './api/types.js';
 import { type FieldNames, OPTION_NAMES, SYMBOL_QUERY } from './api/request.js';
@@ -73,7 +74,7 @@ export function findSymbols(
         path,
         line: def.line + 1,
         kind: def.subkind,
-        signature: outline.lineText(def.line),
+        signature: signatureRows(def).map((line) => outline.lineText(line)).join('\n'),
         scopes: def.scopes.map((line) => ({ line: line + 1, text: outline.lineText(line) })),
       });
     }
@@ -140,6 +141,10 @@ function fillLineTexts(root: string, references: SymbolReference[]): void {
   }
 }
 
+function sameRow(a: SymbolReference, b: SymbolReference): boolean {
+  return a.path === b.path && a.line === b.line && a.kind === b.kind && a.name === b.name;
+}
+
 /**
  * The answer as text: definitions with their scope lines, then references, most central first.
  * Paths and names have their control characters escaped, as the map's paths (the lines already are).
@@ -155,10 +160,18 @@ export function renderSymbols(answer: SymbolAnswer, names: FieldNames = OPTION_N
   for (const def of answer.definitions) {
     out.push(`${escapeControls(def.path)}:${def.line} ${def.kind} ${escapeControls(def.name)}`);
     for (const scope of def.scopes) out.push(`  ${scope.line}│${scope.text}`);
-    out.push(`  ${def.line}│${def.signature}`);
+    def.signature.split('\n').forEach((text, i) => out.push(`  ${def.line + i}│${text}`));
   }
   out.push('');
   out.push(`references to ${what}: ${answer.totalReferences}${more(answer.references.length, answer.totalReferences)}, most central first`);
-  for (const ref of answer.references) out.push(`${escapeControls(ref.path)}:${ref.line} ${ref.kind}: ${ref.text}`);
+  // References on one line (`a(b(a))`) are one row, counted: the same row twice reads as a mistake.
+  const { references } = answer;
+  for (let i = 0; i < references.length; ) {
+    const ref = references[i];
+    let same = 1;
+    while (i + same < references.length && sameRow(references[i + same], ref)) same++;
+    out.push(`${escapeControls(ref.path)}:${ref.line} ${ref.kind}${same > 1 ? ` (${same} on the line)` : ''}: ${ref.text}`);
+    i += same;
+  }
   return out.join('\n') + '\n';
 }

@@ -101,3 +101,19 @@ test('repomap symbols prints text and json; a missing NAME is a user error', () 
   assert.equal(badLimit.code, 2);
   assert.match(badLimit.stderr, /--limit takes a positive whole number, not '0'/);
 });
+
+test('symbols: a signature over several lines is shown whole, as a map shows it; references on one line are one counted row in text', async () => {
+  const root = tempDir();
+  writeFileSync(
+    join(root, 'shipping.py'),
+    'def ship_order(\n    order_id: int,\n    carrier: str,\n) -> bool:\n    return True\n\n\ndef resend(order_id: int) -> bool:\n    return ship_order(ship_order(order_id, "a"), "b")\n',
+  );
+  const cacheDir = tempDir();
+  const answer = await findSymbolsIn({ root, cacheDir, name: 'ship_order' });
+  assert.equal(answer.definitions[0].signature, 'def ship_order(\n    order_id: int,\n    carrier: str,\n) -> bool:');
+  assert.deepEqual(answer.references.map((ref) => ref.line), [9, 9], 'each reference in JSON');
+  const text = runCli(['symbols', 'ship_order', root, '--cache-dir', cacheDir]).stdout;
+  assert.match(text, /^ {2}1│def ship_order\($\n^ {2}2│ {4}order_id: int,$\n^ {2}3│ {4}carrier: str,$\n^ {2}4│\) -> bool:$/m);
+  assert.match(text, /^shipping\.py:9 call \(2 on the line\): return ship_order\(ship_order\(order_id, "a"\), "b"\)$/m);
+  assert.equal(text.match(/^shipping\.py:9 /gm)?.length, 1);
+});

@@ -110,6 +110,7 @@ export interface SymbolDefinition {
   path: string;
   line: number;
   kind: string;
+  /** The definition's lines as a map shows them: its own, to the end of its signature (lines joined by `\n`). */
   signature: string;
   /** Enclosing scope header lines, outermost first. */
   scopes: Array<{ line: number; text: string }>;

@@ -245,6 +245,7 @@ export function entriesWithin(
   return { entries: entries.slice(0, k), tokens: used };
 }
 
-function signatureRows(def: DefTag): number[] {
+/** The lines of a definition's signature: its own line to the signature's last (a map shows them all). */
+export function signatureRows(def: DefTag): number[] {
   return Array.from({ length: def.signatureEnd - def.line + 1 }, (_, i) => def.line + i);
 }
