@@ -84,13 +84,17 @@ async function mapUntil(socket: string, check: (map: RepoMap) => boolean, params
   return map;
 }
 
+/** The daemon's status once its watcher follows the tree and no change is pending (its catch-up done). */
+async function watchingSettled(socket: string): Promise<DaemonStatus> {
+  let status = await call<DaemonStatus>(socket, 'status');
+  while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(socket, 'status');
+  return status;
+}
+
 /** The shop fixture as a git repository of one commit, with `files` (relative paths) written first: those git ignores stay out of it. */
 function gitRepo(files: Record<string, string> = {}): string {
   const root = copyFixture('shop');
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(root, path, '..'), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  writeFiles(root, files);
   git(root, 'init', '-q');
   git(root, 'add', '.');
   git(root, 'commit', '-qm', 'init');
@@ -248,8 +252,7 @@ test('a new folder the rules ignore is left out whole: not listed file by file, 
   const daemon = await startDaemon(root, runtimeEnv());
   await call(daemon.socket, 'map', {});
   // Watching, and the catch-up done (it rediscovers: the .gitignore was written within the second before the start).
-  let status = await call<DaemonStatus>(daemon.socket, 'status');
-  while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(daemon.socket, 'status');
+  const status = await watchingSettled(daemon.socket);
   mkdirSync(join(root, 'vendor', 'pkg', 'lib'), { recursive: true });
   writeFileSync(join(root, 'vendor', 'pkg', 'lib', 'dep.py'), 'def vendored_function():\n    pass\n');
   writeFileSync(join(root, 'vendor', 'top.py'), 'def vendored_top():\n    pass\n');
@@ -912,7 +915,7 @@ test('a daemon whose root is deleted, moved away or replaced exits as on stop, s
   const root = gitRepo();
   const daemon = await startDaemon(root, { ...env, REPOMAP_TEST_HOLD_CHECK_MS: '3600000' });
   await call(daemon.socket, 'map', {});
-  for (let status = await call<DaemonStatus>(daemon.socket, 'status'); !status.watching || status.pendingChanges > 0; status = await call<DaemonStatus>(daemon.socket, 'status')) await sleep(25);
+  await watchingSettled(daemon.socket);
   const logged = daemon.stderr().length;
   const moved = `${root}-moved`;
   renameSync(root, moved);
@@ -1086,7 +1089,7 @@ for (const { when, ignored, folderAtStart, moment } of QUERY_WRITES) {
     let status = await call<DaemonStatus>(daemon.socket, 'status');
     if (moment === 'watching') {
       // Watching, and the catch-up done: the folder's event, not the catch-up, must bring the query.
-      while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(daemon.socket, 'status');
+      status = await watchingSettled(daemon.socket);
     } else assert.deepEqual([status.state, status.watching], [moment, false], 'the catch-up, not an event, must bring the query');
     await assertFunctionsOnlyQueryApplied(root, daemon, params);
   });
@@ -1163,8 +1166,7 @@ test('a file deleted while git\'s index still lists it (a checkout writes its in
   const params = { tokens: 4096, listSkipped: true };
   const first = await call<RepoMap>(daemon.socket, 'map', params);
   assert.ok(first.skippedFiles.some((file) => file.path === 'docs/notes.txt'), 'a file without a grammar is listed as skipped');
-  let status = await call<DaemonStatus>(daemon.socket, 'status');
-  while (!status.watching || status.pendingChanges > 0) status = await call<DaemonStatus>(daemon.socket, 'status');
+  const status = await watchingSettled(daemon.socket);
   // Deleted from the tree but not from git's index: a checkout's state until it writes its index,
   // after the watcher has told of the files it deleted (and the daemon has taken them out).
   rmSync(join(root, 'docs', 'notes.txt'));
@@ -1182,6 +1184,96 @@ test('a file deleted while git\'s index still lists it (a checkout writes its in
   assert.ok(!isListed(map), JSON.stringify(map.skippedFiles));
   for (const file of map.skippedFiles) assert.ok(existsSync(join(root, file.path)), `${file.path} is skipped, and not in the tree`);
   assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).files, status.files - 1, 'two files gone, the .gitignore new');
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
+/**
+ * The shop fixture as a linked worktree of a repository (see gitRepo), with `files` written into it
+ * too: its git dir, and its index with it, lie elsewhere, its info/exclude in the repository's.
+ */
+function gitWorktree(files: Record<string, string> = {}): string {
+  const root = join(tempDir('repomap-worktree-'), 'wt');
+  git(gitRepo(files), 'worktree', 'add', '-q', root);
+  writeFiles(root, files);
+  return root;
+}
+
+function writeFiles(root: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
+/** Waits until a daemon's log says `pattern` `count` times (or 15 s pass); how many times it did. */
+async function loggedTimes(daemon: RunningDaemon, pattern: RegExp, count: number): Promise<number> {
+  const times = () => daemon.stderr().match(new RegExp(pattern.source, 'g'))?.length ?? 0;
+  const deadline = Date.now() + 15_000;
+  while (times() < count && Date.now() < deadline) await sleep(50);
+  return times();
+}
+
+for (const kind of ['a clone', 'a linked worktree']) {
+  test(`git's index is followed in ${kind}: a file force-added where a rule ignores it comes into the map and its edits follow; \`git rm --cached\` takes it out`, async () => {
+    const ignored = { '.gitignore': 'generated/\n', 'generated/api.py': 'def generated_handler():\n    pass\n' };
+    const root = kind === 'a clone' ? gitRepo(ignored) : gitWorktree(ignored);
+    const daemon = await startDaemon(root, runtimeEnv());
+    assert.doesNotMatch((await call<RepoMap>(daemon.socket, 'map', { tokens: 4096 })).text, /generated/);
+    const status = await watchingSettled(daemon.socket);
+    git(root, 'add', '-f', 'generated/api.py');
+    assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('generated_handler'))).text, /generated_handler/);
+    // Its folder, ignored when the watcher started, is watched now.
+    writeFileSync(join(root, 'generated', 'api.py'), 'def regenerated_handler():\n    pass\n');
+    assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('regenerated_handler'))).text, /regenerated_handler/);
+    git(root, 'rm', '-q', '--cached', '-f', 'generated/api.py');
+    const removed = await mapUntil(daemon.socket, (map) => !map.text.includes('generated'));
+    assert.doesNotMatch(removed.text, /generated/);
+    assert.equal(removed.text, (await buildMap({ root, cacheDir: tempDir(), tokens: 4096 })).text);
+    await call(daemon.socket, 'shutdown');
+    assert.equal(await daemon.exited, 0);
+  });
+}
+
+test("a pattern added to git's info/exclude (the repository's, for a linked worktree) takes the untracked files it matches out of the map", async () => {
+  const root = gitWorktree();
+  mkdirSync(join(root, 'scratch'));
+  writeFileSync(join(root, 'scratch', 'notes.py'), 'def scratch_function():\n    pass\n');
+  const daemon = await startDaemon(root, runtimeEnv());
+  assert.match((await call<RepoMap>(daemon.socket, 'map', { tokens: 4096 })).text, /scratch_function/);
+  const status = await watchingSettled(daemon.socket);
+  const exclude = git(root, 'rev-parse', '--path-format=absolute', '--git-path', 'info/exclude').trim();
+  assert.ok(!exclude.startsWith(root), `${exclude} lies outside the worktree`);
+  writeFileSync(exclude, `${readFileSync(exclude, 'utf8')}scratch/\n`);
+  const map = await mapUntil(daemon.socket, (m) => !m.text.includes('scratch'));
+  assert.doesNotMatch(map.text, /scratch/);
+  assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).files, status.files - 1);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
+test("git's index rewritten with the same files (`git status` refreshing it) is listed and no more: nothing parsed, no update, the same map", async () => {
+  const root = gitRepo();
+  // With its entries' stat taken away, the next `git status` refreshes every entry and writes the index.
+  git(root, 'read-tree', 'HEAD');
+  const daemon = await startDaemon(root, runtimeEnv());
+  const request = { tokens: 4096, chatFiles: ['src/checkout.ts'] };
+  await call<RepoMap>(daemon.socket, 'map', request);
+  const status = await watchingSettled(daemon.socket);
+  const before = await call<RepoMap>(daemon.socket, 'map', request);
+  const pattern = /git's index changed, not the \d+ files listed/;
+  const seen = await loggedTimes(daemon, pattern, 0); // the catch-up may have listed once: the read-tree came within its second
+  const log = daemon.stderr().length;
+  const index = join(root, '.git', 'index');
+  const inode = statSync(index).ino;
+  git(root, 'status');
+  assert.notEqual(statSync(index).ino, inode, 'git status wrote the index');
+  assert.equal(await loggedTimes(daemon, pattern, seen + 1), seen + 1, daemon.stderr());
+  const after = await call<DaemonStatus>(daemon.socket, 'status');
+  assert.equal(after.parsed, status.parsed, 'nothing parsed');
+  assert.equal(after.lastUpdate, status.lastUpdate, 'no update');
+  assert.doesNotMatch(daemon.stderr().slice(log), /updated|rediscovered/);
+  assert.equal((await call<RepoMap>(daemon.socket, 'map', request)).text, before.text);
   await call(daemon.socket, 'shutdown');
   assert.equal(await daemon.exited, 0);
 });

@@ -1,6 +1,8 @@
 // Keeping the index in step with the tree after the cold index: the watcher and its catch-up, the
 // sweep where paths cannot be watched, changes applied one batch after another, discovery run
 // again when its rules change, and the related graph saved once changes stop.
+import { stat } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
 import { RepomapError, errorMessage } from '../errors.js';
 import { requestFilePaths } from '../paths.js';
@@ -28,6 +30,8 @@ export class RepoSync {
   /** Settles once `discoverable` and `ignored` are those of the last discovery (rejects if they could not be found). */
   private rulesReady: Promise<void> = Promise.resolve();
   private pendingBatches = 0;
+  /** The last batch queued that names git's index: the one of those that lists the tree (see applyChanges). */
+  private lastIndexBatch: Set<string> | undefined;
   /** The cold index: requests wait for it before anything else. */
   private ready: Promise<void> = Promise.resolve();
   /** Updates run one after another; map requests wait for the ones queued before them. */
@@ -66,19 +70,26 @@ export class RepoSync {
 
   /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */
   async discover(): Promise<Discovery> {
-    const { root } = this.engine.options;
-    const listing = discoverFiles(root, this.engine.options);
-    const discovery = await listing;
-    // The ignore rules and the ignored folders matter once the watcher runs: found meanwhile, not
-    // before the first map (a second git call).
-    this.rulesReady = Promise.all([discoverableFilter(root, discovery.source, this.engine.options), ignoredFolders(root, discovery.source)]).then(
-      ([discoverable, ignored]) => {
-        this.discoverable = discoverable;
-        this.ignored = ignored;
-      },
-    );
-    this.rulesReady.catch(() => {}); // awaited where the rules are used, which says what failed
+    const discovery = await discoverFiles(this.engine.options.root, this.engine.options);
+    this.readRules(discovery.source);
     return discovery;
+  }
+
+  /**
+   * Reads the rules new paths are judged by and the folders left unwatched, after a listing. They
+   * matter once the watcher runs: found meanwhile, not before the first map (a second git call). A
+   * folder left unwatched that the rules no longer ignore (its ignore rule gone, a file in it
+   * force-added to git's index) is watched from then on.
+   */
+  private readRules(source: Discovery['source']): void {
+    const { root } = this.engine.options;
+    this.rulesReady = Promise.all([discoverableFilter(root, source, this.engine.options), ignoredFolders(root, source)]).then(([discoverable, ignored]) => {
+      const before = this.ignored;
+      this.discoverable = discoverable;
+      this.ignored = ignored;
+      this.watcher?.watch([...before].filter((folder) => !this.isWatchIgnored(folder)));
+    });
+    this.rulesReady.catch(() => {}); // awaited where the rules are used, which says what failed
   }
 
   /**
@@ -98,6 +109,7 @@ export class RepoSync {
     const watcher = await RepoWatcher.start(root, {
       // The queries' folders are the project's config, read whatever discovery lists: followed even where git ignores them.
       isIgnored: (path) => !isQueryFolder(path) && this.isWatchIgnored(path),
+      files: this.gitFiles(),
       onChanges: (paths) => this.enqueue(paths),
       onRootEvent: () => void this.rootGone(),
       onError: (err) => this.watchFailed(err),
@@ -156,10 +168,23 @@ export class RepoSync {
    * query file (git ignores `.repomap/`) and the two before miss it then.
    */
   private async changedUnseen(sinceMs: number): Promise<Set<string>> {
-    const [added, changed] = await Promise.all([this.newPaths(), this.changedSince(sinceMs)]);
-    const paths = new Set([...added, ...changed]);
+    const [added, changed, gitChanged] = await Promise.all([this.newPaths(), this.changedSince(sinceMs), this.gitFilesChangedSince(sinceMs)]);
+    const paths = new Set([...added, ...changed, ...gitChanged]);
     if (this.engine.languagesChanged()) paths.add(QUERY_DIR);
     return paths;
+  }
+
+  /** Git's files that decide what it lists (see GitStateFiles), absolute: none outside git. */
+  private gitFiles(): string[] {
+    const files = this.discoverable.gitFiles;
+    return files ? [files.index, ...files.excludes] : [];
+  }
+
+  /** Those of git's files modified since `sinceMs`: the catch-up's, for its index and ignore files, as changedSince's for a .gitignore. */
+  private async gitFilesChangedSince(sinceMs: number): Promise<string[]> {
+    const files = this.gitFiles();
+    const times = await Promise.all(files.map((file) => stat(file).then((info) => info.mtimeMs, () => -Infinity)));
+    return files.filter((_, i) => times[i] >= sinceMs);
   }
 
   /** Paths discovery lists that the daemon does not know: files created where no watch sees them. */
@@ -188,6 +213,8 @@ export class RepoSync {
   /** Queues a batch of changed paths (applied after those queued before). */
   enqueue(paths: Set<string>): void {
     if (this.engine.isStopping) return; // a catch-up or a sweep that ends after a stop has nothing to update
+    const index = this.discoverable.gitFiles?.index;
+    if (index !== undefined && paths.has(index)) this.lastIndexBatch = paths;
     this.pendingBatches++;
     this.work = this.work
       .then(() => this.applyChanges(paths))
@@ -209,10 +236,12 @@ export class RepoSync {
 
   /**
    * Brings changed paths up to date; a change of an ignore file (.gitignore, .repomapignore,
-   * .aiderignore) or a tag query file, or a project config change that moves what discovery lists,
-   * re-runs discovery over the tree.
+   * .aiderignore, git's own outside the tree) or a tag query file, or a project config change that
+   * moves what discovery lists, re-runs discovery over the tree, and so does a change of git's
+   * index that changes the files git lists. A batch names the tree's paths relative to the root,
+   * git's files (see RepoWatcherOptions.files) by their absolute paths.
    */
-  private async applyChanges(changed: Set<string>): Promise<void> {
+  private async applyChanges(batch: Set<string>): Promise<void> {
     // Once the root is gone (deleted, moved), every path of a batch reads as missing, and the
     // records of its files are not to be dropped: a daemon on the moved folder may share this cache
     // and read them. A batch of the removal's own events is checked after the removal, so it is
@@ -220,6 +249,12 @@ export class RepoSync {
     if (await this.rootGone()) return;
     const { engine } = this;
     const started = performance.now();
+    const changed = new Set([...batch].filter((path) => !isAbsolute(path)));
+    const gitChanged = [...batch].filter((path) => isAbsolute(path));
+    const index = this.discoverable.gitFiles?.index;
+    // Batches queued behind this one while git writes its index again and again (a rebase, a
+    // script) list the tree once: in the last that names the index.
+    const indexChanged = batch === this.lastIndexBatch;
     // The batch is judged by its files, those under the folders it names too: a folder made with
     // its files in it (`mkdir -p .repomap/queries` and a write in one go, a checkout that adds the
     // folder) is named alone, and its query or ignore file must re-run discovery all the same.
@@ -231,9 +266,20 @@ export class RepoSync {
     // known or walked (see filesOf), and its entry is all the batch says of its queries.
     const queriesMoved =
       !configMoved && [...files, ...changed].some((path) => isQueryPath(path) || isQueryFolder(path.replace(/\/$/, ''))) && engine.reloadLanguages();
-    if (configMoved || queriesMoved || [...files].some(isIgnoreFile)) {
+    if (configMoved || queriesMoved || [...files].some(isIgnoreFile) || gitChanged.some((file) => file !== index)) {
       await this.rediscover();
       return;
+    }
+    // git rewrites its index on most commands (`git status` refreshes it): the tree is listed, and
+    // nothing more is done unless the files listed changed.
+    if (indexChanged) {
+      const listing = await discoverFiles(engine.options.root, engine.options);
+      if (await this.listsOtherwise(listing.paths)) {
+        await this.rediscover(listing);
+        return;
+      }
+      engine.options.log(`git's index changed, not the ${listing.paths.length} files listed (${(performance.now() - started).toFixed(0)} ms)`);
+      if (changed.size === 0) return;
     }
     for (const folder of leftOut) this.leaveOut(folder);
     await this.rulesReady;
@@ -298,14 +344,18 @@ export class RepoSync {
     return { files, leftOut };
   }
 
-  /** Lists the tree again and brings the index up to date with it: files and files parsed. */
-  async rediscover(): Promise<{ files: number; parsed: number }> {
+  /**
+   * Lists the tree again (or takes `listing`, one just made) and brings the index up to date with
+   * it: files and files parsed.
+   */
+  async rediscover(listing?: Discovery): Promise<{ files: number; parsed: number }> {
     // Listed after the root went, no file would be left: every record dropped (see applyChanges).
     const gone = await this.rootGone();
     if (gone) throw new RepomapError('daemon-unavailable', `the daemon is stopping: ${gone}`);
     const { engine } = this;
     const before = engine.state.stats.parsed;
-    const discovery = await this.discover();
+    const discovery = listing ?? (await discoverFiles(engine.options.root, engine.options));
+    this.readRules(discovery.source);
     await this.rulesReady;
     const { state, reconciler } = engine;
     // Git lists the files of its index, which a checkout writes after it has changed the tree: a
@@ -324,6 +374,19 @@ export class RepoSync {
     engine.options.log(`rediscovered ${paths.length} files`);
     await engine.publishShared();
     return { files: paths.length, parsed: state.stats.parsed - before };
+  }
+
+  /**
+   * Whether a listing of the tree differs from the paths the daemon holds: one it holds is not
+   * listed, or one it does not hold is listed and exists (git lists the files of its index, deleted
+   * ones too, whose deletion the daemon has taken).
+   */
+  private async listsOtherwise(paths: readonly string[]): Promise<boolean> {
+    const { state } = this.engine;
+    const unknown = paths.filter((path) => !state.has(path));
+    if (paths.length - unknown.length !== state.fileCount) return true;
+    const found = await statAll(this.engine.options.root, unknown);
+    return found.some((info) => info !== 'missing');
   }
 
   /**

@@ -1,6 +1,6 @@
 // The daemon's file watcher: chokidar on the repository's folders, its events handed over in batches.
-import { join, relative, sep } from 'node:path';
-import type { Stats } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { type FSWatcher as FileWatcher, type Stats, watch as watchFolder } from 'node:fs';
 import type { FSWatcher } from 'chokidar';
 
 /** Events are coalesced until this long passes without one ... */
@@ -11,7 +11,7 @@ const MAX_WAIT_MS = 400;
 export interface RepoWatcherOptions {
   /** Whether a relative path (file or folder) is left out: not watched, no events. */
   isIgnored: (path: string) => boolean;
-  /** A coalesced batch of changed relative file paths (created, changed or deleted). */
+  /** A coalesced batch of changed relative file paths (created, changed or deleted), and the absolute paths of `files` changed. */
   onChanges: (paths: Set<string>) => void;
   /**
    * chokidar named the root itself as removed (an `unlinkDir` of the root, on a deletion or a
@@ -19,6 +19,13 @@ export interface RepoWatcherOptions {
    */
   onRootEvent?: () => void;
   onError?: (err: unknown) => void;
+  /**
+   * Files outside the tree's watch, by absolute path (git's index and ignore files, in a `.git`
+   * the tree's watch leaves out, or elsewhere), followed by a watch of their folder alone: not of
+   * all of `.git`, whose objects churn. A change of one is named in a batch by its absolute path.
+   * A file whose folder does not exist when the watcher starts is not followed.
+   */
+  files?: readonly string[];
   /**
    * Test only (fault injection): paths containing this text cannot be watched, as when the
    * system's limit of watches is reached (ENOSPC).
@@ -49,6 +56,8 @@ export class RepoWatcher {
   private maxTimer: NodeJS.Timeout | undefined;
   /** Paths refused by the test's fault injection (see RepoWatcherOptions.unwatchable). */
   private readonly refused = new Set<string>();
+  /** The watches of the folders of `files` (see RepoWatcherOptions.files). */
+  private readonly fileWatchers: FileWatcher[] = [];
   readonly ready: Promise<void>;
 
   /** Starts watching; chokidar is loaded now, not with the daemon, whose first map does not wait for it. */
@@ -97,6 +106,35 @@ export class RepoWatcher {
     this.watcher.on('addDir', onFolder).on('unlinkDir', onFolder);
     this.watcher.on('error', (err: unknown) => options.onError?.(err));
     this.ready = new Promise((resolve) => this.watcher.once('ready', () => resolve()));
+    const files = options.files ?? [];
+    for (const folder of new Set(files.map(dirname))) this.followFiles(folder, files.filter((file) => dirname(file) === folder));
+  }
+
+  /**
+   * Follows files of one folder by the folder's watch, which outlives the files: git replaces its
+   * index by renaming a new one over it, where a watch of the file itself would follow the old one.
+   */
+  private followFiles(folder: string, files: readonly string[]): void {
+    const names = new Set(files.map((file) => basename(file)));
+    try {
+      const watcher = watchFolder(folder, (_event, name) => {
+        // No name: the system did not say which entry changed.
+        if (name === null) for (const file of files) this.add(file);
+        else if (names.has(name)) this.add(join(folder, name));
+      });
+      watcher.on('error', (err: unknown) => this.options.onError?.(err));
+      this.fileWatchers.push(watcher);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.options.onError?.(err);
+    }
+  }
+
+  /** Watches folders (relative) the rules ignored until now, and the folders under them they do not ignore. */
+  watch(folders: readonly string[]): void {
+    if (folders.length === 0) return;
+    const watched = this.watcher.getWatched();
+    const added = folders.map((folder) => join(this.root, folder)).filter((abs) => !(abs in watched));
+    if (added.length > 0) this.watcher.add(added);
   }
 
   /** Stops watching a folder (relative) and the folders under it. */
@@ -135,6 +173,7 @@ export class RepoWatcher {
   async close(): Promise<void> {
     clearTimeout(this.quietTimer);
     clearTimeout(this.maxTimer);
+    for (const watcher of this.fileWatchers) watcher.close();
     await this.watcher.close();
   }
 }

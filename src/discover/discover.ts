@@ -174,6 +174,20 @@ export interface DiscoverableFilter {
    * git does not answer.
    */
   skips(folder: string): Promise<boolean>;
+  /** Inside git, git's own files its verdicts rest on (see GitStateFiles); undefined outside git. */
+  gitFiles?: GitStateFiles;
+}
+
+/**
+ * The files of git's own, outside the work tree's files, that decide what it lists: its index (a
+ * path force-added or taken out with `git rm --cached` comes or goes) and the ignore files outside
+ * the tree, core.excludesFile (or its default) and info/exclude, lowest precedence first. Absolute
+ * paths, as git resolves them (`--git-path`: the git dir of a worktree or a submodule lies
+ * elsewhere); an ignore file may not exist.
+ */
+export interface GitStateFiles {
+  index: string;
+  excludes: string[];
 }
 
 /**
@@ -188,7 +202,8 @@ export interface DiscoverableFilter {
 export async function discoverableFilter(root: string, source: Discovery['source'], options: DiscoverOptions = {}): Promise<DiscoverableFilter> {
   const excluded = excludedPathMatcher(root, options);
   const leftOut = leftOutMatcher(root, options);
-  const rules = source === 'git' ? await gitIgnoreRules(root) : new IgnoreRules(root, '', [], false, IGNORE_FILES);
+  const repo = source === 'git' ? await gitRepository(root) : undefined;
+  const rules = source === 'git' ? await gitIgnoreRules(repo) : new IgnoreRules(root, '', [], false, IGNORE_FILES);
   // Inside git, the ignore files git does not read rule out a path whatever git says of it.
   const own = source === 'git' ? new IgnoreRules(root, '', [], false, OWN_IGNORE_FILES) : undefined;
   const skips = async (folder: string): Promise<boolean> => {
@@ -211,7 +226,7 @@ export async function discoverableFilter(root: string, source: Discovery['source
     if (doubtful.length > 0) for (const path of (await gitFiles(root, doubtful)) ?? doubtful) kept.add(path);
     return kept;
   };
-  return Object.assign(filter, { skips });
+  return Object.assign(filter, { skips, ...(repo ? { gitFiles: repo.files } : {}) });
 }
 
 /**
@@ -265,27 +280,43 @@ class IgnoreRules {
   }
 }
 
-/**
- * git's rules for the repository holding `root`: core.excludesFile, then .git/info/exclude, then
- * the .gitignore files from the top level down. Null when git cannot tell (no git any more).
- */
-async function gitIgnoreRules(root: string): Promise<IgnoreRules | null> {
+/** Where the repository holding `root` lies: its top level, the root's folder below it ('' or ending in '/'), and git's files. */
+interface GitRepository {
+  top: string;
+  prefix: string;
+  files: GitStateFiles;
+}
+
+/** The repository holding `root`, as git says; undefined when git cannot tell (no git any more). */
+async function gitRepository(root: string): Promise<GitRepository | undefined> {
   const git = (args: string[]) => execFileAsync('git', args, { cwd: root, encoding: 'utf8' }).then((out) => out.stdout);
   try {
-    const [top, prefix, exclude] = (await git(['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'info/exclude'])).split('\n');
+    const [top, prefix, exclude, index] = (
+      await git(['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'info/exclude', '--git-path', 'index'])
+    ).split('\n');
     const excludesFile = await git(['config', '--path', '--get', 'core.excludesFile']).then(
       (out) => out.trim(),
       () => defaultExcludesFile(),
     );
-    const outer: IgnoreLevel[] = [];
-    for (const file of [excludesFile, isAbsolute(exclude) ? exclude : join(root, exclude)]) {
-      const text = file ? await readFile(file, 'utf8').catch(() => '') : '';
-      if (text) outer.push({ base: '', rules: ignore().add(text) });
-    }
-    return new IgnoreRules(top, prefix, outer, true, ['.gitignore']);
+    const absolute = (path: string) => (isAbsolute(path) ? path : join(root, path));
+    return { top, prefix, files: { index: absolute(index), excludes: [...(excludesFile ? [excludesFile] : []), absolute(exclude)] } };
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+/**
+ * git's rules for a repository: core.excludesFile, then .git/info/exclude, then the .gitignore
+ * files from the top level down. Null when git cannot tell (no git any more).
+ */
+async function gitIgnoreRules(repo: GitRepository | undefined): Promise<IgnoreRules | null> {
+  if (!repo) return null;
+  const outer: IgnoreLevel[] = [];
+  for (const file of repo.files.excludes) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    if (text) outer.push({ base: '', rules: ignore().add(text) });
+  }
+  return new IgnoreRules(repo.top, repo.prefix, outer, true, ['.gitignore']);
 }
 
 /** Where git looks for a user's ignore file when core.excludesFile is not set. */
