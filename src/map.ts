@@ -4,7 +4,7 @@ import { ReferenceGraph } from './graph/graph.js';
 import { isMultiWordIdentifier } from './graph/identifiers.js';
 import { type SavedGraphFile, countRestored, graphInputsKey, publishRelatedGraph, readSavedGraph, restoreSavedGraph, saveGraphOrSay } from './graph/graph-file.js';
 import { type IndexOptions, type RepoIndex, indexRepository, wroteTags } from './indexer/indexer.js';
-import { identifiersInFile, mentionedFiles, mentionedIdentifiers } from './mentions.js';
+import { identifiersInFile, identifiersWrittenAsCode, mentionedFiles, mentionedIdentifiers } from './mentions.js';
 import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pack.js';
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor, waitBoundMs } from './api/request.js';
@@ -166,13 +166,15 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   const chatFiles = new Set((request.chatFiles ?? []).map((path) => indexedFilePath(index, path, 'chat file', request)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
   // Names whose definitions the map shows first: every --mention, and the message's identifiers of
-  // two words or more; a plain word of a message ('value', 'stream') is as likely prose.
+  // two words or more or written as code (`push()`, `AppContext.push`); a plain word of a message
+  // ('value', 'stream') is as likely prose.
   const namedIdents = new Set(mentionedIdents);
   const mentioned = new Set((request.mentionedFiles ?? []).map((path) => indexedFilePath(index, path, 'mentioned file', request)));
   if (request.message) {
+    const asCode = identifiersWrittenAsCode(request.message);
     for (const ident of mentionedIdentifiers(request.message)) {
       mentionedIdents.add(ident);
-      if (isMultiWordIdentifier(ident)) namedIdents.add(ident);
+      if (isMultiWordIdentifier(ident) || asCode.has(ident)) namedIdents.add(ident);
     }
     for (const path of mentionedFiles(request.message, index.paths, chatFiles)) mentioned.add(path);
   }

@@ -14,11 +14,17 @@ const QUOTES = /^["'`*_]+|["'`*_]+$/g;
  * (`of` pulled in `of.ts`) and weigh references to them.
  */
 export function mentionedIdentifiers(message: string): Set<string> {
-  const found = new Set<string>();
-  for (const code of codeForms(message)) for (const word of words(code)) found.add(word);
+  const found = identifiersWrittenAsCode(message);
   for (const word of words(message)) {
     if (word.length >= MIN_WORD_LENGTH && !STOP_WORDS.has(word.toLowerCase())) found.add(word);
   }
+  return found;
+}
+
+/** The identifiers a message writes as code (see mentionedIdentifiers): named as a --mention names them, whatever they are. */
+export function identifiersWrittenAsCode(message: string): Set<string> {
+  const found = new Set<string>();
+  for (const code of codeForms(message)) for (const word of words(code)) found.add(word);
   return found;
 }
 

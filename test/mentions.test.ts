@@ -23,3 +23,19 @@ test('--message stop words do not pull in files named after them', async () => {
   assert.deepEqual(map.request.mentionedIdents, ['cart', 'discount']);
   assert.ok(!map.files.slice(0, 3).some((file) => file.path === 'src/of.ts'), map.files.map((file) => file.path).join(' '));
 });
+
+test('a plain word the message writes as code comes first, as a --mention does: a method of a mentioned file is shown, where its top-level definitions took the budget', async () => {
+  const root = tempDir();
+  const helpers = Array.from({ length: 80 }, (_, k) => `def helper_number_${k}(value: int, scale: int) -> int:\n    return value * scale\n\n`).join('');
+  writeFileSync(join(root, 'ctx.py'), `${helpers}class AppContext:\n    def pop(self) -> None:\n        pass\n\n    def push(self) -> None:\n        pass\n`);
+  writeFileSync(join(root, 'app.py'), 'from ctx import AppContext\n\n\ndef run() -> None:\n    AppContext().push()\n');
+  // Other files, for the rest of the budget to name.
+  for (let k = 0; k < 60; k++) writeFileSync(join(root, `mod_${k}.py`), `def other_function_${k}(value: int) -> int:\n    return value\n`);
+  const cacheDir = tempDir();
+  const showsPush = async (message: string) => /def push\(self\)/.test((await buildMap({ root, cacheDir, tokens: 200, message })).text);
+  for (const message of ['Fix the bug in ctx.py where AppContext.push fails', 'Fix the bug in ctx.py where `push` fails', 'Fix ctx.py: push() fails']) {
+    assert.ok(await showsPush(message), message);
+  }
+  // Not written as code, a plain word weighs as a mention but is not put first.
+  assert.ok(!(await showsPush('Fix the bug in ctx.py where push fails')));
+});
