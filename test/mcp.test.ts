@@ -203,6 +203,11 @@ test('the server ends, status 0, when the client closes its stdin: after a call 
   assert.deepEqual(called.answers.map((answer) => [answer.id, answer.result?.isError ?? false]), [[1, false], [2, false]]);
   const idle = await session([initialize], 1);
   assert.equal(idle.code, 0);
+  // Stdin closed while a call runs (its daemon started, its index waited for): the server still ends.
+  const symbol = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'find_symbol', arguments: { name: 'Cart' } } };
+  runCli(['stop', root], { env });
+  const midCall = await session([initialize, initialized, symbol], 1);
+  assert.equal(midCall.code, 0);
   // A line that is not JSON, or JSON that is no JSON-RPC message, is answered with JSON-RPC's error (id null), and the session goes on.
   const malformed = await session(['{"jsonrpc": "2.0", "id": 3, "method": ', '{"hello": "world"}', initialize], 3);
   assert.equal(malformed.code, 0);

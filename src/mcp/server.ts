@@ -193,12 +193,19 @@ export function createMcpServer(root: string, version: string, options: McpServe
   const { refusal, indexWaitMs = INDEX_WAIT_MS, ...startOptions } = options;
   const server = new McpServer({ name: 'repomap', version });
   let daemon: Promise<RepomapDaemon> | undefined;
+  let clientGone = false;
   // The connection to the daemon goes when the client's does: nothing is left to hold the process.
-  server.server.onclose = () => void daemon?.then((repo) => repo.close(), () => {});
+  server.server.onclose = () => {
+    clientGone = true;
+    void daemon?.then((repo) => repo.close(), () => {});
+  };
 
-  // Runs a request on the daemon; a lost connection (an idle daemon exited) reconnects once.
+  // Runs a request on the daemon; a lost connection (an idle daemon exited) reconnects once, unless
+  // the client has gone meanwhile (a call running when its stdin closed): a new connection would
+  // then hold the process, and no answer could reach the client.
   const withDaemon = async <T>(ask: (repo: RepomapDaemon) => Promise<T>): Promise<T> => {
     for (let attempt = 0; ; attempt++) {
+      if (clientGone) throw new Error('the MCP client closed the connection');
       daemon ??= connect(root, startOptions);
       try {
         return await ask(await daemon);
@@ -223,11 +230,13 @@ export function createMcpServer(root: string, version: string, options: McpServe
     }
   };
   // Runs a request once the index is complete, or answers how far it is after indexWaitMs.
-  const whenIndexed = (name: string, extra: Extra, ask: (repo: RepomapDaemon) => Promise<Answer>): Promise<Answer> =>
-    withDaemon(async (repo) => {
-      const pending = await awaitIndex(repo, extra, indexWaitMs);
+  const whenIndexed = (name: string, extra: Extra, ask: (repo: RepomapDaemon) => Promise<Answer>): Promise<Answer> => {
+    const reported: Progress = { done: -1 };
+    return withDaemon(async (repo) => {
+      const pending = await awaitIndex(repo, extra, indexWaitMs, reported);
       return pending ? stillIndexing(name, pending) : ask(repo);
     });
+  };
 
   server.registerTool(
     'repo_map',
@@ -249,9 +258,10 @@ export function createMcpServer(root: string, version: string, options: McpServe
         const request: MapRequest = { ...(fromArguments(args, MAP_REQUEST) as MapRequest), verboseHint: false, waitSeconds: indexWaitMs / 1000 };
         // Checked here, as the daemon would check it, so that a refusal names the tool's arguments (max_tokens), not the daemon's fields.
         budgetFor(request, MCP_NAMES);
+        const reported: Progress = { done: -1 };
         return withDaemon(async (repo) => {
           const asked = repo.map(request);
-          await awaitIndex(repo, extra, indexWaitMs, asked);
+          await awaitIndex(repo, extra, indexWaitMs, reported, asked);
           const map = await asked;
           const text = textOutput({ ...map, text: map.text || emptyMapNote(root, map) });
           const partial = map.partial ? { partial: map.partial } : {};
@@ -301,12 +311,17 @@ export function createMcpServer(root: string, version: string, options: McpServe
   return server;
 }
 
+/** The progress a call has reported so far: kept across the call's reconnects. */
+interface Progress {
+  done: number;
+}
+
 /**
  * Waits until the daemon's index is complete, at most `waitMs` (or until `answer` settles),
  * sending the client progress notifications meanwhile when its call carries a progress token. The
  * status when the index is still being built by then; undefined once it is complete.
  */
-async function awaitIndex(repo: RepomapDaemon, extra: Extra, waitMs: number, answer?: Promise<unknown>): Promise<DaemonStatus | undefined> {
+async function awaitIndex(repo: RepomapDaemon, extra: Extra, waitMs: number, reported: Progress, answer?: Promise<unknown>): Promise<DaemonStatus | undefined> {
   let answered = false;
   answer?.then(
     () => (answered = true),
@@ -314,14 +329,13 @@ async function awaitIndex(repo: RepomapDaemon, extra: Extra, waitMs: number, ans
   );
   const token = extra._meta?.progressToken;
   const deadline = Date.now() + waitMs;
-  let reported = -1;
   for (;;) {
     const status = await repo.status();
     if (status.state === 'ready') return undefined;
     const { done, total } = status.progress;
-    // Progress must grow from one notification to the next.
-    if (token !== undefined && done > reported) {
-      reported = done;
+    // Progress must grow from one notification to the next, a daemon started again meanwhile included.
+    if (token !== undefined && done > reported.done) {
+      reported.done = done;
       await extra.sendNotification({
         method: 'notifications/progress',
         params: { progressToken: token, progress: done, ...(total > 0 ? { total } : {}), message: indexingLine(status) },
