@@ -43,6 +43,9 @@ test('buildMap and a daemon answer the same request with the same map, its lines
       const bad = { ranking: 'random' } as unknown as MapRequest;
       await assert.rejects(buildMap({ root, cacheDir: tempDir(), ...bad }), refused);
       await assert.rejects(repo.map(bad), refused);
+      // A request over the daemon's line limit is refused before it is sent; the connection goes on.
+      await assert.rejects(repo.map({ message: 'word '.repeat(250_000) }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /over the daemon's limit of 1048576/.test(err.message));
+      assert.ok((await repo.status()).files > 0);
       await assert.rejects(buildMap({ root, cacheDir: '' }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /cacheDir is an empty string/.test(err.message));
     } finally {
       repo.close();

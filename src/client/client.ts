@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 import { type Socket, connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RepomapError, errorMessage } from '../errors.js';
-import { type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
+import { RepomapError, badRequest, errorMessage } from '../errors.js';
+import { MAX_REQUEST_BYTES, type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
 import { refuseGitFolder, rootRelativeGlobs } from '../paths.js';
@@ -72,9 +72,14 @@ export class DaemonClient {
     // A connection whose daemon went while it was idle (an idle exit, a crash) heard its close then.
     if (this.lost) return Promise.reject(this.lost);
     const id = this.nextId++;
+    const line = JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }) + '\n';
+    // The daemon answers a longer line with an error it cannot address to this request (its id is
+    // not read): refused here, where the request is known.
+    const bytes = Buffer.byteLength(line);
+    if (bytes > MAX_REQUEST_BYTES) return Promise.reject(badRequest(`the ${method} request is ${bytes} bytes, over the daemon's limit of ${MAX_REQUEST_BYTES}: a message, name or list that long is no request`));
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.socket.write(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }) + '\n');
+      this.socket.write(line);
     });
   }
 
