@@ -75,7 +75,7 @@ export class DaemonClient {
     const line = JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }) + '\n';
     // The daemon answers a longer line with an error it cannot address to this request (its id is
     // not read): refused here, where the request is known.
-    const bytes = Buffer.byteLength(line);
+    const bytes = Buffer.byteLength(line) - 1; // the newline not counted, as the daemon counts
     if (bytes > MAX_REQUEST_BYTES) return Promise.reject(badRequest(`the ${method} request is ${bytes} bytes, over the daemon's limit of ${MAX_REQUEST_BYTES}: a message, name or list that long is no request`));
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
