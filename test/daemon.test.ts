@@ -515,6 +515,10 @@ test('a running daemon started with other options says so, with the restart that
   const applied = runCli(['query', root, '--exclude', 'api'], { env });
   assert.equal(applied.stderr, '');
   assert.doesNotMatch(applied.stdout, /api\/server\.py/);
+  // A restart without --cache-dir keeps the folder the daemon used, not the default one.
+  assert.equal(runCli(['restart', root], { env }).code, 0);
+  const restarted = JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
+  assert.equal(restarted.cacheDir, cache);
   assert.equal(runCli(['stop', root], { env }).code, 0);
 });
 

@@ -221,12 +221,17 @@ export async function stopDaemon(root: string): Promise<boolean> {
 export async function restartCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('restart', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
-    process.stdout.write(`Usage: repomap restart [ROOT] [options]\n\nStops the daemon of ROOT's repository, then starts it.\n\n${START_HELP}`);
+    process.stdout.write(`Usage: repomap restart [ROOT] [options]\n\nStops the daemon of ROOT's repository, then starts it (in the cache folder it used, unless --cache-dir is given).\n\n${START_HELP}`);
     return 0;
   }
   const root = await startableRoot(positionals, 'restart');
+  const options = startOptions(values);
+  // The cache folder the running daemon uses, unless another is given: started without it, the
+  // daemon would index the tree again into the default folder.
+  const running = await DaemonClient.once<DaemonStatus>(daemonPaths(root).socket, 'status').catch(() => undefined);
+  if (options.cacheDir === undefined && running) options.cacheDir = running.cacheDir;
   await stopDaemon(root);
-  const repo = await connect(root, startOptions(values));
+  const repo = await connect(root, options);
   const status = await answer(() => repo.status(), () => repo.close());
   process.stdout.write(`repomap: daemon for ${root} is running (pid ${status.pid}, ${status.state})\n`);
   return 0;
