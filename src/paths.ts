@@ -154,6 +154,8 @@ const GLOB_SEGMENT = /[*?[\]{}()!\\]/;
  * root. What it returns comes back unchanged, so globs may be taken from the root twice.
  */
 export function rootRelativeGlob(root: string, glob: string, option: string): string {
+  // picomatch takes a leading '!' as "all but", which would leave out (or keep) everything else without a word.
+  if (glob.startsWith('!')) throw badRequest(`${option} glob ${escapeControls(glob)}: a negation ('!') is not supported; the globs name what to ${option === 'include' ? 'keep' : 'leave out'}`);
   const segments = glob.split('/');
   const firstWild = segments.findIndex((segment) => GLOB_SEGMENT.test(segment));
   const literal = firstWild === -1 ? segments.length : firstWild;

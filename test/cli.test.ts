@@ -104,6 +104,8 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
     assertUserError(runCli([...args, '--cache-dir', tempDir()]), /is a git folder without a work tree \(a bare repository or a \.git folder\): give the folder of a checkout$/);
   }
   assertUserError(runCli(['map', root, '--bogus']), /Unknown option '--bogus'/);
+  assertUserError(runCli(['map', root, '--exclude', '!src', '--cache-dir', cache]), /^repomap: exclude glob !src: a negation \('!'\) is not supported; the globs name what to leave out$/);
+  assertUserError(runCli(['map', root, '--tokens', '10', '--tokens', '-5']), /--tokens needs a value, and '-5' reads as an option/);
   assertUserError(runCli(['map', root, '--chat', '/etc/hostname', '--cache-dir', cache]), /outside the repository root/);
   assertUserError(runCli(['map', root, '--chat', 'src/missing.ts', '--cache-dir', cache], { cwd: root }), /chat file src\/missing\.ts does not exist/);
   assertUserError(runCli(['map', root, '--tokens', 'many']), /--tokens takes a positive whole number/);

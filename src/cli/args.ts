@@ -16,7 +16,8 @@ export function parseCommandArgs<T extends OptionSpec>(command: string, args: st
     let message = errorMessage(err).split('\n')[0].replace(/\. To specify a positional argument.*$/, '');
     const ambiguous = /^Option '([^' ]+)' argument is ambiguous/.exec(message)?.[1];
     if (ambiguous !== undefined) {
-      const next = args[args.indexOf(ambiguous) + 1];
+      // The occurrence followed by an option-like value (the option may be given more than once).
+      const next = args[args.findIndex((arg, i) => arg === ambiguous && args[i + 1]?.startsWith('-')) + 1];
       message = `${ambiguous} needs a value, and '${next}' reads as an option (a value that starts with '-' is written ${ambiguous}=VALUE)`;
     }
     const unknown = /^Unknown option '--([^'=]+)'/.exec(message)?.[1];
