@@ -438,6 +438,13 @@ test('query starts a daemon when none runs, and answers like map does', async ()
   assert.equal(stopped.code, 0);
   assert.match(stopped.stdout, /stopped/);
   assert.equal(runCli(['status', root], { env }).code, 1);
+  const none = runCli(['status', '--all'], { env });
+  assert.deepEqual([none.code, none.stdout], [1, 'repomap: no daemon is running\n'], 'exits 1 when no daemon runs, as its help says');
+  // A runtime folder open to others is refused for --all as for one ROOT.
+  chmodSync(join(env.XDG_RUNTIME_DIR, 'repomap'), 0o755);
+  const unsafe = runCli(['status', '--all'], { env });
+  assert.equal(unsafe.code, 2, unsafe.stdout);
+  assert.match(unsafe.stderr, /open to group or others/);
 });
 
 test('a cache folder inside the root that git does not ignore is never listed: the daemon does not follow its own log and store, and map counts the same files on every run', async () => {

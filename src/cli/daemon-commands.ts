@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { DaemonClient } from '../client/client.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
-import { daemonPaths, listDaemons, liveDaemonPid } from '../daemon/runtime.js';
+import { checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir } from '../daemon/runtime.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { RepomapError, badRequest } from '../errors.js';
@@ -261,11 +261,13 @@ export async function statusCommand(args: string[]): Promise<number> {
   };
   if (values.all && positionals.length > 0) throw badRequest(`status takes a ROOT or --all, not both (got ${positionals.join(' ')} and --all)`);
   if (values.all) {
+    // A runtime folder not to be trusted is said, as for one ROOT, not taken as holding no daemon.
+    if (existsSync(runtimeDir())) checkRuntimeDir(runtimeDir());
     const statuses = (await Promise.all(listDaemons().map((daemon) => statusAt(daemon.socket)))).filter((s) => s !== undefined);
     if (json) process.stdout.write(JSON.stringify(statuses, null, 2) + '\n');
     else if (statuses.length === 0) process.stdout.write('repomap: no daemon is running\n');
     else for (const status of statuses) process.stdout.write(statusLine(status) + '\n');
-    return 0;
+    return statuses.length === 0 ? 1 : 0;
   }
   const root = await daemonRootOf(positionals, 'status');
   const status = await statusAt(daemonPaths(root).socket);
