@@ -215,6 +215,11 @@ test('the server ends, status 0, when the client closes its stdin: after a call 
     malformed.answers.map((answer) => [answer.id, answer.error?.code ?? 'answered']),
     [[null, -32700], [null, -32600], [1, 'answered']],
   );
+  // A tools/call whose params are of another shape: JSON-RPC's invalid params, in one line.
+  const call = (id: number, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
+  const shapes = await session([initialize, initialized, call(4, { name: 'repo_status', arguments: [] }), call(5, { arguments: {} }), call(6, null)], 4);
+  const codes = shapes.answers.map((answer) => `${answer.id}:${answer.error?.code ?? 'answered'}`).sort();
+  assert.deepEqual(codes, ['1:answered', '4:-32602', '5:-32602', 'null:-32600'], 'params null is no JSON-RPC request at all');
   assert.equal(runCli(['stop', root], { env }).code, 0, 'the daemon the call started still runs, for the next client');
 });
 

@@ -162,13 +162,21 @@ export function answerMalformedMessages(transport: Transport): void {
   };
 }
 
-/** JSON-RPC 2.0's error codes for a line that is not JSON, and for JSON that is no request. */
+/** JSON-RPC 2.0's error codes for a line that is not JSON, for JSON that is no request, and for a request's bad params. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
 
 function unknownArgument(message: JSONRPCMessage): JSONRPCMessage | undefined {
   if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
+  // Params of another shape fail the SDK's request schema, answered as an internal error with a
+  // validation dump over many lines: said here in one, as JSON-RPC's invalid params.
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!isObject(params) || typeof params!.name !== 'string' || (params!.arguments !== undefined && !isObject(params!.arguments))) {
+    const error = { code: INVALID_PARAMS, message: 'invalid params: tools/call takes { name: string, arguments?: object }' };
+    return { jsonrpc: '2.0', id: message.id, error } as unknown as JSONRPCMessage;
+  }
   const known = typeof params?.name === 'string' && Object.hasOwn(TOOL_ARGUMENTS, params.name) ? TOOL_ARGUMENTS[params.name] : undefined;
   const args = params?.arguments;
   if (!known || typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
