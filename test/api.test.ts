@@ -46,6 +46,11 @@ test('buildMap and a daemon answer the same request with the same map, its lines
       // A request over the daemon's line limit is refused before it is sent; the connection goes on.
       await assert.rejects(repo.map({ message: 'word '.repeat(250_000) }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /over the daemon's limit of 1048576/.test(err.message));
       assert.ok((await repo.status()).files > 0);
+      // Closed by the caller: a call made then says so, not that the daemon went away.
+      const pending = repo.status();
+      repo.close();
+      await assert.rejects(pending, /closed by this client/);
+      await assert.rejects(repo.status(), /closed by this client/);
       await assert.rejects(buildMap({ root, cacheDir: '' }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /cacheDir is an empty string/.test(err.message));
     } finally {
       repo.close();

@@ -96,7 +96,11 @@ export class DaemonClient {
     }
   }
 
+  /** Closes the connection: a request pending or made later fails saying this side closed it (not that the daemon went). */
   close(): void {
+    this.lost ??= new RepomapError('connection-lost', 'the connection to the daemon was closed by this client (close())');
+    for (const { reject } of this.waiting.values()) reject(this.lost);
+    this.waiting.clear();
     this.socket.end();
   }
 }
