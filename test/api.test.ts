@@ -43,7 +43,7 @@ test('buildMap and a daemon answer the same request with the same map, its lines
       const bad = { ranking: 'random' } as unknown as MapRequest;
       await assert.rejects(buildMap({ root, cacheDir: tempDir(), ...bad }), refused);
       await assert.rejects(repo.map(bad), refused);
-      await assert.rejects(buildMap({ root, cacheDir: '' }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /cacheDir is an empty string/.test(err.message));
+      await assert.rejects(buildMap({ root, cacheDir: '' }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /cacheDir must be a folder/.test(err.message));
     } finally {
       repo.close();
       await stopDaemon(root);
