@@ -64,8 +64,6 @@ export interface OpenRepository {
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
 export async function openRepository(options: BuildMapOptions, { readGraph = false } = {}): Promise<OpenRepository> {
   const root = await resolveRoot(options.root);
-  // Empty, it would open a store in the working folder.
-  if (options.cacheDir === '') throw badRequest("cacheDir is an empty string: give a folder, or leave it out for the default");
   const shared = { sharedCacheDir: options.sharedCacheDir ?? sharedCacheDir(options.cacheDir !== undefined) };
   let store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice, ...shared });
   // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.

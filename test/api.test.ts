@@ -51,7 +51,7 @@ test('buildMap and a daemon answer the same request with the same map, its lines
       repo.close();
       await assert.rejects(pending, /closed by this client/);
       await assert.rejects(repo.status(), /closed by this client/);
-      await assert.rejects(buildMap({ root, cacheDir: '' }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /cacheDir is an empty string/.test(err.message));
+      await assert.rejects(buildMap({ root, cacheDir: '' }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /cacheDir must be a folder/.test(err.message));
     } finally {
       repo.close();
       await stopDaemon(root);

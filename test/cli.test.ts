@@ -85,7 +85,7 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
     assertUserError(runCli([...command, '']), /^repomap: repository root is empty \(''\)$/);
   }
   assertUserError(runCli(['map', root, '--chat', '']), /^repomap: chat file is empty \(''\)$/);
-  assertUserError(runCli(['map', root, '--mention', '']), /^repomap: --mention must be a list of non-empty strings$/);
+  assertUserError(runCli(['map', root, '--mention', '']), /^repomap: --mention must be a list of non-empty strings, not \[""\]$/);
   assertUserError(runCli(['status', root, '--all']), /^repomap: status takes a ROOT or --all, not both/);
   // An empty glob: picomatch throws on it, and a daemon started with it would die.
   for (const command of [['map', root], ['query', root], ['symbols', 'Cart', root], ['eval', root], ['mcp', root], ['start', root]]) {

@@ -5,21 +5,27 @@
 // loaded on first in-process use, so a daemon-only user loads nothing heavy.
 import { type StartOptions, type DaemonClient, connectOrStart } from '../client/client.js';
 import type { RpcMethods } from '../daemon/protocol.js';
-import type { BuildMapOptions } from '../map.js';
+import type { BuildMapOptions as EngineOptions } from '../map.js';
 import { resolveRoot } from '../paths.js';
 import { applyProjectConfig } from '../config.js';
 import { asRepomapError } from '../errors.js';
+import { type IndexOptionName, checkMapOptions, checkStartOptions, checkSymbolOptions } from './options.js';
 import type { DaemonStatus, MapRequest, RepoMap, SymbolAnswer, SymbolQuery } from './types.js';
 
 export type * from './types.js';
-export type { BuildMapOptions } from '../map.js';
+/** buildMap's options: a request's fields and the index options (see INDEX_OPTIONS: the engine's other options are its own). */
+export type BuildMapOptions = Pick<EngineOptions, keyof MapRequest | IndexOptionName>;
 export type { StartOptions } from '../client/client.js';
 export { type ErrorCode, RepomapError } from '../errors.js';
 export { CONFIG_FILE, type ProjectConfig, parseProjectConfig, readProjectConfig } from '../config.js';
 
-/** Indexes ROOT (reusing its tag cache) and builds one map, in this process: the same map a daemon answers for the same request. */
+/**
+ * Indexes ROOT (reusing its tag cache) and builds one map, in this process: the same map a daemon
+ * answers for the same request. Each function here checks its options first, before any work.
+ */
 export function buildMap(options: BuildMapOptions): Promise<RepoMap> {
   return library(async () => {
+    checkMapOptions(options);
     const { buildMap: build, publicMap } = await import('../map.js');
     return publicMap(await build(options), { listSkipped: options.listSkipped === true });
   });
@@ -28,6 +34,7 @@ export function buildMap(options: BuildMapOptions): Promise<RepoMap> {
 /** Where a name is defined and referenced, in this process (references ranked by PageRank). */
 export function findSymbolsIn(options: Omit<BuildMapOptions, keyof MapRequest> & SymbolQuery): Promise<SymbolAnswer> {
   return library(async () => {
+    checkSymbolOptions(options);
     const { openRepository, centrality } = await import('../map.js');
     const { findSymbols, namesIn } = await import('../symbols.js');
     const { index, graph, store } = await openRepository(await applyProjectConfig(options));
@@ -76,6 +83,7 @@ export interface RepomapDaemon {
  */
 export function connect(dir: string, options: StartOptions = {}): Promise<RepomapDaemon> {
   return library(async () => {
+    checkStartOptions(options);
     const root = await resolveRoot(dir);
     const { client, notice } = await connectOrStart(root, options);
     return {

@@ -22,13 +22,20 @@ export const DEFAULT_RANKING: RankingName = 'repomap';
 
 /** What a field holds; each kind has one check (FIELD_RULES) and one form in each derived schema. */
 export type FieldKind = 'strings' | 'string' | 'count' | 'seconds' | 'boolean' | 'choice';
+/** What a value is checked as: a request field's kinds, and those only the library's own options have (see api/options.ts). */
+export type ValueKind = FieldKind | 'globs' | 'folder' | 'function' | 'whole seconds';
 
-export interface FieldSpec {
-  kind: FieldKind;
+/** How a value is checked: its kind, and what the kind needs. */
+export interface ValueSpec {
+  kind: ValueKind;
   /** A `choice` field's values. */
   choices?: readonly string[];
   /** A `string` field that must be given, and not empty. */
   required?: true;
+}
+
+export interface FieldSpec extends ValueSpec {
+  kind: FieldKind;
   /** What the field is, in a line: its documentation. */
   help: string;
   /** Its command-line option (`repomap map` and `query` for a map request, `repomap symbols` for a symbol query; none: no command sets it). */
@@ -202,10 +209,17 @@ export const OPTION_NAMES: FieldNames = (field, spec) => (spec.cli ? `--${spec.c
 /** The MCP tools' arguments (`max_tokens`); a field no argument sets (the server's own) keeps its name. */
 export const MCP_NAMES: FieldNames = (field, spec) => spec.mcp?.name ?? field;
 
+/** A list of strings, none empty: an empty one names no file, identifier or glob (a mistake, not a request for nothing). */
+const nonEmptyStrings = (v: unknown) => Array.isArray(v) && v.every((item) => typeof item === 'string' && item !== '');
+
 /** Each kind's check, and what a value of it must be (the daemon's message says so). */
-const FIELD_RULES: Record<FieldKind, [(value: unknown, spec: FieldSpec) => boolean, (spec: FieldSpec) => string]> = {
-  // An empty one names no file or identifier: a mistake, not a request for nothing.
-  strings: [(v) => Array.isArray(v) && v.every((item) => typeof item === 'string' && item !== ''), () => 'a list of non-empty strings'],
+const FIELD_RULES: Record<ValueKind, [(value: unknown, spec: ValueSpec) => boolean, (spec: ValueSpec) => string]> = {
+  strings: [nonEmptyStrings, () => 'a list of non-empty strings'],
+  globs: [nonEmptyStrings, () => 'a list of globs (non-empty strings)'],
+  // Empty, a folder would be the working one (or the default, taken as not given), without a word.
+  folder: [(v) => typeof v === 'string' && v !== '', () => 'a folder (a non-empty string)'],
+  function: [(v) => typeof v === 'function', () => 'a function'],
+  'whole seconds': [(v) => typeof v === 'number' && Number.isInteger(v) && v >= 0, () => 'a whole number of seconds, 0 or more'],
   string: [(v, spec) => typeof v === 'string' && !(spec.required && v === ''), (spec) => (spec.required ? 'a non-empty string' : 'a string')],
   count: [(v) => typeof v === 'number' && Number.isInteger(v) && v > 0, () => 'a positive whole number'],
   seconds: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, () => 'a number of seconds, 0 or more'],
@@ -214,36 +228,55 @@ const FIELD_RULES: Record<FieldKind, [(value: unknown, spec: FieldSpec) => boole
 };
 
 /** Whether a value is one a field of this spec holds. */
-function validValue(spec: FieldSpec, value: unknown): boolean {
+function validValue(spec: ValueSpec, value: unknown): boolean {
   return FIELD_RULES[spec.kind][0](value, spec);
 }
 
 /** What a value of this spec must be, in words ("a positive whole number"). */
-function expectedValue(spec: FieldSpec): string {
+function expectedValue(spec: ValueSpec): string {
   return FIELD_RULES[spec.kind][1](spec);
 }
 
+/** A value as a message shows it: what the caller gave (-1, "3", ["a"]), one line. */
+function shownValue(value: unknown): string {
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** What checkFields checks, as its messages name it: the daemon's params, or a library function's options. */
+export interface Checked {
+  /** The whole object ("params"). */
+  what: string;
+  /** One of its properties no field has: the message's start. */
+  unknown: (key: string) => string;
+}
+
+const DAEMON_PARAMS: Checked = { what: 'params', unknown: (key) => `unknown param '${key}'` };
+
 /**
- * Checks params field by field, as a request from outside this process (the daemon's socket)
- * comes: an object, every field known (a typo does not pass silently), each of its type, the
- * required ones given. A bad-request RepomapError naming the field otherwise.
+ * Checks params field by field, as a request from outside this process (the daemon's socket, a
+ * library caller's options) comes: an object, every field known (a typo does not pass silently),
+ * each of its type, the required ones given. A bad-request RepomapError naming the field otherwise.
  */
-function checkFields<F extends Record<string, FieldSpec>>(params: unknown, fields: F): FieldsOf<F> {
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) throw badRequest('params must be an object');
+export function checkFields<F extends Record<string, ValueSpec>>(params: unknown, fields: F, checked: Checked = DAEMON_PARAMS): FieldsOf<F> {
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) throw badRequest(`${checked.what} must be an object`);
   const given = (params ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(given)) {
     // Own fields only: a param named after an Object.prototype member (constructor, __proto__) is unknown too.
-    if (!Object.hasOwn(fields, key)) throw badRequest(`unknown param '${key}' (known: ${Object.keys(fields).join(', ')})`);
+    if (!Object.hasOwn(fields, key)) throw badRequest(`${checked.unknown(key)} (known: ${Object.keys(fields).join(', ')})`);
   }
   checkValues(given, fields);
   return given as FieldsOf<F>;
 }
 
 /** Checks the values of the fields an object gives (its other properties are not looked at). */
-function checkValues(given: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, FieldSpec>>, names: FieldNames = FIELD_NAMES): void {
+function checkValues<S extends ValueSpec>(given: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, S>>, names: (field: string, spec: S) => string = (field) => field): void {
   for (const [key, spec] of Object.entries(fields)) {
     const value = Object.hasOwn(given, key) ? given[key] : undefined;
-    if ((value !== undefined || spec.required) && !validValue(spec, value)) throw badRequest(`${names(key, spec)} must be ${expectedValue(spec)}`);
+    if (value === undefined ? spec.required : !validValue(spec, value)) {
+      throw badRequest(`${names(key, spec)} must be ${expectedValue(spec)}${value === undefined ? '' : `, not ${shownValue(value)}`}`);
+    }
   }
 }
 

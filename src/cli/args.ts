@@ -7,9 +7,12 @@ export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 /**
  * parseArgs, with its errors (unknown flag, missing value) turned into one-line user errors; an
  * unknown flag close to a known one is told which (`--tokns`: did you mean --tokens?), and a
- * value that looks like an option (`--tokens -5`, `--chat --workers 2`) is named.
+ * value that looks like an option (`--tokens -5`, `--chat --workers 2`) is named. `command` is a
+ * command of repomap's (`map`: its errors start with it), or a program of its own (`repomapd`:
+ * which names itself when it prints them); either way the help pointed at is its own.
  */
 export function parseCommandArgs<T extends OptionSpec>(command: string, args: string[], options: T) {
+  const program = command.startsWith('repomap') ? command : `repomap ${command}`;
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true as const });
   } catch (err) {
@@ -22,7 +25,8 @@ export function parseCommandArgs<T extends OptionSpec>(command: string, args: st
     }
     const unknown = /^Unknown option '--([^'=]+)'/.exec(message)?.[1];
     const guess = unknown === undefined ? undefined : closest(unknown, Object.keys(options));
-    throw badRequest(`${command}: ${message}${guess ? ` (did you mean --${guess}?)` : ''} (see 'repomap ${command} --help')`);
+    const prefix = program === command ? '' : `${command}: `;
+    throw badRequest(`${prefix}${message}${guess ? ` (did you mean --${guess}?)` : ''} (see '${program} --help')`);
   }
 }
 

@@ -44,7 +44,7 @@ const OPTIONS = {
 export async function daemonMain(argv: string[]): Promise<number> {
   let log: (line: string) => void = (line) => process.stderr.write(line + '\n');
   try {
-    const { values, positionals } = parseCommandArgs('daemon', argv, OPTIONS);
+    const { values, positionals } = parseCommandArgs('repomapd', argv, OPTIONS);
     if (values.help) {
       process.stdout.write(DAEMON_HELP);
       return 0;
