@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { type Dirent, realpathSync } from 'node:fs';
-import { access, readFile, readdir } from 'node:fs/promises';
+import { access, lstat, readFile, readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
@@ -130,6 +130,7 @@ async function checkListedFolders(root: string, listed: readonly string[]): Prom
   }
   const candidates: string[] = [];
   const deleted = new Set<string>();
+  const absent: string[] = [];
   await Promise.all(
     [...namesIn].map(async ([folder, names]) => {
       const pathOf = (name: string) => (folder ? `${folder}/${name}` : name);
@@ -146,9 +147,13 @@ async function checkListedFolders(root: string, listed: readonly string[]): Prom
         present.add(entry.name);
         if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) candidates.push(pathOf(entry.name));
       }
-      for (const name of names) if (!present.has(name)) deleted.add(pathOf(name));
+      // Not among the entries: deleted, unless an lstat finds it (a case-insensitive file system
+      // lists `foo.ts` where git's index says `Foo.ts`). Few: the lstat costs nothing on the rest.
+      for (const name of names) if (!present.has(name)) absent.push(pathOf(name));
     }),
   );
+  const found = await Promise.all(absent.map((path) => lstat(join(root, path)).then(() => true, () => false)));
+  absent.forEach((path, i) => found[i] || deleted.add(path));
   if (candidates.length === 0) return { special: [], deleted };
   const ignored = await new Promise<Set<string>>((resolve) => {
     const child = execFile('git', ['check-ignore', '-z', '--stdin'], { cwd: root, encoding: 'utf8' }, (_error, stdout) =>
