@@ -30,6 +30,13 @@ function runtimeEnv(): { XDG_RUNTIME_DIR: string } {
   return { XDG_RUNTIME_DIR: dir };
 }
 
+/** The MALLOC_ARENA_MAX entries of a process's environment. */
+function mallocArenas(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .filter((entry) => entry.startsWith('MALLOC_ARENA_MAX='));
+}
+
 interface RunningDaemon {
   child: ChildProcess;
   socket: string;
@@ -415,7 +422,8 @@ test('query starts a daemon when none runs, and answers like map does', async ()
   writeFileSync(join(root, 'src', 'blob.py'), Buffer.from([0x78, 0x00, 0x01, 0x02])); // skipped: binary
   const env = runtimeEnv();
   const cache = tempDir();
-  const queried = runCli(['query', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', cache, '--idle-timeout', '60'], { cwd: root, env });
+  // No MALLOC_ARENA_MAX of the caller's: the daemon gets its own (see below).
+  const queried = runCli(['query', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', cache, '--idle-timeout', '60'], { cwd: root, env: { ...env, MALLOC_ARENA_MAX: undefined } });
   assert.equal(queried.code, 0, queried.stderr);
   const mapped = runCli(['map', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', tempDir(), '--verbose'], { cwd: root });
   assert.equal(queried.stdout, mapped.stdout);
@@ -432,6 +440,8 @@ test('query starts a daemon when none runs, and answers like map does', async ()
   assert.equal(status.code, 0, status.stderr);
   const info = JSON.parse(status.stdout) as DaemonStatus;
   assert.equal(info.root, root);
+  // Started with two malloc arenas (see DAEMON_MALLOC_ARENAS).
+  assert.deepEqual(mallocArenas(info.pid), ['MALLOC_ARENA_MAX=2']);
   const all = runCli(['status', '--all'], { env });
   assert.match(all.stdout, new RegExp(`${root}\\s+pid ${info.pid}`));
   const stopped = runCli(['stop', root], { env });
@@ -522,10 +532,11 @@ test('a running daemon started with other options says so, with the restart that
   const applied = runCli(['query', root, '--exclude', 'api'], { env });
   assert.equal(applied.stderr, '');
   assert.doesNotMatch(applied.stdout, /api\/server\.py/);
-  // A restart without --cache-dir keeps the folder the daemon used, not the default one.
-  assert.equal(runCli(['restart', root], { env }).code, 0);
+  // A restart without --cache-dir keeps the folder the daemon used, not the default one; the caller's MALLOC_ARENA_MAX is kept.
+  assert.equal(runCli(['restart', root], { env: { ...env, MALLOC_ARENA_MAX: '4' } }).code, 0);
   const restarted = JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
   assert.equal(restarted.cacheDir, cache);
+  assert.deepEqual(mallocArenas(restarted.pid), ['MALLOC_ARENA_MAX=4']);
   assert.equal(runCli(['stop', root], { env }).code, 0);
 });
 

@@ -170,6 +170,14 @@ export function ignoredOptions(root: string, options: StartOptions, status: Daem
   return `the daemon for ${root} already runs and keeps the options it was started with, not ${differ.join(', ')}; to apply them: repomap restart ${root} ${flags.join(' ')}`;
 }
 
+/**
+ * glibc's malloc arenas a daemon may use (unless the caller's environment sets MALLOC_ARENA_MAX):
+ * by default each thread that allocates (parse workers, libuv's, LMDB's) gets one of up to eight
+ * per core, and each keeps the memory its thread freed in pieces. Two hold a first index of the
+ * kernel about 100 MiB lower, in the same time.
+ */
+const DAEMON_MALLOC_ARENAS = '2';
+
 /** Starts a daemon in the background and waits until it listens; its error, if it fails. */
 export async function startDaemon(root: string, paths: DaemonPaths, options: StartOptions = {}): Promise<void> {
   const binary = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'repomapd.js');
@@ -178,7 +186,8 @@ export async function startDaemon(root: string, paths: DaemonPaths, options: Sta
   if (options.workers) args.push('--workers', String(options.workers));
   if (options.idleTimeoutSeconds !== undefined) args.push('--idle-timeout', String(options.idleTimeoutSeconds));
   for (const glob of options.exclude ?? []) args.push('--exclude', glob);
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? DAEMON_MALLOC_ARENAS };
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   let exited: number | null | undefined;
