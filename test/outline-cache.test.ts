@@ -79,4 +79,12 @@ test('bytes that are not an outline are refused, not misread', () => {
   const wrongCount = Buffer.from(bytes);
   wrongCount.writeInt32LE(wrongCount.readInt32LE(4 + 4) + 1, 4 + 4); // one definition more than the numbers hold
   assert.throws(() => Outline.decode(wrongCount), /not an outline/);
+  // A damaged store's value whose counts still add up: any one number far out of range (a line past
+  // the file, a text end past the text, a subkind that is not there) is refused too.
+  const count = bytes.readInt32LE(0);
+  for (let i = 0; i < count; i++) {
+    const damaged = Buffer.from(bytes);
+    damaged.writeInt32LE(1 << 30, 4 + 4 * i);
+    assert.throws(() => Outline.decode(damaged), /not an outline/, `number ${i} damaged`);
+  }
 });

@@ -19,6 +19,8 @@ const DEF_FIELDS = 6;
 const LINE_FIELDS = 2;
 /** A byte order mark, which a file may start with (read as UTF-8, it is the first line's first character). */
 const BOM = '\ufeff';
+/** More lines than a file can have: a Map of a file's shown lines holds at most this many (V8's bound). */
+const MAX_LINES = 1 << 24;
 
 /**
  * A file's outline as the store keeps it and a map reads it: two strings, one of its numbers and
@@ -105,8 +107,53 @@ export class Outline {
     const outline = new Outline(buffer.toString('utf16le', 4, 4 + 4 * count), buffer.toString('utf8', 4 + 4 * count));
     const counts = [outline.num(SUBKIND_COUNT), outline.num(DEF_COUNT), outline.num(LINE_ENTRIES), outline.num(SCOPE_COUNT)];
     const expected = HEADER + counts[0] + DEF_FIELDS * counts[1] + LINE_FIELDS * counts[2] + counts[3];
-    if (counts.some((n) => n < 0) || expected !== count) throw new Error('not an outline');
+    if (counts.some((n) => n < 0) || expected !== count || !outline.isSound()) throw new Error('not an outline');
     return outline;
+  }
+
+  /**
+   * Whether the numbers fit together, as encode writes them: text ends in order and inside the
+   * text, subkinds that exist, lines inside the file, scope ends in order. A damaged store's value
+   * whose counts happen to add up fails here instead of laying out a signature of millions of lines.
+   */
+  private isSound(): boolean {
+    const lineCount = this.lineCount;
+    const textLength = this.text.length;
+    const subkinds = this.num(SUBKIND_COUNT);
+    const scopes = this.num(SCOPE_COUNT);
+    const inFile = (line: number) => line >= 0 && line <= lineCount;
+    if (lineCount < 0 || lineCount > MAX_LINES) return false;
+    let end = this.num(LANG_END);
+    if (end < 0 || end > textLength) return false;
+    for (let k = 0; k < subkinds; k++) {
+      const next = this.num(HEADER + k);
+      if (next < end || next > textLength) return false;
+      end = next;
+    }
+    let scopesEnd = 0;
+    for (let i = 0; i < this.defCount; i++) {
+      const at = this.defAt(i);
+      const nameStart = this.num(at);
+      const nameEnd = this.num(at + 1);
+      const subkind = this.num(at + 2);
+      const line = this.num(at + 3);
+      const signatureEnd = this.num(at + 4);
+      const nextScopesEnd = this.num(at + 5);
+      if (nameStart < 0 || nameEnd < nameStart || nameEnd > textLength || subkind < 0 || subkind >= subkinds) return false;
+      if (!inFile(line) || signatureEnd < line || !inFile(signatureEnd) || nextScopesEnd < scopesEnd || nextScopesEnd > scopes) return false;
+      scopesEnd = nextScopesEnd;
+    }
+    const scopesFrom = this.scopesFrom();
+    for (let k = 0; k < scopes; k++) if (!inFile(this.num(scopesFrom + k))) return false;
+    const linesFrom = this.linesFrom();
+    end = this.num(LINES_TEXT);
+    if (end < 0 || end > textLength) return false;
+    for (let k = 0; k < this.num(LINE_ENTRIES); k++) {
+      const next = this.num(linesFrom + LINE_FIELDS * k + 1);
+      if (!inFile(this.num(linesFrom + LINE_FIELDS * k)) || next < end || next > textLength) return false;
+      end = next;
+    }
+    return true;
   }
 
   /**
