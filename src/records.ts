@@ -88,11 +88,37 @@ export interface FileNames {
   modules: string[];
 }
 
+/**
+ * What a file's stat says of its content: a file whose stat matches its record's is taken as
+ * unchanged. The change time catches an edit that keeps the size and puts the modification time
+ * back (`touch -r`, `cp -p`, an editor that preserves it), as git's own index does.
+ */
+export interface FileStat {
+  mtimeMs: number;
+  size: number;
+  ctimeMs: number;
+}
+
+/** The stat fields of a stat (of `fs.Stats`, or of a record): what a record keeps. */
+export function statOf(info: FileStat): FileStat {
+  return { mtimeMs: info.mtimeMs, size: info.size, ctimeMs: info.ctimeMs };
+}
+
+/**
+ * Whether a file's stat (`info`) matches the one its record was made at. A record stored before
+ * change times were kept has none: its modification time and size vouch for it, as they did then.
+ */
+export function statMatches(record: Pick<FileRecord, 'mtimeMs' | 'size' | 'ctimeMs'>, info: FileStat): boolean {
+  return record.mtimeMs === info.mtimeMs && record.size === info.size && (record.ctimeMs === undefined || record.ctimeMs === info.ctimeMs);
+}
+
 /** What the store keeps per path. */
 export interface FileRecord {
   path: string;
   mtimeMs: number;
   size: number;
+  /** The change time (see FileStat); none on a record stored before it was kept. */
+  ctimeMs?: number;
   /** Hex digest of the content; empty when the content was never read (too large). */
   hash: string;
   /**

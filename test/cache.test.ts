@@ -15,7 +15,7 @@ import { unpersonalizedRanks } from '../src/rank/rank.js';
 import { STORE_FORMAT, TagStore } from '../src/store/store.js';
 import { WriteThreads } from '../src/store/write-threads.js';
 import { seededRandom } from '../src/random.js';
-import { copyFixture, manyPythonModules, runCli, tempDir } from './helpers.js';
+import { copyFixture, editKeepingStat, manyPythonModules, runCli, tempDir } from './helpers.js';
 
 const SOURCES = 9; // source files in fixtures/repos/shop
 
@@ -56,6 +56,24 @@ test('an edited file is parsed again and its new definitions show', async () => 
   const run = await mapOf(root, cache);
   assert.equal(run.stats.parsed, 1);
   assert.match(run.text, /│export function shippingCostForOrder\(weight: number\): number \{/);
+});
+
+test('an edit that keeps the size and puts the mtime back (sed -i, then touch -r) is parsed again: the change time tells', async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const first = await mapOf(root, cache);
+  const pricing = join(root, 'src/pricing.ts');
+  const before = statSync(pricing);
+  // Renames the first definition shown from pricing.ts, keeping every byte count.
+  const shown = /│export (?:function|const|class|interface) (\w+)/.exec(first.text.slice(first.text.indexOf('src/pricing.ts')))?.[1];
+  assert.ok(shown, first.text);
+  const renamed = `${shown.slice(0, -1)}${shown.endsWith('X') ? 'Y' : 'X'}`;
+  editKeepingStat(pricing, (text) => text.replaceAll(shown, renamed));
+  assert.deepEqual([statSync(pricing).size, statSync(pricing).mtimeMs], [before.size, before.mtimeMs]);
+  const run = await mapOf(root, cache);
+  assert.equal(run.stats.reusedByStat, SOURCES - 1);
+  assert.equal(run.stats.parsed, 1);
+  assert.match(run.text, new RegExp(`│export (?:function|const|class|interface) ${renamed}\\b`), run.text);
 });
 
 test('a deleted file disappears from the map and the cache', async () => {
@@ -205,9 +223,10 @@ const DAMAGE: Record<string, (data: Buffer) => Buffer> = {
     return damaged;
   },
   // Seeded random bytes in the pages after the two meta pages: here the first commit fails (MDB_BAD_TXN).
+  // The seed is picked for that outcome on the fixture's store: another layout of the records needs another.
   'random bytes in the middle': (data) => {
     const damaged = Buffer.from(data);
-    const random = seededRandom(18);
+    const random = seededRandom(27);
     for (let block = 0; block < 4; block++) {
       const at = 2 * 4096 + Math.floor(random() * (damaged.length - 2 * 4096 - 256));
       for (let i = 0; i < 256; i++) damaged[at + i] = Math.floor(random() * 256);

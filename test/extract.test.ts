@@ -629,8 +629,8 @@ describe('files read ahead', () => {
     const after = `${before}def added_after_the_stat():\n    return 2\n`;
     await writeFile(join(dir, 'changed.py'), after);
     const jobs: FileJob[] = [
-      { path: 'changed.py', stat: { mtimeMs: 1, size: Buffer.byteLength(before) } },
-      { path: 'vanished.py', stat: { mtimeMs: 1, size: 12 } },
+      { path: 'changed.py', stat: { mtimeMs: 1, ctimeMs: 1, size: Buffer.byteLength(before) } },
+      { path: 'vanished.py', stat: { mtimeMs: 1, ctimeMs: 1, size: 12 } },
     ];
     const results: FileResult[] = [];
     await indexFiles(dir, jobs, { maxFileBytes: MAX_FILE_BYTES }, (_, result) => results.push(result));

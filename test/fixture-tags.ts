@@ -8,7 +8,7 @@ import { indexFile } from '../src/extract/file.js';
 import { languageForPath } from '../src/extract/languages.js';
 import { packageRoot } from '../src/paths.js';
 import { unpackRefs } from '../src/extract/refs.js';
-import type { FileRecord, FileTags, RefTag } from '../src/records.js';
+import { type FileRecord, type FileTags, type RefTag, statOf } from '../src/records.js';
 
 export const MAX_FILE_BYTES = 1 << 20;
 export const LANG_FIXTURES = join(packageRoot, 'fixtures', 'lang');
@@ -28,7 +28,7 @@ export async function indexPath(root: string, relPath: string, maxFileBytes = MA
   const st = await stat(join(root, relPath));
   const lang = languageForPath(relPath);
   if (lang) await prepareLanguage(lang);
-  const result = await indexFile(root, { path: relPath, stat: { mtimeMs: st.mtimeMs, size: st.size } }, { maxFileBytes });
+  const result = await indexFile(root, { path: relPath, stat: statOf(st) }, { maxFileBytes });
   if (result.outcome === 'reused') assert.fail('a file without a stored hash cannot be reused');
   return result.record;
 }

@@ -1,6 +1,6 @@
 // Shared by the tests: temporary copies of fixtures, temporary caches, and running the real CLI.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -52,6 +52,22 @@ export function git(cwd: string, ...args: string[]): string {
   });
   if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${result.stderr}`);
   return result.stdout;
+}
+
+/**
+ * Edits a file in place the way `sed -i` then `touch -r` does: `change` keeps the size (by default
+ * one letter changed), and the modification time is put back exactly (`touch -r` copies it to the
+ * nanosecond, which utimes' seconds as a double may not). Only the change time tells.
+ */
+export function editKeepingStat(file: string, change = (text: string) => text.replace(/[a-y]/, (letter) => String.fromCharCode(letter.charCodeAt(0) + 1))): void {
+  const reference = join(tempDir(), 'reference');
+  const touch = (from: string, to: string) => {
+    const touched = spawnSync('touch', ['-r', from, to], { encoding: 'utf8' });
+    if (touched.status !== 0) throw new Error(`touch -r failed: ${touched.stderr}`);
+  };
+  touch(file, reference);
+  writeFileSync(file, change(readFileSync(file, 'utf8')));
+  touch(reference, file);
 }
 
 /** indexRepository over the tag store in `cacheDir` (a new one by default), closed again when the pass is done. */

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { LANGUAGES, languageForPath } from '../src/extract/languages.js';
 import { createRunner, parseAll } from '../src/indexer/pool.js';
 import { packageRoot } from '../src/paths.js';
+import { statOf } from '../src/records.js';
 import {
   type Expected,
   type Fixture,
@@ -1509,7 +1510,7 @@ describe('worker threads', () => {
     const jobs = await Promise.all(
       paths.map(async (path) => {
         const st = await stat(join(LANG_FIXTURES, path));
-        return { path, stat: { mtimeMs: st.mtimeMs, size: st.size } };
+        return { path, stat: statOf(st) };
       }),
     );
     const runner = createRunner(2);
@@ -1550,7 +1551,7 @@ describe('lazy grammar loading', () => {
     for (const [path, text] of Object.entries(files)) {
       await writeFile(join(root, path), text);
       const st = await stat(join(root, path));
-      jobs.push({ path, stat: { mtimeMs: st.mtimeMs, size: st.size } });
+      jobs.push({ path, stat: statOf(st) });
     }
     const options = { maxFileBytes: 1 << 20 };
     const before = languages.loadedLanguages();

@@ -35,7 +35,7 @@ test('the pool, in-process extraction and a one-worker pass that moves to a thre
 test('the pool and the one-worker runner parse a chunk of jobs before the next chunk is known', { timeout: 120_000 }, async () => {
   const root = multiLanguageRepo();
   const paths = Array.from({ length: 80 }, (_, i) => `gen/part${i}.py`);
-  const jobs = paths.map((path) => ({ path, stat: { mtimeMs: 0, size: 100 } }));
+  const jobs = paths.map((path) => ({ path, stat: { mtimeMs: 0, ctimeMs: 0, size: 100 } }));
   // One worker in this thread; one that moves to a thread in the middle of the first chunk; a pool.
   for (const [workers, inThreadFiles] of [[1, undefined], [1, 25], [2, undefined]] as const) {
     const runner = createRunner(workers, { inThreadFiles });

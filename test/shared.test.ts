@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
 import { GitBlobs, blobId } from '../src/indexer/git-index.js';
+import { statOf } from '../src/records.js';
 import { Reconciler, emptyStats, indexRepository, sharedKey } from '../src/indexer/indexer.js';
 import { BUILTIN_LANGUAGES } from '../src/extract/languages.js';
 import { type ParseRunner, createRunner } from '../src/indexer/pool.js';
 import { SharedTags } from '../src/store/shared.js';
 import { TagStore } from '../src/store/store.js';
-import { copyFixture, git, tempDir } from './helpers.js';
+import { copyFixture, editKeepingStat, git, tempDir } from './helpers.js';
 import { packageRoot } from '../src/paths.js';
 
 /** A clone of a one-commit repository made from the shop fixture. */
@@ -404,18 +405,29 @@ test("content keys: git's index gives the blob id of each file it takes as unmod
   const blobs = GitBlobs.read(clone);
   assert.ok(blobs, 'a version 2 index is read');
   let fromIndex = 0;
+  let known: string | undefined;
   for (const line of git(clone, 'ls-files', '-s').trim().split('\n')) {
     const [meta, path] = line.split('\t');
     const blob = meta.split(' ')[1];
     const abs = join(clone, path);
     assert.equal(blobId(readFileSync(abs)), blob, path);
     const info = statSync(abs);
-    const known = blobs.unmodified(path, { mtimeMs: info.mtimeMs, size: info.size });
-    if (known !== undefined) (fromIndex++, assert.equal(known, blob, path));
+    const id = blobs.unmodified(path, statOf(info));
+    if (id === undefined) continue;
+    fromIndex++;
+    assert.equal(id, blob, path);
+    if (path !== 'src/cart.ts') known ??= path;
   }
   assert.ok(fromIndex > 0, 'files git takes as unmodified are keyed from the index');
   appendFileSync(join(clone, 'src', 'cart.ts'), '\n');
   const info = statSync(join(clone, 'src', 'cart.ts'));
-  assert.equal(blobs.unmodified('src/cart.ts', { mtimeMs: info.mtimeMs, size: info.size }), undefined, 'a modified file is not');
+  assert.equal(blobs.unmodified('src/cart.ts', statOf(info)), undefined, 'a modified file is not');
+  // Nor one edited in place with its size and mtime put back: its change time tells, as git's own check does.
+  assert.ok(known, 'a file other than cart.ts is taken as unmodified');
+  const edited = join(clone, known);
+  const before = statSync(edited);
+  editKeepingStat(edited);
+  assert.deepEqual([statSync(edited).size, statSync(edited).mtimeMs], [before.size, before.mtimeMs]);
+  assert.equal(blobs.unmodified(known, statOf(statSync(edited))), undefined, 'an edit that keeps size and mtime is not');
   assert.equal(GitBlobs.read(tempDir()), undefined, 'outside git there is no index');
 });

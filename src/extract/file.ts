@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { FileRecord } from '../records.js';
+import { type FileRecord, type FileStat, statOf } from '../records.js';
 import type { SkipReason } from '../api/types.js';
 import { errorMessage } from '../errors.js';
 import { type ExtractOptions, extractTags, isLanguageReady, prepareLanguage } from './extract.js';
@@ -13,10 +13,7 @@ export const MINIFIED_LINE_LENGTH = 2000;
 /** Bytes scanned for a NUL byte to tell binary files. */
 const BINARY_SNIFF_BYTES = 8000;
 
-export interface FileStat {
-  mtimeMs: number;
-  size: number;
-}
+export type { FileStat } from '../records.js';
 
 /** One file to bring up to date: where it is, its stat, and the content hash stored for it, if any. */
 export interface FileJob {
@@ -44,7 +41,7 @@ export function contentHash(content: Buffer): string {
 
 /** The record of a file skipped unread for its size: made without a parse thread (nothing is read). */
 export function tooLargeRecord({ path, stat }: FileJob): FileRecord {
-  return { path, mtimeMs: stat.mtimeMs, size: stat.size, hash: '', tags: null, skip: 'too large', detail: `${stat.size} bytes` };
+  return { path, ...statOf(stat), hash: '', tags: null, skip: 'too large', detail: `${stat.size} bytes` };
 }
 
 /**
@@ -54,7 +51,7 @@ export function tooLargeRecord({ path, stat }: FileJob): FileRecord {
  */
 export function indexFile(root: string, job: FileJob, options: IndexFileOptions, preread?: ReadOutcome): FileResult {
   const { path, stat } = job;
-  const base = { path, mtimeMs: stat.mtimeMs, size: stat.size };
+  const base = { path, ...statOf(stat) };
   const skipped = (skip: SkipReason, hash: string, detail?: string): FileResult => ({
     outcome: 'skipped',
     record: { ...base, hash, tags: null, skip, ...(detail ? { detail } : {}) },
@@ -141,5 +138,5 @@ export async function indexFiles(root: string, jobs: readonly FileJob[], options
 /** The result for a file whose extraction failed outright (an exception, a dead worker). */
 export function failedResult(job: FileJob, detail: string): FileResult {
   const { path, stat } = job;
-  return { outcome: 'parsed', record: { path, mtimeMs: stat.mtimeMs, size: stat.size, hash: '', tags: null, skip: 'parse failed', detail } };
+  return { outcome: 'parsed', record: { path, ...statOf(stat), hash: '', tags: null, skip: 'parse failed', detail } };
 }

@@ -4,11 +4,12 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { FileStat } from '../extract/file.js';
+import type { FileStat } from '../records.js';
 
 interface IndexEntry {
   blob: string;
   mtimeMs: number;
+  ctimeMs: number;
   size: number;
 }
 
@@ -39,13 +40,14 @@ export class GitBlobs {
   }
 
   /**
-   * The blob id of a tracked file whose stat matches its index entry (size, and mtime to the
-   * millisecond) and was not modified as late as the index was written: git itself takes such a
-   * file as unmodified. Undefined for any other file.
+   * The blob id of a tracked file whose stat matches its index entry (size, and mtime and ctime to
+   * the millisecond) and was not modified as late as the index was written: git itself takes such
+   * a file as unmodified. Undefined for any other file.
    */
   unmodified(path: string, stat: FileStat): string | undefined {
     const entry = this.entries.get(path);
     if (!entry || entry.size !== stat.size || Math.floor(entry.mtimeMs) !== Math.floor(stat.mtimeMs)) return undefined;
+    if (Math.floor(entry.ctimeMs) !== Math.floor(stat.ctimeMs)) return undefined;
     return stat.mtimeMs < this.indexMtimeMs ? entry.blob : undefined;
   }
 }
@@ -59,6 +61,7 @@ function parseIndex(data: Buffer, prefix: string): Map<string, IndexEntry> | und
   const entries = new Map<string, IndexEntry>();
   let at = 12;
   for (let i = 0; i < count; i++) {
+    const ctimeMs = data.readUInt32BE(at) * 1000 + data.readUInt32BE(at + 4) / 1e6;
     const mtimeMs = data.readUInt32BE(at + 8) * 1000 + data.readUInt32BE(at + 12) / 1e6;
     const mode = data.readUInt32BE(at + 24);
     const size = data.readUInt32BE(at + 36);
@@ -75,7 +78,7 @@ function parseIndex(data: Buffer, prefix: string): Map<string, IndexEntry> | und
     const stage = (flags >> 12) & 0x3;
     const regularFile = (mode & 0o170000) === 0o100000;
     if (stage !== 0 || !regularFile || noBlob || !path.startsWith(prefix)) continue;
-    entries.set(path.slice(prefix.length), { blob, mtimeMs, size });
+    entries.set(path.slice(prefix.length), { blob, mtimeMs, ctimeMs, size });
   }
   return entries;
 }

@@ -9,7 +9,7 @@ import { collectGarbage } from '../extract/memory.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
 import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
-import type { FileRecord } from '../records.js';
+import { type FileRecord, statMatches, statOf } from '../records.js';
 import type { SkipReason, SkippedFile } from '../api/types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, type RunnerOptions, createRunner } from './pool.js';
@@ -107,11 +107,9 @@ export interface IndexLookups {
 export type PathState = { record: FileRecord } | { skip: SkippedFile } | { gone: true };
 
 /** A file a pass parsed, to publish to the shared cache: its content key, and the stat of its stored record. */
-interface Unpublished {
+interface Unpublished extends FileStat {
   path: string;
   key: string;
-  mtimeMs: number;
-  size: number;
 }
 
 /** What a publish to the shared cache did: the files it published, and how many times the root store let go of its map meanwhile. */
@@ -273,8 +271,8 @@ export class Reconciler {
       failedLanguages.add(record.detail);
       this.onNotice?.(`repomap: ${record.detail}; its files are left out as 'no grammar'`);
     };
-    /** Files to parse whose content key is known: their tags go to the shared cache once stored (see publishShared). */
-    const publish = new Map<string, string>();
+    /** Files to parse whose content key is known, at the stat they are parsed at: their tags go to the shared cache once stored (see publishShared). */
+    const publish = new Map<string, Unpublished>();
     let sharedLookups = 0;
     async function* jobChunks(): AsyncGenerator<FileJob[]> {
       let chunk: FileJob[] = [];
@@ -336,7 +334,7 @@ export class Reconciler {
               settle(path, { record });
               continue;
             }
-            if (key) publish.set(path, key);
+            if (key) publish.set(path, { path, key, ...statOf(info) });
           }
           warmUp();
           const job = { path, stat: info, ...(previous?.hash ? { previousHash: previous.hash } : {}) };
@@ -366,7 +364,7 @@ export class Reconciler {
           let record: FileRecord;
           if (result.outcome === 'reused') {
             stats.reusedByHash++;
-            record = { ...previousOf.get(path)!, mtimeMs: info.mtimeMs, size: info.size };
+            record = { ...previousOf.get(path)!, ...statOf(info) };
           } else {
             if (result.outcome === 'parsed') stats.parsed++;
             record = result.record;
@@ -385,9 +383,9 @@ export class Reconciler {
       order.finish(); // whoever waits for paths hears of the end, also of a stopped pass
     }
     await this.store.flushed();
-    for (const [path, key] of publish) {
+    for (const [path, file] of publish) {
       const state = states.get(path);
-      if (state && 'record' in state && isShared(state.record)) this.unpublished.push({ path, key, mtimeMs: state.record.mtimeMs, size: state.record.size });
+      if (state && 'record' in state && isShared(state.record)) this.unpublished.push(file);
     }
     if (shared && sharedLookups >= SHARED_RELEASE_FROM) await shared.releasePages();
     this.store.remove(gone);
@@ -677,10 +675,6 @@ const CONTENT_SKIPS: ReadonlySet<SkipReason> = new Set(['binary', 'minified', 's
 /** Whether a read file's record goes to the shared cache: parsed with tags, or skipped for its content (see CONTENT_SKIPS). */
 function isShared(record: FileRecord): boolean {
   return !record.skip || CONTENT_SKIPS.has(record.skip);
-}
-
-function statMatches(record: FileStat, info: FileStat): boolean {
-  return record.mtimeMs === info.mtimeMs && record.size === info.size;
 }
 
 /**

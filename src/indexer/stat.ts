@@ -1,7 +1,7 @@
 import { type Stats, lstatSync, realpathSync, statSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import type { FileStat } from '../extract/file.js';
+import { type FileStat, statOf } from '../records.js';
 
 /**
  * What a path is: a file's stat, gone (or a folder), a symlink leading outside the root, a symlink
@@ -109,9 +109,9 @@ function classify(root: string, abs: string, info: Stats | undefined): StatResul
     if (target !== root && !target.startsWith(root + sep)) return 'outside';
     // A folder's symlink is not followed (see discovery): listed, and skipped as not a file to read.
     info = statSync(target);
-    return info.isFile() ? { mtimeMs: info.mtimeMs, size: info.size } : 'special';
+    return info.isFile() ? statOf(info) : 'special';
   }
-  if (info.isFile()) return { mtimeMs: info.mtimeMs, size: info.size };
+  if (info.isFile()) return statOf(info);
   return info.isDirectory() ? 'missing' : 'special';
 }
 

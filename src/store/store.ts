@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
-import type { FileNames, FileRecord, FileTags } from '../records.js';
+import { type FileNames, type FileRecord, type FileStat, type FileTags, statMatches } from '../records.js';
 import { Outline } from './outline.js';
 import { ensureCacheDir, fileSize } from './cache-dir.js';
 import { RepomapError, errorMessage } from '../errors.js';
@@ -352,11 +352,11 @@ export class TagStore {
    * SharedTags). None when the stored record is not at the stat `at` (a later pass stored another
    * version of the file).
    */
-  storedCopy(path: string, at: { mtimeMs: number; size: number }): StoredCopy | undefined {
+  storedCopy(path: string, at: FileStat): StoredCopy | undefined {
     const stored = readSafely(this.dbs.files, path);
     // A record that points into the shared store has nothing there to add.
-    if (!stored || stored.shared || stored.mtimeMs !== at.mtimeMs || stored.size !== at.size) return undefined;
-    const { mtimeMs: _mtime, size: _size, ...content } = stored;
+    if (!stored || stored.shared || !statMatches(stored, at)) return undefined;
+    const { mtimeMs: _mtime, size: _size, ctimeMs: _ctime, ...content } = stored;
     if (stored.skip) return { record: content };
     const names = readSafely(this.dbs.fileNames, path);
     const outline = this.dbs.outlines.getBinary(path);
@@ -372,10 +372,10 @@ export class TagStore {
    * in the shared store, counted by `links`): once `flushed`, a graph reads them when it needs
    * them, as it reads a reused file's.
    */
-  writeReference(path: string, stat: { mtimeMs: number; size: number }, key: string, record: ContentRecord): FileRecord {
+  writeReference(path: string, stat: FileStat, key: string, record: ContentRecord): FileRecord {
     // Field by field: V8 copies an object spread that does not open its literal on a slow path,
     // and a second clone makes one of these per file.
-    const stored: StoredRecord = { hash: record.hash, skip: record.skip, mtimeMs: stat.mtimeMs, size: stat.size, shared: key };
+    const stored: StoredRecord = { hash: record.hash, skip: record.skip, mtimeMs: stat.mtimeMs, size: stat.size, ctimeMs: stat.ctimeMs, shared: key };
     if (record.links !== undefined) stored.links = record.links;
     if (record.detail !== undefined) stored.detail = record.detail;
     if (!this.pointsIntoShared) {

@@ -9,7 +9,7 @@ export const STORE_FORMAT = 8;
 export type StoredRecord = Omit<FileRecord, 'path' | 'tags' | 'names'>;
 
 /** What a file's record says of its content, apart from its stat: what the shared store keeps under a content key. */
-export type ContentRecord = Omit<StoredRecord, 'mtimeMs' | 'size' | 'shared'>;
+export type ContentRecord = Omit<StoredRecord, 'mtimeMs' | 'size' | 'ctimeMs' | 'shared'>;
 
 /** The reference sites of a file (FileRefs without the names, which the names database holds). */
 export type StoredSites = Pick<FileRefs, 'subkinds' | 'sites'>;
