@@ -401,6 +401,30 @@ test('a name the chat file writes but its tags do not reference (a constant read
   assert.ok(views?.lines.some((line) => line.text.includes('FetchPackageBegin')), map.text);
 });
 
+test('of a field and a method of one name, the method the chat file calls is shown, not the field', async () => {
+  const root = repo({
+    'Cargo.toml': '[package]\nname = "probe"\nversion = "0.1.0"\n',
+    'src/lib.rs': 'mod get;\nmod shutdown;\npub trait Probe {}\n',
+    'src/shutdown.rs': [
+      'pub(crate) struct Shutdown {',
+      '    is_shutdown: bool,',
+      '}',
+      '',
+      'impl Shutdown {',
+      '    pub(crate) fn is_shutdown(&self) -> bool {',
+      '        self.is_shutdown',
+      '    }',
+      '}',
+      '',
+    ].join('\n'),
+    'src/get.rs': 'pub(crate) fn uses_shutdown<T: crate::Probe>(s: &mut T) -> bool {\n    s.is_shutdown()\n}\n',
+  });
+  // Room for one definition: a header and a line.
+  const map = await buildMap({ root, cacheDir: tempDir(), tokens: 32, chatFiles: [join(root, 'src/get.rs')] });
+  assert.match(map.text, /│    pub\(crate\) fn is_shutdown\(&self\) -> bool \{/, map.text);
+  assert.doesNotMatch(map.text, /│    is_shutdown: bool,/, map.text);
+});
+
 test('bare paths are written a line per folder, the folders in rank order, in fewer tokens', async () => {
   const paths = ['internal/command/views/init.go', 'internal/command/meta.go', 'internal/command/views/hook.go', 'README.md', 'internal/command/views/odd,name.go', 'go.mod', 'odd{dir}/a.go', 'internal/command/meta_config.go', 'odd{dir}/b.go'];
   const lines = barePathLines(paths);

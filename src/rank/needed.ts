@@ -292,11 +292,10 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
       for (const path of files) {
         const outline = sources.outlineOf(path);
         if (!outline) continue;
-        for (let i = 0, taken = 0; i < outline.defCount && taken < MAX_DEFINITIONS_PER_NAME; i++) {
-          if (outline.defName(i) !== ident || (!aboutTests && inTestScope(outline, i))) continue;
+        const named = definitionsNamed(outline, ident, (i) => aboutTests || !inTestScope(outline, i));
+        for (const i of named.slice(0, MAX_DEFINITIONS_PER_NAME)) {
           if (full()) return false;
           add(path, outline, i);
-          taken++;
         }
       }
     }
@@ -434,6 +433,21 @@ function certainty(tier: number, fileCount: number): number {
  * little about which is meant. The imports are looked up first, and the other definers counted only
  * up to that bound: a name such as `init` has thousands of definers and a file imports a few dozen.
  */
+/**
+ * The definitions of `ident` in a file that `keep` takes, by index: the file's order, but a field
+ * after the others. A tagged reference is a call or a type far more often than a field read, so of
+ * a struct's `is_shutdown: bool` and its `fn is_shutdown(&self)` the method is the one used.
+ */
+function definitionsNamed(outline: Outline, ident: string, keep: (i: number) => boolean): number[] {
+  const found: number[] = [];
+  const fields: number[] = [];
+  for (let i = 0; i < outline.defCount; i++) {
+    if (outline.defName(i) !== ident || !keep(i)) continue;
+    (outline.defSubkind(i) === 'field' ? fields : found).push(i);
+  }
+  return found.concat(fields);
+}
+
 function resolveName(
   definers: ReadonlySet<string>,
   users: readonly string[],

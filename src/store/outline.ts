@@ -201,16 +201,20 @@ export class Outline {
     const scopesFrom = this.scopesFrom();
     const scopes: number[] = [];
     for (let k = scopesFrom + this.scopeStart(i); k < scopesFrom + this.num(at + 5); k++) scopes.push(this.num(k));
-    const subkind = this.num(at + 2);
-    const subkindStart = subkind === 0 ? this.num(LANG_END) : this.num(HEADER + subkind - 1);
-    const name = this.defName(i);
-    return { name, subkind: this.text.slice(subkindStart, this.num(HEADER + subkind)), line: this.num(at + 3), signatureEnd: this.num(at + 4), scopes };
+    return { name: this.defName(i), subkind: this.defSubkind(i), line: this.num(at + 3), signatureEnd: this.num(at + 4), scopes };
   }
 
   /** The name definition `i` defines. */
   defName(i: number): string {
     const at = this.defAt(i);
     return this.text.slice(this.num(at), this.num(at + 1));
+  }
+
+  /** The subkind of definition `i` (function, method, field, ...). */
+  defSubkind(i: number): string {
+    const subkind = this.num(this.defAt(i) + 2);
+    const start = subkind === 0 ? this.num(LANG_END) : this.num(HEADER + subkind - 1);
+    return this.text.slice(start, this.num(HEADER + subkind));
   }
 
   /** The line of definition `i`. */
