@@ -8,7 +8,7 @@
  * - `parse-error`, `invalid-request`, `unknown-method`: a JSON-RPC line that is not JSON, not a
  *   request, or asks for a method the daemon does not have (only a hand-written client sees these);
  * - `refused`: the environment is unsafe or taken: a runtime folder or socket another user could
- *   control, a cache folder that is a file, a daemon already serving the root;
+ *   control, a cache folder that is a file or cannot be written, a daemon already serving the root;
  * - `daemon-unavailable`: no daemon could be started for the root;
  * - `connection-lost`: the daemon went away before it answered (a new connection may succeed);
  * - `internal`: anything else, no fault of the input (a damaged cache, a bug).

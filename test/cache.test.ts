@@ -15,7 +15,7 @@ import { unpersonalizedRanks } from '../src/rank/rank.js';
 import { STORE_FORMAT, TagStore } from '../src/store/store.js';
 import { WriteThreads } from '../src/store/write-threads.js';
 import { seededRandom } from '../src/random.js';
-import { copyFixture, editKeepingStat, manyPythonModules, runCli, tempDir } from './helpers.js';
+import { copyFixture, editKeepingStat, makeUnwritable, manyPythonModules, runCli, tempDir } from './helpers.js';
 
 const SOURCES = 9; // source files in fixtures/repos/shop
 
@@ -264,6 +264,58 @@ test('a damaged store (truncated, empty, bad header, random bytes in the middle)
   const notices: string[] = [];
   await TagStore.open(cache, { onNotice: (message) => notices.push(message) }).close();
   assert.match(notices[0] ?? '', /truncated file: \d+ bytes, its meta pages name page \d+ of 4096 bytes/);
+});
+
+test('a cache folder this process cannot write (locked, /proc) is one line naming it and the reason, exit 2; a data file it cannot open is said so, not moved aside', (t) => {
+  const root = copyFixture('shop');
+  const locked = tempDir();
+  if (!makeUnwritable(locked)) {
+    t.skip('no way to make a folder unwritable here');
+    return;
+  }
+  // Under /proc mkdir says ENOENT though the folder is there: Node's recursive mkdir (lmdb-js's) never returned.
+  for (const folder of [locked, ...(existsSync('/proc/self') ? ['/proc'] : [])]) {
+    const run = runCli(['map', root, '--cache-dir', folder], { timeout: 60_000 });
+    assert.equal(run.code, 2, `${folder}: ${run.stderr}`);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /^repomap: cache folder (\S+) cannot be written: E[A-Z]+: [^\n]+\n$/, folder);
+    assert.ok(run.stderr.startsWith(`repomap: cache folder ${folder} cannot be written: `), run.stderr);
+  }
+
+  // The folder writable, the store's data file not: no damage, so nothing is moved aside or rebuilt.
+  const cache = tempDir();
+  const fresh = runCli(['map', root, '--cache-dir', cache, '--quiet']);
+  assert.equal(fresh.code, 0, fresh.stderr);
+  const file = join(cache, 'tags.lmdb', 'data.mdb');
+  assert.ok(makeUnwritable(file));
+  const run = runCli(['map', root, '--cache-dir', cache]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /^repomap: tag cache at \S+tags\.lmdb cannot be opened: [^\n]+\n$/);
+  assert.ok(!existsSync(join(cache, 'tags.lmdb.damaged')), 'not moved aside');
+  assert.ok(existsSync(file));
+});
+
+test('a damaged store that cannot be moved aside is removed and rebuilt, and the notice says so, not that it was moved', (t) => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const fresh = runCli(['map', root, '--cache-dir', cache, '--quiet']);
+  assert.equal(fresh.code, 0, fresh.stderr);
+  const file = join(cache, 'tags.lmdb', 'data.mdb');
+  writeFileSync(file, DAMAGE.header(readFileSync(file)));
+  // A store moved aside before, which cannot be removed: the new one cannot take its place.
+  const aside = join(cache, 'tags.lmdb.damaged');
+  mkdirSync(aside);
+  writeFileSync(join(aside, 'data.mdb'), 'x');
+  if (!makeUnwritable(aside)) {
+    t.skip('no way to make a folder unwritable here');
+    return;
+  }
+  const run = runCli(['map', root, '--cache-dir', cache, '--quiet']);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /^repomap: tag cache at \S+tags\.lmdb is unreadable \(bad LMDB header\); removed \(it could not be moved aside: [^\n]+\), rebuilding it\n$/);
+  assert.equal(run.stdout, fresh.stdout, 'the map of the rebuilt store');
+  const again = runCli(['map', root, '--cache-dir', cache, '--quiet', '--verbose']);
+  assert.match(again.stderr, /0 parsed/, 'the rebuilt store is used');
 });
 
 test('a store whose meta pages name pages past the end of its file, none of them in use (LMDB leaves unwritten the pages a commit freed again), is extended at close: the next open takes it', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
@@ -15,7 +15,7 @@ import { BUILTIN_LANGUAGES } from '../src/extract/languages.js';
 import { SharedTags } from '../src/store/shared.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
-import { copyFixture, git, runCli, tempDir } from './helpers.js';
+import { copyFixture, git, makeUnwritable, runCli, tempDir } from './helpers.js';
 
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
 const running = new Set<ChildProcess>();
@@ -611,6 +611,24 @@ test('a daemon whose store is damaged moves it aside, rebuilds it from the sourc
     await call(daemon.socket, 'shutdown');
     assert.equal(await daemon.exited, 0, damage);
   }
+});
+
+test('a daemon that cannot write its cache folder says why in one repomapd line, exit 2, and query passes that reason on', async (t) => {
+  const root = gitRepo();
+  const cache = tempDir('repomap-cache-');
+  if (!makeUnwritable(cache)) {
+    t.skip('no way to make a folder unwritable here');
+    return;
+  }
+  const reason = `cache folder ${cache} cannot be written: `;
+  const daemon = spawnSync(process.execPath, [DAEMON, root, '--cache-dir', cache], { env: { ...process.env, ...runtimeEnv() }, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(daemon.status, 2, daemon.stderr);
+  assert.match(daemon.stderr, /^repomapd: [^\n]+\n$/, 'one line, no stack');
+  assert.ok(daemon.stderr.startsWith(`repomapd: ${reason}`), daemon.stderr);
+  const query = runCli(['query', root, '--cache-dir', cache], { env: runtimeEnv(), timeout: 60_000 });
+  assert.equal(query.code, 2, query.stderr);
+  assert.match(query.stderr, /^repomap: could not start the daemon for \S+: [^\n]+\n$/);
+  assert.ok(query.stderr.endsWith(`: ${daemon.stderr.slice('repomapd: '.length)}`), query.stderr);
 });
 
 test('SIGTERM during the cold index stops it at its next batch; what was stored is kept', async () => {

@@ -1,6 +1,6 @@
 // Shared by the tests: temporary copies of fixtures, temporary caches, and running the real CLI.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -9,9 +9,30 @@ import { packageRoot } from '../src/paths.js';
 import { TagStore } from '../src/store/store.js';
 
 const made: string[] = [];
+/** Paths makeUnwritable locked, each with how to undo it: a locked path in a temporary folder would keep it from being removed. */
+const locked: Array<() => void> = [];
 after(() => {
+  for (const unlock of locked) unlock();
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * Makes a file or folder refuse this process's writes, and undoes it when the test file ends. As
+ * root, whom permission bits do not bind, by `chattr +i` (immutable: no write, no entry made or
+ * removed in a folder); otherwise by a mode without write permission. False where that cannot be
+ * done (no chattr, a file system without the flag): the test has nothing to check then.
+ */
+export function makeUnwritable(path: string): boolean {
+  if (process.getuid?.() === 0) {
+    if (spawnSync('chattr', ['+i', path]).status !== 0) return false;
+    locked.push(() => spawnSync('chattr', ['-i', path]));
+    return true;
+  }
+  const { mode } = statSync(path);
+  chmodSync(path, mode & ~0o222);
+  locked.push(() => chmodSync(path, mode));
+  return true;
+}
 
 /** A fresh temporary directory, removed when the test file ends. */
 export function tempDir(prefix = 'repomap-test-'): string {

@@ -42,7 +42,8 @@ const OPTIONS = {
 } as const;
 
 export async function daemonMain(argv: string[]): Promise<number> {
-  let log: (line: string) => void = (line) => process.stderr.write(line + '\n');
+  // Unset until the log opens: a failure before that is said on stderr alone, once.
+  let log: ((line: string) => void) | undefined;
   try {
     const { values, positionals } = parseCommandArgs('repomapd', argv, OPTIONS);
     if (values.help) {
@@ -55,7 +56,8 @@ export async function daemonMain(argv: string[]): Promise<number> {
     const root = await resolveRoot(positionals[0] ?? '.');
     const cacheDir = folderOption(values['cache-dir'], 'cache-dir') ?? defaultCacheDir(root);
     ensureCacheDir(cacheDir);
-    log = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
+    const daemonLog = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
+    log = daemonLog;
     const flags: DaemonFlags = {
       workers: integerOption(values.workers, 'workers'),
       exclude: globsOption(values.exclude, 'exclude'),
@@ -72,7 +74,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
       config,
       ...daemonSettings(flags, config),
       ...(shared ? { sharedCacheDir: shared } : {}),
-      log,
+      log: daemonLog,
       ...daemonTestOptions(process.env),
     });
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
@@ -82,12 +84,12 @@ export async function daemonMain(argv: string[]): Promise<number> {
     process.on('uncaughtException', (err) => {
       if (crashed) return; // already shutting down: an error of the shutdown itself must not start another
       crashed = true;
-      log(`uncaught exception: ${err.stack ?? err.message}`);
+      daemonLog(`uncaught exception: ${err.stack ?? err.message}`);
       void daemon.shutdown('uncaught exception').finally(() => process.exit(1));
     });
     daemon.ready.catch((err: unknown) => {
       if (daemon.isStopping) return; // stopped on purpose
-      log(`cold index failed: ${errorStack(err)}`);
+      daemonLog(`cold index failed: ${errorStack(err)}`);
       void daemon.shutdown('cold index failed').finally(() => process.exit(1));
     });
     await daemon.closed;
@@ -95,11 +97,12 @@ export async function daemonMain(argv: string[]): Promise<number> {
   } catch (err) {
     // An internal failure (a damaged store) is thrown on, its stack logged.
     if (err instanceof RepomapError && err.code !== 'internal') {
+      log?.(`not started: ${err.message}`);
+      // The last line on stderr: the reason startDaemon passes on to the client that started this one.
       process.stderr.write(`repomapd: ${err.message}\n`);
-      log(`not started: ${err.message}`);
       return exitStatus(err.code);
     }
-    log(`failed to start: ${errorMessage(err)}`);
+    log?.(`failed to start: ${errorMessage(err)}`);
     throw err;
   }
 }

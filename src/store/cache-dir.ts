@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { constants, homedir } from 'node:os';
 import { join } from 'node:path';
 import { RepomapError, errorMessage } from '../errors.js';
 import { makeFolder } from '../paths.js';
@@ -28,14 +28,55 @@ export function sharedCacheDir(cacheDirGiven: boolean): string | undefined {
   return join(cacheBase(), 'shared');
 }
 
-/** Makes a cache folder (and its parents) if needed; a path that is a file, or cannot be made, is a 'refused' RepomapError naming it. */
-export function ensureCacheDir(dir: string): void {
-  try {
-    makeFolder(dir);
-  } catch (err) {
-    if (isFile(dir)) throw new RepomapError('refused', `cache folder ${dir} is a file, not a folder`);
-    throw new RepomapError('refused', `cache folder ${dir} cannot be made: ${errorMessage(err)}`);
+/**
+ * Makes a cache folder (and its parents) if needed, and with `store` the folder of that LMDB store
+ * in it, and checks that this process can write in each (a probe file made and removed: a
+ * read-only or another user's folder, or one on a file system that takes no files such as /proc,
+ * fails here, not in LMDB). A path that is a file, a folder that cannot be made or written, is a
+ * 'refused' RepomapError naming it. The store's folder is made here, never by LMDB: lmdb-js makes
+ * a missing one with Node's recursive mkdir, which never returns where mkdir says ENOENT under a
+ * parent that exists (/proc).
+ */
+export function ensureCacheDir(dir: string, store?: string): void {
+  for (const folder of store === undefined ? [dir] : [dir, join(dir, store)]) {
+    try {
+      makeFolder(folder);
+    } catch (err) {
+      if (isFile(folder)) throw new RepomapError('refused', `cache folder ${folder} is a file, not a folder`);
+      throw new RepomapError('refused', `cache folder ${folder} cannot be made: ${errorMessage(err)}`);
+    }
+    const probe = join(folder, `.repomap-probe-${process.pid}`);
+    try {
+      closeSync(openSync(probe, 'w'));
+      rmSync(probe, { force: true });
+    } catch (err) {
+      throw new RepomapError('refused', `cache folder ${folder} cannot be written: ${osReason(err)}`);
+    }
   }
+}
+
+/**
+ * An OS error's code and description (`EACCES: permission denied`), without the call and path Node
+ * appends to its message: here that is the probe's, which names nothing the user made.
+ */
+function osReason(err: unknown): string {
+  const message = errorMessage(err);
+  const { syscall } = err as NodeJS.ErrnoException;
+  const at = syscall === undefined ? -1 : message.indexOf(`, ${syscall} '`);
+  return at > 0 ? message.slice(0, at) : message;
+}
+
+/** The OS errors that refuse access to a file or folder (its permissions, a read-only file system, an immutable file) rather than find it damaged. */
+const ACCESS_ERRORS = ['EACCES', 'EPERM', 'EROFS'] as const;
+
+/**
+ * Whether an error is the OS refusing access (see ACCESS_ERRORS), as Node's fs reports it (the
+ * error's name as its code) or LMDB does (the errno as its code, positive: LMDB's own codes are
+ * negative).
+ */
+export function isAccessError(err: unknown): boolean {
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return ACCESS_ERRORS.some((name) => code === name || code === constants.errno[name]);
 }
 
 function isFile(path: string): boolean {

@@ -11,6 +11,8 @@ import { ensureCacheDir, fileSize } from './cache-dir.js';
 import { WriteThreads } from './write-threads.js';
 
 const META_KEY = 'format';
+/** The store's folder in its cache folder. */
+const STORE_FOLDER = 'shared.lmdb';
 /** The store's identity, drawn anew whenever it is cleared: a root whose records read from another one drops them (see TagStore.open). */
 const ID_KEY = 'id';
 /**
@@ -78,8 +80,8 @@ export class SharedTags {
   }
 
   private static openNow(dir: string): SharedDatabases {
-    ensureCacheDir(dir);
-    const root = open({ path: join(dir, 'shared.lmdb'), noSubdir: false, compression: true });
+    ensureCacheDir(dir, STORE_FOLDER);
+    const root = open({ path: join(dir, STORE_FOLDER), noSubdir: false, compression: true });
     const dbs = {
       root,
       records: root.openDB<ContentRecord, string>({ name: 'records' }),
@@ -118,7 +120,7 @@ export class SharedTags {
 
   /** The size of the store's data file: the most of it that its map can hold resident. */
   dataBytes(): number {
-    return fileSize(join(this.dir, 'shared.lmdb', 'data.mdb'));
+    return fileSize(join(this.dir, STORE_FOLDER, 'data.mdb'));
   }
 
   /** The record stored under a content key. */

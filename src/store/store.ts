@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import { type FileNames, type FileRecord, type FileStat, type FileTags, statMatches } from '../records.js';
 import { Outline } from './outline.js';
-import { ensureCacheDir, fileSize } from './cache-dir.js';
+import { ensureCacheDir, fileSize, isAccessError } from './cache-dir.js';
 import { RepomapError, errorMessage } from '../errors.js';
 import { WriteThreads } from './write-threads.js';
 import { SharedTags } from './shared.js';
@@ -11,6 +11,8 @@ import { type ContentRecord, STORE_FORMAT, type StoredCopy, type StoredRecord, t
 
 export { STORE_FORMAT, type StoredCopy } from './stored.js';
 const META_KEY = 'format';
+/** The store's folder in its cache folder. */
+const STORE_FOLDER = 'tags.lmdb';
 const LANGUAGES_KEY = 'languages';
 /** The id of the shared store that the store's records point into, noted before the first such record is written (see SharedTags.id and checkReferences). */
 const SHARED_KEY = 'shared';
@@ -33,7 +35,7 @@ interface Databases {
  * file may be shorter than its meta pages say (see coverNamedPages), which is no damage.
  */
 function openDatabases(cacheDir: string, checked = false): Databases {
-  const path = join(cacheDir, 'tags.lmdb');
+  const path = join(cacheDir, STORE_FOLDER);
   if (!checked) checkDataFile(join(path, 'data.mdb'));
   const root = open({ path, noSubdir: false, compression: true });
   const files = root.openDB<StoredRecord, string>({ name: 'files' });
@@ -55,7 +57,7 @@ export class StoreError extends RepomapError {
     readonly dir: string,
     cause: unknown,
   ) {
-    super('internal', `tag cache at ${join(dir, 'tags.lmdb')} failed: ${errorMessage(cause)}`, { cause });
+    super('internal', `tag cache at ${join(dir, STORE_FOLDER)} failed: ${errorMessage(cause)}`, { cause });
   }
 }
 
@@ -114,8 +116,8 @@ export class TagStore {
 
   static open(cacheDir: string, options: StoreOptions = {}): TagStore {
     ignoreOrphanCommitFailures();
-    const path = join(cacheDir, 'tags.lmdb');
-    ensureCacheDir(cacheDir);
+    const path = join(cacheDir, STORE_FOLDER);
+    ensureCacheDir(cacheDir, STORE_FOLDER);
     const shared = options.sharedCacheDir ? SharedTags.open(options.sharedCacheDir, options.onNotice) : undefined;
     let store: TagStore | undefined;
     try {
@@ -137,7 +139,10 @@ export class TagStore {
       } catch {
         // a damaged environment may not close cleanly: it is moved aside all the same
       }
-      options.onNotice?.(`repomap: tag cache at ${path} is unreadable (${reason}); moved aside to ${moveAside(cacheDir)}, rebuilding it`);
+      // A file the OS refuses (another user's, immutable) is no damage: moving it aside would not
+      // let this process write the store either, and would take another user's cache away.
+      if (isAccessError(err)) throw new RepomapError('refused', `tag cache at ${path} cannot be opened: ${reason}`);
+      options.onNotice?.(`repomap: tag cache at ${path} is unreadable (${reason}); ${moveAside(cacheDir)}, rebuilding it`);
       return TagStore.fresh(cacheDir, shared);
     }
   }
@@ -172,11 +177,13 @@ export class TagStore {
   static async rebuild(failed: TagStore, error: unknown, options: StoreOptions = {}): Promise<TagStore> {
     await failed.close().catch(() => {}); // a failed store may not close cleanly: it is moved aside all the same
     const reason = errorMessage(error);
-    options.onNotice?.(`repomap: ${reason}; moved it aside to ${moveAside(failed.dir)}, rebuilding it from the source files`);
+    options.onNotice?.(`repomap: ${reason}; ${moveAside(failed.dir)}, rebuilding it from the source files`);
     return TagStore.fresh(failed.dir, failed.shared);
   }
 
+  /** A new, empty store where the one before was moved aside or removed (see moveAside). */
   private static fresh(cacheDir: string, shared: SharedTags | undefined): TagStore {
+    ensureCacheDir(cacheDir, STORE_FOLDER);
     const store = TagStore.openAt(cacheDir, shared);
     store.dbs.root.putSync(META_KEY, STORE_FORMAT);
     return store;
@@ -220,7 +227,7 @@ export class TagStore {
    */
   dataBytes(): number {
     const shared = this.pointsIntoShared && this.shared ? this.shared.dataBytes() : 0;
-    return fileSize(join(this.dir, 'tags.lmdb', 'data.mdb')) + shared;
+    return fileSize(join(this.dir, STORE_FOLDER, 'data.mdb')) + shared;
   }
 
   /** A path's record, without its names and tags (see names, outline and referenceSites). */
@@ -322,7 +329,7 @@ export class TagStore {
 
   /** Extends the data file to every page its meta pages name (see coverNamedPages), in a write transaction. */
   private coverNamedPages(): void {
-    this.dbs.root.transactionSync(() => coverNamedPages(join(this.dir, 'tags.lmdb', 'data.mdb')));
+    this.dbs.root.transactionSync(() => coverNamedPages(join(this.dir, STORE_FOLDER, 'data.mdb')));
   }
 
   /**
@@ -499,18 +506,27 @@ function ignoreOrphanCommitFailures(): void {
   });
 }
 
-/** Where a damaged store is moved (the one moved before is dropped): kept for a look, never read. */
+/**
+ * Moves a damaged store aside to `tags.lmdb.damaged` (the one moved before is dropped), kept for a
+ * look and never read; one that cannot be moved is removed. Returns what was done, as a notice says
+ * it; throws a 'refused' RepomapError when the store can be neither moved nor removed (no new one
+ * can be made in its place).
+ */
 function moveAside(cacheDir: string): string {
-  const path = join(cacheDir, 'tags.lmdb');
+  const path = join(cacheDir, STORE_FOLDER);
   const aside = `${path}.damaged`;
-  rmSync(aside, { force: true, recursive: true });
   try {
+    rmSync(aside, { force: true, recursive: true });
     renameSync(path, aside);
-  } catch {
-    rmSync(path, { force: true, recursive: true }); // could not be moved: it goes
+    return `moved aside to ${aside}`;
+  } catch (moveError) {
+    try {
+      rmSync(path, { force: true, recursive: true });
+    } catch (removeError) {
+      throw new RepomapError('refused', `tag cache at ${path} is damaged and can be neither moved aside nor removed (${errorMessage(removeError)}); remove it by hand`);
+    }
+    return `removed (it could not be moved aside: ${errorMessage(moveError)})`;
   }
-  rmSync(`${path}-lock`, { force: true });
-  return aside;
 }
 
 const LMDB_MAGIC = 0xbeefc0de;
