@@ -9,7 +9,7 @@ import { type PackEntries, type PackEntry, followedBy, packMap } from './pack/pa
 import { type TokenCounter, startTokenizer, tokenCounter } from './pack/tokens.js';
 import { DEFAULT_ENCODING, type MapRequest, budgetFor, waitBoundMs } from './api/request.js';
 import type { MapStats, PartialIndex, RepoMap } from './api/types.js';
-import { type RankRequest, rankDefinitions, rankRelated } from './rank/rank.js';
+import { type RankRequest, rankDefinitions, rankRelated, unpersonalizedRanks } from './rank/rank.js';
 import { DEFAULT_RANKING } from './api/request.js';
 import { depthTokens, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
@@ -116,38 +116,50 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
   try {
     // A partial index's graph is neither restored nor saved: it lacks files.
     if (index.partial) return { ...mapFromIndex(index, graph, options), partial: index.partial };
-    if (!related || !savedGraph) return mapFromIndex(index, graph, options);
-    const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
-    const hashOf = (path: string) => hashes.get(path);
-    const inputsKey = graphInputsKey(index.lookups.projectKey(), store.languageSignatures());
-    const sharedDir = store.shared?.dir;
-    const restored = await restoreSavedGraph(graph, savedGraph, { rootDir: store.dir, sharedDir }, hashOf, inputsKey);
-    if (restored === 'the cache' || restored === 'the shared cache') {
-      countRestored(index.stats, restored);
-      return mapFromIndex(index, graph, options);
-    }
-    // Linking reads every file's names from the store, whose pages then stay mapped, as much as
-    // the whole store: let go of them before the edges and the arrays are built (as after a pass).
-    if (graph.linkForRelated() && !options.runner) await store.releasePages();
-    // A graph built here is saved before the map is laid out, which patches its weights in place:
-    // saved beside the map, it would need copies of them, a hundred megabytes on the kernel at the
-    // run's peak, for no gain in time (the write is a fraction of building the graph).
-    graph.prepareRelated({ spare: false });
-    if (saveGraphOrSay(graph, store.dir, hashOf, inputsKey, options.onNotice) && sharedDir) publishRelatedGraph(graph, store.dir, sharedDir, hashOf, inputsKey, options.onNotice);
+    if (related && savedGraph) await readyRelatedGraph({ index, graph, store, savedGraph }, options);
     return mapFromIndex(index, graph, options);
   } finally {
     await store.close();
   }
 }
 
-/** Each file's PageRank with no personalization: how central it is to the whole repository. */
+/**
+ * Gives an opened repository's graph its related graph: the saved one (the root's, else the
+ * shared cache's) when it was built from these files, else built here, then saved and published
+ * for the next run.
+ */
+export async function readyRelatedGraph(
+  { index, graph, store, savedGraph }: OpenRepository & { savedGraph: SavedGraphFile },
+  options: Pick<BuildMapOptions, 'runner' | 'onNotice'>,
+): Promise<void> {
+  const hashes = new Map(index.records.map((record) => [record.path, record.hash]));
+  const hashOf = (path: string) => hashes.get(path);
+  const inputsKey = graphInputsKey(index.lookups.projectKey(), store.languageSignatures());
+  const sharedDir = store.shared?.dir;
+  const restored = await restoreSavedGraph(graph, savedGraph, { rootDir: store.dir, sharedDir }, hashOf, inputsKey);
+  if (restored === 'the cache' || restored === 'the shared cache') {
+    countRestored(index.stats, restored);
+    return;
+  }
+  // Linking reads every file's names from the store, whose pages then stay mapped, as much as
+  // the whole store: let go of them before the edges and the arrays are built (as after a pass).
+  if (graph.linkForRelated() && !options.runner) await store.releasePages();
+  // A graph built here is saved before the map is laid out, which patches its weights in place:
+  // saved beside the map, it would need copies of them, a hundred megabytes on the kernel at the
+  // run's peak, for no gain in time (the write is a fraction of building the graph).
+  graph.prepareRelated({ spare: false });
+  if (saveGraphOrSay(graph, store.dir, hashOf, inputsKey, options.onNotice) && sharedDir) publishRelatedGraph(graph, store.dir, sharedDir, hashOf, inputsKey, options.onNotice);
+}
+
+/**
+ * Each file's PageRank with no personalization in the default ranking's related graph (the one a
+ * map without chat files ranks by): how central it is to the whole repository. A file with no tags is no node: 0.
+ */
 export function centrality(graph: ReferenceGraph): Map<string, number> {
   const none = new Set<string>();
-  return rankDefinitions(graph.compile({ chatFiles: none, mentionedIdents: none }), {
-    chatFiles: none,
-    mentionedFiles: none,
-    mentionedIdents: none,
-  }).fileRank;
+  const related = graph.compileRelated({ chatFiles: none, mentionedIdents: none });
+  const ranks = unpersonalizedRanks(related);
+  return new Map(related.paths.map((path, i) => [path, ranks[i]]));
 }
 
 /** The map of an indexed repository for one request. The daemon calls this on its hot graph. */

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { findSymbolsIn } from '../src/api/index.js';
+import { buildMap } from '../src/map.js';
 import { copyFixture, runCli, tempDir } from './helpers.js';
 
 test('symbols: definitions with scopes, references with their lines, most central first', async () => {
@@ -75,6 +76,35 @@ test('symbols: a limit keeps the definitions that matter: the name itself, code 
   // With --prefix, the name itself comes before longer names, even from a less central file.
   const prefixed = await findSymbolsIn({ root, cacheDir, name: 'LOAD', prefix: true });
   assert.deepEqual(prefixed.definitions.map((def) => `${def.path}:${def.name}`), ['zzz/extra.py:load', 'core/engine.py:load_all']);
+});
+
+test('symbols: definers are ranked as the map ranks files (its related graph), not by the Aider model', async () => {
+  // hub.py uses eight modules: central in the related graph, whose links run both ways. lib.py is
+  // used by four files: ahead in Aider's model, where only being referenced counts. Both define get().
+  const files: Record<string, string> = {
+    'hub.py': [
+      ...Array.from({ length: 8 }, (_, i) => `from mods.m${i} import helper_number_${i}`),
+      '',
+      '',
+      'def get():',
+      `    return ${Array.from({ length: 8 }, (_, i) => `helper_number_${i}()`).join(' + ')}`,
+      '',
+    ].join('\n'),
+    'lib.py': 'def get():\n    return 0\n\n\ndef lib_thing():\n    return 1\n',
+    ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`mods/m${i}.py`, `def helper_number_${i}():\n    return ${i}\n`])),
+    ...Object.fromEntries(['main', 'user_a', 'user_b', 'user_c'].map((name) => [`${name}.py`, 'from lib import lib_thing\n\nprint(lib_thing())\n'])),
+  };
+  const root = tempDir();
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const cacheDir = tempDir();
+  const map = await buildMap({ root, cacheDir, tokens: 4096 });
+  const mapOrder = map.files.map((file) => file.path).filter((path) => path === 'hub.py' || path === 'lib.py');
+  const answer = await findSymbolsIn({ root, cacheDir, name: 'get' });
+  assert.deepEqual(answer.definitions.map((def) => def.path), mapOrder);
+  assert.deepEqual(mapOrder, ['hub.py', 'lib.py'], 'the fixture ranks the two as the comment says');
 });
 
 test('repomap symbols prints text and json; a missing NAME is a user error', () => {

@@ -35,10 +35,14 @@ export function buildMap(options: BuildMapOptions): Promise<RepoMap> {
 export function findSymbolsIn(options: Omit<BuildMapOptions, keyof MapRequest> & SymbolQuery): Promise<SymbolAnswer> {
   return library(async () => {
     checkSymbolOptions(options);
-    const { openRepository, centrality } = await import('../map.js');
+    const { openRepository, readyRelatedGraph, centrality } = await import('../map.js');
     const { findSymbols, namesIn } = await import('../symbols.js');
-    const { index, graph, store } = await openRepository(await applyProjectConfig(options));
+    const given = await applyProjectConfig(options);
+    // Files ranked as the map ranks them: by the related graph, read from the cache when it is current.
+    const opened = await openRepository(given, { readGraph: true });
+    const { index, graph, store, savedGraph } = opened;
     try {
+      if (savedGraph) await readyRelatedGraph({ ...opened, savedGraph }, given);
       const query = { name: options.name, prefix: options.prefix, limit: options.limit };
       return findSymbols(index, centrality(graph), query, namesIn(graph, store));
     } finally {
