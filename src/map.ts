@@ -172,7 +172,7 @@ const DEFINITIONS_PER_TOKEN = 4;
 export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy): BuiltMap {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
-  const { outlineOf, important: importantPaths } = index.lookups;
+  const { outlineOf } = index.lookups;
   const chatFiles = new Set((request.chatFiles ?? []).map((path) => indexedFilePath(index, path, 'chat file', request)));
   const mentionedIdents = new Set(request.mentionedIdents ?? []);
   // Names whose definitions the map shows first: every --mention, and the message's identifiers of
@@ -190,11 +190,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
   }
 
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents, namedIdents };
-  const important = importantPaths().filter((path) => !chatFiles.has(path));
-  // Important files are named in the map even without a grammar: they are not skipped.
-  const shownAnyway = new Set(important);
-  const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
-  const skipped = countSkips(skippedFiles);
+  const { important, skippedFiles, skipped } = notMapped(index, chatFiles);
   const footer = skipFooter(skipped, request.verboseHint ?? true);
   const layout = { index, graph, request: rankRequest, important, budget, countTokens };
   const { entries, placeOf } =
@@ -347,6 +343,22 @@ const SKIP_ORDER: readonly SkipReason[] = [
   'broken symlink',
   'not a regular file',
 ];
+
+/**
+ * The files a map names first (the important files, less those `hidden`: a request's chat files)
+ * and the skipped files it counts as not mapped: every skipped file but those it names, which are
+ * shown by name whatever their grammar. The one rule for both a map's last line and the daemon's
+ * status, so that the two counts agree.
+ */
+export function notMapped(
+  index: Pick<RepoIndex, 'skipped' | 'lookups'>,
+  hidden: ReadonlySet<string> = new Set(),
+): { important: string[]; skippedFiles: SkippedFile[]; skipped: Partial<Record<SkipReason, number>> } {
+  const important = index.lookups.important().filter((path) => !hidden.has(path));
+  const shownAnyway = new Set(important);
+  const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
+  return { important, skippedFiles, skipped: countSkips(skippedFiles) };
+}
 
 function countSkips(skipped: readonly SkippedFile[]): Partial<Record<SkipReason, number>> {
   const byReason = new Map<SkipReason, number>();

@@ -8,6 +8,7 @@ import { DaemonClient } from '../src/client/client.js';
 import { connect as connectRepo } from '../src/api/index.js';
 import type { DaemonStatus } from '../src/api/types.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
+import { statusReport } from '../src/cli/daemon-commands.js';
 import { buildMap } from '../src/map.js';
 import { blobId } from '../src/indexer/git-index.js';
 import { sharedKey } from '../src/indexer/indexer.js';
@@ -1349,6 +1350,65 @@ test('a map asked for with a bound during the cold index is a partial map of wha
   }
   await call(daemon.socket, 'shutdown');
   await daemon.exited;
+});
+
+test('status during the cold index counts the whole tree from its listing on: files and source files stay put, the state line and the files line agree', async () => {
+  const root = gitRepo();
+  for (let i = 0; i < 3000; i++) writeFileSync(join(root, 'api', `gen${i}.py`), `def generated_${i}():\n    return ${i}\n`);
+  for (let i = 0; i < 300; i++) writeFileSync(join(root, 'api', `notes${i}.txt`), `note ${i}\n`);
+  git(root, 'add', '.');
+  git(root, 'commit', '-qm', 'many');
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env, '--workers', '1');
+  const seen: DaemonStatus[] = [];
+  let status = await call<DaemonStatus>(daemon.socket, 'status');
+  for (; status.state === 'indexing'; status = await call<DaemonStatus>(daemon.socket, 'status')) if (status.files > 0) seen.push(status);
+  const during = seen.filter((s) => s.indexed < s.sourceFiles);
+  assert.ok(during.length > 0, 'a status while source files were still being indexed');
+  // 3311 files: the shop's 11 (2 without a grammar), 3000 Python ones and 300 notes.
+  for (const s of seen) {
+    assert.deepEqual([s.files, s.sourceFiles], [3311, 3009], JSON.stringify(s));
+    assert.deepEqual(s.progress, { done: s.indexed, total: s.sourceFiles });
+    assert.ok(s.indexed <= s.sourceFiles && s.parsed <= s.indexed, JSON.stringify(s));
+  }
+  assert.deepEqual([status.files, status.sourceFiles, status.indexed], [3311, 3009, 3009]);
+  assert.deepEqual(status.progress, { done: 3009, total: 3009 });
+  await call(daemon.socket, 'shutdown');
+  await daemon.exited;
+});
+
+test("status counts skipped files as the map's last line does: the important files the map names are not skipped", async () => {
+  const root = gitRepo({ 'notes.txt': 'a note\n' });
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  const map = await call<RepoMap>(daemon.socket, 'map', { tokens: 4096 });
+  // README.md and package.json have no grammar, and are named first in the map.
+  assert.match(map.text, /^README\.md\npackage\.json\n/);
+  assert.deepEqual(map.skipped, { 'no grammar': 1 });
+  const status = await call<DaemonStatus>(daemon.socket, 'status');
+  assert.deepEqual(status.skipped, map.skipped);
+  assert.match(statusReport(status), /^skipped: +1 no grammar$/m);
+  assert.match(map.text, /\(1 file not mapped: 1 no grammar/);
+  await call(daemon.socket, 'shutdown');
+  await daemon.exited;
+});
+
+test('a map asked for with a bound once every file of the cold index is indexed is the complete map, not marked partial', async () => {
+  const env = runtimeEnv();
+  const request = { chatFiles: ['src/checkout.ts'], tokens: 1024 };
+  // A small tree: the files the request needs are found once the pass has indexed them all, while
+  // the daemon still reads or builds its related graph (its state is still `indexing`).
+  for (let run = 0; run < 3; run++) {
+    const root = gitRepo();
+    const daemon = await startDaemon(root, env);
+    const early = await call<RepoMap>(daemon.socket, 'map', { ...request, waitSeconds: 0 });
+    const complete = await call<RepoMap>(daemon.socket, 'map', request);
+    assert.equal(complete.partial, undefined);
+    if (early.partial) assert.ok(early.partial.indexedFiles < early.partial.files, `a partial map says what it lacks: ${JSON.stringify(early.partial)}`);
+    else assert.equal(early.text, complete.text);
+    await call(daemon.socket, 'shutdown');
+    await daemon.exited;
+  }
 });
 
 /**

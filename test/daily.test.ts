@@ -30,14 +30,26 @@ test('repomap query on a terminal draws the daemon\'s indexing progress while it
   }
 });
 
-test('status says what a daemon does before it knows how many files to parse, never "0 of 0 files"', () => {
-  const status = (progress: { done: number; total: number }): DaemonStatus => ({
-    root: '/repo', pid: 1, state: 'indexing', progress, files: 0, indexed: 0, parsed: 0, skipped: {}, pendingChanges: 0, watching: false,
-    unwatchedPaths: 0, lastUpdate: null, memory: { rssBytes: 0, heapUsedBytes: 0 }, uptimeSeconds: 0, workers: 2, exclude: [], include: [],
-    idleTimeoutSeconds: 1800, socket: '/run/s', cacheDir: '/cache',
+test('status says what a daemon does at each step of its cold index, in the counts of its files line, never "0 of 0 files"', () => {
+  const status = (counts: Pick<DaemonStatus, 'files' | 'sourceFiles' | 'indexed'>, state: DaemonStatus['state'] = 'indexing'): DaemonStatus => ({
+    root: '/repo', pid: 1, state, progress: { done: counts.indexed, total: counts.sourceFiles }, ...counts, parsed: counts.indexed, skipped: state === 'ready' ? { 'no grammar': 2 } : {},
+    pendingChanges: 0, watching: false, unwatchedPaths: 0, lastUpdate: null, memory: { rssBytes: 0, heapUsedBytes: 0 }, uptimeSeconds: 0, workers: 2,
+    exclude: [], include: [], idleTimeoutSeconds: 1800, socket: '/run/s', cacheDir: '/cache',
   });
-  assert.match(statusReport(status({ done: 0, total: 0 })), /^state: +indexing: listing the files and checking them against the cache$/m);
-  assert.match(statusReport(status({ done: 120, total: 480 })), /^state: +indexing: 120 of 480 files indexed \(25%\)$/m);
+  const listing = statusReport(status({ files: 0, sourceFiles: 0, indexed: 0 }));
+  assert.match(listing, /^state: +indexing: listing the files$/m);
+  assert.match(listing, /^files: +being listed$/m);
+  // The whole tree is counted once listed, whatever was indexed yet; the state line's numbers are the files line's.
+  const parsing = statusReport(status({ files: 5872, sourceFiles: 3056, indexed: 480 }));
+  assert.match(parsing, /^state: +indexing: 480 of 3056 source files indexed \(15%\)$/m);
+  assert.match(parsing, /^files: +5872: 3056 source files \(480 indexed, 480 parsed since start\), 2816 other files$/m);
+  assert.match(parsing, /^skipped: +counted once the index is complete$/m);
+  const graph = statusReport(status({ files: 5872, sourceFiles: 3056, indexed: 3056 }));
+  assert.match(graph, /^state: +indexing: all 3056 source files indexed; reading or building the related graph$/m);
+  assert.match(statusReport(status({ files: 4, sourceFiles: 0, indexed: 0 })), /^state: +indexing: no source file to index; reading or building the related graph$/m);
+  const ready = statusReport(status({ files: 5872, sourceFiles: 3056, indexed: 3056 }, 'ready'));
+  assert.match(ready, /^state: +ready$/m);
+  assert.match(ready, /^skipped: +2 no grammar$/m);
 });
 
 test('the daemon log is bounded: past its size it becomes daemon.log.1, one old file kept', () => {

@@ -140,12 +140,19 @@ export interface SymbolAnswer {
 export interface DaemonStatus {
   root: string;
   pid: number;
+  /** `indexing` until the cold index is complete (its pass, then the related graph read or built), then `ready`. */
   state: 'indexing' | 'ready';
-  /** While indexing: files done of files needing work. */
+  /** `indexed` of `sourceFiles`, for a progress bar (total 0 until the files are listed). */
   progress: { done: number; total: number };
+  /** Files discovered, of every kind: the whole tree's count once it is listed (0 before). */
   files: number;
+  /** Of `files`, the source files: those with a grammar, which the index reads. */
+  sourceFiles: number;
+  /** Of `sourceFiles`, those indexed so far (their tags, or why they are skipped, recorded): all of them once the pass is over. */
   indexed: number;
+  /** Files parsed since the daemon started. */
   parsed: number;
+  /** Skipped files by reason, as a map counts them (the important files it names are not skipped); empty until the index is complete. */
   skipped: Record<string, number>;
   pendingChanges: number;
   /** Whether the watcher follows the tree (it starts once the index is complete, and catches up). */

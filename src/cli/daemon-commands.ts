@@ -285,13 +285,19 @@ function statusLine(status: DaemonStatus): string {
 }
 
 export function statusReport(status: DaemonStatus): string {
-  const skipped = Object.entries(status.skipped).map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none';
-  const state = status.state === 'indexing' ? `indexing: ${indexingProgress(status.progress)}` : 'ready';
+  const skips = Object.entries(status.skipped).map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none';
+  const skipped = status.state === 'ready' ? skips : 'counted once the index is complete';
+  const state = status.state === 'indexing' ? `indexing: ${indexingProgress(status)}` : 'ready';
+  // The same counts as the state line's, said as a whole: source files (which the index reads) and the others.
+  const files =
+    status.files === 0 && status.state === 'indexing'
+      ? 'being listed'
+      : `${status.files}: ${status.sourceFiles} source files (${status.indexed} indexed, ${status.parsed} parsed since start), ${status.files - status.sourceFiles} other files`;
   return [
     `root:            ${status.root}`,
     `pid:             ${status.pid}`,
     `state:           ${state}`,
-    `files:           ${status.files} (${status.indexed} indexed, ${status.parsed} parsed since start)`,
+    `files:           ${files}`,
     `skipped:         ${skipped}`,
     `pending changes: ${status.pendingChanges}`,
     `watching:        ${status.watching ? 'yes' : status.state === 'ready' ? 'starting (changes meanwhile are caught up)' : 'after the index'}` +

@@ -16,8 +16,11 @@ import type { DaemonEngine } from './engine.js';
 import type { RepoSync } from './sync.js';
 
 export class ColdIndex {
-  /** The pass's order and its discovered paths, while it runs (see settledOrBound). */
-  private pass: { queue: ParseQueue; paths: readonly string[] } | undefined;
+  /**
+   * The pass's order and its discovered paths, while it runs (see settledOrBound), with whether it
+   * ended with every path's state in the hot view (false: it failed or was stopped).
+   */
+  private pass: { queue: ParseQueue; paths: readonly string[]; whole: Promise<boolean> } | undefined;
   /** The discovery (whose paths `pass` holds once the pass starts). */
   private discovery: Promise<Discovery> | undefined;
   private done: Promise<unknown> | undefined;
@@ -45,13 +48,11 @@ export class ColdIndex {
     const discovery = await discovering;
     // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.
     try {
-      await engine.indexPass(discovery, this.queueFor(discovery));
+      await this.passOver(discovery);
     } catch (err) {
       if (!isStoreFailure(err) || engine.isStopping) throw err;
       await engine.rebuildStore(err);
-      await engine.indexPass(discovery, this.queueFor(discovery));
-    } finally {
-      this.pass = undefined;
+      await this.passOver(discovery);
     }
     const { state } = engine;
     // What the pass wrote stays mapped, as much as the whole store after a first index: let go
@@ -82,19 +83,35 @@ export class ColdIndex {
     return { paths: discovery.paths, startedMs: started };
   }
 
-  /** A new order for the pass over `discovery` (a pass started again after a store failure starts anew). */
-  private queueFor(discovery: Discovery): ParseQueue {
+  /** One pass over `discovery`, in an order of its own (a pass started again after a store failure starts anew). */
+  private async passOver(discovery: Discovery): Promise<void> {
     const queue = new ParseQueue();
-    this.pass = { queue, paths: discovery.paths };
-    return queue;
+    const passing = this.engine.indexPass(discovery, queue);
+    this.pass = { queue, paths: discovery.paths, whole: passing.then(() => true, () => false) };
+    try {
+      await passing;
+    } finally {
+      this.pass = undefined;
+    }
+  }
+
+  /**
+   * How far the pass is, while one runs: the files it lists (every kind), the source files among
+   * them (those with a grammar, which it indexes) and those indexed so far. Undefined before the
+   * files are listed and once the pass is over, when the hot view holds what it settled.
+   */
+  passCounts(): { files: number; sourceFiles: number; indexed: number } | undefined {
+    if (!this.pass) return undefined;
+    const { indexedFiles, files } = this.pass.queue.progress();
+    return { files: this.pass.paths.length, sourceFiles: files, indexed: indexedFiles };
   }
 
   /**
    * Waits until the index is complete (see RepoSync.settled); or, when a bound is given and the
    * cold index is under way, until the bound passes, putting meanwhile the files the map needs
-   * ahead in the pass (see prioritize): then says how far the index is, for a partial map. A
-   * partial map waits past the bound for the files the request names and those they import
-   * (parsed first: a few files).
+   * ahead in the pass (see prioritize): then says how far the index is, for a partial map
+   * (undefined: the map is complete, as it is once every file is indexed). A partial map waits
+   * past the bound for the files the request names and those they import (parsed first: a few files).
    */
   async settledOrBound(named: readonly string[], waitMs: number | undefined): Promise<PartialIndex | undefined> {
     const { engine } = this;
@@ -123,9 +140,16 @@ export class ColdIndex {
       await this.sync.settled();
       return undefined;
     }
+    // A pass that has settled every source file ends in a moment (its last writes, the records of
+    // files gone dropped; the paths without a grammar were applied before the first source file):
+    // then the hot view holds the whole tree, and a map made from it is the complete map, not a
+    // partial one. What the cold index does after the pass (publishing; reading or building the
+    // related graph, which a map builds itself when it is not there yet) changes no map.
+    const whole = pass.queue.isDone() && (await pass.whole);
     await engine.storeReadable();
-    // The records settled so far are read for the partial map: their writes, and with them what this thread reads, are current.
+    // The records settled so far are read for the map: their writes, and with them what this thread reads, are current.
     await engine.store.written();
-    return pass.queue.progress();
+    // A pass that failed was started again (see run): how far the new one is.
+    return whole ? undefined : (this.pass ?? pass).queue.progress();
   }
 }

@@ -3,7 +3,7 @@
 // timeout) and the JSON-RPC side. This module wires them and answers each method.
 import { withProjectConfig } from '../config.js';
 import type { MapRequest, RepoMap, SymbolAnswer, SymbolQuery } from '../api/types.js';
-import { mapFromIndex, publicMap } from '../map.js';
+import { mapFromIndex, notMapped, publicMap } from '../map.js';
 import { budgetFor, waitBoundMs } from '../api/request.js';
 import { findSymbols, namesIn } from '../symbols.js';
 import { ColdIndex } from './cold-index.js';
@@ -108,17 +108,18 @@ export class Daemon {
   status(): DaemonStatus {
     const { engine } = this;
     const { state, options } = engine;
-    const index = engine.phase === 'ready' ? state.index() : undefined;
+    // While the cold pass runs, its own counts: the hot view holds only the paths settled so far.
+    // Before the files are listed it holds none; after the pass, every one (each source file indexed).
+    const counts = this.cold.passCounts() ?? { files: state.fileCount, sourceFiles: state.sourceFileCount, indexed: state.sourceFileCount };
+    // Counted by the map's rule (see notMapped), once the index is complete: its views are not sorted for every status meanwhile.
+    const skipped = engine.phase === 'ready' ? notMapped(state.index()).skipped : {};
     const memory = process.memoryUsage();
-    const skipped: Record<string, number> = {};
-    for (const file of index?.skipped ?? []) skipped[file.reason] = (skipped[file.reason] ?? 0) + 1;
     return {
       root: options.root,
       pid: process.pid,
       state: engine.phase,
-      progress: engine.progress,
-      files: state.fileCount,
-      indexed: index?.records.length ?? 0,
+      progress: { done: counts.indexed, total: counts.sourceFiles },
+      ...counts,
       parsed: state.stats.parsed,
       skipped,
       pendingChanges: this.sync.pendingChanges,

@@ -30,8 +30,6 @@ export class DaemonEngine {
   private excluded: ((path: string) => boolean) | null;
   /** 'ready' once the cold index is done (set by ColdIndex). */
   phase: DaemonStatus['state'] = 'indexing';
-  /** The cold index's files done of those needing work. */
-  progress = { done: 0, total: 0 };
   /** When the index last took a change (the cold index, an update, a rediscovery). */
   lastUpdate: Date | null = null;
   /** Aborted by shutdown: a long index pass stops at its next batch instead of running to its end. */
@@ -95,9 +93,7 @@ export class DaemonEngine {
     const states = await this.reconciler.update(
       paths,
       this.state.stats,
-      (done, total) => {
-        this.progress = { done, total };
-      },
+      undefined, // how far the pass is, the cold index tells from `order` (see ColdIndex.passCounts)
       (batch) => {
         this.state.apply(batch);
         linkWhileParsing(this.state.graph, this.state.stats);

@@ -50,12 +50,14 @@ export type RpcResponse =
   | { jsonrpc: '2.0'; id: number | string | null; error: RpcError };
 
 /**
- * The index's progress in words: files indexed of those to index, or, while that count is not
- * known yet or nothing needs parsing (a restart whose files are all in the cache), what it does.
+ * How far the cold index is, in words, from the status's counts (the same numbers its `files`
+ * line and JSON give): the files being listed, the source files indexed of those to index, or,
+ * all of them indexed, the related graph being read or built before the daemon is ready.
  */
-export function indexingProgress(progress: { done: number; total: number }): string {
-  const { done, total } = progress;
-  return total > 0 ? `${done} of ${total} files indexed (${Math.floor((100 * done) / total)}%)` : 'listing the files and checking them against the cache';
+export function indexingProgress({ files, sourceFiles, indexed }: Pick<DaemonStatus, 'files' | 'sourceFiles' | 'indexed'>): string {
+  if (files === 0) return 'listing the files';
+  if (indexed < sourceFiles) return `${indexed} of ${sourceFiles} source files indexed (${Math.floor((100 * indexed) / sourceFiles)}%)`;
+  return `${sourceFiles === 0 ? 'no source file to index' : `all ${sourceFiles} source files indexed`}; reading or building the related graph`;
 }
 
 /**

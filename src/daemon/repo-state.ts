@@ -29,6 +29,8 @@ export class RepoState {
   private sortedPaths: string[] = [];
   private records: FileRecord[] = [];
   private skipped: SkippedFile[] = [];
+  /** How many of the states are of source files (see isSourceState), kept as states come and go. */
+  private sources = 0;
   private important: string[] | undefined;
   /** The files' imports resolved, over the paths of the last snapshot; made anew when a path comes or goes or a project file changes. */
   private imports: ImportLookup | undefined;
@@ -72,8 +74,14 @@ export class RepoState {
     return this.importLookup().projectKey();
   }
 
+  /** Every discovered path held: source files and the others. */
   get fileCount(): number {
     return this.states.size;
+  }
+
+  /** Of those, the source files: files with a grammar, which the index read (see isSourceState). */
+  get sourceFileCount(): number {
+    return this.sources;
   }
 
   has(path: string): boolean {
@@ -101,6 +109,8 @@ export class RepoState {
     for (const [path, state] of updates) {
       this.outlines.forget(path);
       const before = this.states.get(path);
+      if (before && isSourceState(before)) this.sources--;
+      if (isSourceState(state)) this.sources++;
       // A path that comes or goes, or a changed tsconfig.json, go.mod, ..., can change what any file imports.
       if (isProjectFile(path)) projectChanged = true;
       else if (before === undefined || 'gone' in state) this.imports = undefined;
@@ -206,6 +216,19 @@ export class RepoState {
     }
     return entries.length === this.states.size ? entries : undefined;
   }
+}
+
+/**
+ * Whether a path's state is a source file's: one the index read because a grammar takes its name
+ * (a record, tags or a reason to skip it), or found by its stat to be a symlink it cannot follow.
+ * The others were settled by their names alone: no grammar, or a FIFO, socket or device
+ * discovery found. As the pass counts the files it indexes (see ParseQueue.progress), but for a
+ * source file that turned out not to be a regular file when stat'ed: a rare case counted there and
+ * not here.
+ */
+function isSourceState(state: PathState): boolean {
+  if ('record' in state) return true;
+  return 'skip' in state && state.skip.reason !== 'no grammar' && state.skip.reason !== 'not a regular file';
 }
 
 function position<T>(list: readonly T[], path: string, keyOf: (item: T) => string): number {

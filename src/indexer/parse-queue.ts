@@ -15,6 +15,7 @@ export class ParseQueue {
   private readonly settledPaths = new Set<string>();
   private waiters: Array<{ paths: string[]; resolve: () => void }> = [];
   private finished = false;
+  private hasPaths = false;
   private filledNow!: () => void;
   /** Settles once the pass has its paths (a wait asked for before knows only then which paths are the pass's). */
   private readonly filled = new Promise<void>((resolve) => (this.filledNow = resolve));
@@ -23,6 +24,7 @@ export class ParseQueue {
   fill(paths: readonly string[]): void {
     this.rest = paths;
     for (const path of paths) this.members.add(path);
+    this.hasPaths = true;
     this.filledNow();
   }
 
@@ -70,6 +72,11 @@ export class ParseQueue {
   /** How far the pass is: its paths settled, of all its paths (the files with a grammar). */
   progress(): { indexedFiles: number; files: number } {
     return { indexedFiles: this.settledPaths.size, files: this.members.size };
+  }
+
+  /** Whether nothing is left to work on: every path of the pass has settled, or the pass is over (finished or stopped). */
+  isDone(): boolean {
+    return this.finished || (this.hasPaths && this.settledPaths.size === this.members.size);
   }
 
   /** Resolves once each of `paths` that is in the pass has settled, or the pass is over. */

@@ -33,7 +33,7 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, openWorldHint: f
 
 const PROGRESS_OUTPUT = z
   .object({ done: z.number().int(), total: z.number().int() })
-  .describe('Files indexed of those to index, while the index is being built (the call answered this instead of waiting longer)');
+  .describe('Source files indexed of those to index, while the index is being built (the call answered this instead of waiting longer)');
 
 const REPO_MAP_OUTPUT = {
   text: z.string().describe('The map (the same as the text content), or what the index is doing'),
@@ -44,7 +44,7 @@ const REPO_MAP_OUTPUT = {
   partial: z
     .object({ indexedFiles: z.number().int(), files: z.number().int() })
     .optional()
-    .describe('Set when the map was made before the index was complete (the files it needs were indexed first): source files indexed of those discovered. Call again later for the complete map'),
+    .describe('Set when the map was made before every source file was indexed (the files it needs were indexed first): source files indexed of those discovered. Call again later for the complete map'),
 };
 
 const LOCATION = { name: z.string(), path: z.string(), line: z.number().int(), kind: z.string() };
@@ -63,6 +63,7 @@ const REPO_STATUS_OUTPUT = {
   state: z.enum(['indexing', 'ready']),
   progress: z.object({ done: z.number().int(), total: z.number().int() }),
   files: z.number().int(),
+  sourceFiles: z.number().int(),
   indexed: z.number().int(),
   parsed: z.number().int(),
   skipped: z.record(z.string(), z.number().int()),
@@ -362,5 +363,5 @@ function stillIndexing(tool: string, status: DaemonStatus): Answer {
 }
 
 function indexingLine(status: DaemonStatus): string {
-  return `The repository index is being built: ${indexingProgress(status.progress)}`;
+  return `The repository index is being built: ${indexingProgress(status)}`;
 }
