@@ -162,14 +162,31 @@ export function centrality(graph: ReferenceGraph): Map<string, number> {
   return new Map(related.paths.map((path, i) => [path, ranks[i]]));
 }
 
-/** The map of an indexed repository for one request. The daemon calls this on its hot graph. */
 /**
  * Ranked definitions ordered per token of budget: a shown definition costs at least a line (two
  * tokens or more), so four per token leaves room for definitions that share a shown line.
  */
 const DEFINITIONS_PER_TOKEN = 4;
 
+/**
+ * The map of an indexed repository for one request. The daemon calls this on its hot graph.
+ * A map that would show no file when there are files to show answers nothing the caller asked:
+ * such a budget is refused, naming the budget that shows a line (an empty map is left for a root
+ * with nothing to show: see emptyMapNote).
+ */
 export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy): BuiltMap {
+  const { leastBudget, ...map } = packedMap(index, graph, request);
+  if (leastBudget === undefined) return map;
+  const tokens = (count: number) => `${count} ${count === 1 ? 'token' : 'tokens'}`;
+  const preamble = request.preamble ? ' with the preamble' : '';
+  throw badRequest(`no line of the map of ${escapeControls(index.root)} fits in ${tokens(map.budget)}${preamble}: ask for at least ${tokens(leastBudget)}`);
+}
+
+/**
+ * mapFromIndex's map, left empty when no line fits the budget, with the fewest tokens that would
+ * show one (see packMap): eval scores such a map as showing nothing, as it scores a baseline's.
+ */
+export function packedMap(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy): BuiltMap & { leastBudget?: number } {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
   const { outlineOf } = index.lookups;
@@ -191,13 +208,13 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
 
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents, namedIdents };
   const { important, skippedFiles, skipped } = notMapped(index, chatFiles);
-  const footer = skipFooter(skipped, request.verboseHint ?? true);
+  const footers = skipFooters(skipped, request.verboseHint ?? true);
   const layout = { index, graph, request: rankRequest, important, budget, countTokens };
   const { entries, placeOf } =
-    (request.ranking ?? DEFAULT_RANKING) === 'aider' ? aiderEntries(layout) : relatedMapEntries({ ...layout, footer });
+    (request.ranking ?? DEFAULT_RANKING) === 'aider' ? aiderEntries(layout) : relatedMapEntries({ ...layout, footer: footers[0] ?? '' });
 
   const style = { preamble: request.preamble, markdown: request.markdown };
-  const packed = packMap(entries, outlineOf, budget, countTokens, footer, style, placeOf);
+  const packed = packMap(entries, outlineOf, budget, countTokens, footers, style, placeOf);
   // Lines are counted once each (see tokenCounter): a block's count costs no encoding.
   const files = packed.blocks.map((block) => ({ ...block, tokens: countTokens(renderText([block], '', { markdown: style.markdown })) }));
   return {
@@ -214,6 +231,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
       mentionedFiles: [...mentioned].sort(comparePaths),
       mentionedIdents: [...mentionedIdents].sort(comparePaths),
     },
+    ...(packed.leastBudget === undefined ? {} : { leastBudget: packed.leastBudget }),
   };
 }
 
@@ -368,12 +386,17 @@ function countSkips(skipped: readonly SkippedFile[]): Partial<Record<SkipReason,
   return counts;
 }
 
-/** One line counting the skipped files by reason; empty when none was skipped. */
-export function skipFooter(counts: Partial<Record<SkipReason, number>>, verboseHint: boolean): string {
+/**
+ * The map's last line, counting the skipped files, in its forms fullest first: by reason (ending
+ * with the --verbose hint when `verboseHint`), then the count alone, for a budget the full line
+ * would leave no file (see packMap). None when no file was skipped.
+ */
+export function skipFooters(counts: Partial<Record<SkipReason, number>>, verboseHint: boolean): string[] {
   const parts = SKIP_ORDER.filter((reason) => counts[reason]).map((reason) => `${counts[reason]} ${reason}`);
-  if (parts.length === 0) return '';
+  if (parts.length === 0) return [];
   const total = SKIP_ORDER.reduce((sum, reason) => sum + (counts[reason] ?? 0), 0);
-  return `(${total} ${total === 1 ? 'file' : 'files'} not mapped: ${parts.join(', ')}${verboseHint ? '; --verbose lists them' : ''})`;
+  const notMapped = `${total} ${total === 1 ? 'file' : 'files'} not mapped`;
+  return [`(${notMapped}: ${parts.join(', ')}${verboseHint ? '; --verbose lists them' : ''})`, `(${notMapped})`];
 }
 
 /**

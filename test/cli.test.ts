@@ -56,6 +56,23 @@ test('--verbose lists skipped files and work counts on stderr', () => {
   assert.doesNotMatch(result.stdout, /not mapped/);
 });
 
+test('--verbose, which lists the skipped files, leaves the footer\'s hint to it out, in text and JSON', () => {
+  const root = copyFixture('shop');
+  writeFileSync(join(root, 'notes.zz'), 'no grammar\n');
+  const cache = tempDir();
+  const plain = runCli(['map', root, '--cache-dir', cache, '--tokens', '512']);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(plain.stdout, /^\(1 file not mapped: 1 no grammar; --verbose lists them\)$/m);
+  const verbose = runCli(['map', root, '--cache-dir', cache, '--tokens', '512', '--verbose']);
+  assert.equal(verbose.code, 0, verbose.stderr);
+  assert.match(verbose.stderr, /^skipped notes\.zz: no grammar$/m);
+  // The line is shorter: the map may fill the tokens it frees.
+  assert.equal(verbose.stdout.split('\n').at(-2), '(1 file not mapped: 1 no grammar)');
+  assert.doesNotMatch(verbose.stdout, /--verbose/);
+  const json = JSON.parse(runCli(['map', root, '--cache-dir', cache, '--tokens', '512', '--verbose', '--format', 'json']).stdout) as { text: string };
+  assert.equal(json.text, verbose.stdout);
+});
+
 test('--verbose says where the related graph was read from: the root\'s cache, or the shared one another clone filled', () => {
   const root = copyFixture('shop');
   git(root, 'init', '-q');

@@ -427,11 +427,13 @@ test('query starts a daemon when none runs, and answers like map does', async ()
   const queried = runCli(['query', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', cache, '--idle-timeout', '60'], { cwd: root, env: { ...env, MALLOC_ARENA_MAX: undefined } });
   assert.equal(queried.code, 0, queried.stderr);
   const mapped = runCli(['map', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--cache-dir', tempDir(), '--verbose'], { cwd: root });
-  assert.equal(queried.stdout, mapped.stdout);
-  // --verbose: the same map on stdout, and on stderr the counts and the same skipped files as map --verbose.
+  // --verbose: the same map on stdout, its last line without the hint to --verbose, and on stderr
+  // the counts and the same skipped files as map --verbose.
   const verbose = runCli(['query', root, '--tokens', '512', '--chat', 'src/checkout.ts', '--verbose'], { cwd: root, env });
   assert.equal(verbose.code, 0, verbose.stderr);
-  assert.equal(verbose.stdout, queried.stdout);
+  assert.equal(verbose.stdout, mapped.stdout);
+  assert.match(queried.stdout, /^\(1 file not mapped: 1 binary; --verbose lists them\)$/m);
+  assert.equal(verbose.stdout.split('\n').at(-2), '(1 file not mapped: 1 binary)');
   assert.match(verbose.stderr, /^repomap: the daemon \(since it started\): \d+ files discovered/m);
   assert.match(verbose.stderr, /^repomap: map of \d+ tokens \(budget 512\)/m);
   const skippedLines = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('skipped '));

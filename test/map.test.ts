@@ -8,6 +8,7 @@ import { buildMap } from '../src/map.js';
 import { MAX_TOKENS } from '../src/api/request.js';
 import { rankDefinitions } from '../src/rank/rank.js';
 import { MAX_STORED_LINE } from '../src/extract/extract.js';
+import { PREAMBLE } from '../src/render/render.js';
 import { copyFixture, git, indexOnce, tempDir } from './helpers.js';
 
 const encoder = get_encoding('cl100k_base');
@@ -184,6 +185,33 @@ test('important files come first; skipped files are counted in a footer', async 
     map.skippedFiles.map((file) => [file.path, file.reason]),
     [['blob.ts', 'binary'], ['bundle.min.js', 'minified'], ['huge.py', 'too large'], ['notes.txt', 'no grammar']],
   );
+});
+
+test('a footer that would leave no file is shortened, then dropped; a budget too small for any line is refused with the budget that shows one', async () => {
+  const root = copyFixture('shop');
+  writeFileSync(join(root, 'notes.txt'), 'not code\n');
+  const cacheDir = tempDir();
+  const full = '(1 file not mapped: 1 no grammar; --verbose lists them)';
+  const short = '(1 file not mapped)';
+  assert.equal((await buildMap({ root, cacheDir, tokens: 2048 })).text.split('\n').at(-2), full, 'the full footer where it fits with files');
+  // README.md comes first (an important file); the full footer and it do not fit, the short one does.
+  const shortened = countTokens(`README.md\n\n${short}\n`);
+  assert.ok(countTokens(`${full}\n`) > shortened, 'the full footer alone takes the budget');
+  assert.equal((await buildMap({ root, cacheDir, tokens: shortened })).text, `README.md\n\n${short}\n`);
+  const dropped = await buildMap({ root, cacheDir, tokens: shortened - 1 });
+  assert.ok(dropped.files.length > 0 && !dropped.text.includes('not mapped'), dropped.text);
+  // No line fits: refused, saying the budget that shows one (which does), the preamble counted when asked for.
+  const least = countTokens('README.md\n');
+  const message = (tokens: string, asked: string) => `no line of the map of ${realpathSync(root)} fits in ${tokens}: ask for at least ${asked}`;
+  await assert.rejects(buildMap({ root, cacheDir, tokens: 1 }), { code: 'bad-request', message: message('1 token', `${least} tokens`) });
+  await assert.rejects(buildMap({ root, cacheDir, tokens: least - 1, ranking: 'aider' }), { code: 'bad-request', message: message(`${least - 1} tokens`, `${least} tokens`) });
+  assert.equal((await buildMap({ root, cacheDir, tokens: least })).text, 'README.md\n');
+  const withPreamble = countTokens(`${PREAMBLE}\n\nREADME.md\n`);
+  await assert.rejects(buildMap({ root, cacheDir, tokens: withPreamble - 1, preamble: true }), {
+    code: 'bad-request',
+    message: message(`${withPreamble - 1} tokens with the preamble`, `${withPreamble} tokens`),
+  });
+  assert.equal((await buildMap({ root, cacheDir, tokens: withPreamble, preamble: true })).text, `${PREAMBLE}\n\nREADME.md\n`);
 });
 
 test('inside git: tracked and untracked files, not ignored ones; --exclude leaves paths out', async () => {

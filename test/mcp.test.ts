@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { packageRoot } from '../src/paths.js';
 import { isProcessAlive } from '../src/lock-file.js';
+import { withoutBlankLines } from '../src/mcp/server.js';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
 
 type TextResult = { content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -90,6 +91,21 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
     assert.match(outside.content[0].text, /outside the repository root/);
     const bad = (await client.callTool({ name: 'find_symbol', arguments: { name: '' } })) as TextResult;
     assert.equal(bad.isError, true);
+    // Wrong arguments are one line naming each, checked as the daemon checks them, not the SDK's validation dump.
+    const wrong: Array<[string, Record<string, unknown>, string]> = [
+      ['find_symbol', { name: '', limit: 0 }, 'name must be a non-empty string, not ""; limit must be a positive whole number, not 0'],
+      ['find_symbol', {}, 'name must be a non-empty string'],
+      ['repo_map', { chat_files: 'src/cart.ts' }, 'chat_files must be a list of non-empty strings, not "src/cart.ts"'],
+      ['repo_map', { max_tokens: 1.5, message: null }, 'message must be a string, not null; max_tokens must be a positive whole number, not 1.5'],
+    ];
+    for (const [name, args, text] of wrong) {
+      const refused = (await client.callTool({ name, arguments: args })) as TextResult;
+      assert.deepEqual([refused.isError, refused.content.map((item) => item.text)], [true, [text]], JSON.stringify(args));
+    }
+    // A budget too small for any line of the map is a tool error too, saying the budget that shows one.
+    const tiny = (await client.callTool({ name: 'repo_map', arguments: { max_tokens: 1 } })) as TextResult;
+    assert.equal(tiny.isError, true);
+    assert.match(tiny.content[0].text, /^no line of the map of \S+ fits in 1 token: ask for at least 3 tokens$/);
     // A refusal names the tool's argument, not the command line's flag or the daemon's field.
     const large = (await client.callTool({ name: 'repo_map', arguments: { max_tokens: 65537 } })) as TextResult;
     assert.equal(large.isError, true);
@@ -208,8 +224,9 @@ test('the server ends, status 0, when the client closes its stdin: after a call 
   runCli(['stop', root], { env });
   const midCall = await session([initialize, initialized, symbol], 1);
   assert.equal(midCall.code, 0);
-  // A line that is not JSON, or JSON that is no JSON-RPC message, is answered with JSON-RPC's error (id null), and the session goes on.
-  const malformed = await session(['{"jsonrpc": "2.0", "id": 3, "method": ', '{"hello": "world"}', initialize], 3);
+  // A line that is not JSON, or JSON that is no JSON-RPC message, is answered with JSON-RPC's error (id null), and the session goes on;
+  // a blank line is no message, and is not answered.
+  const malformed = await session(['', ' \t\r', '{"jsonrpc": "2.0", "id": 3, "method": ', '', '{"hello": "world"}', initialize], 3);
   assert.equal(malformed.code, 0);
   assert.deepEqual(
     malformed.answers.map((answer) => [answer.id, answer.error?.code ?? 'answered']),
@@ -221,6 +238,21 @@ test('the server ends, status 0, when the client closes its stdin: after a call 
   const codes = shapes.answers.map((answer) => `${answer.id}:${answer.error?.code ?? 'answered'}`).sort();
   assert.deepEqual(codes, ['1:answered', '4:-32602', '5:-32602', 'null:-32600'], 'params null is no JSON-RPC request at all');
   assert.equal(runCli(['stop', root], { env }).code, 0, 'the daemon the call started still runs, for the next client');
+});
+
+test('the input reaches the SDK without its blank lines, every other line as it came, however it is cut into chunks', async () => {
+  const input = '\n  {"a": 1}\n \t\r\n\n\r\n  {"b":\t2}\r\nnot json\n   \n{"c": 3}';
+  const kept = '  {"a": 1}\n  {"b":\t2}\r\nnot json\n{"c": 3}';
+  for (const size of [1, 2, 3, 5, input.length]) {
+    const filter = withoutBlankLines();
+    const out: Buffer[] = [];
+    filter.on('data', (chunk: Buffer) => out.push(chunk));
+    const ended = new Promise((resolve) => filter.on('end', resolve));
+    for (let at = 0; at < input.length; at += size) filter.write(Buffer.from(input.slice(at, at + size)));
+    filter.end();
+    await ended;
+    assert.equal(Buffer.concat(out).toString(), kept, `chunks of ${size}`);
+  }
 });
 
 test('a daemon killed between calls (SIGKILL) is started again: the next call is answered, or the one after it', { timeout: 120_000 }, async () => {

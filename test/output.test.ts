@@ -93,7 +93,7 @@ test('control characters in source lines are escaped in every output, tabs kept 
   }
 });
 
-test('an empty root prints one line saying there is nothing to map, a budget too small one saying so, one whose files are all chat files too; a --cache-dir that is a file is one line, exit 2', () => {
+test('an empty root prints one line saying there is nothing to map, one whose files are all chat files too; a budget too small for a line, and a --cache-dir that is a file, are one line, exit 2', () => {
   const empty = tempDir();
   const result = runCli(['map', empty, '--cache-dir', tempDir()]);
   assert.equal(result.code, 0, result.stderr);
@@ -101,11 +101,23 @@ test('an empty root prints one line saying there is nothing to map, a budget too
   assert.equal(result.stderr, `repomap: nothing to map in ${empty}: it has no files to index\n`);
   mkdirSync(join(empty, 'sub'));
   assert.match(runCli(['map', join(empty, 'sub'), '--cache-dir', tempDir()]).stderr, /^repomap: nothing to map in .*sub: it has no files to index\n$/);
-  // A root with files and a budget too small for the map's first line says so, not that it has none.
-  const tight = runCli(['map', copyFixture('shop'), '--cache-dir', tempDir(), '--tokens', '1']);
-  assert.equal(tight.code, 0, tight.stderr);
+  // A root with files and a budget too small for the map's first line: a mistake, said with the
+  // budget that shows one; with the preamble, which counts, also in JSON (no map of no file).
+  const shop = copyFixture('shop');
+  writeFileSync(join(shop, 'notes.txt'), 'no grammar: a footer that does not fit\n');
+  const tight = runCli(['map', shop, '--cache-dir', tempDir(), '--tokens', '1']);
+  assert.equal(tight.code, 2, tight.stderr);
   assert.equal(tight.stdout, '');
-  assert.match(tight.stderr, /^repomap: no line of the map of .*shop\S* fits in 1 tokens: ask for more tokens\n$/);
+  assert.match(tight.stderr, /^repomap: no line of the map of .*shop\S* fits in 1 token: ask for at least 3 tokens\n$/);
+  for (const format of ['text', 'json']) {
+    const framed = runCli(['map', shop, '--cache-dir', tempDir(), '--tokens', '40', '--preamble', '--format', format]);
+    assert.equal(framed.code, 2, framed.stderr);
+    assert.equal(framed.stdout, '');
+    assert.match(framed.stderr, /^repomap: no line of the map of .*shop\S* fits in 40 tokens with the preamble: ask for at least 53 tokens\n$/);
+  }
+  const framed = runCli(['map', shop, '--cache-dir', tempDir(), '--tokens', '60', '--preamble']);
+  assert.equal(framed.code, 0, framed.stderr);
+  assert.match(framed.stdout, /^Here are summaries.*\n(.*\n)*README\.md\n(.*\n)*\(1 file not mapped\)\n$/);
   // Its only file a chat file: more tokens would show nothing, and it says so.
   writeFileSync(join(empty, 'sub', 'only.py'), 'def only():\n    return 1\n');
   const alone = runCli(['map', join(empty, 'sub'), '--cache-dir', tempDir(), '--chat', join(empty, 'sub', 'only.py'), '--tokens', '60000']);
@@ -148,6 +160,7 @@ test('a FIFO in the tree is listed as skipped, not a regular file, in git and ou
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /^skipped fifo: not a regular file$/m, `in git: ${inGit}`);
     assert.match(result.stderr, /^skipped src\/pipe\.ts: not a regular file$/m, `in git: ${inGit}`);
-    assert.match(result.stdout, /\(\d+ files not mapped: .*2 not a regular file; --verbose lists them\)/, `in git: ${inGit}`);
+    // Counted in the last line, which does not point to --verbose when it was given.
+    assert.match(result.stdout, /\(\d+ files not mapped: .*2 not a regular file\)\n$/, `in git: ${inGit}`);
   }
 });

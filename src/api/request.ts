@@ -270,14 +270,22 @@ export function checkFields<F extends Record<string, ValueSpec>>(params: unknown
   return given as FieldsOf<F>;
 }
 
-/** Checks the values of the fields an object gives (its other properties are not looked at). */
+/** Checks the values of the fields an object gives (its other properties are not looked at): the first wrong one is refused. */
 function checkValues<S extends ValueSpec>(given: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, S>>, names: (field: string, spec: S) => string = (field) => field): void {
+  const [first] = valueErrors(given, fields, names);
+  if (first !== undefined) throw badRequest(first);
+}
+
+/** What is wrong with each field an object gives, or leaves out when it is required, in the fields' order (see checkValues). */
+export function valueErrors<S extends ValueSpec>(given: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, S>>, names: (field: string, spec: S) => string): string[] {
+  const errors: string[] = [];
   for (const [key, spec] of Object.entries(fields)) {
     const value = Object.hasOwn(given, key) ? given[key] : undefined;
     if (value === undefined ? spec.required : !validValue(spec, value)) {
-      throw badRequest(`${names(key, spec)} must be ${expectedValue(spec)}${value === undefined ? '' : `, not ${shownValue(value)}`}`);
+      errors.push(`${names(key, spec)} must be ${expectedValue(spec)}${value === undefined ? '' : `, not ${shownValue(value)}`}`);
     }
   }
+  return errors;
 }
 
 /** The daemon's `map` params, checked (see checkFields). */

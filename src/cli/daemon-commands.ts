@@ -130,7 +130,7 @@ export async function queryCommand(args: string[]): Promise<number> {
   const root = await startableRoot(positionals, 'query');
   const { request, format } = requestFromOptions(values, root);
   const repo = await connectSaying(root, startOptions(values));
-  const map = await answer(() => whileShowingProgress(repo, repo.map({ ...request, listSkipped: values.verbose === true }), !values.quiet), () => repo.close());
+  const map = await answer(() => whileShowingProgress(repo, repo.map(request), !values.quiet), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : textOutput(map));
   if (map.text === '') process.stderr.write(`repomap: ${emptyMapNote(root, map)}\n`);

@@ -79,7 +79,7 @@ export async function mapCommand(args: string[]): Promise<number> {
   });
   progress.finish();
   if (values.verbose) printDetails(map, { daemon: false });
-  process.stdout.write(format === 'json' ? JSON.stringify(publicMap(map, { listSkipped: values.verbose === true }), null, 2) + '\n' : textOutput(map));
+  process.stdout.write(format === 'json' ? JSON.stringify(publicMap(map, { listSkipped: request.listSkipped === true }), null, 2) + '\n' : textOutput(map));
   if (map.text === '') process.stderr.write(`repomap: ${emptyMapNote(root, map)}\n`);
   return 0;
 }

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
-import { answerMalformedMessages, createMcpServer, refuseUnknownArguments } from '../mcp/server.js';
+import { answerMalformedMessages, createMcpServer, refuseBadArguments, withoutBlankLines } from '../mcp/server.js';
 import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { mcpTestOptions } from '../test-hooks.js';
 import { folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
@@ -62,13 +62,23 @@ export async function mcpCommand(args: string[]): Promise<number> {
     idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
     ...mcpTestOptions(process.env),
   });
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((done) => (transport.onclose = done));
+  // Blank lines are dropped before the SDK reads the input: it would answer each with a parse error.
+  const input = process.stdin.pipe(withoutBlankLines());
+  const transport = new StdioServerTransport(input, process.stdout);
+  // The transport pauses its input when it closes; stdin, which feeds it, must stop too, or it holds the process.
+  const closed = new Promise<void>(
+    (done) =>
+      (transport.onclose = () => {
+        process.stdin.unpipe(input);
+        process.stdin.pause();
+        done();
+      }),
+  );
   // The SDK's stdio transport does not hear its input end: a client that closes the server's
   // stdin ends the server (and with it the connection to the daemon, see createMcpServer).
   process.stdin.once('end', () => void transport.close());
   await server.connect(transport);
-  refuseUnknownArguments(transport);
+  refuseBadArguments(transport);
   answerMalformedMessages(transport);
   await closed;
   return 0;

@@ -82,11 +82,16 @@ export const REQUEST_HELP = helpOf(MAP_REQUEST);
 
 type RequestValues = { [K in keyof typeof REQUEST_OPTIONS]?: (typeof REQUEST_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof REQUEST_OPTIONS)[K] extends { type: 'boolean' } ? boolean : string };
 
-/** The request the options describe; chat files are taken from the current directory or the root (see chatFilePath) and checked. */
-export function requestFromOptions(values: RequestValues, root: string): { request: MapRequest; format: 'text' | 'json' } {
+/**
+ * The request the options describe (`map`'s and `query`'s, --verbose included); chat files are
+ * taken from the current directory or the root (see chatFilePath) and checked.
+ */
+export function requestFromOptions(values: RequestValues & { verbose?: boolean }, root: string): { request: MapRequest; format: 'text' | 'json' } {
   const chosen = choiceOption(values.format, 'format', ['text', 'markdown', 'json'] as const, 'text');
   const request: Record<string, unknown> = fieldsFromOptions(MAP_REQUEST, values, ['markdown']);
   if (chosen === 'markdown') request.markdown = true;
+  // --verbose lists the skipped files (on stderr, and in JSON): the map's last line need not say it would.
+  if (values.verbose) Object.assign(request, { listSkipped: true, verboseHint: false } satisfies MapRequest);
   request.chatFiles = (values.chat ?? []).map((file) => chatFilePath(root, file));
   budgetFor(request, OPTION_NAMES); // a bad budget is refused, naming its option, before any work (or a daemon) is started
   return { request, format: chosen === 'json' ? 'json' : 'text' };

@@ -62,5 +62,5 @@ export function packFileList(
     if (defs.length === 0) entries.push({ path, rank });
     for (const def of defs) entries.push({ path, rank, def });
   }
-  return packMap(entries, outlineOf, budget, countTokens, '');
+  return packMap(entries, outlineOf, budget, countTokens, []);
 }

@@ -13,7 +13,7 @@ import { EMPTY_NAMES } from '../graph/nodes.js';
 import { isMultiWordIdentifier } from '../graph/identifiers.js';
 import { indexRepository, type RepoIndex } from '../indexer/indexer.js';
 import { createRunner, type ParseRunner } from '../indexer/pool.js';
-import { mapFromIndex } from '../map.js';
+import { packedMap } from '../map.js';
 import { makeFolder, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { comparePaths } from '../discover/discover.js';
 import { mentionedIdentifiers } from '../mentions.js';
@@ -57,16 +57,16 @@ export interface Ranker {
   run(context: TaskContext): Shown;
 }
 
-/** A ranking of the engine, through mapFromIndex exactly as `repomap map` computes it. */
+/** A ranking of the engine, through packedMap exactly as `repomap map` computes it (a budget too small for any line scores an empty map). */
 export function rankingRanker(ranking: RankingName): Ranker {
   return {
     name: ranking,
     showsLines: true,
     run({ index, graph, task, budget, encoding }) {
-      const map = mapFromIndex(index, graph, {
+      const map = packedMap(index, graph, {
         chatFiles: [task.chatFile],
         // The message's identifiers as a request gives them: its code (names of two words or
-        // more) as mentions, its plain words as the words of a message (see mapFromIndex).
+        // more) as mentions, its plain words as the words of a message (see packedMap).
         mentionedIdents: task.mentions.filter(isMultiWordIdentifier),
         message: task.mentions.filter((ident) => !isMultiWordIdentifier(ident)).join(' '),
         tokens: budget,

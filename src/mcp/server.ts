@@ -1,5 +1,6 @@
 // The MCP server for one repository: the repo_map, find_symbol and repo_status tools, their input
 // schemas derived from the request schema (api/request.ts), answered through the repository's daemon.
+import { Transform } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -7,7 +8,7 @@ import type { JSONRPCMessage, ServerNotification, ServerRequest } from '@modelco
 import { z } from 'zod';
 import type { StartOptions } from '../client/client.js';
 import { RepomapError, errorMessage } from '../errors.js';
-import { type FieldSpec, MAP_REQUEST, MCP_NAMES, type MapRequest, SYMBOL_QUERY, type SymbolQuery, budgetFor } from '../api/request.js';
+import { type FieldSpec, MAP_REQUEST, MCP_NAMES, type MapRequest, SYMBOL_QUERY, type SymbolQuery, budgetFor, valueErrors } from '../api/request.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
@@ -119,29 +120,35 @@ function fromArguments(args: Readonly<Record<string, unknown>>, fields: Readonly
   return request;
 }
 
-const REPO_MAP_ARGUMENTS = toolArguments(MAP_REQUEST);
-const FIND_SYMBOL_ARGUMENTS = toolArguments(SYMBOL_QUERY);
-
-const REPO_STATUS_ARGUMENTS = {};
-
-/** Each tool's argument names. */
-const TOOL_ARGUMENTS: Readonly<Record<string, readonly string[]>> = {
-  repo_map: Object.keys(REPO_MAP_ARGUMENTS),
-  find_symbol: Object.keys(FIND_SYMBOL_ARGUMENTS),
-  repo_status: Object.keys(REPO_STATUS_ARGUMENTS),
+/** Each tool's fields: its arguments are those with an MCP form, under their MCP names (see toolArguments). */
+const TOOL_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldSpec>>>> = {
+  repo_map: MAP_REQUEST,
+  find_symbol: SYMBOL_QUERY,
+  repo_status: {},
 };
 
+const REPO_MAP_ARGUMENTS = toolArguments(TOOL_FIELDS.repo_map);
+const FIND_SYMBOL_ARGUMENTS = toolArguments(TOOL_FIELDS.find_symbol);
+const REPO_STATUS_ARGUMENTS = toolArguments(TOOL_FIELDS.repo_status);
+/** Each tool's argument names. */
+const TOOL_ARGUMENTS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(TOOL_FIELDS).map(([tool, fields]) => [tool, Object.keys(toolArguments(fields))]),
+);
+
 /**
- * Answers a tool call that names an unknown argument with a tool error, as the daemon refuses an
- * unknown param, before the SDK sees it: the SDK would drop an unknown argument without a word,
- * and an argument named after an Object.prototype member (`constructor`) fails its request schema,
- * answered as a JSON-RPC error with a validation dump. Other messages go on to the server.
+ * Answers a tool call whose arguments are wrong with a tool error of one line naming them, before
+ * the SDK sees it: an unknown argument, as the daemon refuses an unknown param (the SDK would drop
+ * it without a word, and one named after an Object.prototype member, `constructor`, fails its
+ * request schema, answered as a JSON-RPC error with a validation dump), and a value of the wrong
+ * kind, checked as the daemon checks it (its checks refuse whatever the input schema does, and
+ * more: the SDK's own refusal runs over several lines, in its wording). Other messages go on to
+ * the server.
  */
-export function refuseUnknownArguments(transport: Transport): void {
+export function refuseBadArguments(transport: Transport): void {
   const deliver = transport.onmessage;
-  if (!deliver) throw new Error('refuseUnknownArguments: connect the server to the transport first');
+  if (!deliver) throw new Error('refuseBadArguments: connect the server to the transport first');
   transport.onmessage = (message, extra) => {
-    const refusal = unknownArgument(message);
+    const refusal = badArguments(message);
     if (refusal) void transport.send(refusal);
     else deliver(message, extra);
   };
@@ -168,22 +175,70 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 
-function unknownArgument(message: JSONRPCMessage): JSONRPCMessage | undefined {
+const LF = 0x0a;
+/** The bytes a blank line may hold besides its newline: JSON's whitespace. */
+const BLANK_BYTES: ReadonlySet<number> = new Set([0x20, 0x09, 0x0d]);
+
+/**
+ * A newline-delimited stream without its blank lines (empty, or JSON's whitespace only), for the
+ * SDK's stdio transport, which would answer each with a parse error: a client may send one (to
+ * flush, or between messages), and the daemon ignores them too. Every other line passes through
+ * unchanged, its bytes as they come; only a line's leading whitespace is held until a byte shows
+ * the line is not blank.
+ */
+export function withoutBlankLines(): Transform {
+  let held: Buffer[] = []; // the current line's bytes so far, all blank, from earlier chunks
+  let inLine = false; // the current line has a byte that is not blank: it passes through to its newline
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const parts: Buffer[] = [];
+      let from = 0; // the first byte of this chunk neither passed on nor dropped
+      for (let i = 0; i < chunk.length; i++) {
+        const byte = chunk[i];
+        if (inLine) {
+          if (byte === LF) {
+            inLine = false;
+            parts.push(chunk.subarray(from, i + 1));
+            from = i + 1;
+          }
+        } else if (byte === LF) {
+          held = []; // a blank line: dropped, its newline with it
+          from = i + 1;
+        } else if (!BLANK_BYTES.has(byte)) {
+          parts.push(...held); // not blank after all: its leading whitespace goes first
+          held = [];
+          inLine = true;
+        }
+      }
+      if (inLine) parts.push(chunk.subarray(from));
+      else if (from < chunk.length) held.push(chunk.subarray(from));
+      done(null, parts.length > 0 ? Buffer.concat(parts) : undefined);
+    },
+  });
+}
+
+/** The tool error (or, for params of another shape, the JSON-RPC error) a tools/call with wrong arguments is answered; undefined for any other message. */
+function badArguments(message: JSONRPCMessage): JSONRPCMessage | undefined {
   if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
   // Params of another shape fail the SDK's request schema, answered as an internal error with a
   // validation dump over many lines: said here in one, as JSON-RPC's invalid params.
-  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (!isObject(params) || typeof params!.name !== 'string' || (params!.arguments !== undefined && !isObject(params!.arguments))) {
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!isObject(params) || typeof params.name !== 'string' || (params.arguments !== undefined && !isObject(params.arguments))) {
     const error = { code: INVALID_PARAMS, message: 'invalid params: tools/call takes { name: string, arguments?: object }' };
     return { jsonrpc: '2.0', id: message.id, error } as unknown as JSONRPCMessage;
   }
-  const known = typeof params?.name === 'string' && Object.hasOwn(TOOL_ARGUMENTS, params.name) ? TOOL_ARGUMENTS[params.name] : undefined;
-  const args = params?.arguments;
-  if (!known || typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  // An unknown tool is the SDK's to answer (a one-line tool error).
+  if (!Object.hasOwn(TOOL_FIELDS, params.name)) return undefined;
+  const fields = TOOL_FIELDS[params.name];
+  const args = (params.arguments ?? {}) as Record<string, unknown>;
+  const known = TOOL_ARGUMENTS[params.name];
   const unknown = Object.keys(args).find((key) => !known.includes(key));
-  if (unknown === undefined) return undefined;
-  const text = `unknown argument '${unknown}' of ${String(params!.name)} (known: ${known.join(', ') || 'none'})`;
+  const text =
+    unknown !== undefined
+      ? `unknown argument '${unknown}' of ${params.name} (known: ${known.join(', ') || 'none'})`
+      : valueErrors(fromArguments(args, fields), fields, MCP_NAMES).join('; ');
+  if (text === '') return undefined;
   return { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }], isError: true } };
 }
 

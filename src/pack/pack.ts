@@ -28,6 +28,12 @@ export interface PackResult {
   blocks: MapBlock[];
   text: string;
   tokens: number;
+  /**
+   * Set when entries were given and none fits, not even without a footer: the fewest tokens any
+   * entry the packer looks at takes on its own (with the style, without a footer), the budget
+   * that would show it for these entries.
+   */
+  leastBudget?: number;
 }
 
 /** After the binary search, how many further entries are tried one by one to fill the budget. */
@@ -36,28 +42,57 @@ const FILL_ATTEMPTS = 16;
 export const FILL_SCAN = 256;
 
 /**
- * Chooses the entries to show: the longest prefix of `entries` whose rendering (with the footer,
- * its files placed by `placeOf`: see buildBlocks) fits `budget` tokens, found on exact counts (doubling, then bisection), then a few later
- * entries that still fit. Never exceeds the budget.
+ * Chooses the entries to show: the longest prefix of `entries` whose rendering (with a footer,
+ * its files placed by `placeOf`: see buildBlocks) fits `budget` tokens, found on exact counts
+ * (doubling, then bisection), then a few later entries that still fit. Never exceeds the budget.
+ *
+ * `footers` are the forms of the map's last line, fullest first (see skipFooters in map.ts): the
+ * first with which an entry fits is used, and none when no entry fits with any, so that the footer
+ * never crowds out every file. With no entries, the map is the fullest footer alone, if it fits.
  */
 export function packMap(
   entries: PackEntries,
   outlineOf: (path: string) => Outline | undefined,
   budget: number,
   countTokens: TokenCounter,
-  footer: string,
+  footers: readonly string[],
   style: RenderStyle = {},
   placeOf?: (path: string) => number,
 ): PackResult {
-  const render = (chosen: readonly number[]): PackResult => {
+  const render = (chosen: readonly number[], footer: string): PackResult => {
     const blocks = buildBlocks(entries, chosen, outlineOf, placeOf);
     const text = renderText(blocks, footer, style);
     return { blocks, text, tokens: countTokens(text) };
   };
+  if (entries.length === 0) {
+    const alone = render([], footers[0] ?? '');
+    return alone.tokens <= budget ? alone : EMPTY;
+  }
+  for (const footer of [...footers, '']) {
+    const packed = packWithFooter(entries, budget, countTokens, outlineOf, (chosen) => render(chosen, footer));
+    if (packed.blocks.length > 0) return packed;
+  }
+  // Nothing fits: what it would take, from the entries the packer would look at (see packWithFooter).
+  const looked = Math.min(entries.length, 1 + FILL_SCAN);
+  let leastBudget = Infinity;
+  for (let i = 0; i < looked; i++) leastBudget = Math.min(leastBudget, render([i], '').tokens);
+  return { ...EMPTY, leastBudget };
+}
+
+const EMPTY: PackResult = { blocks: [], text: '', tokens: 0 };
+
+/** packMap's search with one footer (`render` adds it): the map of the entries chosen, empty when not even the footer fits. */
+function packWithFooter(
+  entries: PackEntries,
+  budget: number,
+  countTokens: TokenCounter,
+  outlineOf: (path: string) => Outline | undefined,
+  render: (chosen: readonly number[]) => PackResult,
+): PackResult {
   const prefix = (k: number) => Array.from({ length: k }, (_, i) => i);
 
   let best = render([]);
-  if (best.tokens > budget) return { blocks: [], text: '', tokens: 0 };
+  if (best.tokens > budget) return EMPTY;
   // Find a prefix that overflows by doubling from a density guess (Aider's 25 tokens an entry),
   // so no render is much larger than the budget, then bisect between the two.
   let fits = 0;

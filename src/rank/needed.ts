@@ -60,7 +60,7 @@ export interface NeededRequest {
   hidden: ReadonlySet<string>;
   /** The identifiers the request mentions: each weighs as Aider weighs a mention. */
   mentionedIdents: ReadonlySet<string>;
-  /** Those of them whose definitions come first (see mapFromIndex). */
+  /** Those of them whose definitions come first (see packedMap). */
   namedIdents: ReadonlySet<string>;
   rankOf: (path: string) => number;
   /** Entries enough to fill the depth section's budget: the list stops there. */

@@ -11,7 +11,7 @@ export interface RankRequest {
   chatFiles: ReadonlySet<string>;
   mentionedFiles: ReadonlySet<string>;
   mentionedIdents: ReadonlySet<string>;
-  /** Of the mentioned identifiers, those whose definitions the map shows first (see mapFromIndex). */
+  /** Of the mentioned identifiers, those whose definitions the map shows first (see packedMap). */
   namedIdents?: ReadonlySet<string>;
 }
 

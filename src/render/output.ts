@@ -9,14 +9,13 @@ export function partialNote({ indexedFiles, files }: PartialIndex): string {
 
 /**
  * What is said instead of an empty map: the root has no file to map (an empty repository or
- * folder), every file it indexes is a chat file, or the budget is too small for the map's first line.
+ * folder), or every file it indexes is a chat file. Only these make an empty map: a budget too
+ * small for any line of a map with files to show is refused (mapFromIndex).
  */
-export function emptyMapNote(root: string, { budget, stats, request }: { budget: number; stats: MapStats; request: { chatFiles: readonly string[] } }): string {
-  const indexed = stats.parsed + stats.reusedByStat + stats.reusedByHash + stats.reusedShared;
-  if (indexed === 0) return `nothing to map in ${root}: it has no files to index`;
+export function emptyMapNote(root: string, { stats, request }: { stats: MapStats; request: { chatFiles: readonly string[] } }): string {
   // The chat files are in the chat, not in the map: when they are every file, more tokens show nothing.
-  if (stats.nodes <= request.chatFiles.length) return `nothing else to map in ${root}: every file it indexes is a chat file`;
-  return `no line of the map of ${root} fits in ${budget} tokens: ask for more tokens`;
+  if (request.chatFiles.length > 0 && stats.nodes <= request.chatFiles.length) return `nothing else to map in ${root}: every file it indexes is a chat file`;
+  return `nothing to map in ${root}: it has no files to index`;
 }
 
 /** A map as text output: a partial map starts with the line that says so. */
