@@ -1551,7 +1551,7 @@ describe('lazy grammar loading', () => {
     for (const [path, text] of Object.entries(files)) {
       await writeFile(join(root, path), text);
       const st = await stat(join(root, path));
-      jobs.push({ path, stat: statOf(st) });
+      jobs.push({ path, stat: { mtimeMs: st.mtimeMs, size: st.size, ctimeMs: st.ctimeMs } });
     }
     const options = { maxFileBytes: 1 << 20 };
     const before = languages.loadedLanguages();

@@ -292,7 +292,8 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
       for (const path of files) {
         const outline = sources.outlineOf(path);
         if (!outline) continue;
-        const named = definitionsNamed(outline, ident, (i) => aboutTests || !inTestScope(outline, i));
+        // A name only the text writes (an object key, a field read) means the field; a tagged reference, a call.
+        const named = definitionsNamed(outline, ident, (i) => aboutTests || !inTestScope(outline, i), !untagged.has(ident));
         for (const i of named.slice(0, MAX_DEFINITIONS_PER_NAME)) {
           if (full()) return false;
           add(path, outline, i);
@@ -434,16 +435,16 @@ function certainty(tier: number, fileCount: number): number {
  * up to that bound: a name such as `init` has thousands of definers and a file imports a few dozen.
  */
 /**
- * The definitions of `ident` in a file that `keep` takes, by index: the file's order, but a field
- * after the others. A tagged reference is a call or a type far more often than a field read, so of
- * a struct's `is_shutdown: bool` and its `fn is_shutdown(&self)` the method is the one used.
+ * The definitions of `ident` in a file that `keep` takes, by index, in the file's order; with
+ * `fieldsLast`, a field after the others. A tagged reference is a call or a type, never a field
+ * read, so of a struct's `is_shutdown: bool` and its `fn is_shutdown(&self)` a call means the method.
  */
-function definitionsNamed(outline: Outline, ident: string, keep: (i: number) => boolean): number[] {
+function definitionsNamed(outline: Outline, ident: string, keep: (i: number) => boolean, fieldsLast: boolean): number[] {
   const found: number[] = [];
   const fields: number[] = [];
   for (let i = 0; i < outline.defCount; i++) {
     if (outline.defName(i) !== ident || !keep(i)) continue;
-    (outline.defSubkind(i) === 'field' ? fields : found).push(i);
+    (fieldsLast && outline.defSubkind(i) === 'field' ? fields : found).push(i);
   }
   return found.concat(fields);
 }
