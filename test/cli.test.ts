@@ -185,7 +185,10 @@ test('a --chat path is taken from the current directory, else from the root', ()
   // A file of that name in the current directory comes first: the path is what the shell completed.
   mkdirSync(join(elsewhere, 'src'));
   writeFileSync(join(elsewhere, 'src', 'cart.ts'), 'x = 1\n');
-  assertUserError(runCli(['map', root, '--chat', 'src/cart.ts', '--cache-dir', cache], { cwd: elsewhere }), /outside the repository root/);
+  assertUserError(
+    runCli(['map', root, '--chat', 'src/cart.ts', '--cache-dir', cache], { cwd: elsewhere }),
+    new RegExp(`chat file src/cart\\.ts is ${elsewhere}/src/cart\\.ts, outside the repository root ${root}; for the root's, give --chat ${root}/src/cart\\.ts$`),
+  );
 });
 
 test('an explicit --tokens is the cap, chat file or not (the x8 applies to the default budget only)', () => {

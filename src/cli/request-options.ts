@@ -3,7 +3,8 @@
 // its help line and its parsing. Light on purpose: the thin client loads it.
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { requestFilePath } from '../paths.js';
+import { escapeControls, requestFilePath } from '../paths.js';
+import { badRequest } from '../errors.js';
 import { type FieldSpec, MAP_REQUEST, type MapRequest, OPTION_NAMES, budgetFor } from '../api/request.js';
 import { type OptionSpec, choiceOption, integerOption, secondsOption } from './args.js';
 
@@ -105,6 +106,13 @@ export function requestFromOptions(values: RequestValues & { verbose?: boolean }
  */
 function chatFilePath(root: string, file: string): string {
   const outside = relative(root, process.cwd()).startsWith('..');
-  const fromRoot = !isAbsolute(file) && !existsSync(resolve(file)) && (outside || existsSync(resolve(root, file)));
+  const inCwd = existsSync(resolve(file));
+  const inRoot = !isAbsolute(file) && existsSync(resolve(root, file));
+  const fromRoot = !isAbsolute(file) && !inCwd && (outside || inRoot);
+  // The current directory's file comes first; when it lies outside the root and the root has one
+  // of that name, the error says how to name the root's.
+  if (inCwd && inRoot && relative(root, resolve(file)).startsWith('..')) {
+    throw badRequest(`chat file ${escapeControls(file)} is ${escapeControls(resolve(file))}, outside the repository root ${root}; for the root's, give --chat ${escapeControls(resolve(root, file))}`);
+  }
   return requestFilePath(root, file, 'chat file', fromRoot ? root : process.cwd());
 }

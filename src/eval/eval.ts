@@ -470,7 +470,7 @@ export function formatReport(report: EvalReport): string {
   }
   const apiTasks = report.tasks.filter((task) => task.needed.length > 0).length;
   const neededCount = report.tasks.reduce((sum, task) => sum + task.needed.length, 0);
-  lines.push('', `API: recall of the names the added lines use from 1 to ${MAX_NEEDED_NAME_DEFINERS} other files, over the ${apiTasks} of ${report.tasks.length} tasks that use any (${neededCount} names)`);
+  lines.push('', `API: recall of the names the added lines use from 1 to ${MAX_NEEDED_NAME_DEFINERS} other files, over the ${apiTasks} of ${report.tasks.length} tasks that use any (${neededCount} ${neededCount === 1 ? 'name' : 'names'})`);
   const indexSeconds = report.tasks.reduce((sum, task) => sum + task.indexMs, 0) / 1000;
   lines.push(`${report.seconds.toFixed(1)} s in all, ${indexSeconds.toFixed(1)} s of it checking out and indexing parent trees`);
   return lines.join('\n') + '\n';
