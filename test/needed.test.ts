@@ -423,6 +423,10 @@ test('of a field and a method of one name, the method the chat file calls is sho
   const map = await buildMap({ root, cacheDir: tempDir(), tokens: 32, chatFiles: [join(root, 'src/get.rs')] });
   assert.match(map.text, /│    pub\(crate\) fn is_shutdown\(&self\) -> bool \{/, map.text);
   assert.doesNotMatch(map.text, /│    is_shutdown: bool,/, map.text);
+  // Only mentioned (no call says which), the name's definitions come in the file's order: a
+  // config option's field is as likely meant as a method of that name.
+  const mentioned = await buildMap({ root, cacheDir: tempDir(), tokens: 32, chatFiles: [join(root, 'src/lib.rs')], mentionedIdents: ['is_shutdown'] });
+  assert.match(mentioned.text, /│    is_shutdown: bool,/, mentioned.text);
 });
 
 test('bare paths are written a line per folder, the folders in rank order, in fewer tokens', async () => {

@@ -292,8 +292,10 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
       for (const path of files) {
         const outline = sources.outlineOf(path);
         if (!outline) continue;
-        // A name only the text writes (an object key, a field read) means the field; a tagged reference, a call.
-        const named = definitionsNamed(outline, ident, (i) => aboutTests || !inTestScope(outline, i), !untagged.has(ident));
+        // A tagged reference (the request's files', or their peers') is a call or a type: it means
+        // the method. A name only the text writes (an object key, a field read), or only a mention, keeps the file's order.
+        const tagged = (uses.has(ident) && !untagged.has(ident)) || peerUses.has(ident);
+        const named = definitionsNamed(outline, ident, (i) => aboutTests || !inTestScope(outline, i), tagged);
         for (const i of named.slice(0, MAX_DEFINITIONS_PER_NAME)) {
           if (full()) return false;
           add(path, outline, i);
