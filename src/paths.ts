@@ -183,7 +183,7 @@ export function rootRelativeGlobs(root: string, globs: readonly string[], option
  * way down that resolves to the root's real path, the rest as written (a symlink below the root is
  * one of its paths, wherever it leads, as discovery lists it).
  */
-function pathFromRoot(root: string, path: string): string | undefined {
+export function pathFromRoot(root: string, path: string): string | undefined {
   const rel = relative(root, path);
   if (rel === '' || isBelow(rel)) return rel.split(sep).join('/');
   const real = realRootOf(root);
