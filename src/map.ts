@@ -373,7 +373,8 @@ export function notMapped(
   hidden: ReadonlySet<string> = new Set(),
 ): { important: string[]; skippedFiles: SkippedFile[]; skipped: Partial<Record<SkipReason, number>> } {
   const important = index.lookups.important().filter((path) => !hidden.has(path));
-  const shownAnyway = new Set(important);
+  // A chat file without a grammar (README.md) is not left out: the model has it whole.
+  const shownAnyway = new Set([...important, ...hidden]);
   const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
   return { important, skippedFiles, skipped: countSkips(skippedFiles) };
 }

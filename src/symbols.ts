@@ -101,7 +101,8 @@ export function findSymbols(
   let totalReferences = 0;
   for (const count of counts.values()) totalReferences += count;
   return {
-    query: { ...query, limit },
+    // Field by field, in one order: the same answer in the same bytes, whoever built the query (the CLI, the daemon's parse).
+    query: { name: query.name, ...(query.prefix === undefined ? {} : { prefix: query.prefix }), limit },
     definitions: definitions.slice(0, limit),
     references: shown,
     totalDefinitions: definitions.length,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -290,9 +291,43 @@ test('a cache folder this process cannot write (locked, /proc) is one line namin
   assert.ok(makeUnwritable(file));
   const run = runCli(['map', root, '--cache-dir', cache]);
   assert.equal(run.code, 2, run.stderr);
-  assert.match(run.stderr, /^repomap: tag cache at \S+tags\.lmdb cannot be opened: [^\n]+\n$/);
+  assert.match(run.stderr, /^repomap: tag cache file \S+tags\.lmdb\/data\.mdb cannot be written: E[A-Z]+: [^\n]+\n$/);
   assert.ok(!existsSync(join(cache, 'tags.lmdb.damaged')), 'not moved aside');
   assert.ok(existsSync(file));
+  // LMDB's lock file, locked or not a file: LMDB would crash the process (SIGSEGV) or block on it.
+  const lockCache = tempDir();
+  cpSync(cache, lockCache, { recursive: true });
+  const lock = join(lockCache, 'tags.lmdb', 'lock.mdb');
+  assert.ok(existsSync(lock));
+  assert.ok(makeUnwritable(lock));
+  const lockRun = runCli(['map', root, '--cache-dir', lockCache], { timeout: 60_000 });
+  assert.deepEqual([lockRun.code, lockRun.stderr.split('\n').length], [2, 2], lockRun.stderr);
+  assert.match(lockRun.stderr, /^repomap: tag cache file \S+lock\.mdb cannot be written: /);
+  const fifoCache = tempDir();
+  mkdirSync(join(fifoCache, 'tags.lmdb'));
+  execFileSync('mkfifo', [join(fifoCache, 'tags.lmdb', 'lock.mdb')]);
+  const fifo = runCli(['map', root, '--cache-dir', fifoCache], { timeout: 60_000 });
+  assert.equal(fifo.code, 2, fifo.stderr);
+  assert.match(fifo.stderr, /^repomap: tag cache file \S+lock\.mdb is not a regular file\n$/);
+});
+
+test('a saved related graph that is no file is not read (a FIFO would block for ever); a save that fails leaves no temporary file', () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  assert.equal(runCli(['map', root, '--cache-dir', cache, '--quiet']).code, 0);
+  const graphFile = join(cache, 'related-graph.bin');
+  rmSync(graphFile);
+  execFileSync('mkfifo', [graphFile]);
+  appendFileSync(join(root, 'src/cart.ts'), '\n'); // the graph is built again, and its save meets the FIFO's name
+  const fifo = runCli(['map', root, '--cache-dir', cache, '--quiet'], { timeout: 60_000 });
+  assert.equal(fifo.code, 0, fifo.stderr);
+  rmSync(graphFile);
+  mkdirSync(graphFile);
+  appendFileSync(join(root, 'src/cart.ts'), '\n');
+  const folder = runCli(['map', root, '--cache-dir', cache, '--quiet'], { timeout: 60_000 });
+  assert.equal(folder.code, 0, folder.stderr);
+  assert.match(folder.stderr, /could not save the related graph/);
+  assert.deepEqual(readdirSync(cache).filter((name) => name.endsWith('.tmp')), []);
 });
 
 test('a damaged store that cannot be moved aside is removed and rebuilt, and the notice says so, not that it was moved', (t) => {

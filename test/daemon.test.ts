@@ -634,6 +634,46 @@ test('a daemon that cannot write its cache folder says why in one repomapd line,
   assert.ok(query.stderr.endsWith(`: ${daemon.stderr.slice('repomapd: '.length)}`), query.stderr);
 });
 
+test('a daemon log it cannot write is one line from query, exit 2; a restart into a cache folder it cannot write keeps the running daemon', async (t) => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const cache = tempDir('repomap-cache-');
+  writeFileSync(join(cache, 'daemon.log'), '');
+  if (!makeUnwritable(join(cache, 'daemon.log'))) {
+    t.skip('no way to make a file unwritable here');
+    return;
+  }
+  const query = runCli(['query', root, '--cache-dir', cache], { env, timeout: 60_000 });
+  assert.equal(query.code, 2, query.stderr);
+  assert.match(query.stderr, /^repomap: could not start the daemon for \S+: daemon log \S+daemon\.log cannot be written: [^\n]+\n$/);
+
+  const good = tempDir('repomap-cache-');
+  assert.equal(runCli(['start', root, '--cache-dir', good], { env }).code, 0);
+  const before = JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
+  const locked = tempDir('repomap-cache-');
+  assert.ok(makeUnwritable(locked));
+  const restart = runCli(['restart', root, '--cache-dir', locked], { env });
+  assert.equal(restart.code, 2, restart.stderr);
+  assert.match(restart.stderr, /cannot be written/);
+  const after = JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
+  assert.equal(after.pid, before.pid, 'the running daemon was not stopped');
+  assert.equal(runCli(['stop', root], { env }).code, 0);
+});
+
+test('symbols answers the same bytes in this process and from the daemon, in JSON and text', () => {
+  const root = gitRepo();
+  const env = runtimeEnv();
+  const cache = tempDir('repomap-cache-');
+  for (const args of [['--format', 'json'], ['--format', 'json', '--prefix'], []]) {
+    const here = runCli(['symbols', 'Cart', root, '--cache-dir', cache, ...args], { env });
+    const daemon = runCli(['symbols', 'Cart', root, '--cache-dir', cache, '--daemon', ...args], { env });
+    assert.equal(here.code, 0, here.stderr);
+    assert.equal(daemon.code, 0, daemon.stderr);
+    assert.equal(daemon.stdout, here.stdout, args.join(' '));
+  }
+  assert.equal(runCli(['stop', root], { env }).code, 0);
+});
+
 test('SIGTERM during the cold index stops it at its next batch; what was stored is kept', async () => {
   const root = gitRepo();
   for (let i = 0; i < 3000; i++) writeFileSync(join(root, 'api', `gen${i}.py`), `def generated_${i}():\n    return ${i}\n`);

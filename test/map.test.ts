@@ -290,3 +290,15 @@ test('a symlink out of the root is never followed; one inside is', async () => {
   );
   assert.ok(map.files.some((file) => file.path === 'linked-in.ts'));
 });
+
+test('a chat file without a grammar is not counted among the files the map leaves out: the model has it whole', async () => {
+  const root = copyFixture('shop');
+  writeFileSync(join(root, 'NOTES.txt'), 'a note\n');
+  writeFileSync(join(root, 'TODO.txt'), 'a list\n');
+  const cacheDir = tempDir();
+  const plain = await buildMap({ root, cacheDir, tokens: 1024 });
+  const withChat = await buildMap({ root, cacheDir, tokens: 1024, chatFiles: [join(root, 'NOTES.txt')] });
+  assert.ok(plain.skippedFiles.some((file) => file.path === 'NOTES.txt'), 'left out without a chat file');
+  assert.ok(!withChat.skippedFiles.some((file) => file.path === 'NOTES.txt'), 'not left out as a chat file');
+  assert.equal(withChat.skipped['no grammar'], (plain.skipped['no grammar'] ?? 0) - 1);
+});

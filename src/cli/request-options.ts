@@ -1,7 +1,7 @@
 // The options that shape one map, shared by `repomap map` (in-process) and `repomap query`
 // (through the daemon): derived from the request schema (api/request.ts), each field's option,
 // its help line and its parsing. Light on purpose: the thin client loads it.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { escapeControls, pathFromRoot, requestFilePath } from '../paths.js';
 import { badRequest } from '../errors.js';
@@ -104,10 +104,14 @@ export function requestFromOptions(values: RequestValues & { verbose?: boolean }
  * current directory is outside the root (`repomap map ROOT --chat src/app.py` run from elsewhere).
  * Checked by requestFilePath.
  */
+function isRegularFile(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+}
+
 function chatFilePath(root: string, file: string): string {
   const outside = relative(root, process.cwd()).startsWith('..');
   const inCwd = existsSync(resolve(file));
-  const inRoot = !isAbsolute(file) && existsSync(resolve(root, file));
+  const inRoot = !isAbsolute(file) && isRegularFile(resolve(root, file));
   const fromRoot = !isAbsolute(file) && !inCwd && (outside || inRoot);
   // The current directory's file comes first; when it lies outside the root and the root has one
   // of that name, the error says how to name the root's.

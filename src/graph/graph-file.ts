@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { STORE_FORMAT } from '../store/store.js';
@@ -109,15 +109,17 @@ export function saveRelatedGraph(graph: ReferenceGraph, dir: string, hashOf: Has
   const temporary = `${target}.${process.pid}.tmp`;
   const fd = openSync(temporary, 'w', 0o600);
   try {
-    for (const part of parts) writeSync(fd, part);
-    fsyncSync(fd);
+    try {
+      for (const part of parts) writeSync(fd, part);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, target);
   } catch (err) {
-    closeSync(fd);
     rmSync(temporary, { force: true });
     throw err;
   }
-  closeSync(fd);
-  renameSync(temporary, target);
   return true;
 }
 
@@ -268,12 +270,8 @@ export async function restoreSavedGraph(
  */
 async function restoreSharedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, inputsKey: string): Promise<RestoreOutcome> {
   const file = sharedGraphFile(sharedDir, graph, hashOf, inputsKey);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch {
-    return 'none saved';
-  }
+  const bytes = await readGraphFile(file);
+  if (!bytes) return 'none saved';
   const outcome = restoreRelatedGraph(graph, parseGraphFile(bytes) ?? 'unreadable', hashOf, inputsKey);
   if (outcome !== 'restored') return outcome;
   try {
@@ -299,13 +297,18 @@ export type SavedGraphFile = { header: Header; saved: SavedRelated } | 'none sav
  * which take the page faults of filling the buffer off the main thread.
  */
 export async function readSavedGraph(dir: string): Promise<SavedGraphFile> {
-  let file: Buffer;
+  const file = await readGraphFile(join(dir, FILE_NAME));
+  return file ? (parseGraphFile(file) ?? 'unreadable') : 'none saved';
+}
+
+/** A graph file's bytes; none when there is no regular file to read there (a FIFO would block the read for ever). */
+async function readGraphFile(path: string): Promise<Buffer | undefined> {
   try {
-    file = await readFile(join(dir, FILE_NAME));
+    if (!(await lstat(path)).isFile()) return undefined;
+    return await readFile(path);
   } catch {
-    return 'none saved';
+    return undefined;
   }
-  return parseGraphFile(file) ?? 'unreadable';
 }
 
 /**

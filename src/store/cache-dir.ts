@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, rmSync, statSync } from 'node:fs';
 import { constants, homedir } from 'node:os';
 import { join } from 'node:path';
 import { RepomapError, errorMessage } from '../errors.js';
@@ -52,6 +52,29 @@ export function ensureCacheDir(dir: string, store?: string): void {
     } catch (err) {
       throw new RepomapError('refused', `cache folder ${folder} cannot be written: ${osReason(err)}`);
     }
+  }
+  if (store !== undefined) for (const name of STORE_FILES) checkStoreFile(join(dir, store, name));
+}
+
+/** The files of an LMDB store's folder, which LMDB opens for reading and writing. */
+const STORE_FILES = ['data.mdb', 'lock.mdb'] as const;
+
+/**
+ * A store's file, when there is one, must be a regular file this process can open to write: LMDB
+ * crashes the process (SIGSEGV) on a lock file it cannot open, and a FIFO would block its open.
+ */
+function checkStoreFile(file: string): void {
+  let info;
+  try {
+    info = lstatSync(file);
+  } catch {
+    return; // none yet: LMDB makes it
+  }
+  if (!info.isFile()) throw new RepomapError('refused', `tag cache file ${file} is not a regular file`);
+  try {
+    closeSync(openSync(file, 'r+'));
+  } catch (err) {
+    throw new RepomapError('refused', `tag cache file ${file} cannot be written: ${osReason(err)}`);
   }
 }
 
