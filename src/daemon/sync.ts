@@ -34,6 +34,12 @@ export class RepoSync {
   private lastIndexBatch: Set<string> | undefined;
   /** The cold index: requests wait for it before anything else. */
   private ready: Promise<void> = Promise.resolve();
+  /**
+   * The watcher's start and its catch-up (see watch), while they run: a request waits for them, so
+   * that a change made since the start (which the watcher did not see) is applied before it is
+   * answered. The first map, which starts them, does not wait: it is answered from the index.
+   */
+  private catchingUp: Promise<unknown> | undefined;
   /** Updates run one after another; map requests wait for the ones queued before them. */
   private work: Promise<void> = Promise.resolve();
   /** Set while the saved related graph is older than the hot one. */
@@ -100,6 +106,16 @@ export class RepoSync {
    * changedUnseen). True once it follows the tree.
    */
   async watch(sinceMs: number): Promise<boolean> {
+    const watching = this.watchAndCatchUp(sinceMs);
+    this.catchingUp = watching.catch(() => {});
+    try {
+      return await watching;
+    } finally {
+      this.catchingUp = undefined;
+    }
+  }
+
+  private async watchAndCatchUp(sinceMs: number): Promise<boolean> {
     const { root, log, unwatchable } = this.engine.options;
     const delay = this.timings.watchDelayMs;
     if (delay > 0) await new Promise((resume) => setTimeout(resume, delay));
@@ -403,9 +419,10 @@ export class RepoSync {
     return unparsed.filter((_, i) => found[i] === 'missing');
   }
 
-  /** Waits for the cold index and for every update queued so far. */
+  /** Waits for the cold index, for the watcher's catch-up when it runs, and for every update queued so far. */
   async settled(): Promise<void> {
     await this.ready;
+    await this.catchingUp;
     let current: Promise<void>;
     do {
       current = this.work;
