@@ -101,6 +101,12 @@ test('an empty root prints one line saying there is nothing to map, one whose fi
   assert.equal(result.stderr, `repomap: nothing to map in ${empty}: it has no files to index\n`);
   mkdirSync(join(empty, 'sub'));
   assert.match(runCli(['map', join(empty, 'sub'), '--cache-dir', tempDir()]).stderr, /^repomap: nothing to map in .*sub: it has no files to index\n$/);
+  // Files, none indexed, and too few tokens for the line that counts them: not "no files".
+  const notes = tempDir();
+  writeFileSync(join(notes, 'notes.txt'), 'a note\n');
+  const unindexed = runCli(['map', notes, '--cache-dir', tempDir(), '--tokens', '2']);
+  assert.equal(unindexed.code, 0, unindexed.stderr);
+  assert.match(unindexed.stderr, /^repomap: nothing to map in \S+: none of its 1 files is indexed \(no grammar, too large, binary: the line counting them does not fit the budget\)\n$/);
   // A root with files and a budget too small for the map's first line: a mistake, said with the
   // budget that shows one; with the preamble, which counts, also in JSON (no map of no file).
   const shop = copyFixture('shop');

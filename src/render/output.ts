@@ -8,13 +8,19 @@ export function partialNote({ indexedFiles, files }: PartialIndex): string {
 }
 
 /**
- * What is said instead of an empty map: the root has no file to map (an empty repository or
- * folder), or every file it indexes is a chat file. Only these make an empty map: a budget too
- * small for any line of a map with files to show is refused (mapFromIndex).
+ * What is said instead of an empty map: a partial map with no file indexed yet, the root has no
+ * file to map (an empty repository or folder, or none with a grammar), or every file it indexes is
+ * a chat file. Only these make an empty map: a budget too small for any line of a map with files
+ * to show is refused (mapFromIndex).
  */
-export function emptyMapNote(root: string, { stats, request }: { stats: MapStats; request: { chatFiles: readonly string[] } }): string {
+export function emptyMapNote(
+  root: string,
+  { stats, request, partial }: { stats: MapStats; request: { chatFiles: readonly string[] }; partial?: PartialIndex },
+): string {
+  if (partial) return `nothing indexed yet in ${root}: ask again for the map`;
   // The chat files are in the chat, not in the map: when they are every file, more tokens show nothing.
   if (request.chatFiles.length > 0 && stats.nodes <= request.chatFiles.length) return `nothing else to map in ${root}: every file it indexes is a chat file`;
+  if (stats.discovered > 0) return `nothing to map in ${root}: none of its ${stats.discovered} files is indexed (no grammar, too large, binary: the line counting them does not fit the budget)`;
   return `nothing to map in ${root}: it has no files to index`;
 }
 
