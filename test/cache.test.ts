@@ -279,9 +279,15 @@ test('a cache folder this process cannot write (locked, /proc) is one line namin
     const run = runCli(['map', root, '--cache-dir', folder], { timeout: 60_000 });
     assert.equal(run.code, 2, `${folder}: ${run.stderr}`);
     assert.equal(run.stdout, '');
-    assert.match(run.stderr, /^repomap: cache folder (\S+) cannot be written: E[A-Z]+: [^\n]+\n$/, folder);
+    assert.match(run.stderr, /^repomap: cache folder (\S+) cannot be written: (E[A-Z]+: [^\n]+|its file system takes no new files)\n$/, folder);
     assert.ok(run.stderr.startsWith(`repomap: cache folder ${folder} cannot be written: `), run.stderr);
   }
+  // A symlink to nothing: said so, not the EEXIST that making a folder there meets.
+  const dangling = join(tempDir(), 'cache');
+  symlinkSync(join(tempDir(), 'gone', 'cache'), dangling);
+  const broken = runCli(['map', root, '--cache-dir', dangling]);
+  assert.equal(broken.code, 2, broken.stderr);
+  assert.equal(broken.stderr, `repomap: cache folder ${dangling} is a symlink to nothing\n`);
 
   // The folder writable, the store's data file not: no damage, so nothing is moved aside or rebuilt.
   const cache = tempDir();

@@ -39,18 +39,23 @@ export function sharedCacheDir(cacheDirGiven: boolean): string | undefined {
  */
 export function ensureCacheDir(dir: string, store?: string): void {
   for (const folder of store === undefined ? [dir] : [dir, join(dir, store)]) {
+    const what = folder === dir ? 'cache folder' : 'tag cache folder';
     try {
       makeFolder(folder);
     } catch (err) {
-      if (isFile(folder)) throw new RepomapError('refused', `cache folder ${folder} is a file, not a folder`);
-      throw new RepomapError('refused', `cache folder ${folder} cannot be made: ${errorMessage(err)}`);
+      if (isFile(folder)) throw new RepomapError('refused', `${what} ${folder} is a file, not a folder`);
+      if (isBrokenLink(folder)) throw new RepomapError('refused', `${what} ${folder} is a symlink to nothing`);
+      throw new RepomapError('refused', `${what} ${folder} cannot be made: ${errorMessage(err)}`);
     }
     const probe = join(folder, `.repomap-probe-${process.pid}`);
     try {
       closeSync(openSync(probe, 'w'));
       rmSync(probe, { force: true });
     } catch (err) {
-      throw new RepomapError('refused', `cache folder ${folder} cannot be written: ${osReason(err)}`);
+      // A folder that is there but takes no new file answers ENOENT on some file systems (/proc).
+      const code = (err as NodeJS.ErrnoException).code;
+      const reason = code === 'ENOENT' ? 'its file system takes no new files' : osReason(err);
+      throw new RepomapError('refused', `${what} ${folder} cannot be written: ${reason}`);
     }
   }
   if (store !== undefined) for (const name of STORE_FILES) checkStoreFile(join(dir, store, name));
@@ -100,6 +105,14 @@ const ACCESS_ERRORS = ['EACCES', 'EPERM', 'EROFS'] as const;
 export function isAccessError(err: unknown): boolean {
   const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
   return ACCESS_ERRORS.some((name) => code === name || code === constants.errno[name]);
+}
+
+function isBrokenLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink() && !statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
 }
 
 function isFile(path: string): boolean {
