@@ -2,7 +2,7 @@
 // daemon. Nothing here loads the engine.
 import { existsSync } from 'node:fs';
 import { DaemonClient } from '../client/client.js';
-import { defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
+import { TAG_STORE_FOLDER, defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir } from '../daemon/runtime.js';
@@ -232,7 +232,7 @@ export async function restartCommand(args: string[]): Promise<number> {
   const running = await DaemonClient.once<DaemonStatus>(daemonPaths(root).socket, 'status').catch(() => undefined);
   if (options.cacheDir === undefined && running) options.cacheDir = running.cacheDir;
   // A cache folder the new daemon could not use is refused before the running one is stopped.
-  ensureCacheDir(options.cacheDir ?? defaultCacheDir(root), 'tags.lmdb');
+  ensureCacheDir(options.cacheDir ?? defaultCacheDir(root), TAG_STORE_FOLDER);
   await stopDaemon(root);
   const repo = await connect(root, options);
   const status = await answer(() => repo.status(), () => repo.close());

@@ -98,16 +98,16 @@ export function requestFromOptions(values: RequestValues & { verbose?: boolean }
   return { request, format: chosen === 'json' ? 'json' : 'text' };
 }
 
+function isRegularFile(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+}
+
 /**
  * A chat file the command line names, from the current directory as a shell completes it; a
  * relative path that names nothing there is taken from the root when the root has it or the
  * current directory is outside the root (`repomap map ROOT --chat src/app.py` run from elsewhere).
  * Checked by requestFilePath.
  */
-function isRegularFile(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
-}
-
 function chatFilePath(root: string, file: string): string {
   const outside = relative(root, process.cwd()).startsWith('..');
   const inCwd = existsSync(resolve(file));

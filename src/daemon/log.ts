@@ -1,5 +1,5 @@
 // The daemon's log: timestamped lines to a bounded file, or to stderr in the foreground.
-import { appendFileSync, closeSync, existsSync, openSync, renameSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, renameSync, statSync } from 'node:fs';
 import { RepomapError, errorMessage } from '../errors.js';
 import { dirname } from 'node:path';
 import { makeFolder } from '../paths.js';
@@ -27,7 +27,7 @@ export function createLog(file: string | undefined, maxBytes = LOG_MAX_BYTES): (
   } catch (err) {
     throw new RepomapError('refused', `daemon log ${file} cannot be written: ${errorMessage(err)}`);
   }
-  let size = existsSync(file) ? statSync(file).size : 0;
+  let size = statSync(file).size;
   return (line) => {
     const stamped = `${new Date().toISOString()} ${line}\n`;
     const bytes = Buffer.byteLength(stamped);

@@ -131,9 +131,11 @@ const REPO_MAP_ARGUMENTS = toolArguments(TOOL_FIELDS.repo_map);
 const FIND_SYMBOL_ARGUMENTS = toolArguments(TOOL_FIELDS.find_symbol);
 const REPO_STATUS_ARGUMENTS = toolArguments(TOOL_FIELDS.repo_status);
 /** Each tool's argument names. */
-const TOOL_ARGUMENTS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
-  Object.entries(TOOL_FIELDS).map(([tool, fields]) => [tool, Object.keys(toolArguments(fields))]),
-);
+const TOOL_ARGUMENTS: Readonly<Record<string, readonly string[]>> = {
+  repo_map: Object.keys(REPO_MAP_ARGUMENTS),
+  find_symbol: Object.keys(FIND_SYMBOL_ARGUMENTS),
+  repo_status: Object.keys(REPO_STATUS_ARGUMENTS),
+};
 
 /**
  * Answers a tool call whose arguments are wrong with a tool error of one line naming them, before

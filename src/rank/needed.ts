@@ -289,12 +289,12 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
         add(files[0], outline, index);
         continue;
       }
+      // A tagged reference (the request's files', or their peers') is a call or a type: it means
+      // the method. A name only the text writes (an object key, a field read), or only a mention, keeps the file's order.
+      const tagged = (uses.has(ident) && !untagged.has(ident)) || peerUses.has(ident);
       for (const path of files) {
         const outline = sources.outlineOf(path);
         if (!outline) continue;
-        // A tagged reference (the request's files', or their peers') is a call or a type: it means
-        // the method. A name only the text writes (an object key, a field read), or only a mention, keeps the file's order.
-        const tagged = (uses.has(ident) && !untagged.has(ident)) || peerUses.has(ident);
         const named = definitionsNamed(outline, ident, (i) => aboutTests || !inTestScope(outline, i), tagged);
         for (const i of named.slice(0, MAX_DEFINITIONS_PER_NAME)) {
           if (full()) return false;
@@ -430,13 +430,6 @@ function certainty(tier: number, fileCount: number): number {
 }
 
 /**
- * The definers a name's users mean, of those `shown` takes, by path: those they import, else those
- * in a user's folder, else all of them (BY_NAME). Undefined when there are none, or more than
- * NEEDED_MODEL.maxNameDefiners: a name many files define, even among those imported, says too
- * little about which is meant. The imports are looked up first, and the other definers counted only
- * up to that bound: a name such as `init` has thousands of definers and a file imports a few dozen.
- */
-/**
  * The definitions of `ident` in a file that `keep` takes, by index, in the file's order; with
  * `fieldsLast`, a field after the others. A tagged reference is a call or a type, never a field
  * read, so of a struct's `is_shutdown: bool` and its `fn is_shutdown(&self)` a call means the method.
@@ -451,6 +444,13 @@ function definitionsNamed(outline: Outline, ident: string, keep: (i: number) => 
   return found.concat(fields);
 }
 
+/**
+ * The definers a name's users mean, of those `shown` takes, by path: those they import, else those
+ * in a user's folder, else all of them (BY_NAME). Undefined when there are none, or more than
+ * NEEDED_MODEL.maxNameDefiners: a name many files define, even among those imported, says too
+ * little about which is meant. The imports are looked up first, and the other definers counted only
+ * up to that bound: a name such as `init` has thousands of definers and a file imports a few dozen.
+ */
 function resolveName(
   definers: ReadonlySet<string>,
   users: readonly string[],

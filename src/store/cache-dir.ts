@@ -28,6 +28,9 @@ export function sharedCacheDir(cacheDirGiven: boolean): string | undefined {
   return join(cacheBase(), 'shared');
 }
 
+/** The root's tag store's folder in its cache folder (see TagStore). */
+export const TAG_STORE_FOLDER = 'tags.lmdb';
+
 /**
  * Makes a cache folder (and its parents) if needed, and with `store` the folder of that LMDB store
  * in it, and checks that this process can write in each (a probe file made and removed: a

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import { type FileNames, type FileRecord, type FileStat, type FileTags, statMatches } from '../records.js';
 import { Outline } from './outline.js';
-import { ensureCacheDir, fileSize, isAccessError } from './cache-dir.js';
+import { TAG_STORE_FOLDER, ensureCacheDir, fileSize, isAccessError } from './cache-dir.js';
 import { RepomapError, errorMessage } from '../errors.js';
 import { WriteThreads } from './write-threads.js';
 import { SharedTags } from './shared.js';
@@ -11,8 +11,6 @@ import { type ContentRecord, STORE_FORMAT, type StoredCopy, type StoredRecord, t
 
 export { STORE_FORMAT, type StoredCopy } from './stored.js';
 const META_KEY = 'format';
-/** The store's folder in its cache folder. */
-const STORE_FOLDER = 'tags.lmdb';
 const LANGUAGES_KEY = 'languages';
 /** The id of the shared store that the store's records point into, noted before the first such record is written (see SharedTags.id and checkReferences). */
 const SHARED_KEY = 'shared';
@@ -35,7 +33,7 @@ interface Databases {
  * file may be shorter than its meta pages say (see coverNamedPages), which is no damage.
  */
 function openDatabases(cacheDir: string, checked = false): Databases {
-  const path = join(cacheDir, STORE_FOLDER);
+  const path = join(cacheDir, TAG_STORE_FOLDER);
   if (!checked) checkDataFile(join(path, 'data.mdb'));
   const root = open({ path, noSubdir: false, compression: true });
   const files = root.openDB<StoredRecord, string>({ name: 'files' });
@@ -57,7 +55,7 @@ export class StoreError extends RepomapError {
     readonly dir: string,
     cause: unknown,
   ) {
-    super('internal', `tag cache at ${join(dir, STORE_FOLDER)} failed: ${errorMessage(cause)}`, { cause });
+    super('internal', `tag cache at ${join(dir, TAG_STORE_FOLDER)} failed: ${errorMessage(cause)}`, { cause });
   }
 }
 
@@ -116,8 +114,8 @@ export class TagStore {
 
   static open(cacheDir: string, options: StoreOptions = {}): TagStore {
     ignoreOrphanCommitFailures();
-    const path = join(cacheDir, STORE_FOLDER);
-    ensureCacheDir(cacheDir, STORE_FOLDER);
+    const path = join(cacheDir, TAG_STORE_FOLDER);
+    ensureCacheDir(cacheDir, TAG_STORE_FOLDER);
     const shared = options.sharedCacheDir ? SharedTags.open(options.sharedCacheDir, options.onNotice) : undefined;
     let store: TagStore | undefined;
     try {
@@ -183,7 +181,7 @@ export class TagStore {
 
   /** A new, empty store where the one before was moved aside or removed (see moveAside). */
   private static fresh(cacheDir: string, shared: SharedTags | undefined): TagStore {
-    ensureCacheDir(cacheDir, STORE_FOLDER);
+    ensureCacheDir(cacheDir, TAG_STORE_FOLDER);
     const store = TagStore.openAt(cacheDir, shared);
     store.dbs.root.putSync(META_KEY, STORE_FORMAT);
     return store;
@@ -227,7 +225,7 @@ export class TagStore {
    */
   dataBytes(): number {
     const shared = this.pointsIntoShared && this.shared ? this.shared.dataBytes() : 0;
-    return fileSize(join(this.dir, STORE_FOLDER, 'data.mdb')) + shared;
+    return fileSize(join(this.dir, TAG_STORE_FOLDER, 'data.mdb')) + shared;
   }
 
   /** A path's record, without its names and tags (see names, outline and referenceSites). */
@@ -329,7 +327,7 @@ export class TagStore {
 
   /** Extends the data file to every page its meta pages name (see coverNamedPages), in a write transaction. */
   private coverNamedPages(): void {
-    this.dbs.root.transactionSync(() => coverNamedPages(join(this.dir, STORE_FOLDER, 'data.mdb')));
+    this.dbs.root.transactionSync(() => coverNamedPages(join(this.dir, TAG_STORE_FOLDER, 'data.mdb')));
   }
 
   /**
@@ -513,7 +511,7 @@ function ignoreOrphanCommitFailures(): void {
  * can be made in its place).
  */
 function moveAside(cacheDir: string): string {
-  const path = join(cacheDir, STORE_FOLDER);
+  const path = join(cacheDir, TAG_STORE_FOLDER);
   const aside = `${path}.damaged`;
   try {
     rmSync(aside, { force: true, recursive: true });
