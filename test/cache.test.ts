@@ -89,6 +89,28 @@ test('a deleted file disappears from the map and the cache', async () => {
   assert.ok(!after.files.some((file) => file.path === 'src/mailer.ts'));
 });
 
+test('a run whose globs leave files out keeps their records for the next run without them; a file deleted meanwhile goes then', async () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  await mapOf(root, cache);
+  const excluded = await buildMap({ root, cacheDir: cache, tokens: 4096, exclude: ['src/pricing.ts', 'src/mailer.ts'] });
+  assert.equal(excluded.stats.removed, 0, 'left out is not gone');
+  assert.doesNotMatch(excluded.text, /pricing\.ts|mailer\.ts/);
+  const included = await buildMap({ root, cacheDir: cache, tokens: 4096, include: ['src/cart.ts'] });
+  assert.equal(included.stats.removed, 0);
+  assert.deepEqual(included.files.map((file) => file.path), ['src/cart.ts']);
+  // Without the globs: every record is still there, and vouched for by its stat.
+  const whole = await mapOf(root, cache);
+  assert.deepEqual([whole.stats.parsed, whole.stats.reusedByStat, whole.stats.removed], [0, SOURCES, 0]);
+  assert.match(whole.text, /^src\/pricing\.ts:$/m);
+  // A file deleted while it was left out: its record is dropped by the first run that lists its folder again.
+  rmSync(join(root, 'src/mailer.ts'));
+  assert.equal((await buildMap({ root, cacheDir: cache, tokens: 4096, exclude: ['src/mailer.ts'] })).stats.removed, 0);
+  const after = await mapOf(root, cache);
+  assert.equal(after.stats.removed, 1);
+  assert.equal(after.stats.reusedByStat, SOURCES - 1);
+});
+
 test('a file that became a link leading outside the root loses its stored record; nothing else is dropped', async () => {
   const root = copyFixture('shop');
   const cache = tempDir();

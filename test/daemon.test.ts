@@ -538,6 +538,11 @@ test('a running daemon started with other options says so, with the restart that
   assert.equal(restarted.cacheDir, cache);
   assert.deepEqual(mallocArenas(restarted.pid), ['MALLOC_ARENA_MAX=4']);
   assert.equal(runCli(['stop', root], { env }).code, 0);
+  // The daemons that left api/ out kept the records the first one stored of it: a map without the exclusion parses nothing.
+  const whole = runCli(['map', root, '--cache-dir', cache, '--verbose'], { env });
+  assert.equal(whole.code, 0, whole.stderr);
+  assert.match(whole.stderr, /files discovered; 0 parsed, \d+ unchanged, 0 touched but unchanged, 0 from the shared cache, 0 removed from the cache/);
+  assert.match(whole.stdout, /api\/server\.py/);
 });
 
 test('query takes an absolute --exclude inside the root from the root, as map does; one outside it starts no daemon', async () => {

@@ -2,11 +2,11 @@
 // parse pool, the reconciler and the hot view), with how far it is. Each part reads these fields
 // at each use: a store failure during the cold index replaces all four, a changed project config
 // the pool and the reconciler.
-import { type Discovery, excludedPathMatcher } from '../discover/discover.js';
+import { type Discovery, excludedPathMatcher, leftOutMatcher } from '../discover/discover.js';
 import { errorMessage } from '../errors.js';
 import { type ProjectConfig, readProjectConfig } from '../config.js';
 import { type LanguageOverride, resolveLanguages } from '../extract/user-languages.js';
-import { Reconciler, linkWhileParsing } from '../indexer/indexer.js';
+import { type PathState, Reconciler, linkWhileParsing } from '../indexer/indexer.js';
 import { type ParseRunner, createRunner } from '../indexer/pool.js';
 import type { ParseQueue } from '../indexer/parse-queue.js';
 import { TagStore } from '../store/store.js';
@@ -102,7 +102,12 @@ export class DaemonEngine {
       special,
       order,
     );
-    this.reconciler.prune(states, this.state.stats);
+    this.prune(states);
+  }
+
+  /** Drops the records of the paths an update found gone (see Reconciler.prune); the files the project's globs leave out keep theirs. */
+  prune(states: ReadonlyMap<string, PathState>): void {
+    this.reconciler.prune(states, this.state.stats, leftOutMatcher(this.options.root, this.options));
   }
 
   /**

@@ -381,7 +381,7 @@ export class RepoSync {
     const paths = missing.size === 0 ? discovery.paths : discovery.paths.filter((path) => !missing.has(path));
     const present = new Set(paths);
     const updates = await reconciler.update(paths, state.stats, undefined, undefined, engine.signal, discovery.special);
-    reconciler.prune(updates, state.stats);
+    engine.prune(updates);
     for (const path of state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
     state.apply(updates);
     state.inOrder(paths);

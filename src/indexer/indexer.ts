@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ImportLookup } from '../resolve/imports.js';
-import { type DiscoverOptions, comparePaths, discoverFiles } from '../discover/discover.js';
+import { type DiscoverOptions, comparePaths, discoverFiles, leftOutMatcher } from '../discover/discover.js';
 import { type FileJob, type FileStat, type IndexFileOptions, tooLargeRecord } from '../extract/file.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } from '../extract/languages.js';
 import { type LanguageConfig, type LanguageOverride, languageSet, resolveLanguages } from '../extract/user-languages.js';
@@ -463,18 +463,20 @@ export class Reconciler {
 
   /**
    * Drops the stored records of paths without a record in `states`, an update's states of every
-   * discovered path (what is left over: files deleted while nobody watched). After an update the
-   * store holds a record for each state with one, so as many stored records as those means that
-   * none is left over, which a count tells without reading every stored path (a cost every warm
-   * start would otherwise pay).
+   * discovered path (what is left over: files deleted while nobody watched), except those of the
+   * paths `leftOut` matches: files this pass's exclude and include globs leave out are not gone,
+   * and a later pass without those globs reuses their records (a stat still vouches for each).
+   * After an update the store holds a record for each state with one, so as many stored records as
+   * those means that none is left over, which a count tells without reading every stored path (a
+   * cost every warm start would otherwise pay).
    */
-  prune(states: ReadonlyMap<string, PathState>, stats: IndexStats): void {
+  prune(states: ReadonlyMap<string, PathState>, stats: IndexStats, leftOut: ((path: string) => boolean) | null): void {
     let records = 0;
     for (const state of states.values()) if ('record' in state) records++;
     if (this.store.count() === records) return;
     const removed = this.store.paths().filter((path) => {
       const state = states.get(path);
-      return !state || !('record' in state);
+      return state ? !('record' in state) : !leftOut?.(path);
     });
     this.store.remove(removed);
     stats.removed += removed.length;
@@ -543,7 +545,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     } finally {
       stopEarly?.cancel();
     }
-    reconciler.prune(states, stats);
+    reconciler.prune(states, stats, leftOutMatcher(root, options));
     const paths = discovery.paths.filter((path) => !('gone' in states.get(path)!));
     const { records, skipped } = splitStates(states);
     index = { root, paths, records, skipped, stats, lookups: storeLookups(root, store, paths, records, graph) };
