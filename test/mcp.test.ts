@@ -240,6 +240,66 @@ test('the server ends, status 0, when the client closes its stdin: after a call 
   assert.equal(runCli(['stop', root], { env }).code, 0, 'the daemon the call started still runs, for the next client');
 });
 
+test('a request before initialize is refused with JSON-RPC\'s invalid request (ping aside, notifications ignored), and answered after it', { timeout: 120_000 }, async () => {
+  const root = copyFixture('shop');
+  const runtime = tempDir('repomap-run-');
+  chmodSync(runtime, 0o700);
+  const env = { ...process.env, XDG_RUNTIME_DIR: runtime };
+  const server = spawn(process.execPath, [join(packageRoot, 'bin', 'repomap.js'), 'mcp', root, '--cache-dir', tempDir()], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+  type Answer = { id: number | null; result?: { isError?: boolean; structuredContent?: { root?: string }; tools?: unknown[] }; error?: { code: number; message: string } };
+  // Each message is sent once the one before it is answered: the order the server sees is the order written here.
+  const lines: string[] = [];
+  let waiting: (() => void) | undefined;
+  let buffered = '';
+  server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    lines.push(...parts.filter(Boolean));
+    waiting?.();
+  });
+  const next = async (): Promise<Answer> => {
+    while (lines.length === 0) await new Promise<void>((resolve) => (waiting = resolve));
+    return JSON.parse(lines.shift()!) as Answer;
+  };
+  const ask = (message: object) => {
+    server.stdin.write(`${JSON.stringify(message)}\n`);
+    return next();
+  };
+  const status = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'repo_status', arguments: {} } });
+  try {
+    assert.deepEqual(await ask(status(1)), {
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32600, message: 'invalid request: tools/call before initialize: send initialize first' },
+    });
+    // Refused for coming first, whatever its arguments.
+    const wrong = await ask({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'find_symbol', arguments: { nope: 1 } } });
+    assert.deepEqual(wrong.error, { code: -32600, message: 'invalid request: tools/call before initialize: send initialize first' });
+    assert.deepEqual((await ask({ jsonrpc: '2.0', id: 3, method: 'tools/list' })).error?.message, 'invalid request: tools/list before initialize: send initialize first');
+    // A notification is not answered (the ping's answer comes next), and a ping is answered.
+    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    assert.deepEqual(await ask({ jsonrpc: '2.0', id: 4, method: 'ping' }), { jsonrpc: '2.0', id: 4, result: {} });
+    // An initialize the SDK refuses (no params) does not count: the next call is still refused.
+    assert.ok((await ask({ jsonrpc: '2.0', id: 5, method: 'initialize' })).error);
+    assert.equal((await ask(status(6))).error?.code, -32600);
+
+    const init = await ask({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'repomap-test', version: '1' } } });
+    assert.equal(init.error, undefined);
+    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    const called = await ask(status(8));
+    assert.equal(called.error, undefined, JSON.stringify(called));
+    assert.equal(called.result?.isError, undefined);
+    assert.equal(called.result?.structuredContent?.root, root);
+    assert.equal((await ask({ jsonrpc: '2.0', id: 9, method: 'tools/list' })).result?.tools?.length, 3);
+  } finally {
+    server.stdin.end();
+    await exited;
+    runCli(['stop', root], { env });
+  }
+});
+
 test('the input reaches the SDK without its blank lines, every other line as it came, however it is cut into chunks', async () => {
   const input = '\n  {"a": 1}\n \t\r\n\n\r\n  {"b":\t2}\r\nnot json\n   \n{"c": 3}';
   const kept = '  {"a": 1}\n  {"b":\t2}\r\nnot json\n{"c": 3}';

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
-import { answerMalformedMessages, createMcpServer, refuseBadArguments, withoutBlankLines } from '../mcp/server.js';
+import { answerMalformedMessages, createMcpServer, refuseBadArguments, refuseBeforeInitialize, withoutBlankLines } from '../mcp/server.js';
 import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { mcpTestOptions } from '../test-hooks.js';
 import { folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
@@ -79,6 +79,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
   process.stdin.once('end', () => void transport.close());
   await server.connect(transport);
   refuseBadArguments(transport);
+  // After refuseBadArguments: the last installed sees a message first, and a request before initialize is refused for that alone.
+  refuseBeforeInitialize(transport);
   answerMalformedMessages(transport);
   await closed;
   return 0;

@@ -4,7 +4,7 @@ import { Transform } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, type ServerNotification, type ServerRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { StartOptions } from '../client/client.js';
 import { RepomapError, errorMessage } from '../errors.js';
@@ -153,6 +153,34 @@ export function refuseBadArguments(transport: Transport): void {
     const refusal = badArguments(message);
     if (refusal) void transport.send(refusal);
     else deliver(message, extra);
+  };
+}
+
+/**
+ * Answers a request that comes before the client's initialize with JSON-RPC's invalid-request
+ * error, as the MCP lifecycle asks (initialize first; only ping may come before it): the SDK's
+ * server answers it as it would after one, and offers no hook to refuse it. The gate opens at an
+ * initialize the SDK answers with a result, one that passes its own check of initialize
+ * (isInitializeRequest; its handler cannot fail after it), and stays open: requests after it are
+ * handled in the order they came, those a client sends before the answer to its initialize
+ * included. Notifications and responses go on to the server as before (it ignores the notifications
+ * it has no handler for). Installed last, so that it runs first: a tools/call before initialize is
+ * refused for that, whatever its arguments (refuseBadArguments).
+ */
+export function refuseBeforeInitialize(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('refuseBeforeInitialize: connect the server to the transport first');
+  let initialized = false;
+  transport.onmessage = (message, extra) => {
+    if (!initialized && 'method' in message && 'id' in message && message.method !== 'ping') {
+      if (!isInitializeRequest(message)) {
+        const error = { code: INVALID_REQUEST, message: `invalid request: ${message.method} before initialize: send initialize first` };
+        void transport.send({ jsonrpc: '2.0', id: message.id, error } as unknown as JSONRPCMessage);
+        return;
+      }
+      initialized = true;
+    }
+    deliver(message, extra);
   };
 }
 
