@@ -116,6 +116,13 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
       assert.equal(unknown.isError, true, `${name}: ${JSON.stringify(unknown)}`);
       assert.equal(unknown.content[0].text, `unknown argument '${name}' of repo_map (known: chat_files, mentioned_files, mentioned_identifiers, message, max_tokens)`);
     }
+    // Every wrong argument is named in one answer: the unknown ones, then the values of the wrong kind.
+    const several = (await client.callTool({ name: 'repo_map', arguments: { bogus: 1, other: 2, max_tokens: 0, message: 3 } })) as TextResult;
+    assert.equal(several.isError, true);
+    assert.equal(
+      several.content[0].text,
+      "unknown arguments 'bogus', 'other' of repo_map (known: chat_files, mentioned_files, mentioned_identifiers, message, max_tokens); message must be a string, not 3; max_tokens must be a positive whole number, not 0",
+    );
     // Files are checked as --chat checks them (one function): no NUL smuggles a path out, no folder.
     for (const [file, pattern] of [['README.md\u0000../../etc/passwd', /control character/], ['src', /is a folder/], ['src/nope.ts', /does not exist/]] as const) {
       const refused = (await client.callTool({ name: 'repo_map', arguments: { chat_files: [file] } })) as TextResult;

@@ -263,11 +263,14 @@ function badArguments(message: JSONRPCMessage): JSONRPCMessage | undefined {
   const fields = TOOL_FIELDS[params.name];
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   const known = TOOL_ARGUMENTS[params.name];
-  const unknown = Object.keys(args).find((key) => !known.includes(key));
-  const text =
-    unknown !== undefined
-      ? `unknown argument '${unknown}' of ${params.name} (known: ${known.join(', ') || 'none'})`
-      : valueErrors(fromArguments(args, fields), fields, MCP_NAMES).join('; ');
+  const unknown = Object.keys(args).filter((key) => !known.includes(key));
+  // Every wrong argument at once: the unknown ones, then each known one of the wrong kind.
+  const errors = valueErrors(fromArguments(args, fields), fields, MCP_NAMES);
+  if (unknown.length > 0) {
+    const names = unknown.map((key) => `'${key}'`).join(', ');
+    errors.unshift(`unknown argument${unknown.length === 1 ? '' : 's'} ${names} of ${params.name} (known: ${known.join(', ') || 'none'})`);
+  }
+  const text = errors.join('; ');
   if (text === '') return undefined;
   return { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }], isError: true } };
 }
