@@ -64,6 +64,8 @@ export interface OpenRepository {
 /** Indexes a repository (with the persistent cache) and builds its reference graph, in-process. */
 export async function openRepository(options: BuildMapOptions, { readGraph = false } = {}): Promise<OpenRepository> {
   const root = await resolveRoot(options.root);
+  // Discovery's matcher, built before the store opens: a glob it refuses (see rootRelativeGlob) makes no cache folder.
+  leftOutMatcher(root, options);
   const shared = { sharedCacheDir: options.sharedCacheDir ?? sharedCacheDir(options.cacheDir !== undefined) };
   let store = TagStore.open(options.cacheDir ?? defaultCacheDir(root), { onNotice: options.onNotice, ...shared });
   // A store damaged where the checks at open do not look fails in the pass: moved aside and rebuilt, once.

@@ -4,7 +4,8 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { badRequest } from './errors.js';
+import picomatch from 'picomatch';
+import { badRequest, errorMessage } from './errors.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -151,7 +152,9 @@ const GLOB_SEGMENT = /[*?[\]{}()!\\]/;
  * the folders before the first wildcard are resolved (`./src/*.ts` is `src/*.ts`). A glob outside
  * the root, or the root itself, would match nothing (or everything) without a word: it is a
  * bad-request RepomapError naming `option` ('exclude', or a config file's key), the glob and the
- * root. What it returns comes back unchanged, so globs may be taken from the root twice.
+ * root; so is a glob picomatch cannot compile as written (see GLOB_OPTIONS), checked here so that
+ * every front end refuses it before any work. What it returns comes back unchanged, so globs may
+ * be taken from the root twice.
  */
 export function rootRelativeGlob(root: string, glob: string, option: string): string {
   // picomatch takes a leading '!' as "all but", which would leave out (or keep) everything else without a word.
@@ -168,9 +171,47 @@ export function rootRelativeGlob(root: string, glob: string, option: string): st
   const trailing = firstWild === -1 && /[^/]\/+$/.test(glob) ? '/' : '';
   const path = [from, wild].filter((part) => part !== '').join('/');
   if (path === '') throw badRequest(`${named} is the repository root itself, not a path in it`);
+  const wrong = globSyntaxProblem(path);
+  if (wrong !== undefined) throw badRequest(`${named}: ${wrong}`);
   const hasSlash = (text: string) => text.replace(/\/+$/, '').includes('/');
   return `${hasSlash(glob) && !hasSlash(path) ? './' : ''}${path}${trailing}`;
 }
+
+/**
+ * How picomatch compiles every exclude and include glob (discovery's matchers take these). By
+ * default it reads an unbalanced '[', '(' or ']' as a literal character (`[` matches only a file
+ * named `[`), and a glob it cannot make a regular expression of (an unclosed '{', `[z-a]`, a
+ * trailing '\') as one that matches nothing: a typo would leave out (or keep) nothing without a
+ * word. strictBrackets throws on the first, debug on the second (both documented options).
+ */
+export const GLOB_OPTIONS = { dot: true, strictBrackets: true, debug: true } as const;
+
+/**
+ * What is wrong with a glob picomatch cannot compile with GLOB_OPTIONS, said for the user (its
+ * own words name the wrong escape for an unclosed '[', and a regular expression the user never
+ * wrote); undefined for a glob it compiles.
+ */
+function globSyntaxProblem(glob: string): string | undefined {
+  try {
+    picomatch.makeRe(glob, GLOB_OPTIONS);
+    return undefined;
+  } catch (err) {
+    const message = errorMessage(err);
+    const unpaired = /^Missing (opening|closing): "(.)"/.exec(message);
+    if (unpaired) {
+      // A missing closing ']' is an unclosed '[' (the one to escape), a missing opening '[' a stray ']'.
+      const [, missing, wanted] = unpaired;
+      const found = PARTNER[wanted];
+      return `its '${found}' has no ${missing} '${wanted}' (write \\${found} to match a literal '${found}')`;
+    }
+    if (/(^|[^\\])(\\\\)*\\$/.test(glob)) return "it ends in a '\\' that escapes nothing (write \\\\ to match a literal '\\')";
+    const regexp = /^Invalid regular expression: .*: ([^:]+)$/.exec(message)?.[1];
+    return regexp === undefined ? `picomatch cannot compile it (${message})` : `picomatch cannot compile it: ${regexp.toLowerCase()}`;
+  }
+}
+
+/** Each bracket picomatch pairs, and its partner. */
+const PARTNER: Record<string, string> = { '[': ']', ']': '[', '{': '}', '}': '{', '(': ')', ')': '(' };
 
 /** rootRelativeGlob of each glob. */
 export function rootRelativeGlobs(root: string, globs: readonly string[], option: string): string[] {

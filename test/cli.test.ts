@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
@@ -172,6 +172,35 @@ test('an absolute --exclude inside the root is taken from the root, anchored the
   }
   assertUserError(runCli(['map', root, '--exclude', `${root}/`, '--cache-dir', cache]), /^repomap: exclude glob \S+ is the repository root itself, not a path in it$/);
   assert.equal(runCli(['status', root], { env: { XDG_RUNTIME_DIR: runtime } }).code, 1, 'no daemon was started');
+});
+
+test('a glob picomatch cannot compile is a one-line mistake of every command that takes --exclude, naming it and why', () => {
+  const root = copyFixture('shop');
+  const cache = tempDir();
+  const runtime = tempDir('repomap-run-'); // a daemon, if one were started, is private to this test
+  for (const command of [['map', root], ['query', root], ['symbols', 'Cart', root], ['symbols', 'Cart', root, '--daemon'], ['eval', root], ['mcp', root], ['start', root], ['restart', root]]) {
+    const result = runCli([...command, '--exclude', 'src/[', '--cache-dir', cache], { env: { XDG_RUNTIME_DIR: runtime } });
+    assertUserError(result, /^repomap: exclude glob src\/\[: its '\[' has no closing '\]' \(write \\\[ to match a literal '\['\)$/);
+  }
+  assert.equal(runCli(['status', root], { env: { XDG_RUNTIME_DIR: runtime } }).code, 1, 'no daemon was started');
+  // Each way picomatch would otherwise read a glob as a literal or as matching nothing.
+  const refused: Array<[string, RegExp]> = [
+    ['*.{ts', /exclude glob \*\.\{ts: its '\{' has no closing '\}' \(write \\\{ to match a literal '\{'\)$/],
+    ['api)', /exclude glob api\): its '\)' has no opening '\(' \(write \\\) to match a literal '\)'\)$/],
+    ['[z-a].ts', /exclude glob \[z-a\]\.ts: picomatch cannot compile it: range out of order in character class$/],
+    ['api\\', /exclude glob api\\: it ends in a '\\' that escapes nothing \(write \\\\ to match a literal '\\'\)$/],
+  ];
+  for (const [glob, pattern] of refused) assertUserError(runCli(['map', root, '--exclude', glob, '--cache-dir', cache]), pattern);
+  assert.deepEqual(readdirSync(cache), [], 'refused before any command made its cache');
+  // The globs it compiles still match as before: a bracket class, and a bracket escaped.
+  const mapped = (glob: string) => {
+    const result = runCli(['map', root, '--cache-dir', cache, '--tokens', '8192', '--format', 'json', '--exclude', glob]);
+    assert.equal(result.code, 0, result.stderr);
+    return (JSON.parse(result.stdout) as { files: Array<{ path: string }> }).files.map((file) => file.path);
+  };
+  const classed = mapped('src/[c]art.ts');
+  assert.ok(!classed.includes('src/cart.ts') && classed.includes('src/checkout.ts'), classed.join(' '));
+  assert.ok(mapped('\\[').includes('src/cart.ts'));
 });
 
 test('a --chat path is taken from the current directory, else from the root', () => {

@@ -68,6 +68,9 @@ test('a wrong config is one line naming the key and the file, exit 2, for every 
     // A glob outside the root would match nothing: said naming the file, before any daemon is started.
     [{ exclude: ['/elsewhere/vendor'] }, /repomap\.config\.json: exclude glob \/elsewhere\/vendor lies outside the repository root \/\S+ \(globs are matched against paths from the root\)$/],
     [{ include: ['src', '../other'] }, /repomap\.config\.json: include glob \.\.\/other lies outside the repository root \/\S+ \(globs are matched against paths from the root\)$/],
+    // So is a glob picomatch cannot compile, which it would read as a literal or as matching nothing.
+    [{ include: ['src/['] }, /repomap\.config\.json: include glob src\/\[: its '\[' has no closing '\]' \(write \\\[ to match a literal '\['\)$/],
+    [{ exclude: ['*.{ts'] }, /repomap\.config\.json: exclude glob \*\.\{ts: its '\{' has no closing '\}' \(write \\\{ to match a literal '\{'\)$/],
   ];
   for (const [config, pattern] of cases) {
     writeFileSync(file, JSON.stringify(config));

@@ -537,6 +537,12 @@ test('a running daemon started with other options says so, with the restart that
   const restarted = JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
   assert.equal(restarted.cacheDir, cache);
   assert.deepEqual(mallocArenas(restarted.pid), ['MALLOC_ARENA_MAX=4']);
+  // A glob the new daemon would refuse is said before the running one is stopped.
+  const before = (JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus).pid;
+  const refused = runCli(['restart', root, '--exclude', 'src/['], { env });
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /^repomap: exclude glob src\/\[: its '\[' has no closing '\]'/);
+  assert.equal((JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus).pid, before, 'the daemon still runs');
   assert.equal(runCli(['stop', root], { env }).code, 0);
   // The daemons that left api/ out kept the records the first one stored of it: a map without the exclusion parses nothing.
   const whole = runCli(['map', root, '--cache-dir', cache, '--verbose'], { env });

@@ -38,6 +38,7 @@ test('findSymbolsIn refuses a bad query as the daemon does, before indexing', as
     [{}, /^name must be a non-empty string$/],
     [{ name: 'priceOf', nmae: 'x' }, /^unknown option 'nmae' of findSymbolsIn \(known: name, prefix, limit, root, /],
     [{ name: 'priceOf', workers: 0 }, /^workers must be a positive whole number, not 0$/],
+    [{ name: 'priceOf', exclude: ['src/['] }, /^exclude glob src\/\[: its '\[' has no closing '\]' \(write \\\[ to match a literal '\['\)$/],
   ];
   for (const [options, pattern] of cases) await assert.rejects(findLoose({ root, cacheDir, ...options }), badRequest(pattern), JSON.stringify(options));
   // Checked before any work: no cache was made.
@@ -65,6 +66,9 @@ test('buildMap refuses a bad or unknown option, naming it, before indexing', asy
     [{ projectConfig: 'no' }, /^projectConfig must be true or false, not "no"$/],
     [{ tokens: 70000 }, /^tokens must be at most 65536, not 70000$/],
     [{ root: '' }, /^root must be a non-empty string, not ""$/],
+    // A glob picomatch cannot compile: refused before the store is opened, as discovery would refuse it.
+    [{ exclude: ['*.{ts'] }, /^exclude glob \*\.\{ts: its '\{' has no closing '\}' \(write \\\{ to match a literal '\{'\)$/],
+    [{ include: ['src/[z-a].ts'] }, /^include glob src\/\[z-a\]\.ts: picomatch cannot compile it: range out of order in character class$/],
   ];
   for (const [options, pattern] of cases) await assert.rejects(buildLoose({ root, cacheDir, ...options }), badRequest(pattern), JSON.stringify(options));
   await assert.rejects(buildLoose(), badRequest(/^root must be a non-empty string$/));
@@ -88,6 +92,7 @@ test('connect refuses a bad start option before starting a daemon', async () => 
       [{ workers: -3 }, /^workers must be a positive whole number, not -3$/],
       [{ workers: 0 }, /^workers must be a positive whole number, not 0$/],
       [{ exclude: 'x' }, /^exclude must be a list of globs \(non-empty strings\), not "x"$/],
+      [{ exclude: ['('] }, /^exclude glob \(: its '\(' has no closing '\)' \(write \\\( to match a literal '\('\)$/],
       [{ cacheDir: '' }, /^cacheDir must be a folder \(a non-empty string\), not ""$/],
       [{ onStarting: true }, /^onStarting must be a function, not true$/],
       [{ idleTimeout: 60 }, /^unknown option 'idleTimeout' of connect \(known: cacheDir, workers, exclude, idleTimeoutSeconds, onStarting\)$/],

@@ -9,7 +9,7 @@ import { checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir } 
 import { isProcessAlive, readLockPid } from '../lock-file.js';
 import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { RepomapError, badRequest } from '../errors.js';
-import { missingRealPath, resolveRoot } from '../paths.js';
+import { missingRealPath, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
@@ -54,13 +54,20 @@ With --all, lists every running daemon of this user. Exits 1 when no daemon runs
 or moved away is taken by the path it had while its daemon runs.
 `;
 
-function startOptions(values: { 'cache-dir'?: string; workers?: string; exclude?: string[]; 'idle-timeout'?: string }) {
+/**
+ * The start options of query, start and restart, with a line while a daemon starts. Their exclude
+ * globs are checked against the root now (connect checks them too): restart would otherwise stop
+ * the running daemon before a glob the new one refuses is said.
+ */
+function startOptions(root: string, values: { 'cache-dir'?: string; workers?: string; exclude?: string[]; 'idle-timeout'?: string }) {
   const idle = values['idle-timeout'];
   if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
+  const exclude = globsOption(values.exclude, 'exclude') ?? [];
+  rootRelativeGlobs(root, exclude, 'exclude');
   return {
     cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
     workers: integerOption(values.workers, 'workers'),
-    exclude: globsOption(values.exclude, 'exclude') ?? [],
+    exclude,
     idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
     onStarting: () => {
       if (process.stderr.isTTY) process.stderr.write('repomap: starting the daemon...\n');
@@ -130,7 +137,7 @@ export async function queryCommand(args: string[]): Promise<number> {
   }
   const root = await startableRoot(positionals, 'query');
   const { request, format } = requestFromOptions(values, root);
-  const repo = await connectSaying(root, startOptions(values));
+  const repo = await connectSaying(root, startOptions(root, values));
   const map = await answer(() => whileShowingProgress(repo, repo.map(request), !values.quiet), () => repo.close());
   if (values.verbose) printDetails(map, { daemon: true });
   process.stdout.write(format === 'json' ? JSON.stringify(map, null, 2) + '\n' : textOutput(map));
@@ -181,7 +188,7 @@ export async function startCommand(args: string[]): Promise<number> {
     return 0;
   }
   const root = await startableRoot(positionals, 'start');
-  const repo = await connectSaying(root, startOptions(values));
+  const repo = await connectSaying(root, startOptions(root, values));
   const status = await answer(() => repo.status(), () => repo.close());
   process.stdout.write(`repomap: daemon for ${root} is running (pid ${status.pid}, ${status.state})\n`);
   return 0;
@@ -226,7 +233,7 @@ export async function restartCommand(args: string[]): Promise<number> {
     return 0;
   }
   const root = await startableRoot(positionals, 'restart');
-  const options = startOptions(values);
+  const options = startOptions(root, values);
   // The cache folder the running daemon uses, unless another is given: started without it, the
   // daemon would index the tree again into the default folder.
   const running = await DaemonClient.once<DaemonStatus>(daemonPaths(root).socket, 'status').catch(() => undefined);

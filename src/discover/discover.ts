@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { badRequest } from '../errors.js';
-import { refuseGitFolder, rootRelativeGlobs } from '../paths.js';
+import { GLOB_OPTIONS, refuseGitFolder, rootRelativeGlobs } from '../paths.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -497,8 +497,8 @@ function globMatcher(root: string, globs: readonly string[], option: 'exclude' |
   const names = patterns.filter((pattern) => !pattern.includes('/'));
   const anchored = patterns.filter((pattern) => pattern.includes('/'));
   const tests: Array<(path: string) => boolean> = [];
-  if (names.length > 0) tests.push(picomatch(names, { dot: true, basename: true }));
-  if (anchored.length > 0) tests.push(picomatch(anchored, { dot: true }));
+  if (names.length > 0) tests.push(picomatch(names, { ...GLOB_OPTIONS, basename: true }));
+  if (anchored.length > 0) tests.push(picomatch(anchored, GLOB_OPTIONS));
   const isMatch = (path: string) => tests.some((test) => test(path));
   return (path) => {
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
