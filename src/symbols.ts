@@ -82,7 +82,8 @@ export function findSymbols(
   definitions.sort(byRelevance(query.prefix ? (name) => name.toLowerCase() === wanted : () => true, rankOf));
 
   // The referencing files and their counts, from the graph; then, most central file first, each
-  // file's matching references (by line) until the limit.
+  // file's matching references, a row at a time (see referenceRows), until `limit` rows: a row
+  // comes whole, so that the count a row shows is every reference on its line.
   const referenced = query.prefix ? [...names.referencedNames()].filter(matches) : [query.name];
   const counts = new Map<string, number>();
   for (const { referencers } of names.namesOfAll(referenced).values()) {
@@ -90,12 +91,17 @@ export function findSymbols(
   }
   const files = [...counts.keys()].sort((a, b) => rankOf(b) - rankOf(a) || comparePaths(a, b));
   const shown: SymbolReference[] = [];
+  let rows = 0;
   for (const path of files) {
-    if (shown.length >= limit) break;
-    const refs = names.refsOf(path).filter((ref) => matches(ref.name)).sort((a, b) => a.line - b.line);
-    for (const ref of refs.slice(0, limit - shown.length)) {
-      shown.push({ name: ref.name, path, line: ref.line + 1, kind: ref.subkind, text: '', rank: rankOf(path) });
-    }
+    if (rows >= limit) break;
+    const refs = names
+      .refsOf(path)
+      .filter((ref) => matches(ref.name))
+      .map((ref): SymbolReference => ({ name: ref.name, path, line: ref.line + 1, kind: ref.subkind, text: '', rank: rankOf(path) }))
+      .sort(byRow);
+    const taken = referenceRows(refs).slice(0, limit - rows);
+    for (const row of taken) shown.push(...row);
+    rows += taken.length;
   }
   fillLineTexts(index.root, shown);
   let totalReferences = 0;
@@ -146,6 +152,31 @@ function sameRow(a: SymbolReference, b: SymbolReference): boolean {
   return a.path === b.path && a.line === b.line && a.kind === b.kind && a.name === b.name;
 }
 
+/** The order of one file's references: by line, then name and kind, so that the references of a row are adjacent. */
+function byRow(a: SymbolReference, b: SymbolReference): number {
+  return a.line - b.line || compareText(a.name, b.name) || compareText(a.kind, b.kind);
+}
+
+/** Code-unit order: the same in every locale. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * References as the text shows them, one row each run of references on one line of one name and
+ * kind (`a(b(a))`: a row of two for `a`): the same row twice would read as a mistake. A symbol
+ * query's limit counts these rows, and the answer holds every reference of the rows it shows.
+ */
+function referenceRows(references: readonly SymbolReference[]): SymbolReference[][] {
+  const rows: SymbolReference[][] = [];
+  for (const ref of references) {
+    const last = rows.at(-1);
+    if (last && sameRow(last[0], ref)) last.push(ref);
+    else rows.push([ref]);
+  }
+  return rows;
+}
+
 /**
  * The answer as text: definitions with their scope lines, then references, most central first.
  * Paths and names have their control characters escaped, as the map's paths (the lines already are).
@@ -156,23 +187,23 @@ export function renderSymbols(answer: SymbolAnswer, names: FieldNames = OPTION_N
   const what = query.prefix ? `names starting with '${query.name}'` : `'${query.name}'`;
   const out: string[] = [];
   const limit = names('limit', SYMBOL_QUERY.limit);
-  const more = (shown: number, total: number) => (total > shown ? ` (${shown} of ${total}; ${limit} shows more)` : '');
-  out.push(`definitions of ${what}: ${answer.totalDefinitions}${more(answer.definitions.length, answer.totalDefinitions)}`);
-  for (const def of answer.definitions) {
+  const more = `${limit} shows more`;
+  const { definitions, references, totalDefinitions, totalReferences } = answer;
+  const cutDefinitions = totalDefinitions > definitions.length ? ` (${definitions.length} of ${totalDefinitions}; ${more})` : '';
+  out.push(`definitions of ${what}: ${totalDefinitions}${cutDefinitions}`);
+  for (const def of definitions) {
     out.push(`${escapeControls(def.path)}:${def.line} ${def.kind} ${escapeControls(def.name)}`);
     for (const scope of def.scopes) out.push(`  ${scope.line}│${scope.text}`);
     def.signature.split('\n').forEach((text, i) => out.push(`  ${def.line + i}│${text}`));
   }
   out.push('');
-  out.push(`references to ${what}: ${answer.totalReferences}${more(answer.references.length, answer.totalReferences)}, most central first`);
-  // References on one line (`a(b(a))`) are one row, counted: the same row twice reads as a mistake.
-  const { references } = answer;
-  for (let i = 0; i < references.length; ) {
-    const ref = references[i];
-    let same = 1;
-    while (i + same < references.length && sameRow(references[i + same], ref)) same++;
-    out.push(`${escapeControls(ref.path)}:${ref.line} ${ref.kind}${same > 1 ? ` (${same} on the line)` : ''}: ${ref.text}`);
-    i += same;
+  // The limit counts rows (see referenceRows): a cut list says the references on the rows shown, and how many rows.
+  const rows = referenceRows(references);
+  const shownRows = rows.length === 1 ? 'the line shown' : `the ${rows.length} lines shown`;
+  const cutReferences = totalReferences > references.length ? ` (${references.length} of ${totalReferences} on ${shownRows}; ${more})` : '';
+  out.push(`references to ${what}: ${totalReferences}${cutReferences}, most central first`);
+  for (const [ref, ...same] of rows) {
+    out.push(`${escapeControls(ref.path)}:${ref.line} ${ref.kind}${same.length > 0 ? ` (${same.length + 1} on the line)` : ''}: ${ref.text}`);
   }
   return out.join('\n') + '\n';
 }

@@ -134,7 +134,7 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
     const again = (await client.callTool({ name: 'find_symbol', arguments: { name: 'Cart', limit: 1 } })) as TextResult;
     assert.match(again.content[0].text, /^src\/cart\.ts:4 class Cart$/m);
     // A list cut short names the limit as a tool call gives it.
-    assert.match(again.content[0].text, /^references to 'Cart': \d+ \(1 of \d+; limit shows more\)/m);
+    assert.match(again.content[0].text, /^references to 'Cart': \d+ \(1 of \d+ on the line shown; limit shows more\)/m);
     // Logged for the README's closing note: one tool call and its answer.
     process.stdout.write(`# find_symbol {"name":"Cart","limit":1} ->\n${again.content[0].text.replace(/^/gm, '#   ')}\n`);
   } finally {

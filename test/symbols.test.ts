@@ -118,7 +118,7 @@ test('repomap symbols prints text and json; a missing NAME is a user error', () 
   const json = runCli(['symbols', 'withTax', root, '--cache-dir', cache, '--format', 'json']);
   assert.equal(JSON.parse(json.stdout).definitions[0].path, 'src/pricing.ts');
   // A list cut short names the option that shows more (MCP names its argument: see mcp.test.ts).
-  assert.match(runCli(['symbols', 'Cart', root, '--cache-dir', cache, '--limit', '1']).stdout, /^references to 'Cart': \d+ \(1 of \d+; --limit shows more\)/m);
+  assert.match(runCli(['symbols', 'Cart', root, '--cache-dir', cache, '--limit', '1']).stdout, /^references to 'Cart': \d+ \(1 of \d+ on the line shown; --limit shows more\)/m);
   const missing = runCli(['symbols']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /symbols needs a NAME/);
@@ -146,4 +146,35 @@ test('symbols: a signature over several lines is shown whole, as a map shows it;
   assert.match(text, /^ {2}1│def ship_order\($\n^ {2}2│ {4}order_id: int,$\n^ {2}3│ {4}carrier: str,$\n^ {2}4│\) -> bool:$/m);
   assert.match(text, /^shipping\.py:9 call \(2 on the line\): return ship_order\(ship_order\(order_id, "a"\), "b"\)$/m);
   assert.equal(text.match(/^shipping\.py:9 /gm)?.length, 1);
+});
+
+test('symbols: --limit counts lines of references, as the text shows them: a line comes whole, and the header counts both', async () => {
+  const root = tempDir();
+  writeFileSync(
+    join(root, 'shipping.py'),
+    'def ship_order(order_id, carrier):\n    return True\n\n\nfirst = ship_order(ship_order(1, "a"), "b")\nsecond = ship_order(2, "c")\nthird = ship_order(3, "d")\n',
+  );
+  const cacheDir = tempDir();
+  const run = (...args: string[]) => {
+    const result = runCli(['symbols', 'ship_order', root, '--cache-dir', cacheDir, ...args]);
+    assert.equal(result.code, 0, result.stderr);
+    return result.stdout;
+  };
+  const text = run('--limit', '2');
+  assert.equal(
+    text.slice(text.indexOf('references to')),
+    [
+      "references to 'ship_order': 4 (3 of 4 on the 2 lines shown; --limit shows more), most central first",
+      'shipping.py:5 call (2 on the line): first = ship_order(ship_order(1, "a"), "b")',
+      'shipping.py:6 call: second = ship_order(2, "c")',
+      '',
+    ].join('\n'),
+  );
+  // A line is never cut: its count is every reference on it.
+  assert.match(run('--limit', '1'), /^references to 'ship_order': 4 \(2 of 4 on the line shown; --limit shows more\), most central first\nshipping\.py:5 call \(2 on the line\): /m);
+  // JSON holds every reference of the lines shown, with the limit as asked.
+  const answer = JSON.parse(run('--limit', '2', '--format', 'json')) as { query: { limit: number }; references: Array<{ line: number }>; totalReferences: number };
+  assert.deepEqual([answer.query.limit, answer.references.map((ref) => ref.line), answer.totalReferences], [2, [5, 5, 6], 4]);
+  // A list the limit does not cut says its total alone.
+  assert.match(run('--limit', '3'), /^references to 'ship_order': 4, most central first$/m);
 });

@@ -164,9 +164,9 @@ export const SYMBOL_QUERY = {
   },
   limit: {
     kind: 'count',
-    help: 'At most this many definitions, and this many references (default 20).',
-    cli: { flag: 'limit', value: 'N', help: ['at most N definitions and N references (default 20)'] },
-    mcp: { name: 'limit', help: 'At most this many definitions and references (default 20).' },
+    help: 'At most this many definitions, and the references on at most this many lines (default 20): references of one name and kind on one line are one line, shown whole.',
+    cli: { flag: 'limit', value: 'N', help: ['at most N definitions and N lines of references (default 20; the', 'references on one line are one line)'] },
+    mcp: { name: 'limit', help: 'At most this many definitions, and this many lines of references (default 20; the references on one line are one line).' },
   },
 } as const satisfies Record<string, FieldSpec>;
 
