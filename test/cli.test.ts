@@ -120,7 +120,9 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
     const args = command === 'symbols' ? [command, 'Cart', dir] : [command, dir];
     assertUserError(runCli([...args, '--cache-dir', tempDir()]), /is a git folder without a work tree \(a bare repository or a \.git folder\): give the folder of a checkout$/);
   }
-  assertUserError(runCli(['map', root, '--bogus']), /Unknown option '--bogus'/);
+  // parseArgs' own words, begun in lower case as every message is.
+  assertUserError(runCli(['map', root, '--bogus']), /^repomap: map: unknown option '--bogus' \(see 'repomap map --help'\)$/);
+  assertUserError(runCli(['map', root, '--tokens']), /^repomap: map: option '--tokens <value>' argument missing \(see 'repomap map --help'\)$/);
   assertUserError(runCli(['map', root, '--exclude', '!src', '--cache-dir', cache]), /^repomap: exclude glob !src: a negation \('!'\) is not supported; the globs name what to leave out$/);
   assertUserError(runCli(['map', root, '--tokens', '10', '--tokens', '-5']), /--tokens needs a value, and '-5' reads as an option/);
   assertUserError(runCli(['map', root, '--chat', '/etc/hostname', '--cache-dir', cache]), /outside the repository root/);
@@ -238,6 +240,14 @@ test('--help tells the options', () => {
   assert.match(result.stdout, /--tokens N +token budget, at most 65536; given, it is the cap/);
   for (const flag of ['--chat', '--mention', '--message', '--tokens', '--max-tokens', '--format', '--cache-dir', '--exclude', '--verbose']) {
     assert.ok(result.stdout.includes(flag), `help mentions ${flag}`);
+  }
+  // The commands that may start a daemon describe its options in one text: mcp's too says what 0 means.
+  const startLines = (command: string) => runCli([command, '--help']).stdout.split('\n').filter((line) => /^ {2}--(cache-dir|workers|exclude|idle-timeout) /.test(line));
+  for (const command of ['query', 'start', 'restart', 'mcp']) {
+    const lines = startLines(command);
+    assert.equal(lines.length, 4, `${command}: ${lines.join('\n')}`);
+    assert.match(lines[3], /^ {2}--idle-timeout SECS {2}the daemon exits after this long without a request \(default 1800; 0 = never\)$/);
+    assert.deepEqual(lines, startLines('query'));
   }
 });
 

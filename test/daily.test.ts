@@ -75,8 +75,8 @@ test('repomap help COMMAND is COMMAND --help; a misspelt flag or command is told
   }
   const flag = runCli(['map', '--tokns', '100']);
   assert.equal(flag.code, 2);
-  assert.equal(flag.stderr, "repomap: map: Unknown option '--tokns' (did you mean --tokens?) (see 'repomap map --help')\n");
-  assert.match(runCli(['query', '--max-token', '5']).stderr, /Unknown option '--max-token' \(did you mean --max-tokens\?\)/);
+  assert.equal(flag.stderr, "repomap: map: unknown option '--tokns' (did you mean --tokens?) (see 'repomap map --help')\n");
+  assert.match(runCli(['query', '--max-token', '5']).stderr, /unknown option '--max-token' \(did you mean --max-tokens\?\)/);
   assert.match(runCli(['map', '--chatt', 'x']).stderr, /\(did you mean --chat\?\)/);
   assert.doesNotMatch(runCli(['map', '--bogus']).stderr, /did you mean/);
   // A value that reads as an option is named, with the way to give it.

@@ -278,8 +278,10 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
     [['eval', tempDir()], /is not a git repository/],
     [['eval', emptyRepository()], /^repomap: \S+ has no commits yet \(eval reads its history\)$/m],
     [['eval', bare, '--ranking', 'pagerank'], /unknown ranking 'pagerank'/],
-    [['eval', bare, '--budgets', '1024,,2048'], /comma-separated list/],
-    [['eval', bare, '--budgets', 'lots'], /--budgets takes a positive whole number/],
+    [['eval', bare, '--budgets', '1024,,2048'], /^repomap: --budgets takes a comma-separated list of positive whole numbers, not '1024,,2048' \(an item is empty\)$/m],
+    // A list, said as one, naming the item that is wrong.
+    [['eval', bare, '--budgets', '1024,abc'], /^repomap: --budgets takes a comma-separated list of positive whole numbers, and 'abc' is not one$/m],
+    [['eval', bare, '--budgets', 'lots'], /^repomap: --budgets takes a comma-separated list of positive whole numbers, and 'lots' is not one$/m],
     [['eval', bare, '--budgets', '512,65537'], /^repomap: --budgets must be at most 65536, not 65537$/m],
     [['eval', bare, '--rev', 'no-such-branch'], /--rev no-such-branch is not a commit/],
     // The root commit alone: no commit to mine, an error rather than a table of zeros.

@@ -109,6 +109,6 @@ test('connect refuses a bad start option before starting a daemon', async () => 
 test("repomapd's flag errors point at its own help, not at a 'repomap daemon' command", () => {
   const run = spawnSync(process.execPath, [join(packageRoot, 'bin', 'repomapd.js'), '--wrkers', '3', '--foreground', tempDir()], { encoding: 'utf8' });
   assert.equal(run.status, 2, run.stderr);
-  assert.match(run.stderr, /^repomapd: Unknown option '--wrkers' \(did you mean --workers\?\) \(see 'repomapd --help'\)$/m);
+  assert.match(run.stderr, /^repomapd: unknown option '--wrkers' \(did you mean --workers\?\) \(see 'repomapd --help'\)$/m);
   assert.doesNotMatch(run.stderr, /repomap daemon/);
 });

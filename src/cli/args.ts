@@ -16,14 +16,16 @@ export function parseCommandArgs<T extends OptionSpec>(command: string, args: st
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true as const });
   } catch (err) {
+    // Node's words, begun in lower case as every message of repomap's is (`unknown option '--x'`).
     let message = errorMessage(err).split('\n')[0].replace(/\. To specify a positional argument.*$/, '');
-    const ambiguous = /^Option '([^' ]+)' argument is ambiguous/.exec(message)?.[1];
+    message = message.charAt(0).toLowerCase() + message.slice(1);
+    const ambiguous = /^option '([^' ]+)' argument is ambiguous/.exec(message)?.[1];
     if (ambiguous !== undefined) {
       // The occurrence followed by an option-like value (the option may be given more than once).
       const next = args[args.findIndex((arg, i) => arg === ambiguous && args[i + 1]?.startsWith('-')) + 1];
       message = `${ambiguous} needs a value, and '${next}' reads as an option (a value that starts with '-' is written ${ambiguous}=VALUE)`;
     }
-    const unknown = /^Unknown option '--([^'=]+)'/.exec(message)?.[1];
+    const unknown = /^unknown option '--([^'=]+)'/.exec(message)?.[1];
     const guess = unknown === undefined ? undefined : closest(unknown, Object.keys(options));
     const prefix = program === command ? '' : `${command}: `;
     throw badRequest(`${prefix}${message}${guess ? ` (did you mean --${guess}?)` : ''} (see '${program} --help')`);
@@ -60,8 +62,13 @@ function editDistance(a: string, b: string): number {
 
 export function integerOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw badRequest(`--${name} takes a positive whole number, not '${value}'`);
+  if (!isPositiveWholeNumber(value)) throw badRequest(`--${name} takes a positive whole number, not '${value}'`);
   return Number(value);
+}
+
+/** Whether an option's text is a positive whole number, written in digits alone (`1024`, not `1e3`, `+5` or `0`). */
+export function isPositiveWholeNumber(value: string): boolean {
+  return /^\d+$/.test(value) && Number(value) > 0;
 }
 
 export function choiceOption<T extends string>(value: string | undefined, name: string, choices: readonly T[], fallback: T): T {
@@ -83,6 +90,13 @@ export function folderOption(value: string | undefined, name: string): string | 
   if (value === undefined) return undefined;
   if (value === '') throw badRequest(`--${name} takes a folder, not an empty string`);
   return resolve(value);
+}
+
+/** A daemon's `--idle-timeout`: whole seconds, 0 or more (0: never). */
+export function idleTimeoutOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw badRequest(`--idle-timeout takes whole seconds, not '${value}'`);
+  return Number(value);
 }
 
 /** The seconds an option gives (`--wait 2.5`), refused unless a plain number, 0 or more. */

@@ -13,22 +13,10 @@ import { missingRealPath, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
-import { type OptionSpec, folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
+import { parseCommandArgs } from './args.js';
+import { START_HELP, START_OPTIONS, startOptionsOf } from './start-options.js';
 import { printDetails } from './details.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
-
-const START_OPTIONS = {
-  'cache-dir': { type: 'string' },
-  workers: { type: 'string' },
-  exclude: { type: 'string', multiple: true },
-  'idle-timeout': { type: 'string' },
-} satisfies OptionSpec;
-
-const START_HELP = `  --cache-dir DIR      the daemon's tag cache (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
-  --workers N          the daemon's parse threads (default: the cores available)
-  --exclude GLOB       paths the daemon leaves out (repeatable)
-  --idle-timeout SECS  the daemon exits after this long without a request (default 1800; 0 = never)
-`;
 
 export const QUERY_HELP = `Usage: repomap query [ROOT] [options]
 
@@ -59,16 +47,11 @@ or moved away is taken by the path it had while its daemon runs.
  * globs are checked against the root now (connect checks them too): restart would otherwise stop
  * the running daemon before a glob the new one refuses is said.
  */
-function startOptions(root: string, values: { 'cache-dir'?: string; workers?: string; exclude?: string[]; 'idle-timeout'?: string }) {
-  const idle = values['idle-timeout'];
-  if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
-  const exclude = globsOption(values.exclude, 'exclude') ?? [];
-  rootRelativeGlobs(root, exclude, 'exclude');
+function startOptions(root: string, values: Parameters<typeof startOptionsOf>[0]) {
+  const options = startOptionsOf(values);
+  rootRelativeGlobs(root, options.exclude ?? [], 'exclude');
   return {
-    cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
-    workers: integerOption(values.workers, 'workers'),
-    exclude,
-    idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
+    ...options,
     onStarting: () => {
       if (process.stderr.isTTY) process.stderr.write('repomap: starting the daemon...\n');
     },

@@ -7,7 +7,7 @@ import { DEFAULT_COMMITS, DEFAULT_TASKS } from '../eval/git.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
 import { DEFAULT_ENCODING } from '../pack/tokens.js';
-import { type OptionSpec, choiceOption, folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
+import { type OptionSpec, choiceOption, folderOption, globsOption, integerOption, isPositiveWholeNumber, parseCommandArgs } from './args.js';
 
 export const EVAL_HELP = `Usage: repomap eval [ROOT] [options]
 
@@ -70,10 +70,10 @@ export async function evalCommand(args: string[]): Promise<number> {
   }
   if (positionals.length > 1) throw badRequest(`eval takes one ROOT, got ${positionals.length}: ${positionals.join(' ')}`);
   const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
-  const budgets = listOption(values.budgets, 'budgets').map((item) => integerOption(item, 'budgets')!);
+  const budgets = listOption(values.budgets, 'budgets', 'positive whole numbers', isPositiveWholeNumber).map(Number);
   // Each budget is a map's, checked now (not after the first checkout) by the map's own check, naming this option.
   for (const tokens of budgets) budgetFor({ tokens }, () => '--budgets');
-  const rankers = listOption(values.ranking, 'ranking').map((name): Ranker => {
+  const rankers = listOption(values.ranking, 'ranking', 'rankings').map((name): Ranker => {
     const ranker = rankerByName(name);
     if (!ranker) throw badRequest(`--ranking: unknown ranking '${name}' (known: ${DEFAULT_RANKERS.join(', ')})`);
     return ranker;
@@ -116,10 +116,17 @@ export async function evalCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-function listOption(value: string | undefined, name: string): string[] {
+/**
+ * The items of a comma-separated option (`--budgets 1024,2048`), each of them `what` says and
+ * `isItem` accepts; a mistake names the option, what it takes, and the item that is wrong.
+ */
+function listOption(value: string | undefined, name: string, what: string, isItem: (item: string) => boolean = () => true): string[] {
   if (value === undefined) return [];
+  const takes = `--${name} takes a comma-separated list of ${what}`;
   const items = value.split(',').map((item) => item.trim());
-  if (items.some((item) => item.length === 0)) throw badRequest(`--${name} takes a comma-separated list, not '${value}'`);
+  if (items.includes('')) throw badRequest(`${takes}, not '${value}' (an item is empty)`);
+  const wrong = items.find((item) => !isItem(item));
+  if (wrong !== undefined) throw badRequest(`${takes}, and '${wrong}' is not one`);
   return items;
 }
 

@@ -7,7 +7,8 @@ import { badRequest } from '../errors.js';
 import { answerMalformedMessages, createMcpServer, refuseBadArguments, refuseBeforeInitialize, withoutBlankLines } from '../mcp/server.js';
 import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { mcpTestOptions } from '../test-hooks.js';
-import { folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
+import { parseCommandArgs } from './args.js';
+import { START_HELP, START_OPTIONS, startOptionsOf } from './start-options.js';
 
 export const MCP_HELP = `Usage: repomap mcp [ROOT] [options]
 
@@ -22,46 +23,27 @@ repo_status. Configure an MCP client with:
 Without ROOT the server maps the folder it is started in, but not the home folder or /.
 
 Options (used when this starts the daemon):
-  --cache-dir DIR      the daemon's tag cache
-  --workers N          the daemon's parse threads
-  --exclude GLOB       paths the daemon leaves out (repeatable)
-  --idle-timeout SECS  the daemon exits after this long without a request (default 1800)
-  -h, --help           show this help
+${START_HELP}  -h, --help           show this help
 
 ${CONFIG_HELP}`;
 
 export async function mcpCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('mcp', args, {
-    'cache-dir': { type: 'string' },
-    workers: { type: 'string' },
-    exclude: { type: 'string', multiple: true },
-    'idle-timeout': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals } = parseCommandArgs('mcp', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     process.stdout.write(MCP_HELP);
     return 0;
   }
   if (positionals.length > 1) throw badRequest(`mcp takes one ROOT, got ${positionals.length}`);
-  const idle = values['idle-timeout'];
-  if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
+  const startOptions = startOptionsOf(values);
   const root = await resolveRoot(positionals[0] ?? '.');
   const refusal = positionals.length === 0 ? unlikelyRoot(root) : undefined;
-  const exclude = globsOption(values.exclude, 'exclude') ?? [];
   if (refusal) process.stderr.write(`repomap: ${refusal}\n`); // clients log a server's stderr
   else {
     // A mistake in them is said now, not at the first call by the daemon connect starts.
     readProjectConfig(root);
-    rootRelativeGlobs(root, exclude, 'exclude');
+    rootRelativeGlobs(root, startOptions.exclude ?? [], 'exclude');
   }
-  const server = createMcpServer(root, await packageVersion(), {
-    refusal,
-    cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
-    workers: integerOption(values.workers, 'workers'),
-    exclude,
-    idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
-    ...mcpTestOptions(process.env),
-  });
+  const server = createMcpServer(root, await packageVersion(), { refusal, ...startOptions, ...mcpTestOptions(process.env) });
   // Blank lines are dropped before the SDK reads the input: it would answer each with a parse error.
   const input = process.stdin.pipe(withoutBlankLines());
   const transport = new StdioServerTransport(input, process.stdout);

@@ -1,6 +1,6 @@
 // repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
 import { join } from 'node:path';
-import { folderOption, globsOption, integerOption, parseCommandArgs } from '../cli/args.js';
+import { folderOption, globsOption, idleTimeoutOption, integerOption, parseCommandArgs } from '../cli/args.js';
 import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
 import { exitStatus } from '../cli/exit-status.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
@@ -51,8 +51,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
       return 0;
     }
     if (positionals.length > 1) throw badRequest(`repomapd takes one ROOT, got ${positionals.length}`);
-    const idle = values['idle-timeout'];
-    if (idle !== undefined && !/^\d+$/.test(idle)) throw badRequest(`--idle-timeout takes whole seconds, not '${idle}'`);
+    const idleTimeoutSeconds = idleTimeoutOption(values['idle-timeout']);
     const root = await resolveRoot(positionals[0] ?? '.');
     const cacheDir = folderOption(values['cache-dir'], 'cache-dir') ?? defaultCacheDir(root);
     ensureCacheDir(cacheDir);
@@ -62,7 +61,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
       workers: integerOption(values.workers, 'workers'),
       exclude: globsOption(values.exclude, 'exclude'),
       maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
-      idleTimeoutSeconds: idle === undefined ? undefined : Number(idle),
+      idleTimeoutSeconds,
     };
     const { config } = readProjectConfig(root);
     const shared = sharedCacheDir(values['cache-dir'] !== undefined);
