@@ -76,6 +76,21 @@ export function escapeControls(text: string): string {
   return CONTROL.test(text) ? text.replace(CONTROLS, escapeControl) : text;
 }
 
+/** A word a POSIX shell reads as itself: no blank, quote, glob, expansion or operator character ('=' left out too: zsh expands a leading one). */
+const SHELL_PLAIN = /^[A-Za-z0-9_@%+:,./-]+$/;
+
+/**
+ * A word of a command that a message suggests (`repomap restart ROOT --exclude GLOB`), written so
+ * that a POSIX shell reads it back as given when the command is pasted: bare when it is plain
+ * (`--exclude`, `/repo/src`), else in single quotes (`'*_test.go'`, `'my repo'`), a quote in it
+ * as `'\''`. Control characters are escaped first, as escapeControls does for every message: the
+ * message stays one line (such a name cannot be pasted as it is anyway).
+ */
+export function shellWord(word: string): string {
+  const text = escapeControls(word);
+  return SHELL_PLAIN.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
 /** The control characters of a source line but the tab (see escapeLineControls). */
 const LINE_CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/;
 const LINE_CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;

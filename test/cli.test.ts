@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
@@ -220,6 +221,16 @@ test('a --chat path is taken from the current directory, else from the root', ()
     runCli(['map', root, '--chat', 'src/cart.ts', '--cache-dir', cache], { cwd: elsewhere }),
     new RegExp(`chat file src/cart\\.ts is ${elsewhere}/src/cart\\.ts, outside the repository root ${root}; for the root's, give --chat ${root}/src/cart\\.ts$`),
   );
+  // The path it suggests is quoted for a POSIX shell where it must be: pasted, it names the root's file.
+  const quoted = join(tempDir(), "the shop's copy");
+  renameSync(root, quoted);
+  const refused = runCli(['map', quoted, '--chat', 'src/cart.ts', '--cache-dir', cache], { cwd: elsewhere });
+  assert.equal(refused.code, 2, refused.stderr);
+  const suggested = /; for the root's, give --chat (.*)$/.exec(refused.stderr.trimEnd())?.[1] ?? '';
+  assert.ok(suggested.startsWith("'"), suggested);
+  const pasted = spawnSync('sh', ['-c', `printf %s ${suggested}`], { encoding: 'utf8' });
+  assert.equal(pasted.stdout, join(quoted, 'src', 'cart.ts'));
+  assert.equal(runCli(['map', quoted, '--chat', pasted.stdout, '--cache-dir', cache], { cwd: elsewhere }).code, 0);
 });
 
 test('an explicit --tokens is the cap, chat file or not (the x8 applies to the default budget only)', () => {

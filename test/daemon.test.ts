@@ -537,6 +537,16 @@ test('a running daemon started with other options says so, with the restart that
   const restarted = JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
   assert.equal(restarted.cacheDir, cache);
   assert.deepEqual(mallocArenas(restarted.pid), ['MALLOC_ARENA_MAX=4']);
+  // The restart it suggests is quoted for a POSIX shell: pasted where its glob would expand (src/ holds .ts files), it applies the glob.
+  const globbed = runCli(['query', root, '--exclude', '*.ts'], { env });
+  const suggested = /; to apply them: (repomap restart .*)$/m.exec(globbed.stderr)?.[1];
+  assert.equal(suggested, `repomap restart ${root} --exclude '*.ts'`);
+  const repomap = `repomap() { '${process.execPath}' '${join(packageRoot, 'bin', 'repomap.js')}' "$@"; }`;
+  const pasted = spawnSync('sh', ['-c', `${repomap}; ${suggested}`], { cwd: join(root, 'src'), env: { ...process.env, ...env }, encoding: 'utf8' });
+  assert.equal(pasted.status, 0, pasted.stderr);
+  const quoted = runCli(['query', root, '--exclude', '*.ts'], { env });
+  assert.equal(quoted.stderr, '', 'the daemon runs with the glob');
+  assert.doesNotMatch(quoted.stdout, /src\/cart\.ts/);
   // A glob the new daemon would refuse is said before the running one is stopped.
   const before = (JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus).pid;
   const refused = runCli(['restart', root, '--exclude', 'src/['], { env });

@@ -8,7 +8,7 @@ import { RepomapError, badRequest, errorMessage } from '../errors.js';
 import { MAX_REQUEST_BYTES, type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
-import { refuseGitFolder, rootRelativeGlobs } from '../paths.js';
+import { refuseGitFolder, rootRelativeGlobs, shellWord } from '../paths.js';
 
 /** How long a starting daemon may take to listen on its socket. */
 const START_TIMEOUT_MS = 20_000;
@@ -167,7 +167,8 @@ export function ignoredOptions(root: string, options: StartOptions, status: Daem
   if (options.workers !== undefined) flags.push('--workers', String(options.workers));
   if (options.cacheDir !== undefined) flags.push('--cache-dir', options.cacheDir);
   if (options.idleTimeoutSeconds !== undefined) flags.push('--idle-timeout', String(options.idleTimeoutSeconds));
-  return `the daemon for ${root} already runs and keeps the options it was started with, not ${differ.join(', ')}; to apply them: repomap restart ${root} ${flags.join(' ')}`;
+  const restart = ['repomap', 'restart', root, ...flags].map(shellWord).join(' ');
+  return `the daemon for ${root} already runs and keeps the options it was started with, not ${differ.join(', ')}; to apply them: ${restart}`;
 }
 
 /**
