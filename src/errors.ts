@@ -1,6 +1,8 @@
 // The one error type the library throws on purpose, with a typed code saying whose the failure
 // is. How a code travels as JSON-RPC is protocol.ts's table; how it ends a command is cli/'s.
 // Any other error reaching a caller is a bug and keeps its stack.
+import { constants as osConstants } from 'node:os';
+import { getSystemErrorMap } from 'node:util';
 
 /**
  * What went wrong, for a caller to act on:
@@ -51,4 +53,32 @@ export function errorMessage(err: unknown): string {
 /** The error's stack, for a log: where a failure that is no fault of the input came from. */
 export function errorStack(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+/**
+ * Whether an OS error says nothing is at the path: ENOENT, or ENOTDIR (a name on its way is a file,
+ * not a folder). Any other failure (EACCES: a folder on its way this user may not search; ELOOP;
+ * EIO) says the path cannot be reached, not that it is gone.
+ */
+export function isAbsent(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** An error's OS code (`EACCES`), or its message when it has none: what a skipped file's detail keeps. */
+export function errorCode(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : errorMessage(err);
+}
+
+/**
+ * An OS error code with the system's description of it (`EACCES: permission denied`), as Node's
+ * messages begin (without the call and path they go on with: a message names the path in the
+ * caller's words); the code alone when the system has none. For a code kept apart from its error
+ * (a skipped file's detail) as for one just caught.
+ */
+export function describeOsCode(code: string): string {
+  const errno = (osConstants.errno as Readonly<Record<string, number | undefined>>)[code];
+  const description = errno === undefined ? undefined : getSystemErrorMap().get(-errno)?.[1];
+  return description ? `${code}: ${description}` : code;
 }

@@ -19,7 +19,7 @@ import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { type StoreOptions, TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag } from './records.js';
 import type { SkipReason, SkippedFile } from './api/types.js';
-import { escapeControls, requestFilePath, requestFilePaths, resolveRoot } from './paths.js';
+import { escapeControls, requestFilePath, requestFilePaths, resolveRoot, unreadableFile } from './paths.js';
 import { badRequest } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
@@ -331,15 +331,19 @@ export interface IndexedBy {
 
 /**
  * A file a request names, checked (see requestFilePath) and in the index: a file discovery left
- * out (git ignores it, or --exclude), or one too large to read, is refused rather than dropped,
- * since a map made as if it were not named, or not read, would be the wrong map without a word.
+ * out (git ignores it, or --exclude), one too large to read, or one the pass could not read (its
+ * permissions), is refused rather than dropped, since a map made as if it were not named, or not
+ * read, would be the wrong map without a word. Checked here, on the index, so that every front end
+ * (the CLI, the daemon, MCP, the library) refuses the same files with the same words.
  */
 function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy: IndexedBy): string {
   const rel = requestFilePath(index.root, path, what);
   if (index.lookups.isKnown(rel)) {
+    const skip = index.skipped.find((file) => file.path === rel);
     // Left out by a setting the caller can change: said, as an exclude glob is, not mapped as if read.
-    const tooLarge = index.skipped.find((file) => file.path === rel && file.reason === 'too large');
-    if (tooLarge) throw badRequest(`${what} ${escapeControls(path)} is not indexed (${tooLarge.detail ?? 'its size'}: over the --max-file-bytes limit; raise it to map the file)`);
+    if (skip?.reason === 'too large') throw badRequest(`${what} ${escapeControls(path)} is not indexed (${skip.detail ?? 'its size'}: over the --max-file-bytes limit; raise it to map the file)`);
+    // Found by the pass, which could not read it (or, with a folder on its way out of reach, stat it).
+    if (skip?.reason === 'unreadable') throw unreadableFile(what, path, skip.detail);
     return rel;
   }
   const why = excludeMatcher(index.root, indexedBy.exclude ?? [])?.(rel)

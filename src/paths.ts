@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { type Stats, existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import picomatch from 'picomatch';
-import { badRequest, errorMessage } from './errors.js';
+import { type RepomapError, badRequest, describeOsCode, errorCode, errorMessage, isAbsent } from './errors.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -117,25 +117,44 @@ function escapeControl(char: string): string {
  * A file a request names (a chat file, a mentioned file), checked as every entry point checks it
  * (the CLI, the daemon, MCP, the library): relative inputs resolve against `base`; the name is not
  * empty and holds no control character (a NUL would cut the path short in the system calls); the
- * file exists, is a regular file, and is inside the root once symlinks are resolved (no file
- * outside the root is ever read or named). Returns the path relative to the root, POSIX style;
- * throws a bad-request RepomapError naming the file and the problem.
+ * file exists, can be reached (a file in a folder this user may not search cannot), is a regular
+ * file, and is inside the root once symlinks are resolved (no file outside the root is ever read
+ * or named). Returns the path relative to the root, POSIX style; throws a bad-request
+ * RepomapError naming the file and the problem.
  */
 export function requestFilePath(root: string, path: string, what: string, base: string = root): string {
   if (path === '') throw badRequest(`${what} is empty ('')`); // named in a message, it would be a blank
   if (CONTROL.test(path)) throw badRequest(`${what} ${escapeControls(path)}: a path may not contain a control character (NUL, newline)`);
   const rel = toRootRelative(root, path, what, base);
+  // Not there, or there and out of reach (a folder on its way this user may not search, a loop of
+  // symlinks): said apart, never a stack trace.
+  const unreached = (err: unknown): RepomapError =>
+    isAbsent(err) ? badRequest(`${what} ${escapeControls(path)} does not exist`) : unreadableFile(what, path, errorCode(err));
   let real: string;
   try {
     real = realpathSync(resolve(root, rel));
-  } catch {
-    throw badRequest(`${what} ${escapeControls(path)} does not exist`);
+  } catch (err) {
+    throw unreached(err);
   }
   if (!isBelow(relative(realRootOf(root), real))) throw badRequest(`${what} ${escapeControls(path)} leads outside the repository root ${root}`);
-  const info = statSync(real);
+  let info: Stats;
+  try {
+    info = statSync(real);
+  } catch (err) {
+    throw unreached(err); // changed since its realpath
+  }
   if (info.isDirectory()) throw badRequest(`${what} ${escapeControls(path)} is a folder, not a file`);
   if (!info.isFile()) throw badRequest(`${what} ${escapeControls(path)} is not a regular file`);
   return rel;
+}
+
+/**
+ * The error for a file a request names that cannot be read, whatever finds it out (requestFilePath
+ * on the way to it, the index pass on reading it: see indexedFilePath), in the same words: with
+ * the OS error's code (a skipped file's detail), and the system's description of it.
+ */
+export function unreadableFile(what: string, path: string, code: string | undefined): RepomapError {
+  return badRequest(`${what} ${escapeControls(path)} cannot be read${code ? ` (${describeOsCode(code)})` : ''}`);
 }
 
 /** Of the files a request names, those that pass requestFilePath, relative to the root (a map refuses the others, saying why). */

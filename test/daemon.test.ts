@@ -16,7 +16,7 @@ import { BUILTIN_LANGUAGES } from '../src/extract/languages.js';
 import { SharedTags } from '../src/store/shared.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
-import { copyFixture, git, makeUnwritable, runCli, tempDir } from './helpers.js';
+import { copyFixture, git, loopInPlaceOf, makeUnreadable, makeUnwritable, runCli, tempDir } from './helpers.js';
 
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
 const running = new Set<ChildProcess>();
@@ -1285,6 +1285,49 @@ test('a file deleted while git\'s index still lists it (a checkout writes its in
   assert.ok(!isListed(map), JSON.stringify(map.skippedFiles));
   for (const file of map.skippedFiles) assert.ok(existsSync(join(root, file.path)), `${file.path} is skipped, and not in the tree`);
   assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).files, status.files - 1, 'two files gone, the .gitignore new');
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
+test('a file git lists past a loop of symlinks is skipped as unreadable by the daemon as by map, in its status too, refused as a chat file, and mapped once its folder is back', async () => {
+  const root = gitRepo({ 'locked/h.py': 'def hidden_helper():\n    return 1\n' });
+  const loop = loopInPlaceOf(join(root, 'locked'));
+  const daemon = await startDaemon(root, runtimeEnv());
+  const params = { tokens: 4096, listSkipped: true };
+  const served = await call<RepoMap>(daemon.socket, 'map', params);
+  const mapped = await buildMap({ root, cacheDir: tempDir(), ...params });
+  assert.equal(served.skipped.unreadable, 1);
+  assert.deepEqual([served.skipped, served.skippedFiles], [mapped.skipped, mapped.skippedFiles]);
+  assert.deepEqual((await watchingSettled(daemon.socket)).skipped, mapped.skipped);
+  await assert.rejects(call(daemon.socket, 'map', { chatFiles: ['locked/h.py'] }), /^RepomapError: chat file locked\/h\.py cannot be read \(ELOOP: too many symbolic links encountered\)$/);
+  loop.restore();
+  const isBack = (map: RepoMap) => map.text.includes('hidden_helper') && map.skipped.unreadable === undefined;
+  assert.ok(isBack(await mapUntil(daemon.socket, isBack, params)));
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
+});
+
+test('a folder made unsearchable, then searchable again, while the daemon runs (a chmod): its files are skipped as unreadable, then mapped, and their later edits show', async (t) => {
+  if (!makeUnreadable(tempDir())) {
+    t.skip('permission bits do not bind this process (root)');
+    return;
+  }
+  const root = gitRepo({ 'locked/h.py': 'def hidden_helper():\n    return 1\n' });
+  const folder = join(root, 'locked');
+  const daemon = await startDaemon(root, runtimeEnv());
+  const params = { tokens: 4096, listSkipped: true };
+  assert.match((await call<RepoMap>(daemon.socket, 'map', params)).text, /hidden_helper/);
+  await watchingSettled(daemon.socket);
+  // The watcher names the folder's entry alone: the daemon finds the files under it out of reach, as a map would.
+  assert.ok(makeUnreadable(folder));
+  const isOut = (map: RepoMap) => map.skippedFiles.some((file) => file.path === 'locked/h.py' && file.reason === 'unreadable' && file.detail === 'EACCES');
+  assert.ok(isOut(await mapUntil(daemon.socket, isOut, params)));
+  chmodSync(folder, 0o755);
+  const isBack = (map: RepoMap) => map.text.includes('hidden_helper') && !isOut(map);
+  assert.ok(isBack(await mapUntil(daemon.socket, isBack, params)));
+  // Watched again: the folder could not be watched while it could not be read.
+  writeFileSync(join(folder, 'h.py'), 'def edited_helper():\n    return 2\n');
+  assert.match((await mapUntil(daemon.socket, (map) => map.text.includes('edited_helper'), params)).text, /edited_helper/);
   await call(daemon.socket, 'shutdown');
   assert.equal(await daemon.exited, 0);
 });

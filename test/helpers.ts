@@ -1,15 +1,15 @@
 // Shared by the tests: temporary copies of fixtures, temporary caches, and running the real CLI.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, cpSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after } from 'node:test';
 import { type IndexOptions, type RepoIndex, indexRepository } from '../src/indexer/indexer.js';
 import { packageRoot } from '../src/paths.js';
 import { TagStore } from '../src/store/store.js';
 
 const made: string[] = [];
-/** Paths makeUnwritable locked, each with how to undo it: a locked path in a temporary folder would keep it from being removed. */
+/** Paths makeUnwritable or makeUnreadable locked, each with how to undo it: a locked path in a temporary folder would keep it from being removed. */
 const locked: Array<() => void> = [];
 after(() => {
   for (const unlock of locked) unlock();
@@ -32,6 +32,41 @@ export function makeUnwritable(path: string): boolean {
   chmodSync(path, mode & ~0o222);
   locked.push(() => chmodSync(path, mode));
   return true;
+}
+
+/**
+ * Takes every permission off a file or folder (mode 000), and gives them back when the test file
+ * ends (a folder this process cannot search could not be removed). False where permission bits do
+ * not bind this process (root): the path stays readable, and the test has nothing to check then.
+ */
+export function makeUnreadable(path: string): boolean {
+  const { mode } = statSync(path);
+  chmodSync(path, 0);
+  locked.push(() => chmodSync(path, mode));
+  try {
+    accessSync(path, constants.R_OK);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Puts a symlink to itself where a folder was (the folder moved aside, out of the root that git or
+ * a walk lists): the paths under it cannot be reached (ELOOP), as under a folder this user may not
+ * search (EACCES), which permission bits make only for a user who is not root. `restore` puts the
+ * folder back.
+ */
+export function loopInPlaceOf(folder: string): { restore: () => void } {
+  const aside = join(tempDir(), basename(folder));
+  renameSync(folder, aside);
+  symlinkSync(basename(folder), folder);
+  return {
+    restore: () => {
+      rmSync(folder);
+      renameSync(aside, folder);
+    },
+  };
 }
 
 /** A fresh temporary directory, removed when the test file ends. */

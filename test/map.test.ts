@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
 import { ReferenceGraph } from '../src/graph/graph.js';
-import { buildMap } from '../src/map.js';
+import { buildMap, mapFromIndex } from '../src/map.js';
 import { MAX_TOKENS } from '../src/api/request.js';
 import { rankDefinitions } from '../src/rank/rank.js';
 import { MAX_STORED_LINE } from '../src/extract/extract.js';
 import { PREAMBLE } from '../src/render/render.js';
-import { copyFixture, git, indexOnce, tempDir } from './helpers.js';
+import { copyFixture, git, indexOnce, loopInPlaceOf, tempDir } from './helpers.js';
 
 const encoder = get_encoding('cl100k_base');
 const countTokens = (text: string) => encoder.encode(text, [], []).length;
@@ -273,6 +273,39 @@ test('a broken symlink and a symlink to a folder are listed as skipped, in git a
     const second = await buildMap({ root, cacheDir, tokens: 4096, listSkipped: true });
     assert.deepEqual(unread(second), expected.slice(1));
     assert.match(second.text, /foundAgain/);
+  }
+});
+
+test('a file git lists past a loop of symlinks (or a folder this user may not search) is skipped as unreadable, not dropped as deleted: its record waits for it', async () => {
+  const root = copyFixture('shop');
+  mkdirSync(join(root, 'locked'));
+  writeFileSync(join(root, 'locked', 'h.py'), 'def hidden_helper():\n    return 1\n');
+  git(root, 'init', '-q');
+  git(root, 'add', '-A');
+  const cacheDir = tempDir();
+  const unreadable = (map: { skippedFiles: Array<{ reason: string }> }) => map.skippedFiles.filter((file) => file.reason === 'unreadable');
+  assert.match((await buildMap({ root, cacheDir, tokens: 4096 })).text, /hidden_helper/);
+  const loop = loopInPlaceOf(join(root, 'locked'));
+  const out = await buildMap({ root, cacheDir, tokens: 4096, listSkipped: true });
+  assert.deepEqual(unreadable(out), [{ path: 'locked/h.py', reason: 'unreadable', detail: 'ELOOP' }]);
+  assert.equal(out.skipped.unreadable, 1);
+  assert.match(out.text, /\(\d+ files not mapped: .*1 unreadable/);
+  assert.equal(out.stats.removed, 0, 'not gone: its record is kept');
+  loop.restore();
+  const back = await buildMap({ root, cacheDir, tokens: 4096, listSkipped: true });
+  assert.match(back.text, /hidden_helper/);
+  assert.deepEqual(unreadable(back), []);
+  assert.equal(back.stats.parsed, 0, 'its record reused: its stat vouches for it');
+});
+
+test('a chat or mentioned file the pass could not read is refused by the check every front end shares, naming it and why', async () => {
+  const root = copyFixture('shop');
+  const index = await indexOnce({ root, cacheDir: tempDir() });
+  const graph = ReferenceGraph.fromRecords(index.records);
+  // The pass's skip of a file it could not read (a mode 000 file: as root, whom permission bits do not bind, none is).
+  index.skipped.push({ path: 'src/cart.ts', reason: 'unreadable', detail: 'EACCES' });
+  for (const [field, what] of [['chatFiles', 'chat file'], ['mentionedFiles', 'mentioned file']] as const) {
+    assert.throws(() => mapFromIndex(index, graph, { [field]: ['src/cart.ts'] }), { code: 'bad-request', message: `${what} src/cart.ts cannot be read (EACCES: permission denied)` });
   }
 });
 

@@ -5,7 +5,7 @@ import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap } from '../src/map.js';
-import { copyFixture, git, runCli, tempDir } from './helpers.js';
+import { copyFixture, git, loopInPlaceOf, makeUnreadable, runCli, tempDir } from './helpers.js';
 
 function oneLineError(result: { code: number; stderr: string }, pattern: RegExp): void {
   assert.equal(result.code, 2, result.stderr);
@@ -72,6 +72,48 @@ test('--chat refuses a file git ignores, --exclude leaves out or --max-file-byte
     new RegExp(`chat file src/cart\\.ts is not indexed \\(${size} bytes: over the --max-file-bytes limit; raise it to map the file\\)`),
   );
   assert.equal(runCli(['map', root, '--cache-dir', cache, '--max-file-bytes', String(size), '--chat', 'src/cart.ts'], { cwd: root }).code, 0);
+});
+
+test('a chat file past a loop of symlinks cannot be reached: one line naming it and why, from map, query and the library', async () => {
+  const root = copyFixture('shop');
+  mkdirSync(join(root, 'locked'));
+  writeFileSync(join(root, 'locked', 'h.py'), 'def hidden():\n    return 1\n');
+  loopInPlaceOf(join(root, 'locked'));
+  const cache = tempDir();
+  const env = { XDG_RUNTIME_DIR: tempDir() };
+  // From the root and from outside it: the root's file is the one named either way.
+  for (const command of ['map', 'query']) {
+    for (const cwd of [root, tempDir()]) {
+      const run = runCli([command, root, '--cache-dir', cache, '--chat', 'locked/h.py'], { cwd, env });
+      oneLineError(run, /^repomap: chat file locked\/h\.py cannot be read \(ELOOP: too many symbolic links encountered\)$/m);
+    }
+  }
+  assert.equal(runCli(['status', root], { env }).code, 1, 'refused before any daemon was started');
+  await assert.rejects(buildMap({ root, cacheDir: cache, mentionedFiles: ['locked/h.py'] }), {
+    code: 'bad-request',
+    message: 'mentioned file locked/h.py cannot be read (ELOOP: too many symbolic links encountered)',
+  });
+});
+
+test('a chat file this user may not read, or in a folder it may not search, is one line naming it and why, from map and query', (t) => {
+  const root = copyFixture('shop');
+  mkdirSync(join(root, 'locked'));
+  writeFileSync(join(root, 'locked', 'h.py'), 'def hidden():\n    return 1\n');
+  if (!makeUnreadable(join(root, 'locked')) || !makeUnreadable(join(root, 'src', 'cart.ts'))) {
+    t.skip('permission bits do not bind this process (root)');
+    return;
+  }
+  const cache = tempDir();
+  const env = { XDG_RUNTIME_DIR: tempDir() };
+  try {
+    for (const command of ['map', 'query']) {
+      // The folder's file is refused by the request's checks; the file itself by the index, which could not read it.
+      oneLineError(runCli([command, root, '--cache-dir', cache, '--chat', 'locked/h.py'], { cwd: root, env }), /^repomap: chat file locked\/h\.py cannot be read \(EACCES: permission denied\)$/m);
+      oneLineError(runCli([command, root, '--cache-dir', cache, '--chat', 'src/cart.ts'], { cwd: root, env }), /^repomap: chat file src\/cart\.ts cannot be read \(EACCES: permission denied\)$/m);
+    }
+  } finally {
+    runCli(['stop', root], { env });
+  }
 });
 
 test('the library checks a request\'s files as the CLI does: a NUL cannot smuggle a path out', async () => {

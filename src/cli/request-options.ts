@@ -98,8 +98,16 @@ export function requestFromOptions(values: RequestValues & { verbose?: boolean }
   return { request, format: chosen === 'json' ? 'json' : 'text' };
 }
 
+/**
+ * Whether a regular file is at the path: false also where that cannot be told (a folder on its way
+ * this user may not search, a loop of symlinks), which requestFilePath then says of the path it takes.
+ */
 function isRegularFile(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
 }
 
 /**

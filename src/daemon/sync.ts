@@ -1,14 +1,14 @@
 // Keeping the index in step with the tree after the cold index: the watcher and its catch-up, the
 // sweep where paths cannot be watched, changes applied one batch after another, discovery run
 // again when its rules change, and the related graph saved once changes stop.
-import { stat } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { lstat, stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
 import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
 import { RepomapError, errorMessage } from '../errors.js';
 import { requestFilePaths } from '../paths.js';
 import { isConfigPath } from '../config.js';
 import { type PathState, outOfDate } from '../indexer/indexer.js';
-import { statAll } from '../indexer/stat.js';
+import { isUnreachable, statAll } from '../indexer/stat.js';
 import { languageForPath } from '../extract/languages.js';
 import { QUERY_DIR, isQueryFolder, isQueryPath } from '../extract/user-languages.js';
 import { publishRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
@@ -308,7 +308,7 @@ export class RepoSync {
     const listed = await this.discoverable(unknown);
     for (const path of candidates) if (state.has(path)) listed.add(path);
     // A watcher names any entry, a folder or a file just deleted: those are gone.
-    for (const path of await this.missingUnparsed([...listed])) listed.delete(path);
+    for (const path of await this.notThere([...listed], (path) => state.has(path))) listed.delete(path);
     const filtered = performance.now();
     const updates: Map<string, PathState> = await engine.reconciler.update(
       candidates.filter((path) => listed.has(path)),
@@ -334,25 +334,39 @@ export class RepoSync {
 
   /**
    * The files a batch changed: the files it names, and for each folder that went or appeared (the
-   * watcher follows folders, so it named none of their files) the known paths under it and the
+   * watcher follows folders, so it named none of their files) or whose own entry changed (a chmod
+   * that puts the files under it out of reach, or back within it) the known paths under it and the
    * files on disk under it, a folder inside another of the batch walked with it. A new folder that
    * discovery would list nothing in is not walked but returned in `leftOut`, to be left out unless
    * the batch re-runs discovery; a query folder (isQueryFolder) never is: it stays watched.
    */
   private async filesOf(changed: Set<string>): Promise<{ files: Set<string>; leftOut: string[] }> {
+    const { state } = this.engine;
     const files = new Set([...changed].filter((path) => !path.endsWith('/')));
     const folders = new Set([...changed].filter((path) => path.endsWith('/')).map((path) => path.slice(0, -1)));
+    // A folder's own change (a chmod, a chown) comes as its entry's, named without the slash: what
+    // the index holds is a file, the other names are few and stat'ed (a symlink is a file, as discovery lists it).
+    const unknown = [...files].filter((path) => !state.has(path));
+    const isFolderAt = await Promise.all(unknown.map((path) => lstat(join(this.engine.options.root, path)).then((info) => info.isDirectory(), () => false)));
+    /** Folders whose own entry changed, not made (a new folder comes with its slash too, watched already). */
+    const touched = new Set<string>();
+    unknown.forEach((path, i) => {
+      if (!isFolderAt[i]) return;
+      files.delete(path);
+      if (!folders.has(path)) touched.add(path);
+      folders.add(path);
+    });
     const leftOut: string[] = [];
     if (folders.size === 0) return { files, leftOut };
     // The rules say which folders are walked (awaited only here: a batch of files that re-runs
     // discovery needs none, and one found earlier that could not be read does not block it).
     await this.rulesReady;
-    const { state } = this.engine;
     const isInBatch = (folder: string) => folders.has(folder);
     for (const path of state.paths()) if (inFolder(path, isInBatch)) files.add(path);
     for (const folder of folders) {
       if (inFolder(folder, isInBatch) || this.isWatchIgnored(folder)) continue;
       if (!(await this.discoverable.skips(folder))) {
+        if (touched.has(folder)) this.watcher?.rewatch(folder);
         for (const path of await filesUnder(this.engine.options.root, folder, (sub) => this.isWatchIgnored(sub))) files.add(path);
       } else if (!isQueryFolder(folder)) leftOut.push(folder);
       // A query folder discovery lists nothing in stays watched, not walked: its entry reloads the queries.
@@ -376,8 +390,8 @@ export class RepoSync {
     const { state, reconciler } = engine;
     // Git lists the files of its index, which a checkout writes after it has changed the tree: a
     // rediscovery its .gitignore starts can list the files of the tree before it, deleted already,
-    // their events handled (see missingUnparsed).
-    const missing = new Set(await this.missingUnparsed(discovery.paths));
+    // their events handled (see notThere).
+    const missing = new Set(await this.notThere(discovery.paths, () => true));
     const paths = missing.size === 0 ? discovery.paths : discovery.paths.filter((path) => !missing.has(path));
     const present = new Set(paths);
     const updates = await reconciler.update(paths, state.stats, undefined, undefined, engine.signal, discovery.special);
@@ -406,17 +420,24 @@ export class RepoSync {
   }
 
   /**
-   * Of paths about to be updated, those without a grammar whose file is missing: gone. An update
-   * stats each source file (and finds it gone), but takes a path without a grammar for a file, as
-   * discovery lists files, and does not stat it. Taken so while missing, a file whose deletion was
-   * handled already would stay until a restart, in the skips and the counts: no event would come to
-   * take it out. A watcher names deleted entries, and git lists its index, which a checkout writes
-   * after it has changed the tree. (The cold index's list is checked by the catch-up: see watch.)
+   * Of paths about to be updated, those that are not there: gone. First those without a grammar
+   * whose file is missing. An update stats each source file (and finds it gone), but takes a path
+   * without a grammar for a file, as discovery lists files, and does not stat it. Taken so while
+   * missing, a file whose deletion was handled already would stay until a restart, in the skips
+   * and the counts: no event would come to take it out. A watcher names deleted entries, and git
+   * lists its index, which a checkout writes after it has changed the tree. (The cold index's list
+   * is checked by the catch-up: see watch.)
+   *
+   * Then those that cannot be reached (see Unreachable) and that no listing vouches for (`listed`
+   * false: a name a watcher gave, not a path discovery listed or the index holds). A listed one is
+   * skipped as unreadable, as a map skips it; an unlisted one may not exist (a folder's own watch
+   * names the folder itself in it, when a chmod makes it unreadable), and no discovery would list
+   * it: git lists the files of a folder it cannot read only when it tracks them, and a walk none.
    */
-  private async missingUnparsed(paths: readonly string[]): Promise<string[]> {
-    const unparsed = paths.filter((path) => !languageForPath(path));
-    const found = await statAll(this.engine.options.root, unparsed);
-    return unparsed.filter((_, i) => found[i] === 'missing');
+  private async notThere(paths: readonly string[], listed: (path: string) => boolean): Promise<string[]> {
+    const checked = paths.filter((path) => !languageForPath(path) || !listed(path));
+    const found = await statAll(this.engine.options.root, checked);
+    return checked.filter((path, i) => found[i] === 'missing' || (isUnreachable(found[i]) && !listed(path)));
   }
 
   /** Waits for the cold index, for the watcher's catch-up when it runs, and for every update queued so far. */

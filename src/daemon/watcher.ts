@@ -137,6 +137,17 @@ export class RepoWatcher {
     if (added.length > 0) this.watcher.add(added);
   }
 
+  /**
+   * Watches a folder (relative) anew, after a change of its own entry (a chmod): one this user could
+   * not read when it was watched has no watch (chokidar's EACCES), and its files' edits would go
+   * unseen once it can be read. One that still cannot be read fails as it did (an error).
+   */
+  rewatch(folder: string): void {
+    const abs = join(this.root, folder);
+    this.watcher.unwatch(abs);
+    this.watcher.add(abs);
+  }
+
   /** Stops watching a folder (relative) and the folders under it. */
   unwatch(folder: string): void {
     const abs = join(this.root, folder);

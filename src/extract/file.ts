@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { type FileRecord, type FileStat, statOf } from '../records.js';
 import type { SkipReason } from '../api/types.js';
-import { errorMessage } from '../errors.js';
+import { errorCode, errorMessage } from '../errors.js';
 import { type ExtractOptions, extractTags, isLanguageReady, prepareLanguage } from './extract.js';
 import { type LanguageOverride, languageSet } from './user-languages.js';
 import { type ReadOutcome, ReadAhead, readWhole } from './read-ahead.js';
@@ -67,7 +67,7 @@ export function indexFile(root: string, job: FileJob, options: IndexFileOptions,
     if (preread instanceof Error) throw preread;
     content = preread ?? readWhole(join(root, path));
   } catch (err) {
-    return skipped('unreadable', '', (err as NodeJS.ErrnoException).code ?? String(err));
+    return skipped('unreadable', '', errorCode(err));
   }
   // The size read now wins over the stat: the file may have changed in between.
   base.size = content.length;

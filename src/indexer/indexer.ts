@@ -13,7 +13,7 @@ import { type FileRecord, statMatches, statOf } from '../records.js';
 import type { SkipReason, SkippedFile } from '../api/types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, type RunnerOptions, createRunner } from './pool.js';
-import { STAT_CHUNK, statAll, statTaken } from './stat.js';
+import { STAT_CHUNK, isFileStat, statAll, statSkip, statTaken } from './stat.js';
 import { ParseQueue } from './parse-queue.js';
 import { type NamesOf, prioritize } from './priority.js';
 import type { IndexStats, PartialIndex } from '../api/types.js';
@@ -293,8 +293,8 @@ export class Reconciler {
             if (!first && store.get(path)) gone.push(path);
             continue;
           }
-          if (info === 'outside' || info === 'broken' || info === 'special') {
-            settle(path, { skip: { path, reason: UNREAD_SKIPS[info] } });
+          if (!isFileStat(info)) {
+            settle(path, { skip: statSkip(path, info) });
             continue;
           }
           // A store empty when the pass began has no record of a path the pass has not written (each path comes once).
@@ -465,18 +465,19 @@ export class Reconciler {
    * Drops the stored records of paths without a record in `states`, an update's states of every
    * discovered path (what is left over: files deleted while nobody watched), except those of the
    * paths `leftOut` matches: files this pass's exclude and include globs leave out are not gone,
-   * and a later pass without those globs reuses their records (a stat still vouches for each).
+   * and a later pass without those globs reuses their records (a stat still vouches for each). Nor
+   * are files out of reach (see isUnreached): their records stay for when they can be read again.
    * After an update the store holds a record for each state with one, so as many stored records as
-   * those means that none is left over, which a count tells without reading every stored path (a
-   * cost every warm start would otherwise pay).
+   * those (and the few of files out of reach) means that none is left over, which a count tells
+   * without reading every stored path (a cost every warm start would otherwise pay).
    */
   prune(states: ReadonlyMap<string, PathState>, stats: IndexStats, leftOut: ((path: string) => boolean) | null): void {
     let records = 0;
-    for (const state of states.values()) if ('record' in state) records++;
+    for (const [path, state] of states) if ('record' in state || (isUnreached(state) && this.store.get(path))) records++;
     if (this.store.count() === records) return;
     const removed = this.store.paths().filter((path) => {
       const state = states.get(path);
-      return state ? !('record' in state) : !leftOut?.(path);
+      return state ? !('record' in state) && !isUnreached(state) : !leftOut?.(path);
     });
     this.store.remove(removed);
     stats.removed += removed.length;
@@ -668,8 +669,14 @@ export function splitStates(states: Iterable<[string, PathState]>, inOrder = fal
   return { records, skipped };
 }
 
-/** The skip of a path its stat shows is no file to read. */
-const UNREAD_SKIPS = { outside: 'symlink outside root', broken: 'broken symlink', special: 'not a regular file' } as const satisfies Record<string, SkipReason>;
+/**
+ * Whether a path's state is a skip its stat made for a path out of reach (see Unreachable): such
+ * a path is not gone, and keeps its stored record. (A file the pass could not read is skipped as
+ * unreadable by its record, which it stores.)
+ */
+function isUnreached(state: PathState): boolean {
+  return 'skip' in state && state.skip.reason === 'unreadable';
+}
 
 /** Skips that the content alone decides (not the size limit, the parse timeout or a worker's death): shared like tags. */
 const CONTENT_SKIPS: ReadonlySet<SkipReason> = new Set(['binary', 'minified', 'syntax errors']);
@@ -695,7 +702,7 @@ export async function outOfDate(
     const info = found[i];
     if (info === 'missing') return true;
     const record = recordOf(path);
-    if (info === 'outside' || info === 'broken' || info === 'special') return record !== undefined;
+    if (!isFileStat(info)) return record !== undefined;
     return record ? !statMatches(record, info) : info.mtimeMs >= sinceMs;
   });
 }

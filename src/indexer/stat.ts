@@ -2,13 +2,43 @@ import { type Stats, lstatSync, realpathSync, statSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { type FileStat, statOf } from '../records.js';
+import type { SkipReason, SkippedFile } from '../api/types.js';
+import { errorCode, isAbsent } from '../errors.js';
 
 /**
- * What a path is: a file's stat, gone (or a folder), a symlink leading outside the root, a symlink
- * leading nowhere (its target missing, or a loop), or something that is not a file to read (a
- * FIFO, a socket, a device, a symlink to a folder: never read).
+ * What a path is: a file's stat, gone (or a folder), out of reach (see Unreachable), a symlink
+ * leading outside the root, a symlink leading nowhere (its target missing, or a loop), or something
+ * that is not a file to read (a FIFO, a socket, a device, a symlink to a folder: never read).
  */
-export type StatResult = FileStat | 'missing' | 'outside' | 'broken' | 'special';
+export type StatResult = FileStat | Unreachable | 'missing' | 'outside' | 'broken' | 'special';
+
+/**
+ * A path whose lstat failed though something may be there (EACCES: a folder on its way this user
+ * may not search; ELOOP: a loop of symlinks on its way; EIO), with the error's code. Not gone: git
+ * lists it, its record is not dropped as a deleted file's, and it is skipped as unreadable (nothing
+ * is skipped silently).
+ */
+export interface Unreachable {
+  unreadable: string;
+}
+
+/** Whether a stat result is a path out of reach. */
+export function isUnreachable(info: StatResult): info is Unreachable {
+  return typeof info === 'object' && 'unreadable' in info;
+}
+
+/** Whether a stat result is a file's stat: a file to read. */
+export function isFileStat(info: StatResult): info is FileStat {
+  return typeof info === 'object' && !isUnreachable(info);
+}
+
+/** The skip of a path whose stat shows no file to read (and that is not gone). */
+export function statSkip(path: string, info: Exclude<StatResult, FileStat | 'missing'>): SkippedFile {
+  return typeof info === 'object' ? { path, reason: 'unreadable', detail: info.unreadable } : { path, reason: UNREAD_SKIPS[info] };
+}
+
+/** The skip of a path its stat shows is no file to read. */
+const UNREAD_SKIPS = { outside: 'symlink outside root', broken: 'broken symlink', special: 'not a regular file' } as const satisfies Record<string, SkipReason>;
 
 /** Files stat'ed between two turns of the event loop (a daemon answers `status` meanwhile). */
 export const STAT_CHUNK = 1024;
@@ -82,8 +112,8 @@ function statInsideRootSync(root: string, path: string): StatResult {
   const abs = join(root, path);
   try {
     return classify(root, abs, lstatSync(abs, { throwIfNoEntry: false }));
-  } catch {
-    return 'missing'; // unreadable (or a dangling link): not part of the tree
+  } catch (err) {
+    return failedStat(err);
   }
 }
 
@@ -91,9 +121,17 @@ async function statInsideRoot(root: string, path: string): Promise<StatResult> {
   const abs = join(root, path);
   try {
     return classify(root, abs, await lstat(abs));
-  } catch {
-    return 'missing'; // deleted since discovery (or a dangling link): not part of the tree
+  } catch (err) {
+    return failedStat(err);
   }
+}
+
+/**
+ * A path whose stat threw: gone when nothing is there (deleted since discovery, or a folder on its
+ * way replaced by a file), else out of reach, not taken for a deletion (see Unreachable).
+ */
+function failedStat(err: unknown): StatResult {
+  return isAbsent(err) ? 'missing' : { unreadable: errorCode(err) };
 }
 
 /** A path's result from its lstat (a symlink's target is looked up here: they are few). */
