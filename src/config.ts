@@ -3,7 +3,7 @@
 // it again when it changes) and the library. Light on purpose: the thin client loads it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { badRequest } from './errors.js';
+import { badRequest, isAbsent } from './errors.js';
 import { resolveRoot, rootRelativeGlobs } from './paths.js';
 import { type LanguageConfig, checkLanguagesConfig } from './extract/user-languages.js';
 import { ENCODINGS, MAX_TOKENS } from './api/request.js';
@@ -143,8 +143,7 @@ function readText(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (isAbsent(err)) return undefined;
     throw badRequest(`${file}: ${(err as Error).message}`);
   }
 }

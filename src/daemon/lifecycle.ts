@@ -4,7 +4,7 @@
 import { type BigIntStats, existsSync, statSync, unlinkSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { type Server, type Socket, connect, createServer } from 'node:net';
-import { RepomapError } from '../errors.js';
+import { RepomapError, isAbsent } from '../errors.js';
 import { acquireLock, releaseLock } from '../lock-file.js';
 import { type DaemonPaths, ensureRuntimeDir } from './runtime.js';
 
@@ -75,8 +75,7 @@ async function rootChange(root: string, started: FolderIdentity | undefined): Pr
   try {
     now = await stat(root, { bigint: true });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? `its root ${root} is gone (deleted, or moved or renamed)` : undefined;
+    return isAbsent(err) ? `its root ${root} is gone (deleted, or moved or renamed)` : undefined;
   }
   if (started !== undefined && now.dev === started.dev && now.ino === started.ino && now.birthtimeNs === started.birthtimeNs) return undefined;
   return `its root ${root} is another folder now (the one it served was moved or renamed, or deleted and made again)`;

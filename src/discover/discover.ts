@@ -5,7 +5,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
-import { badRequest } from '../errors.js';
+import { badRequest, isAbsent } from '../errors.js';
 import { GLOB_OPTIONS, refuseGitFolder, rootRelativeGlobs } from '../paths.js';
 
 const execFileAsync = promisify(execFile);
@@ -138,8 +138,7 @@ async function checkListedFolders(root: string, listed: readonly string[]): Prom
       try {
         entries = await readdir(join(root, folder), { withFileTypes: true });
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') for (const name of names) deleted.add(pathOf(name));
+        if (isAbsent(err)) for (const name of names) deleted.add(pathOf(name));
         return;
       }
       const present = new Set<string>();
