@@ -123,6 +123,9 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
       several.content[0].text,
       "unknown arguments 'bogus', 'other' of repo_map (known: chat_files, mentioned_files, mentioned_identifiers, message, max_tokens); message must be a string, not 3; max_tokens must be a positive whole number, not 0",
     );
+    // A budget over the most is named beside another wrong argument, not only alone.
+    const over = (await client.callTool({ name: 'repo_map', arguments: { max_tokens: 70000, chat_files: 'x' } })) as TextResult;
+    assert.equal(over.content[0].text, 'chat_files must be a list of non-empty strings, not "x"; max_tokens must be at most 65536, not 70000');
     // Files are checked as --chat checks them (one function): no NUL smuggles a path out, no folder.
     for (const [file, pattern] of [['README.md\u0000../../etc/passwd', /control character/], ['src', /is a folder/], ['src/nope.ts', /does not exist/]] as const) {
       const refused = (await client.callTool({ name: 'repo_map', arguments: { chat_files: [file] } })) as TextResult;
@@ -289,7 +292,10 @@ test('a request before initialize is refused with JSON-RPC\'s invalid request (p
     server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     assert.deepEqual(await ask({ jsonrpc: '2.0', id: 4, method: 'ping' }), { jsonrpc: '2.0', id: 4, result: {} });
     // An initialize the SDK refuses (no params) does not count: the next call is still refused.
-    assert.ok((await ask({ jsonrpc: '2.0', id: 5, method: 'initialize' })).error);
+    assert.deepEqual((await ask({ jsonrpc: '2.0', id: 5, method: 'initialize' })).error, {
+      code: -32602,
+      message: 'invalid params: initialize takes { protocolVersion: string, capabilities: object, clientInfo: { name: string, version: string } }',
+    });
     assert.equal((await ask(status(6))).error?.code, -32600);
 
     const init = await ask({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'repomap-test', version: '1' } } });

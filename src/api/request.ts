@@ -32,6 +32,8 @@ export interface ValueSpec {
   choices?: readonly string[];
   /** A `string` field that must be given, and not empty. */
   required?: true;
+  /** A `count` field's largest value. */
+  max?: number;
 }
 
 export interface FieldSpec extends ValueSpec {
@@ -81,6 +83,7 @@ export const MAP_REQUEST = {
   },
   tokens: {
     kind: 'count',
+    max: MAX_TOKENS,
     help: `Token budget, at most ${MAX_TOKENS}. Given, it is the budget; left out, it is ${DEFAULT_TOKENS}, multiplied by ${NO_CHAT_MULTIPLIER} when there are no chat files, at most maxTokens.`,
     cli: {
       flag: 'tokens',
@@ -95,6 +98,7 @@ export const MAP_REQUEST = {
   },
   maxTokens: {
     kind: 'count',
+    max: MAX_TOKENS,
     help: `The cap of the default budget, used when tokens is left out (default ${DEFAULT_MAX_TOKENS}), at most ${MAX_TOKENS}.`,
     cli: { flag: 'max-tokens', value: 'N', help: [`cap of that default budget (default ${DEFAULT_MAX_TOKENS})`] },
   },
@@ -281,11 +285,17 @@ export function valueErrors<S extends ValueSpec>(given: Readonly<Record<string, 
   const errors: string[] = [];
   for (const [key, spec] of Object.entries(fields)) {
     const value = Object.hasOwn(given, key) ? given[key] : undefined;
-    if (value === undefined ? spec.required : !validValue(spec, value)) {
-      errors.push(`${names(key, spec)} must be ${expectedValue(spec)}${value === undefined ? '' : `, not ${shownValue(value)}`}`);
-    }
+    const wrong = value === undefined ? (spec.required ? `${names(key, spec)} must be ${expectedValue(spec)}` : undefined) : valueError(spec, value, names(key, spec));
+    if (wrong !== undefined) errors.push(wrong);
   }
   return errors;
+}
+
+/** What is wrong with a value given for a field of this spec, named `name`; undefined when nothing is. */
+function valueError(spec: ValueSpec, value: unknown, name: string): string | undefined {
+  if (!validValue(spec, value)) return `${name} must be ${expectedValue(spec)}, not ${shownValue(value)}`;
+  if (spec.max !== undefined && (value as number) > spec.max) return `${name} must be at most ${spec.max}, not ${shownValue(value)}`;
+  return undefined;
 }
 
 /** The daemon's `map` params, checked (see checkFields). */
@@ -331,7 +341,7 @@ export function budgetFor(request: MapRequest, names: FieldNames = FIELD_NAMES):
 }
 
 function tokenCount(value: number, name: string): number {
-  if (!validValue(MAP_REQUEST.tokens, value)) throw badRequest(`${name} must be ${expectedValue(MAP_REQUEST.tokens)}, not ${value}`);
-  if (value > MAX_TOKENS) throw badRequest(`${name} must be at most ${MAX_TOKENS}, not ${value}`);
+  const wrong = valueError(MAP_REQUEST.tokens, value, name);
+  if (wrong !== undefined) throw badRequest(wrong);
   return value;
 }

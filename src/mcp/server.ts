@@ -159,8 +159,9 @@ export function refuseBadArguments(transport: Transport): void {
 /**
  * Answers a request that comes before the client's initialize with JSON-RPC's invalid-request
  * error, as the MCP lifecycle asks (initialize first; only ping may come before it): the SDK's
- * server answers it as it would after one, and offers no hook to refuse it. The gate opens at an
- * initialize the SDK answers with a result, one that passes its own check of initialize
+ * server answers it as it would after one, and offers no hook to refuse it. An initialize that
+ * fails the SDK's check of its params is refused here as JSON-RPC's invalid params, in a line.
+ * The gate opens at an initialize the SDK answers with a result, one that passes its own check of initialize
  * (isInitializeRequest; its handler cannot fail after it), and stays open: requests after it are
  * handled in the order they came, those a client sends before the answer to its initialize
  * included. Notifications and responses go on to the server as before (it ignores the notifications
@@ -173,8 +174,14 @@ export function refuseBeforeInitialize(transport: Transport): void {
   let initialized = false;
   transport.onmessage = (message, extra) => {
     if (!initialized && 'method' in message && 'id' in message && message.method !== 'ping') {
-      if (!isInitializeRequest(message)) {
-        const error = { code: INVALID_REQUEST, message: `invalid request: ${message.method} before initialize: send initialize first` };
+      // An initialize whose params are wrong is said in one line (the SDK's validation dump runs over many).
+      const error =
+        message.method !== 'initialize'
+          ? { code: INVALID_REQUEST, message: `invalid request: ${message.method} before initialize: send initialize first` }
+          : !isInitializeRequest(message)
+            ? { code: INVALID_PARAMS, message: 'invalid params: initialize takes { protocolVersion: string, capabilities: object, clientInfo: { name: string, version: string } }' }
+            : undefined;
+      if (error) {
         void transport.send({ jsonrpc: '2.0', id: message.id, error } as unknown as JSONRPCMessage);
         return;
       }
