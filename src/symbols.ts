@@ -79,7 +79,9 @@ export function findSymbols(
       });
     }
   }
-  definitions.sort(byRelevance(query.prefix ? (name) => name.toLowerCase() === wanted : () => true, rankOf));
+  // With --prefix: the name as written first, then the name in another case, then longer names.
+  const closeness = query.prefix ? (name: string) => (name === query.name ? 2 : name.toLowerCase() === wanted ? 1 : 0) : () => 0;
+  definitions.sort(byRelevance(closeness, rankOf));
 
   // The referencing files and their counts, from the graph; then, most central file first, each
   // file's matching references, a row at a time (see referenceRows), until `limit` rows: a row
@@ -117,14 +119,15 @@ export function findSymbols(
 }
 
 /**
- * The order of definitions, so that a limit keeps the ones that matter: the name itself before
- * longer names a prefix matches; code before tests (as a map shows them: a test's stub or fixture
+ * The order of definitions, so that a limit keeps the ones that matter: the closest names first
+ * (`closeness`: the name as asked before the same name in another case, before longer names a
+ * prefix matches); code before tests (as a map shows them: a test's stub or fixture
  * is not the definition asked for); then the most central defining file first (the PageRank that
  * orders the references); then by path and line. A total order: the same index gives the same list.
  */
-function byRelevance(isName: (name: string) => boolean, rankOf: (path: string) => number): (a: SymbolDefinition, b: SymbolDefinition) => number {
+function byRelevance(closeness: (name: string) => number, rankOf: (path: string) => number): (a: SymbolDefinition, b: SymbolDefinition) => number {
   return (a, b) =>
-    Number(isName(b.name)) - Number(isName(a.name)) ||
+    closeness(b.name) - closeness(a.name) ||
     Number(isTestPath(a.path)) - Number(isTestPath(b.path)) ||
     rankOf(b.path) - rankOf(a.path) ||
     comparePaths(a.path, b.path) ||

@@ -78,6 +78,23 @@ test('symbols: a limit keeps the definitions that matter: the name itself, code 
   assert.deepEqual(prefixed.definitions.map((def) => `${def.path}:${def.name}`), ['zzz/extra.py:load', 'core/engine.py:load_all']);
 });
 
+test('symbols --prefix: the name as written comes before the same name in another case, which comes before longer names', async () => {
+  const root = tempDir();
+  const files: Record<string, string> = {
+    'a/options.py': 'class Holder:\n    options = 1\n',
+    'b/Options.py': 'class Options:\n    pass\n',
+    'c/more.py': 'def options_for():\n    pass\n',
+  };
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const cacheDir = tempDir();
+  const named = async (name: string) => (await findSymbolsIn({ root, cacheDir, name, prefix: true })).definitions.map((def) => def.name);
+  assert.deepEqual(await named('Options'), ['Options', 'options', 'options_for']);
+  assert.deepEqual(await named('options'), ['options', 'Options', 'options_for']);
+});
+
 test('symbols: definers are ranked as the map ranks files (its related graph), not by the Aider model', async () => {
   // hub.py uses eight modules: central in the related graph, whose links run both ways. lib.py is
   // used by four files: ahead in Aider's model, where only being referenced counts. Both define get().
