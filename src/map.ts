@@ -1,3 +1,4 @@
+import { lstatSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
@@ -19,7 +20,7 @@ import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { type StoreOptions, TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag } from './records.js';
 import type { SkipReason, SkippedFile } from './api/types.js';
-import { escapeControls, requestFilePath, requestFilePaths, resolveRoot, unreadableFile } from './paths.js';
+import { escapeControls, pathFromRoot, requestFilePath, requestFilePaths, resolveRoot, unreadableFile } from './paths.js';
 import { badRequest } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
@@ -346,12 +347,37 @@ function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy
     if (skip?.reason === 'unreadable') throw unreadableFile(what, path, skip.detail);
     return rel;
   }
-  const why = excludeMatcher(index.root, indexedBy.exclude ?? [])?.(rel)
-    ? 'excluded by --exclude or the project config'
-    : leftOutMatcher(index.root, indexedBy)?.(rel)
-      ? "not matched by the project config's include"
-      : 'ignored by git or an ignore file: .gitignore, .repomapignore, .aiderignore';
+  const linked = linkedFolderOf(index.root, rel);
+  const why = rel === '.git' || rel.startsWith('.git/')
+    ? "inside git's own folder .git, which is never indexed"
+    : linked !== undefined
+      ? `reached through the folder symlink ${escapeControls(linked.folder)}, which discovery does not follow${linked.real ? `: name it ${escapeControls(linked.real)}` : ''}`
+      : excludeMatcher(index.root, indexedBy.exclude ?? [])?.(rel)
+        ? 'excluded by --exclude or the project config'
+        : leftOutMatcher(index.root, indexedBy)?.(rel)
+          ? "not matched by the project config's include"
+          : 'ignored by git or an ignore file: .gitignore, .repomapignore, .aiderignore';
   throw badRequest(`${what} ${escapeControls(path)} is not indexed (${why})`);
+}
+
+/**
+ * The first folder of `rel` (relative to the root) that is a symlink, with the file's path from the
+ * root through real folders when it has one inside the root; undefined when every folder is real.
+ */
+function linkedFolderOf(root: string, rel: string): { folder: string; real: string | undefined } | undefined {
+  const parts = rel.split('/');
+  for (let k = 1; k < parts.length; k++) {
+    const folder = parts.slice(0, k).join('/');
+    if (!lstatSync(join(root, folder), { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    let real: string | undefined;
+    try {
+      real = pathFromRoot(realpathSync(root), realpathSync(join(root, rel)));
+    } catch {
+      real = undefined;
+    }
+    return { folder, real };
+  }
+  return undefined;
 }
 
 const SKIP_ORDER: readonly SkipReason[] = [

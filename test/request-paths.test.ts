@@ -62,6 +62,13 @@ test('--chat refuses a file git ignores, --exclude leaves out or --max-file-byte
   writeFileSync(join(root, 'build', 'gen.ts'), 'export const generated = 1;\n');
   const cache = tempDir();
   oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', 'build/gen.ts'], { cwd: root }), /chat file build\/gen\.ts is not indexed \(ignored by git or an ignore file: \.gitignore, \.repomapignore, \.aiderignore\)/);
+  // Not ignored: git's own folder, and a file reached through a folder symlink (named by its real path).
+  oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', '.git/config'], { cwd: root }), /chat file \.git\/config is not indexed \(inside git's own folder \.git, which is never indexed\)/);
+  symlinkSync('src', join(root, 'linked'));
+  oneLineError(
+    runCli(['map', root, '--cache-dir', cache, '--chat', 'linked/cart.ts'], { cwd: root }),
+    /chat file linked\/cart\.ts is not indexed \(reached through the folder symlink linked, which discovery does not follow: name it src\/cart\.ts\)/,
+  );
   oneLineError(
     runCli(['map', root, '--cache-dir', cache, '--exclude', 'api', '--chat', 'api/server.py'], { cwd: root }),
     /chat file api\/server\.py is not indexed \(excluded by --exclude or the project config\)/,
