@@ -65,6 +65,17 @@ export function isAbsent(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/**
+ * Why a symlink leads nowhere, from the error resolving it threw: its target is not there (or a
+ * name on the way to it), or the links loop (ELOOP). Undefined for any other failure (EACCES: the
+ * target is out of reach, not nowhere). The one rule for what the index skips as a 'broken symlink'
+ * and what a request's file is refused as (see requestFilePath), so that the two say the same.
+ */
+export function leadsNowhere(err: unknown): 'its target does not exist' | 'a loop' | undefined {
+  if (isAbsent(err)) return 'its target does not exist';
+  return (err as NodeJS.ErrnoException | undefined)?.code === 'ELOOP' ? 'a loop' : undefined;
+}
+
 /** An error's OS code (`EACCES`), or its message when it has none: what a skipped file's detail keeps. */
 export function errorCode(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;

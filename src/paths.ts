@@ -5,7 +5,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import picomatch from 'picomatch';
-import { type RepomapError, badRequest, describeOsCode, errorCode, errorMessage, isAbsent } from './errors.js';
+import { type RepomapError, badRequest, describeOsCode, errorCode, errorMessage, isAbsent, leadsNowhere } from './errors.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -126,13 +126,18 @@ export function requestFilePath(root: string, path: string, what: string, base: 
   if (path === '') throw badRequest(`${what} is empty ('')`); // named in a message, it would be a blank
   if (CONTROL.test(path)) throw badRequest(`${what} ${escapeControls(path)}: a path may not contain a control character (NUL, newline)`);
   const rel = toRootRelative(root, path, what, base);
-  // Not there, or there and out of reach (a folder on its way this user may not search, a loop of
-  // symlinks): said apart, never a stack trace.
-  const unreached = (err: unknown): RepomapError =>
-    isAbsent(err) ? badRequest(`${what} ${escapeControls(path)} does not exist`) : unreadableFile(what, path, errorCode(err));
+  const abs = resolve(root, rel);
+  // Not there; a symlink there that leads nowhere (a dangling one, a loop: what the index skips as
+  // a 'broken symlink', in its words); or there and out of reach (a folder on its way this user may
+  // not search or that is a loop of symlinks): said apart, never a stack trace.
+  const unreached = (err: unknown): RepomapError => {
+    const nowhere = entryAt(abs)?.isSymbolicLink() ? leadsNowhere(err) : undefined;
+    if (nowhere) return badRequest(`${what} ${escapeControls(path)} is a broken symlink: it leads nowhere (${nowhere})`);
+    return isAbsent(err) ? badRequest(`${what} ${escapeControls(path)} does not exist`) : unreadableFile(what, path, errorCode(err));
+  };
   let real: string;
   try {
-    real = realpathSync(resolve(root, rel));
+    real = realpathSync(abs);
   } catch (err) {
     throw unreached(err);
   }
@@ -146,6 +151,19 @@ export function requestFilePath(root: string, path: string, what: string, base: 
   if (info.isDirectory()) throw badRequest(`${what} ${escapeControls(path)} is a folder, not a file`);
   if (!info.isFile()) throw badRequest(`${what} ${escapeControls(path)} is not a regular file`);
   return rel;
+}
+
+/**
+ * What is at the path itself, a symlink not followed (one that leads nowhere is there); undefined
+ * where nothing is, or where that cannot be told (a folder on its way out of reach, which
+ * requestFilePath says of the path).
+ */
+export function entryAt(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1455,6 +1455,31 @@ test('a map asked for with a bound during the cold index is a partial map of wha
   await daemon.exited;
 });
 
+test('status counts as indexed only the source files the map counts: symlinks that lead nowhere or outside are skipped, not indexed', async () => {
+  const root = gitRepo();
+  const outside = join(tempDir(), 'secret.py');
+  writeFileSync(outside, 'def secret():\n    pass\n');
+  symlinkSync(outside, join(root, 'src', 'outside.py'));
+  symlinkSync('gone.py', join(root, 'src', 'dangling.py'));
+  symlinkSync('loop.py', join(root, 'src', 'loop.py'));
+  git(root, 'add', '.');
+  git(root, 'commit', '-qm', 'links');
+  const map = await buildMap({ root, cacheDir: tempDir() });
+  const { parsed, reusedByStat, reusedByHash, reusedShared } = map.stats;
+  const mapIndexed = parsed + reusedByStat + reusedByHash + reusedShared;
+  assert.deepEqual([map.skipped['symlink outside root'], map.skipped['broken symlink']], [1, 2]);
+  const env = runtimeEnv();
+  const daemon = await startDaemon(root, env);
+  let status = await call<DaemonStatus>(daemon.socket, 'status');
+  while (status.state === 'indexing') status = await call<DaemonStatus>(daemon.socket, 'status');
+  assert.equal(status.indexed, mapIndexed, JSON.stringify(status));
+  assert.equal(status.sourceFiles - status.indexed, 3, 'the three symlinks are source files by their names, not indexed');
+  assert.deepEqual(status.skipped, map.skipped);
+  assert.deepEqual(status.progress, { done: status.sourceFiles, total: status.sourceFiles }, 'the pass went through them all');
+  await call(daemon.socket, 'shutdown');
+  await daemon.exited;
+});
+
 test('status during the cold index counts the whole tree from its listing on: files and source files stay put, the state line and the files line agree', async () => {
   const root = gitRepo();
   for (let i = 0; i < 3000; i++) writeFileSync(join(root, 'api', `gen${i}.py`), `def generated_${i}():\n    return ${i}\n`);
@@ -1471,7 +1496,7 @@ test('status during the cold index counts the whole tree from its listing on: fi
   // 3311 files: the shop's 11 (2 without a grammar), 3000 Python ones and 300 notes.
   for (const s of seen) {
     assert.deepEqual([s.files, s.sourceFiles], [3311, 3009], JSON.stringify(s));
-    assert.deepEqual(s.progress, { done: s.indexed, total: s.sourceFiles });
+    assert.deepEqual(s.progress, { done: s.indexed, total: s.sourceFiles }); // no source file skipped by its stat here
     assert.ok(s.indexed <= s.sourceFiles && s.parsed <= s.indexed, JSON.stringify(s));
   }
   assert.deepEqual([status.files, status.sourceFiles, status.indexed], [3311, 3009, 3009]);

@@ -31,8 +31,9 @@ test('repomap query on a terminal draws the daemon\'s indexing progress while it
 });
 
 test('status says what a daemon does at each step of its cold index, in the counts of its files line, never "0 of 0 files"', () => {
-  const status = (counts: Pick<DaemonStatus, 'files' | 'sourceFiles' | 'indexed'>, state: DaemonStatus['state'] = 'indexing'): DaemonStatus => ({
-    root: '/repo', pid: 1, state, progress: { done: counts.indexed, total: counts.sourceFiles }, ...counts, parsed: counts.indexed, skipped: state === 'ready' ? { 'no grammar': 2 } : {},
+  // `done` counts the source files skipped by their stat too (indexed does not): as many as indexed unless given.
+  const status = (counts: Pick<DaemonStatus, 'files' | 'sourceFiles' | 'indexed'> & { done?: number }, state: DaemonStatus['state'] = 'indexing'): DaemonStatus => ({
+    root: '/repo', pid: 1, state, progress: { done: counts.done ?? counts.indexed, total: counts.sourceFiles }, files: counts.files, sourceFiles: counts.sourceFiles, indexed: counts.indexed, parsed: counts.indexed, skipped: state === 'ready' ? { 'no grammar': 2 } : {},
     pendingChanges: 0, watching: false, unwatchedPaths: 0, lastUpdate: null, memory: { rssBytes: 0, heapUsedBytes: 0 }, uptimeSeconds: 0, workers: 2,
     exclude: [], include: [], idleTimeoutSeconds: 1800, socket: '/run/s', cacheDir: '/cache',
   });
@@ -41,11 +42,15 @@ test('status says what a daemon does at each step of its cold index, in the coun
   assert.match(listing, /^files: +being listed$/m);
   // The whole tree is counted once listed, whatever was indexed yet; the state line's numbers are the files line's.
   const parsing = statusReport(status({ files: 5872, sourceFiles: 3056, indexed: 480 }));
-  assert.match(parsing, /^state: +indexing: 480 of 3056 source files indexed \(15%\)$/m);
+  assert.match(parsing, /^state: +indexing: 480 of 3056 source files indexed or skipped \(15%\)$/m);
   assert.match(parsing, /^files: +5872: 3056 source files \(480 indexed, 480 parsed since start\), 2816 other files$/m);
   assert.match(parsing, /^skipped: +counted once the index is complete$/m);
   const graph = statusReport(status({ files: 5872, sourceFiles: 3056, indexed: 3056 }));
-  assert.match(graph, /^state: +indexing: all 3056 source files indexed; reading or building the related graph$/m);
+  assert.match(graph, /^state: +indexing: all 3056 source files indexed or skipped; reading or building the related graph$/m);
+  // Three source files skipped by their stat (broken symlinks): the pass is over all the same, and they are not indexed.
+  const links = statusReport(status({ files: 5872, sourceFiles: 3056, indexed: 3053, done: 3056 }));
+  assert.match(links, /^state: +indexing: all 3056 source files indexed or skipped; reading or building the related graph$/m);
+  assert.match(links, /^files: +5872: 3056 source files \(3053 indexed, 3053 parsed since start\), 2816 other files$/m);
   assert.match(statusReport(status({ files: 4, sourceFiles: 0, indexed: 0 })), /^state: +indexing: no source file to index; reading or building the related graph$/m);
   const ready = statusReport(status({ files: 5872, sourceFiles: 3056, indexed: 3056 }, 'ready'));
   assert.match(ready, /^state: +ready$/m);

@@ -2,7 +2,7 @@
 // an empty root, a cache folder that is a file.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
@@ -107,9 +107,28 @@ test('an empty root prints one line saying there is nothing to map, one whose fi
   const unindexed = runCli(['map', notes, '--cache-dir', tempDir(), '--tokens', '2']);
   assert.equal(unindexed.code, 0, unindexed.stderr);
   assert.match(unindexed.stderr, /^repomap: nothing to map in \S+: none of its 1 files is indexed \(no grammar, too large, binary: the line counting them does not fit the budget\)\n$/);
+  // Files, every one left out by the exclude or include globs: said, not "no files" (exit 0, as for an empty root).
+  const shop = copyFixture('shop');
+  for (const globs of [['--exclude', '*'], ['--exclude', '**/*']]) {
+    const excluded = runCli(['map', shop, '--cache-dir', tempDir(), ...globs]);
+    assert.equal(excluded.code, 0, excluded.stderr);
+    assert.match(excluded.stderr, /^repomap: nothing to map in \S+: the exclude or include globs leave out every one of its \d+ files\n$/);
+  }
+  // The project config's include, and the daemon's map (query) too.
+  writeFileSync(join(shop, 'repomap.config.json'), JSON.stringify({ include: ['nothing/**'] }));
+  const env = { XDG_RUNTIME_DIR: tempDir() };
+  try {
+    for (const command of ['map', 'query']) {
+      const included = runCli([command, shop, '--cache-dir', tempDir()], { env });
+      assert.equal(included.code, 0, included.stderr);
+      assert.match(included.stderr, /^repomap: nothing to map in \S+: the exclude or include globs leave out every one of its \d+ files\n$/);
+    }
+  } finally {
+    runCli(['stop', shop], { env });
+  }
+  rmSync(join(shop, 'repomap.config.json'));
   // A root with files and a budget too small for the map's first line: a mistake, said with the
   // budget that shows one; with the preamble, which counts, also in JSON (no map of no file).
-  const shop = copyFixture('shop');
   writeFileSync(join(shop, 'notes.txt'), 'no grammar: a footer that does not fit\n');
   const tight = runCli(['map', shop, '--cache-dir', tempDir(), '--tokens', '1']);
   assert.equal(tight.code, 2, tight.stderr);

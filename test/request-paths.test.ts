@@ -102,6 +102,31 @@ test('a chat file past a loop of symlinks cannot be reached: one line naming it 
   });
 });
 
+test('a chat file that is a symlink leading nowhere (a loop, a missing target) is said to be the broken symlink the index skips, from anywhere, map, query and the library alike', async () => {
+  const root = copyFixture('shop');
+  symlinkSync('loop.py', join(root, 'src', 'loop.py'));
+  symlinkSync('gone.py', join(root, 'src', 'dangling.py'));
+  const cache = tempDir();
+  const env = { XDG_RUNTIME_DIR: tempDir() };
+  const said = { 'loop.py': 'a loop', 'dangling.py': 'its target does not exist' };
+  for (const [name, why] of Object.entries(said)) {
+    const message = `chat file src/${name} is a broken symlink: it leads nowhere (${why})`;
+    // From the root, from a folder in it (where the name, taken from the root, is not missing) and from outside it.
+    for (const command of ['map', 'query']) {
+      for (const cwd of [root, join(root, 'api'), tempDir()]) {
+        oneLineError(runCli([command, root, '--cache-dir', cache, '--chat', `src/${name}`], { cwd, env }), new RegExp(`^repomap: ${message.replace(/[.()]/g, '\\$&')}$`, 'm'));
+      }
+    }
+    oneLineError(runCli(['map', root, '--cache-dir', cache, '--chat', name], { cwd: join(root, 'src'), env }), new RegExp(`chat file ${name.replace('.', '\\.')} is a broken symlink`));
+    await assert.rejects(buildMap({ root, cacheDir: cache, chatFiles: [`src/${name}`] }), { code: 'bad-request', message });
+  }
+  assert.equal(runCli(['status', root], { env }).code, 1, 'refused before any daemon was started');
+  // The index's words for them: the same.
+  const verbose = runCli(['map', root, '--cache-dir', cache, '--verbose']);
+  assert.match(verbose.stderr, /^skipped src\/loop\.py: broken symlink$/m);
+  assert.match(verbose.stderr, /^skipped src\/dangling\.py: broken symlink$/m);
+});
+
 test('a chat file this user may not read, or in a folder it may not search, is one line naming it and why, from map and query', (t) => {
   const root = copyFixture('shop');
   mkdirSync(join(root, 'locked'));

@@ -37,6 +37,8 @@ export interface SkippedFile {
 export interface IndexStats {
   /** Files discovered (after --exclude), of any language. */
   discovered: number;
+  /** Files the exclude and include globs left out at the last listing of the tree (not counted in `discovered`). */
+  leftOut: number;
   /** Files that went through the parser. */
   parsed: number;
   /** Files whose stored record was reused because mtime and size matched. */
@@ -142,13 +144,21 @@ export interface DaemonStatus {
   pid: number;
   /** `indexing` until the cold index is complete (its pass, then the related graph read or built), then `ready`. */
   state: 'indexing' | 'ready';
-  /** `indexed` of `sourceFiles`, for a progress bar (total 0 until the files are listed). */
+  /**
+   * The source files gone through (indexed, or skipped by their stat: a symlink that leads outside
+   * the root or nowhere, a path out of reach) of `sourceFiles`, for a progress bar (total 0 until
+   * the files are listed): `done` reaches `total` once the pass is over.
+   */
   progress: { done: number; total: number };
   /** Files discovered, of every kind: the whole tree's count once it is listed (0 before). */
   files: number;
   /** Of `files`, the source files: those with a grammar, which the index reads. */
   sourceFiles: number;
-  /** Of `sourceFiles`, those indexed so far (their tags, or why they are skipped, recorded): all of them once the pass is over. */
+  /**
+   * Of `sourceFiles`, those indexed so far: read into a record (their tags, or why their content is
+   * left out, recorded), as a map's work counts count them. Not those skipped by their stat, which
+   * `skipped` counts.
+   */
   indexed: number;
   /** Files parsed since the daemon started. */
   parsed: number;

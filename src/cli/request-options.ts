@@ -1,9 +1,8 @@
 // The options that shape one map, shared by `repomap map` (in-process) and `repomap query`
 // (through the daemon): derived from the request schema (api/request.ts), each field's option,
 // its help line and its parsing. Light on purpose: the thin client loads it.
-import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { escapeControls, pathFromRoot, requestFilePath, shellWord } from '../paths.js';
+import { entryAt, escapeControls, pathFromRoot, requestFilePath, shellWord } from '../paths.js';
 import { badRequest } from '../errors.js';
 import { type FieldSpec, MAP_REQUEST, type MapRequest, OPTION_NAMES, budgetFor } from '../api/request.js';
 import { type OptionSpec, choiceOption, integerOption, secondsOption } from './args.js';
@@ -99,27 +98,18 @@ export function requestFromOptions(values: RequestValues & { verbose?: boolean }
 }
 
 /**
- * Whether a regular file is at the path: false also where that cannot be told (a folder on its way
- * this user may not search, a loop of symlinks), which requestFilePath then says of the path it takes.
- */
-function isRegularFile(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
-}
-
-/**
  * A chat file the command line names, from the current directory as a shell completes it; a
  * relative path that names nothing there is taken from the root when the root has it or the
  * current directory is outside the root (`repomap map ROOT --chat src/app.py` run from elsewhere).
- * Checked by requestFilePath.
+ * Checked by requestFilePath. A symlink is there whatever it leads to (see entryAt): one that leads
+ * nowhere or outside the root is taken where it is, for requestFilePath to say so, not said to be
+ * missing from the other place.
  */
 function chatFilePath(root: string, file: string): string {
   const outside = relative(root, process.cwd()).startsWith('..');
-  const inCwd = existsSync(resolve(file));
-  const inRoot = !isAbsolute(file) && isRegularFile(resolve(root, file));
+  const inCwd = entryAt(resolve(file)) !== undefined;
+  const rootEntry = isAbsolute(file) ? undefined : entryAt(resolve(root, file));
+  const inRoot = rootEntry !== undefined && (rootEntry.isFile() || rootEntry.isSymbolicLink());
   const fromRoot = !isAbsolute(file) && !inCwd && (outside || inRoot);
   // The current directory's file comes first; when it lies outside the root and the root has one
   // of that name, the error says how to name the root's.

@@ -97,13 +97,14 @@ export class ColdIndex {
 
   /**
    * How far the pass is, while one runs: the files it lists (every kind), the source files among
-   * them (those with a grammar, which it indexes) and those indexed so far. Undefined before the
-   * files are listed and once the pass is over, when the hot view holds what it settled.
+   * them (those with a grammar, which it goes through) and those settled so far (indexed, or
+   * skipped by their stat). Undefined before the files are listed and once the pass is over, when
+   * the hot view holds what it settled.
    */
-  passCounts(): { files: number; sourceFiles: number; indexed: number } | undefined {
+  passCounts(): { files: number; sourceFiles: number; settled: number } | undefined {
     if (!this.pass) return undefined;
     const { indexedFiles, files } = this.pass.queue.progress();
-    return { files: this.pass.paths.length, sourceFiles: files, indexed: indexedFiles };
+    return { files: this.pass.paths.length, sourceFiles: files, settled: indexedFiles };
   }
 
   /**

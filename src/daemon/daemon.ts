@@ -110,7 +110,7 @@ export class Daemon {
     const { state, options } = engine;
     // While the cold pass runs, its own counts: the hot view holds only the paths settled so far.
     // Before the files are listed it holds none; after the pass, every one (each source file indexed).
-    const counts = this.cold.passCounts() ?? { files: state.fileCount, sourceFiles: state.sourceFileCount, indexed: state.sourceFileCount };
+    const { settled, ...counts } = this.cold.passCounts() ?? { files: state.fileCount, sourceFiles: state.sourceFileCount, settled: state.sourceFileCount };
     // Counted by the map's rule (see notMapped), once the index is complete: its views are not sorted for every status meanwhile.
     const skipped = engine.phase === 'ready' ? notMapped(state.index()).skipped : {};
     const memory = process.memoryUsage();
@@ -118,8 +118,10 @@ export class Daemon {
       root: options.root,
       pid: process.pid,
       state: engine.phase,
-      progress: { done: counts.indexed, total: counts.sourceFiles },
+      progress: { done: settled, total: counts.sourceFiles },
       ...counts,
+      // Files with a record, as the map's work counts them: the hot view holds those the pass settled so far.
+      indexed: state.indexedFileCount,
       parsed: state.stats.parsed,
       skipped,
       pendingChanges: this.sync.pendingChanges,

@@ -50,14 +50,16 @@ export type RpcResponse =
   | { jsonrpc: '2.0'; id: number | string | null; error: RpcError };
 
 /**
- * How far the cold index is, in words, from the status's counts (the same numbers its `files`
- * line and JSON give): the files being listed, the source files indexed of those to index, or,
- * all of them indexed, the related graph being read or built before the daemon is ready.
+ * How far the cold index is, in words, from the status's progress (the numbers its JSON gives):
+ * the files being listed, the source files gone through (indexed or skipped) of those to go
+ * through, or, all of them gone through, the related graph being read or built before the daemon
+ * is ready. Its progress, not `indexed`: a source file skipped by its stat (a broken symlink) is
+ * never indexed, and the pass is over all the same.
  */
-export function indexingProgress({ files, sourceFiles, indexed }: Pick<DaemonStatus, 'files' | 'sourceFiles' | 'indexed'>): string {
+export function indexingProgress({ files, progress: { done, total } }: Pick<DaemonStatus, 'files' | 'progress'>): string {
   if (files === 0) return 'listing the files';
-  if (indexed < sourceFiles) return `${indexed} of ${sourceFiles} source files indexed (${Math.floor((100 * indexed) / sourceFiles)}%)`;
-  return `${sourceFiles === 0 ? 'no source file to index' : `all ${sourceFiles} source files indexed`}; reading or building the related graph`;
+  if (done < total) return `${done} of ${total} source files indexed or skipped (${Math.floor((100 * done) / total)}%)`;
+  return `${total === 0 ? 'no source file to index' : `all ${total} source files indexed or skipped`}; reading or building the related graph`;
 }
 
 /**

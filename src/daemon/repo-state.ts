@@ -31,6 +31,8 @@ export class RepoState {
   private skipped: SkippedFile[] = [];
   /** How many of the states are of source files (see isSourceState), kept as states come and go. */
   private sources = 0;
+  /** How many of the states hold a record (see indexedFileCount), kept as states come and go. */
+  private recorded = 0;
   private important: string[] | undefined;
   /** The files' imports resolved, over the paths of the last snapshot; made anew when a path comes or goes or a project file changes. */
   private imports: ImportLookup | undefined;
@@ -84,6 +86,16 @@ export class RepoState {
     return this.sources;
   }
 
+  /**
+   * Of the source files, those indexed: read by the index into a record (their tags, or why their
+   * content is left out: too large, binary, a parse failure), as a map's work counts (parsed,
+   * unchanged, ...) count them. A symlink that leads outside the root or nowhere, and a path out of
+   * reach, are source files skipped by their stat, with no record: not indexed (the skips count them).
+   */
+  get indexedFileCount(): number {
+    return this.recorded;
+  }
+
   has(path: string): boolean {
     return this.states.has(path);
   }
@@ -111,6 +123,8 @@ export class RepoState {
       const before = this.states.get(path);
       if (before && isSourceState(before)) this.sources--;
       if (isSourceState(state)) this.sources++;
+      if (before && 'record' in before) this.recorded--;
+      if ('record' in state) this.recorded++;
       // A path that comes or goes, or a changed tsconfig.json, go.mod, ..., can change what any file imports.
       if (isProjectFile(path)) projectChanged = true;
       else if (before === undefined || 'gone' in state) this.imports = undefined;

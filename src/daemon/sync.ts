@@ -77,7 +77,7 @@ export class RepoSync {
   /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */
   async discover(): Promise<Discovery> {
     const discovery = await discoverFiles(this.engine.options.root, this.engine.options);
-    this.readRules(discovery.source);
+    this.readRules(discovery);
     return discovery;
   }
 
@@ -85,10 +85,12 @@ export class RepoSync {
    * Reads the rules new paths are judged by and the folders left unwatched, after a listing. They
    * matter once the watcher runs: found meanwhile, not before the first map (a second git call). A
    * folder left unwatched that the rules no longer ignore (its ignore rule gone, a file in it
-   * force-added to git's index) is watched from then on.
+   * force-added to git's index) is watched from then on. The count of files the globs left out is
+   * kept from the listing too (a file the globs leave out, created since, is not counted until the next).
    */
-  private readRules(source: Discovery['source']): void {
+  private readRules({ source, leftOut }: Discovery): void {
     const { root } = this.engine.options;
+    this.engine.state.stats.leftOut = leftOut;
     this.rulesReady = Promise.all([discoverableFilter(root, source, this.engine.options), ignoredFolders(root, source)]).then(([discoverable, ignored]) => {
       const before = this.ignored;
       this.discoverable = discoverable;
@@ -385,7 +387,7 @@ export class RepoSync {
     const { engine } = this;
     const before = engine.state.stats.parsed;
     const discovery = listing ?? (await discoverFiles(engine.options.root, engine.options));
-    this.readRules(discovery.source);
+    this.readRules(discovery);
     await this.rulesReady;
     const { state, reconciler } = engine;
     // Git lists the files of its index, which a checkout writes after it has changed the tree: a

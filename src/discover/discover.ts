@@ -31,6 +31,11 @@ export interface Discovery {
   source: 'git' | 'walk';
   /** Those of `paths` that are neither files nor folders nor symlinks (FIFOs, sockets, devices): listed, never read. */
   special: Set<string>;
+  /**
+   * How many files the exclude and include globs left out of `paths` (counted as the globs filter
+   * them, at no cost): what an empty map says when they left out every file.
+   */
+  leftOut: number;
 }
 
 /**
@@ -96,9 +101,10 @@ export async function discoverFiles(root: string, options: DiscoverOptions = {})
   const special = new Set(found);
   const excluded = leftOutMatcher(root, options);
   let kept = excluded ? paths.filter((path) => !excluded(path)) : paths;
+  const leftOut = paths.length - kept.length;
   if (fromGit) kept = await withoutOwnIgnored(root, kept);
   kept.sort(comparePaths);
-  return { paths: kept, source: fromGit ? 'git' : 'walk', special };
+  return { paths: kept, source: fromGit ? 'git' : 'walk', special, leftOut };
 }
 
 /**

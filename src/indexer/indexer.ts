@@ -119,7 +119,7 @@ export interface Published {
 }
 
 export function emptyStats(): IndexStats {
-  return { discovered: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, reusedShared: 0, published: 0, removed: 0, restoredGraphs: 0, restoredSharedGraphs: 0 };
+  return { discovered: 0, leftOut: 0, parsed: 0, reusedByStat: 0, reusedByHash: 0, reusedShared: 0, published: 0, removed: 0, restoredGraphs: 0, restoredSharedGraphs: 0 };
 }
 
 /** Whether a pass wrote tags to the store (parsed files, or copied them from the shared cache): what it wrote stays mapped until the store lets go (TagStore.releasePages). */
@@ -507,6 +507,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
     const discovery = await listing;
     const stats = emptyStats();
     stats.discovered = discovery.paths.length;
+    stats.leftOut = discovery.leftOut;
     const { graph, early } = options;
     let parsedAtCollect = 0;
     const order = new ParseQueue();

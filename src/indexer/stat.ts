@@ -3,11 +3,12 @@ import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { type FileStat, statOf } from '../records.js';
 import type { SkipReason, SkippedFile } from '../api/types.js';
-import { errorCode, isAbsent } from '../errors.js';
+import { errorCode, isAbsent, leadsNowhere } from '../errors.js';
 
 /**
  * What a path is: a file's stat, gone (or a folder), out of reach (see Unreachable), a symlink
- * leading outside the root, a symlink leading nowhere (its target missing, or a loop), or something
+ * leading outside the root, a symlink leading nowhere (see leadsNowhere: its target missing, or a
+ * loop; skipped as a 'broken symlink'), or something
  * that is not a file to read (a FIFO, a socket, a device, a symlink to a folder: never read).
  */
 export type StatResult = FileStat | Unreachable | 'missing' | 'outside' | 'broken' | 'special';
@@ -141,8 +142,9 @@ function classify(root: string, abs: string, info: Stats | undefined): StatResul
     let target: string;
     try {
       target = realpathSync.native(abs);
-    } catch {
-      return 'broken';
+    } catch (err) {
+      // Leading nowhere (see leadsNowhere) or out of reach (EACCES on the way to its target).
+      return leadsNowhere(err) ? 'broken' : { unreadable: errorCode(err) };
     }
     if (target !== root && !target.startsWith(root + sep)) return 'outside';
     // A folder's symlink is not followed (see discovery): listed, and skipped as not a file to read.

@@ -9,8 +9,8 @@ export function partialNote({ indexedFiles, files }: PartialIndex): string {
 
 /**
  * What is said instead of an empty map: a partial map with no file indexed yet, the root has no
- * file to map (an empty repository or folder, or none with a grammar), or every file it indexes is
- * a chat file. Only these make an empty map: a budget too small for any line of a map with files
+ * file to map (an empty repository or folder, every file left out by the exclude and include
+ * globs, or none with a grammar), or every file it indexes is a chat file. Only these make an empty map: a budget too small for any line of a map with files
  * to show is refused (mapFromIndex).
  */
 export function emptyMapNote(
@@ -20,6 +20,8 @@ export function emptyMapNote(
   if (partial) return `nothing indexed yet in ${root}: ask again for the map`;
   // The chat files are in the chat, not in the map: when they are every file, more tokens show nothing.
   if (request.chatFiles.length > 0 && stats.nodes <= request.chatFiles.length) return `nothing else to map in ${root}: every file it indexes is a chat file`;
+  // Nothing discovered but what the globs left out: those are every file, said (not an empty tree).
+  if (stats.discovered === 0 && stats.leftOut > 0) return `nothing to map in ${root}: the exclude or include globs leave out every one of its ${stats.leftOut} files`;
   if (stats.discovered > 0) return `nothing to map in ${root}: none of its ${stats.discovered} files is indexed (no grammar, too large, binary: the line counting them does not fit the budget)`;
   return `nothing to map in ${root}: it has no files to index`;
 }
