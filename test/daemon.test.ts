@@ -506,6 +506,13 @@ test('a subfolder ROOT is the root for query and connect() (mcp takes it the sam
   assert.equal(runCli(['stop', sub], { env }).code, 0);
 });
 
+/** Runs a command a message suggests in `sh`, in `cwd`, as a user who pastes it does (`repomap` being this checkout's CLI); it must succeed. */
+function pasteIntoShell(command: string, cwd: string, env: NodeJS.ProcessEnv): void {
+  const repomap = `repomap() { '${process.execPath}' '${join(packageRoot, 'bin', 'repomap.js')}' "$@"; }`;
+  const pasted = spawnSync('sh', ['-c', `${repomap}; ${command}`], { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+  assert.equal(pasted.status, 0, pasted.stderr);
+}
+
 test('a running daemon started with other options says so, with the restart that applies them', async () => {
   const root = gitRepo();
   const env = runtimeEnv();
@@ -541,9 +548,7 @@ test('a running daemon started with other options says so, with the restart that
   const globbed = runCli(['query', root, '--exclude', '*.ts'], { env });
   const suggested = /; to apply them: (repomap restart .*)$/m.exec(globbed.stderr)?.[1];
   assert.equal(suggested, `repomap restart ${root} --exclude '*.ts'`);
-  const repomap = `repomap() { '${process.execPath}' '${join(packageRoot, 'bin', 'repomap.js')}' "$@"; }`;
-  const pasted = spawnSync('sh', ['-c', `${repomap}; ${suggested}`], { cwd: join(root, 'src'), env: { ...process.env, ...env }, encoding: 'utf8' });
-  assert.equal(pasted.status, 0, pasted.stderr);
+  pasteIntoShell(suggested!, join(root, 'src'), env);
   const quoted = runCli(['query', root, '--exclude', '*.ts'], { env });
   assert.equal(quoted.stderr, '', 'the daemon runs with the glob');
   assert.doesNotMatch(quoted.stdout, /src\/cart\.ts/);
@@ -559,6 +564,60 @@ test('a running daemon started with other options says so, with the restart that
   assert.equal(whole.code, 0, whole.stderr);
   assert.match(whole.stderr, /files discovered; 0 parsed, \d+ unchanged, 0 touched but unchanged, 0 from the shared cache, 0 removed from the cache/);
   assert.match(whole.stdout, /api\/server\.py/);
+});
+
+test("the restart a notice suggests applies the options asked for and keeps the daemon's others; the notice quotes each glob", async () => {
+  const root = gitRepo({ "lib/it's here.rs": 'pub fn quoted_glob() -> u32 {\n    7\n}\n' });
+  const env = { ...runtimeEnv(), XDG_CACHE_HOME: tempDir('repomap-xdg-') };
+  const cache = tempDir('repomap-cache-');
+  const globs = ["lib/it's *.rs", 'tools'];
+  const started = runCli(['start', root, '--cache-dir', cache, '--exclude', globs[0], '--exclude', globs[1], '--workers', '1', '--idle-timeout', '120'], { env });
+  assert.equal(started.code, 0, started.stderr);
+  const statusOf = () => JSON.parse(runCli(['status', root, '--format', 'json'], { env }).stdout) as DaemonStatus;
+  const first = statusOf();
+  // Each glob as a command line takes it, its flag before it, in what is asked and in what the daemon uses alike.
+  const other = runCli(['query', root, '--exclude', 'api', '--exclude', 'my src'], { env });
+  assert.equal(other.code, 0, other.stderr);
+  assert.equal(
+    other.stderr,
+    `repomap: the daemon for ${root} already runs and keeps the options it was started with, not --exclude api --exclude 'my src' (it uses: --exclude 'lib/it'\\''s *.rs' --exclude tools); to apply them: repomap restart ${root} --exclude api --exclude 'my src'\n`,
+  );
+  // Another idle timeout asked: the restart suggested names it alone, and pasted, changes it alone.
+  const idle = runCli(['query', root, '--idle-timeout', '300'], { env });
+  const suggested = /; to apply them: (repomap restart .*)$/m.exec(idle.stderr)?.[1];
+  assert.equal(suggested, `repomap restart ${root} --idle-timeout 300`);
+  pasteIntoShell(suggested!, root, env);
+  const applied = statusOf();
+  assert.notEqual(applied.pid, first.pid, 'a new daemon');
+  assert.deepEqual(
+    { exclude: applied.exclude, workers: applied.workers, idleTimeoutSeconds: applied.idleTimeoutSeconds, cacheDir: applied.cacheDir },
+    { exclude: globs, workers: 1, idleTimeoutSeconds: 300, cacheDir: cache },
+  );
+  assert.deepEqual(first.startedWith, { cacheDir: cache, workers: 1, exclude: globs, idleTimeoutSeconds: 120 });
+  assert.deepEqual(applied.startedWith, { ...first.startedWith, idleTimeoutSeconds: 300 });
+  const map = runCli(['query', root, '--idle-timeout', '300'], { env });
+  assert.equal(map.stderr, '', 'the daemon runs with what was asked');
+  assert.doesNotMatch(map.stdout, /tools\/report\.go|it's here/, 'and still leaves its globs out');
+  // `restart ROOT` alone is the same daemon again; --exclude replaces its globs, and keeps the rest.
+  assert.equal(runCli(['restart', root], { env }).code, 0);
+  assert.deepEqual(statusOf().startedWith, applied.startedWith);
+  assert.equal(runCli(['restart', root, '--exclude', 'api'], { env }).code, 0);
+  assert.deepEqual(statusOf().startedWith, { ...applied.startedWith, exclude: ['api'] });
+  // Stopped, then started: none of its options. A daemon on its default cache folder is restarted
+  // on it without --cache-dir, which would leave out the tag cache shared by every root.
+  assert.equal(runCli(['stop', root], { env }).code, 0);
+  assert.equal(runCli(['start', root], { env }).code, 0);
+  const fresh = statusOf();
+  assert.deepEqual({ startedWith: fresh.startedWith, exclude: fresh.exclude }, { startedWith: {}, exclude: [] });
+  assert.equal(runCli(['restart', root], { env }).code, 0);
+  assert.deepEqual({ startedWith: statusOf().startedWith, cacheDir: statusOf().cacheDir }, { startedWith: {}, cacheDir: fresh.cacheDir });
+  assert.equal(runCli(['stop', root], { env }).code, 0);
+  // repomapd's --max-file-bytes, which no client takes, is kept by a restart too.
+  const direct = await startDaemon(root, env, '--max-file-bytes', '100000');
+  assert.equal(runCli(['restart', root], { env }).code, 0);
+  assert.equal(await direct.exited, 0);
+  assert.deepEqual(statusOf().startedWith, { cacheDir: cacheFor(root), workers: 2, maxFileBytes: 100000 });
+  assert.equal(runCli(['stop', root], { env }).code, 0);
 });
 
 test('query takes an absolute --exclude inside the root from the root, as map does; one outside it starts no daemon', async () => {

@@ -35,7 +35,7 @@ test('status says what a daemon does at each step of its cold index, in the coun
   const status = (counts: Pick<DaemonStatus, 'files' | 'sourceFiles' | 'indexed'> & { done?: number }, state: DaemonStatus['state'] = 'indexing'): DaemonStatus => ({
     root: '/repo', pid: 1, state, progress: { done: counts.done ?? counts.indexed, total: counts.sourceFiles }, files: counts.files, sourceFiles: counts.sourceFiles, indexed: counts.indexed, parsed: counts.indexed, skipped: state === 'ready' ? { 'no grammar': 2 } : {},
     pendingChanges: 0, watching: false, unwatchedPaths: 0, lastUpdate: null, memory: { rssBytes: 0, heapUsedBytes: 0 }, uptimeSeconds: 0, workers: 2,
-    exclude: [], include: [], idleTimeoutSeconds: 1800, socket: '/run/s', cacheDir: '/cache',
+    exclude: [], include: [], idleTimeoutSeconds: 1800, socket: '/run/s', cacheDir: '/cache', startedWith: {},
   });
   const listing = statusReport(status({ files: 0, sourceFiles: 0, indexed: 0 }));
   assert.match(listing, /^state: +indexing: listing the files$/m);

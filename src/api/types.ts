@@ -172,12 +172,27 @@ export interface DaemonStatus {
   lastUpdate: string | null;
   memory: { rssBytes: number; heapUsedBytes: number };
   uptimeSeconds: number;
+  /** The settings the daemon runs with (its command line's, over the project config's, over the defaults; a client's other options do not change them). */
   workers: number;
-  /** The options the daemon was started with (a client's other options do not change them). */
   exclude: string[];
   /** The project config's include globs (empty: every file). */
   include: string[];
   idleTimeoutSeconds: number;
   socket: string;
   cacheDir: string;
+  /** The options on its command line, the ones `repomap restart` keeps when it is not given others. */
+  startedWith: DaemonFlags;
+}
+
+/**
+ * The options on a daemon's command line (`repomapd ROOT --workers N ...`), each absent when not
+ * given: the project config, then the defaults, give those (and give them again when they change).
+ */
+export interface DaemonFlags {
+  /** The folder given by --cache-dir (DaemonStatus.cacheDir is the one used, the default when none is given). */
+  cacheDir?: string;
+  workers?: number;
+  exclude?: readonly string[];
+  maxFileBytes?: number;
+  idleTimeoutSeconds?: number;
 }

@@ -1,7 +1,7 @@
 // repomap query | start | stop | status | restart: thin commands that talk to a repository's
 // daemon. Nothing here loads the engine.
 import { existsSync } from 'node:fs';
-import { DaemonClient } from '../client/client.js';
+import { DaemonClient, type DaemonStartOptions, connectOrStart } from '../client/client.js';
 import { TAG_STORE_FOLDER, defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
@@ -209,25 +209,51 @@ export async function stopDaemon(root: string): Promise<boolean> {
   return true;
 }
 
+const RESTART_HELP = `Usage: repomap restart [ROOT] [options]
+
+Stops the daemon of ROOT's repository, then starts it again with the options it was started with
+(its cache folder too), but those given here: 'repomap restart ROOT --workers 1' changes its
+workers alone, and --exclude replaces its globs. The options it was not given come from the project
+config and the defaults, read anew. To drop its options: 'repomap stop ROOT', then 'repomap start ROOT'.
+
+${START_HELP}`;
+
 export async function restartCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('restart', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
-    process.stdout.write(`Usage: repomap restart [ROOT] [options]\n\nStops the daemon of ROOT's repository, then starts it (in the cache folder it used, unless --cache-dir is given).\n\n${START_HELP}`);
+    process.stdout.write(RESTART_HELP);
     return 0;
   }
   const root = await startableRoot(positionals, 'restart');
-  const options = startOptions(root, values);
-  // The cache folder the running daemon uses, unless another is given: started without it, the
-  // daemon would index the tree again into the default folder.
   const running = await DaemonClient.once<DaemonStatus>(daemonPaths(root).socket, 'status').catch(() => undefined);
-  if (options.cacheDir === undefined && running) options.cacheDir = running.cacheDir;
+  const options = running ? restartOptions(root, startOptions(root, values), running) : startOptions(root, values);
   // A cache folder the new daemon could not use is refused before the running one is stopped.
   ensureCacheDir(options.cacheDir ?? defaultCacheDir(root), TAG_STORE_FOLDER);
   await stopDaemon(root);
-  const repo = await connect(root, options);
-  const status = await answer(() => repo.status(), () => repo.close());
+  const { client } = await connectOrStart(root, options);
+  const status = await ask<DaemonStatus>(client, 'status');
   process.stdout.write(`repomap: daemon for ${root} is running (pid ${status.pid}, ${status.state})\n`);
   return 0;
+}
+
+/**
+ * A restart is the running daemon again: each option not given is the one on its command line
+ * (startedWith), so that the restart a notice suggests, which names only the options asked for,
+ * keeps the others. Those it was not given stay unset: the project config and the defaults give
+ * them again, as they gave its. Its cache folder is kept even when it was its default and this
+ * client's default is another (another XDG_CACHE_HOME): started elsewhere, the new daemon would
+ * index the tree again.
+ */
+function restartOptions(root: string, given: DaemonStartOptions, running: DaemonStatus): DaemonStartOptions {
+  const kept = running.startedWith;
+  return {
+    ...given,
+    cacheDir: given.cacheDir ?? kept.cacheDir ?? (running.cacheDir === defaultCacheDir(root) ? undefined : running.cacheDir),
+    workers: given.workers ?? kept.workers,
+    exclude: given.exclude?.length ? given.exclude : kept.exclude,
+    idleTimeoutSeconds: given.idleTimeoutSeconds ?? kept.idleTimeoutSeconds,
+    maxFileBytes: kept.maxFileBytes,
+  };
 }
 
 export async function statusCommand(args: string[]): Promise<number> {

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RepomapError, badRequest, errorMessage } from '../errors.js';
 import { MAX_REQUEST_BYTES, type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
-import { type DaemonStatus } from '../api/types.js';
+import { type DaemonFlags, type DaemonStatus } from '../api/types.js';
 import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
 import { refuseGitFolder, rootRelativeGlobs, shellWord } from '../paths.js';
 
@@ -119,7 +119,7 @@ export interface StartOptions {
  * Connects to the root's daemon, starting one in the background when none answers. `notice` says
  * which of the start options a daemon already running does not use (see ignoredOptions).
  */
-export async function connectOrStart(root: string, options: StartOptions = {}): Promise<{ client: DaemonClient; notice?: string }> {
+export async function connectOrStart(root: string, options: DaemonStartOptions = {}): Promise<{ client: DaemonClient; notice?: string }> {
   // A glob outside the root is refused here, as `repomap map` refuses it, not by a daemon that fails to start.
   rootRelativeGlobs(root, options.exclude ?? [], 'exclude');
   const paths = daemonPaths(root);
@@ -145,30 +145,55 @@ function hasStartOptions(options: StartOptions): boolean {
 
 /**
  * One line naming the start options a running daemon does not use (it keeps those it was started
- * with), and the restart that applies them; undefined when it uses them all.
+ * with), and the restart that applies them; undefined when it uses them all. The restart names only
+ * the options given: it keeps the daemon's others (see restartCommand). Each value is written as a
+ * POSIX shell reads it back, its flag before it (`--exclude 'a b' --exclude c`): a glob's spaces
+ * and quotes, or one flag for two globs, would otherwise leave the line ambiguous.
  */
 export function ignoredOptions(root: string, options: StartOptions, status: DaemonStatus): string | undefined {
   const differ: string[] = [];
-  const flags: string[] = [];
-  const given = [...(options.exclude ?? [])].sort();
-  const used = [...status.exclude].sort();
+  const given = options.exclude ?? [];
   // Compared as matched: `/root/vendor` and `./vendor` are the one glob.
   const matched = (globs: readonly string[]) => rootRelativeGlobs(root, globs, 'exclude').sort().join('\0');
-  if (given.length > 0 && matched(given) !== matched(used)) {
-    differ.push(`--exclude ${given.join(' ')} (it uses: ${used.join(' ') || 'none'})`);
+  if (given.length > 0 && matched(given) !== matched(status.exclude)) {
+    differ.push(`${commandLine(optionWords('--exclude', given))} (it uses: ${commandLine(optionWords('--exclude', status.exclude)) || 'none'})`);
   }
-  if (options.workers !== undefined && options.workers !== status.workers) differ.push(`--workers ${options.workers} (it uses: ${status.workers})`);
-  if (options.cacheDir !== undefined && resolve(options.cacheDir) !== status.cacheDir) differ.push(`--cache-dir ${options.cacheDir} (it uses: ${status.cacheDir})`);
-  if (options.idleTimeoutSeconds !== undefined && options.idleTimeoutSeconds !== status.idleTimeoutSeconds) {
-    differ.push(`--idle-timeout ${options.idleTimeoutSeconds} (it uses: ${status.idleTimeoutSeconds})`);
-  }
+  const single = (flag: string, value: string | number | undefined, used: string | number) => {
+    if (value !== undefined && value !== used) differ.push(`${commandLine([flag, String(value)])} (it uses: ${shellWord(String(used))})`);
+  };
+  single('--workers', options.workers, status.workers);
+  single('--cache-dir', options.cacheDir === undefined ? undefined : resolve(options.cacheDir), status.cacheDir);
+  single('--idle-timeout', options.idleTimeoutSeconds, status.idleTimeoutSeconds);
   if (differ.length === 0) return undefined;
-  for (const glob of given) flags.push('--exclude', glob);
-  if (options.workers !== undefined) flags.push('--workers', String(options.workers));
-  if (options.cacheDir !== undefined) flags.push('--cache-dir', options.cacheDir);
-  if (options.idleTimeoutSeconds !== undefined) flags.push('--idle-timeout', String(options.idleTimeoutSeconds));
-  const restart = ['repomap', 'restart', root, ...flags].map(shellWord).join(' ');
+  const restart = commandLine(['repomap', 'restart', root, ...startFlags(options)]);
   return `the daemon for ${root} already runs and keeps the options it was started with, not ${differ.join(', ')}; to apply them: ${restart}`;
+}
+
+/** The words of a command line, each quoted for a POSIX shell (see shellWord). */
+function commandLine(words: readonly string[]): string {
+  return words.map(shellWord).join(' ');
+}
+
+/** An option's flag before each of its values (`--exclude a --exclude b`), as a command line takes them. */
+function optionWords(flag: string, values: readonly (string | number | undefined)[]): string[] {
+  return values.flatMap((value) => (value === undefined ? [] : [flag, String(value)]));
+}
+
+/**
+ * What a client gives repomapd on its command line: the start options, and --max-file-bytes, which
+ * no client takes but a restart hands on from the daemon it replaces (see restartCommand).
+ */
+export type DaemonStartOptions = StartOptions & Pick<DaemonFlags, 'maxFileBytes'>;
+
+/** The flags of repomapd's command line for these options, unquoted (an argv). */
+function startFlags(options: DaemonStartOptions): string[] {
+  return [
+    ...optionWords('--exclude', options.exclude ?? []),
+    ...optionWords('--workers', [options.workers]),
+    ...optionWords('--cache-dir', [options.cacheDir]),
+    ...optionWords('--idle-timeout', [options.idleTimeoutSeconds]),
+    ...optionWords('--max-file-bytes', [options.maxFileBytes]),
+  ];
 }
 
 /**
@@ -180,13 +205,9 @@ export function ignoredOptions(root: string, options: StartOptions, status: Daem
 const DAEMON_MALLOC_ARENAS = '2';
 
 /** Starts a daemon in the background and waits until it listens; its error, if it fails. */
-export async function startDaemon(root: string, paths: DaemonPaths, options: StartOptions = {}): Promise<void> {
+export async function startDaemon(root: string, paths: DaemonPaths, options: DaemonStartOptions = {}): Promise<void> {
   const binary = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'repomapd.js');
-  const args = [binary, root];
-  if (options.cacheDir) args.push('--cache-dir', options.cacheDir);
-  if (options.workers) args.push('--workers', String(options.workers));
-  if (options.idleTimeoutSeconds !== undefined) args.push('--idle-timeout', String(options.idleTimeoutSeconds));
-  for (const glob of options.exclude ?? []) args.push('--exclude', glob);
+  const args = [binary, root, ...startFlags(options)];
   const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? DAEMON_MALLOC_ARENAS };
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env });
   let stderr = '';

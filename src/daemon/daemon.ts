@@ -136,6 +136,7 @@ export class Daemon {
       idleTimeoutSeconds: options.idleTimeoutMs / 1000,
       socket: options.paths.socket,
       cacheDir: options.cacheDir,
+      startedWith: { ...options.flags },
     };
   }
 

@@ -10,7 +10,8 @@ import { CONFIG_HELP, readProjectConfig } from '../config.js';
 import { daemonTestOptions } from '../test-hooks.js';
 import { Daemon } from './daemon.js';
 import { createLog } from './log.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, type DaemonFlags, daemonSettings } from './settings.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, daemonSettings } from './settings.js';
+import type { DaemonFlags } from '../api/types.js';
 import { daemonPaths } from './runtime.js';
 
 export const DAEMON_HELP = `Usage: repomapd [ROOT] [options]
@@ -53,18 +54,19 @@ export async function daemonMain(argv: string[]): Promise<number> {
     if (positionals.length > 1) throw badRequest(`repomapd takes one ROOT, got ${positionals.length}`);
     const idleTimeoutSeconds = idleTimeoutOption(values['idle-timeout']);
     const root = await resolveRoot(positionals[0] ?? '.');
-    const cacheDir = folderOption(values['cache-dir'], 'cache-dir') ?? defaultCacheDir(root);
-    ensureCacheDir(cacheDir);
-    const daemonLog = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
-    log = daemonLog;
     const flags: DaemonFlags = {
+      cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
       workers: integerOption(values.workers, 'workers'),
       exclude: globsOption(values.exclude, 'exclude'),
       maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
       idleTimeoutSeconds,
     };
+    const cacheDir = flags.cacheDir ?? defaultCacheDir(root);
+    ensureCacheDir(cacheDir);
+    const daemonLog = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
+    log = daemonLog;
     const { config } = readProjectConfig(root);
-    const shared = sharedCacheDir(values['cache-dir'] !== undefined);
+    const shared = sharedCacheDir(flags.cacheDir !== undefined);
     const daemon = await Daemon.start({
       root,
       cacheDir,

@@ -5,16 +5,9 @@ import { type ExtractSettings } from '../indexer/indexer.js';
 import type { StoreOptions } from '../store/store.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
 import type { DaemonPaths } from './runtime.js';
+import type { DaemonFlags } from '../api/types.js';
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
-
-/** What a daemon is told on its command line; the project config fills what it leaves out. */
-export interface DaemonFlags {
-  workers?: number;
-  exclude?: readonly string[];
-  maxFileBytes?: number;
-  idleTimeoutSeconds?: number;
-}
 
 /** The settings a daemon runs with: its flags, over the project config, over the defaults. */
 export interface DaemonSettings extends ExtractSettings, Pick<StoreOptions, 'sharedCacheDir'> {

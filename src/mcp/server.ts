@@ -80,6 +80,13 @@ const REPO_STATUS_OUTPUT = {
   idleTimeoutSeconds: z.number(),
   socket: z.string(),
   cacheDir: z.string(),
+  startedWith: z.object({
+    cacheDir: z.string().optional(),
+    workers: z.number().int().optional(),
+    exclude: z.array(z.string()).optional(),
+    maxFileBytes: z.number().int().optional(),
+    idleTimeoutSeconds: z.number().optional(),
+  }),
 } satisfies Record<keyof DaemonStatus, z.ZodTypeAny>;
 
 /** A field's form in a tool's input schema (see FieldSpec). */
