@@ -16,7 +16,7 @@ import { BUILTIN_LANGUAGES } from '../src/extract/languages.js';
 import { SharedTags } from '../src/store/shared.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
-import { copyFixture, git, loopInPlaceOf, makeUnreadable, makeUnwritable, runCli, tempDir } from './helpers.js';
+import { copyFixture, git, loopInPlaceOf, makeUnreadable, makeUnwritable, runCli, tempDir, writeTree } from './helpers.js';
 
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
 const running = new Set<ChildProcess>();
@@ -1263,10 +1263,7 @@ test("a tag query written while the daemon runs, whose tags the shared cache hol
     'zzz/user.py': 'from app.chat import target\n\n\ndef use_target():\n    return target()\n',
   };
   for (let i = 0; i < 12; i++) files[`aaa/mod${i}.py`] = `def helper_${i}():\n    return ${i}\n`;
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(origin, path, '..'), { recursive: true });
-    writeFileSync(join(origin, path), text);
-  }
+  writeTree(origin, files);
   git(origin, 'init', '-q');
   git(origin, 'add', '.');
   git(origin, 'commit', '-qm', 'init');
@@ -1403,10 +1400,7 @@ function gitWorktree(files: Record<string, string> = {}): string {
 }
 
 function writeFiles(root: string, files: Record<string, string>): void {
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(root, path, '..'), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  writeTree(root, files);
 }
 
 /** Waits until a daemon's log says `pattern` `count` times (or 15 s pass); how many times it did. */

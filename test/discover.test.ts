@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { discoverFiles, discoverableFilter } from '../src/discover/discover.js';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir, writeTree } from './helpers.js';
 
 /** Every file below `root` (relative paths), .git included: what a watcher may report. */
 function allFiles(root: string, dir = ''): string[] {
@@ -14,10 +14,7 @@ function allFiles(root: string, dir = ''): string[] {
 }
 
 function write(root: string, files: Record<string, string>): void {
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(root, path, '..'), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  writeTree(root, files);
 }
 
 /** A tree that exercises each rule: nested .gitignore files, negation, info/exclude, a tracked ignored file, a nested repository. */

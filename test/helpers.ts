@@ -1,8 +1,8 @@
 // Shared by the tests: temporary copies of fixtures, temporary caches, and running the real CLI.
 import { spawnSync } from 'node:child_process';
-import { accessSync, chmodSync, constants, cpSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { after } from 'node:test';
 import { type IndexOptions, type RepoIndex, indexRepository } from '../src/indexer/indexer.js';
 import { packageRoot } from '../src/paths.js';
@@ -67,6 +67,14 @@ export function loopInPlaceOf(folder: string): { restore: () => void } {
       renameSync(aside, folder);
     },
   };
+}
+
+/** Writes `files` (path from `root` to text) under `root`, making their folders. */
+export function writeTree(root: string, files: Readonly<Record<string, string>>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
 }
 
 /** A fresh temporary directory, removed when the test file ends. */

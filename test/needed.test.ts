@@ -1,23 +1,19 @@
 // The map shows the code the chat file uses: whole signatures, the members it uses, the mentioned
 // definitions, never a definition of another language family, tests after code.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildMap, publicMap } from '../src/map.js';
 import { barePathLines, renderText } from '../src/render/render.js';
 import { tokenCounter } from '../src/pack/tokens.js';
 import { BREADTH_MAX_TOKENS, NEEDED_SHARE } from '../src/model.js';
 import { depthTokens } from '../src/rank/layout.js';
-import { tempDir } from './helpers.js';
+import { tempDir, writeTree } from './helpers.js';
 
 /** A repository of the given files (path -> text) in a new folder. */
 function repo(files: Record<string, string>): string {
   const root = tempDir();
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  writeTree(root, files);
   return root;
 }
 

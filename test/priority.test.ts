@@ -1,10 +1,10 @@
 // The text search that puts a partial map's users ahead: nearest folders first, handed over batch by batch.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { filesUsing, folderDistance } from '../src/indexer/priority.js';
-import { tempDir } from './helpers.js';
+import { tempDir, writeTree } from './helpers.js';
 
 test('folder distance counts the steps up to the shared folder and down again', () => {
   assert.equal(folderDistance('src/a', 'src/a'), 0);
@@ -26,10 +26,7 @@ test('the users of the names are found from the chat file outwards, a batch at a
     'far/x/y/z.ts': 'alphaName(); betaName();\n',
     'docs/notes.md': 'alphaName\n', // no grammar: not a source file
   };
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  writeTree(root, files);
   const paths = Object.keys(files).sort();
   const batches: string[][] = [];
   await filesUsing(root, paths, ['alphaName', 'betaName'], { near: ['src/a/chat.ts'], onFound: (users) => batches.push(users), batchFiles: 2 });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { findSymbolsIn } from '../src/api/index.js';
 import { buildMap } from '../src/map.js';
-import { copyFixture, runCli, tempDir } from './helpers.js';
+import { copyFixture, runCli, tempDir, writeTree } from './helpers.js';
 
 test('symbols: definitions with scopes, references with their lines, most central first', async () => {
   const root = copyFixture('shop');
@@ -64,10 +64,7 @@ test('symbols: a limit keeps the definitions that matter: the name itself, code 
     'tests/test_engine.py': 'def compute():\n    return 2\n\n\ndef test_compute():\n    assert compute() == 2\n',
     'zzz/extra.py': 'def load():\n    pass\n',
   };
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  writeTree(root, files);
   const cacheDir = tempDir();
   const all = await findSymbolsIn({ root, cacheDir, name: 'compute' });
   assert.deepEqual(all.definitions.map((def) => def.path), ['core/engine.py', 'aaa/fake.py', 'tests/test_engine.py']);
@@ -85,10 +82,7 @@ test('symbols --prefix: the name as written comes before the same name in anothe
     'b/Options.py': 'class Options:\n    pass\n',
     'c/more.py': 'def options_for():\n    pass\n',
   };
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  writeTree(root, files);
   const cacheDir = tempDir();
   const named = async (name: string) => (await findSymbolsIn({ root, cacheDir, name, prefix: true })).definitions.map((def) => def.name);
   assert.deepEqual(await named('Options'), ['Options', 'options', 'options_for']);
@@ -112,10 +106,7 @@ test('symbols: definers are ranked as the map ranks files (its related graph), n
     ...Object.fromEntries(['main', 'user_a', 'user_b', 'user_c'].map((name) => [`${name}.py`, 'from lib import lib_thing\n\nprint(lib_thing())\n'])),
   };
   const root = tempDir();
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  writeTree(root, files);
   const cacheDir = tempDir();
   const map = await buildMap({ root, cacheDir, tokens: 4096 });
   const mapOrder = map.files.map((file) => file.path).filter((path) => path === 'hub.py' || path === 'lib.py');
