@@ -52,7 +52,10 @@ const whole =
 const encoding: Check = (value) => (typeof value === 'string' && (ENCODINGS as readonly string[]).includes(value) ? undefined : `one of ${ENCODINGS.join(', ')}`);
 
 /** The file's keys, what each must be, and the option it sets. */
-const KEYS: Readonly<Record<string, { check: Check; option: keyof ProjectConfig }>> = {
+/** A key of the config file (`idleTimeout` is the option idleTimeoutSeconds). */
+export type ConfigKey = 'exclude' | 'include' | 'tokens' | 'maxTokens' | 'encoding' | 'workers' | 'maxFileBytes' | 'idleTimeout' | 'languages';
+
+const KEYS: Readonly<Record<ConfigKey, { check: Check; option: keyof ProjectConfig }>> = {
   exclude: { check: globs, option: 'exclude' },
   include: { check: globs, option: 'include' },
   tokens: { check: whole(1, MAX_TOKENS), option: 'tokens' },
@@ -64,10 +67,18 @@ const KEYS: Readonly<Record<string, { check: Check; option: keyof ProjectConfig 
   languages: { check: checkLanguagesConfig, option: 'languages' },
 };
 
-/** The help texts' lines about the config. */
-export const CONFIG_HELP = `Options not given are taken from ROOT's project config, ${CONFIG_FILE} or the 'repomap' key of
-its package.json (keys: ${Object.keys(KEYS).join(', ')}).
+/** The keys of a map made in-process (`repomap map`): every key but the daemon's idle timeout. */
+export const MAP_CONFIG_KEYS: readonly ConfigKey[] = ['exclude', 'include', 'tokens', 'maxTokens', 'encoding', 'workers', 'maxFileBytes', 'languages'];
+
+/**
+ * A help text's lines about the config, naming the keys the command reads (default: every key, as a
+ * daemon reads them all): a key a command ignores is not listed as if it applied.
+ */
+export function configHelp(keys: readonly ConfigKey[] = Object.keys(KEYS) as ConfigKey[]): string {
+  return `Options not given are taken from ROOT's project config, ${CONFIG_FILE} or the 'repomap' key of
+its package.json (keys read here: ${keys.join(', ')}).
 `;
+}
 
 /**
  * The one normalisation of a project config: an object of known keys with values of the right
@@ -77,7 +88,7 @@ export function parseProjectConfig(raw: unknown, source: string): ProjectConfig 
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest(`${source}: the config must be a JSON object`);
   const config: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
-    const spec = Object.hasOwn(KEYS, key) ? KEYS[key] : undefined;
+    const spec = Object.hasOwn(KEYS, key) ? KEYS[key as ConfigKey] : undefined;
     if (!spec) throw badRequest(`${source}: unknown key '${key}' (known: ${Object.keys(KEYS).join(', ')})`);
     const expected = spec.check(value);
     if (expected) throw badRequest(`${source}: '${key}' must be ${expected}, not ${JSON.stringify(value)}`);

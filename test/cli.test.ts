@@ -260,6 +260,13 @@ test('--help tells the options', () => {
     assert.match(lines[3], /^ {2}--idle-timeout SECS {2}the daemon exits after this long without a request \(default 1800; 0 = never\)$/);
     assert.deepEqual(lines, startLines('query'));
   }
+  // Each help names the project config's keys the command reads, and none it ignores.
+  const configKeys = (command: string) => /\(keys read here: ([^)]*)\)/.exec(runCli([command, '--help']).stdout)?.[1].split(', ');
+  assert.deepEqual(configKeys('map'), ['exclude', 'include', 'tokens', 'maxTokens', 'encoding', 'workers', 'maxFileBytes', 'languages']);
+  assert.deepEqual(configKeys('symbols'), ['exclude', 'include', 'workers', 'maxFileBytes', 'languages', 'idleTimeout']);
+  assert.deepEqual(configKeys('eval'), ['exclude', 'include', 'encoding', 'workers', 'maxFileBytes', 'languages']);
+  for (const command of ['query', 'start', 'restart', 'mcp']) assert.ok(configKeys(command)?.includes('idleTimeout'), `${command} reads every key`);
+  for (const command of ['stop', 'status']) assert.equal(configKeys(command), undefined, `${command} reads no config`);
 });
 
 test('map --wait during a first index answers a partial map of what the chat file needs, marked so; the stored records are kept', () => {

@@ -7,7 +7,7 @@ import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir } from '../daemon/runtime.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
-import { CONFIG_HELP, readProjectConfig } from '../config.js';
+import { configHelp, readProjectConfig } from '../config.js';
 import { RepomapError, badRequest } from '../errors.js';
 import { missingRealPath, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
@@ -33,7 +33,7 @@ Options used when this command starts the daemon (a running daemon keeps its own
 stderr names those it does not use, with the 'repomap restart' that applies them):
 ${START_HELP}  -h, --help           show this help
 
-${CONFIG_HELP}`;
+${configHelp()}`;
 
 const STATUS_HELP = `Usage: repomap status [ROOT] [--all] [--format text|json]
 
@@ -167,7 +167,7 @@ export async function connectSaying(root: string, options: Parameters<typeof con
 export async function startCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('start', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
-    process.stdout.write(`Usage: repomap start [ROOT] [options]\n\nStarts the daemon of ROOT's repository in the background (no-op when it runs).\n\n${START_HELP}`);
+    process.stdout.write(`Usage: repomap start [ROOT] [options]\n\nStarts the daemon of ROOT's repository in the background (no-op when it runs).\n\n${START_HELP}\n${configHelp()}`);
     return 0;
   }
   const root = await startableRoot(positionals, 'start');
@@ -216,7 +216,8 @@ Stops the daemon of ROOT's repository, then starts it again with the options it 
 workers alone, and --exclude replaces its globs. The options it was not given come from the project
 config and the defaults, read anew. To drop its options: 'repomap stop ROOT', then 'repomap start ROOT'.
 
-${START_HELP}`;
+${START_HELP}
+${configHelp()}`;
 
 export async function restartCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('restart', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });

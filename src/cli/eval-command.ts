@@ -1,4 +1,4 @@
-import { CONFIG_HELP, type ProjectConfig, readProjectConfig, withProjectConfig } from '../config.js';
+import { type ProjectConfig, configHelp, readProjectConfig, withProjectConfig } from '../config.js';
 import { MAX_TOKENS, budgetFor } from '../api/request.js';
 import { badRequest } from '../errors.js';
 import { resolveRoot } from '../paths.js';
@@ -42,7 +42,7 @@ Options:
   --quiet              no progress line on stderr (it is shown only on a terminal anyway)
   -h, --help           show this help
 
-${CONFIG_HELP}`;
+${configHelp(['exclude', 'include', 'encoding', 'workers', 'maxFileBytes', 'languages'])}`;
 
 const EVAL_OPTIONS = {
   commits: { type: 'string' },

@@ -1,4 +1,4 @@
-import { CONFIG_HELP, readProjectConfig, withProjectConfig } from '../config.js';
+import { MAP_CONFIG_KEYS, configHelp, readProjectConfig, withProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
@@ -33,7 +33,7 @@ ${REQUEST_HELP}  --cache-dir DIR      where the tag cache lives (default $XDG_CA
                        skipped files in JSON's skippedFiles, as 'repomap query --verbose' does)
   -h, --help           show this help
 
-${CONFIG_HELP}`;
+${configHelp(MAP_CONFIG_KEYS)}`;
 
 const MAP_OPTIONS = {
   ...REQUEST_OPTIONS,

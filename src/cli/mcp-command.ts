@@ -2,7 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CONFIG_HELP, readProjectConfig } from '../config.js';
+import { configHelp, readProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
 import { answerMalformedMessages, createMcpServer, refuseBadArguments, refuseBeforeInitialize, withoutBlankLines } from '../mcp/server.js';
 import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
@@ -25,7 +25,7 @@ Without ROOT the server maps the folder it is started in, but not the home folde
 Options (used when this starts the daemon):
 ${START_HELP}  -h, --help           show this help
 
-${CONFIG_HELP}`;
+${configHelp()}`;
 
 export async function mcpCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('mcp', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });

@@ -1,4 +1,4 @@
-import { CONFIG_HELP } from '../config.js';
+import { configHelp } from '../config.js';
 import { badRequest } from '../errors.js';
 import { findSymbolsIn } from '../api/index.js';
 import { connectSaying } from './daemon-commands.js';
@@ -25,7 +25,7 @@ ${helpOf(SYMBOL_QUERY)}  --format FMT         text (default) or json
   --workers N          parse threads for the index (default: the cores available)
   -h, --help           show this help
 
-${CONFIG_HELP}`;
+${configHelp(['exclude', 'include', 'workers', 'maxFileBytes', 'languages', 'idleTimeout'])}`;
 
 export async function symbolsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('symbols', args, {

@@ -6,7 +6,7 @@ import { exitStatus } from '../cli/exit-status.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
 import { resolveRoot } from '../paths.js';
 import { defaultCacheDir, ensureCacheDir, sharedCacheDir } from '../store/cache-dir.js';
-import { CONFIG_HELP, readProjectConfig } from '../config.js';
+import { configHelp, readProjectConfig } from '../config.js';
 import { daemonTestOptions } from '../test-hooks.js';
 import { Daemon } from './daemon.js';
 import { createLog } from './log.js';
@@ -30,7 +30,7 @@ Options:
   --max-file-bytes N    skip files larger than N bytes (default 1048576)
   -h, --help            show this help
 
-${CONFIG_HELP}`;
+${configHelp()}`;
 
 const OPTIONS = {
   foreground: { type: 'boolean' },
