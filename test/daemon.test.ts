@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
 import { connect as connectRepo } from '../src/api/index.js';
-import type { DaemonStatus } from '../src/api/types.js';
+import type { DaemonStatus, SymbolAnswer } from '../src/api/types.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { statusReport } from '../src/cli/daemon-commands.js';
 import { buildMap } from '../src/map.js';
@@ -1531,6 +1531,64 @@ test('status counts as indexed only the source files the map counts: symlinks th
   assert.deepEqual(status.progress, { done: status.sourceFiles, total: status.sourceFiles }, 'the pass went through them all');
   await call(daemon.socket, 'shutdown');
   await daemon.exited;
+});
+
+test('a symlink to a file follows its target while the daemon runs: the target edited, deleted (a broken symlink), made again; a dangling link whose target appears; a link made meanwhile', async () => {
+  const root = gitRepo();
+  const item = join(root, 'src', 'item.ts');
+  const original = readFileSync(item, 'utf8');
+  symlinkSync('item.ts', join(root, 'src', 'alias.ts'));
+  symlinkSync('later.ts', join(root, 'src', 'dang.ts'));
+  git(root, 'add', '.');
+  git(root, 'commit', '-qm', 'links');
+  const daemon = await startDaemon(root, runtimeEnv());
+  await watchingSettled(daemon.socket);
+  /** The files defining `name` once they are `expected` (or 15 s pass), sorted. */
+  const definersUntil = async (name: string, expected: string[]): Promise<string[]> => {
+    const definers = async () => (await call<SymbolAnswer>(daemon.socket, 'symbols', { name })).definitions.map((d) => d.path).sort();
+    const deadline = Date.now() + 15_000;
+    let found = await definers();
+    while (JSON.stringify(found) !== JSON.stringify(expected) && Date.now() < deadline) {
+      await sleep(50);
+      found = await definers();
+    }
+    return found;
+  };
+  const both = ['src/alias.ts', 'src/item.ts'];
+  assert.deepEqual(await definersUntil('describeItem', both), both);
+
+  const restock = 'export function reshelveItem(item: Item): Item {\n  return item;\n}\n';
+  writeFileSync(item, original + restock);
+  assert.deepEqual(await definersUntil('reshelveItem', both), both, 'the edit of the target shows under the link');
+
+  rmSync(item);
+  assert.deepEqual(await definersUntil('describeItem', []), [], 'the deleted target takes the definitions of the link');
+  const broken = await call<RepoMap>(daemon.socket, 'map', { tokens: 4096, listSkipped: true });
+  assert.deepEqual(
+    broken.skippedFiles.filter((skip) => skip.reason === 'broken symlink').map((skip) => skip.path),
+    ['src/alias.ts', 'src/dang.ts'],
+  );
+  assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).skipped['broken symlink'], 2);
+
+  writeFileSync(item, original + restock);
+  assert.deepEqual(await definersUntil('reshelveItem', both), both, 'the target made again comes back under the link');
+  writeFileSync(join(root, 'src', 'later.ts'), 'export function laterThing(): number {\n  return 1;\n}\n');
+  const later = ['src/dang.ts', 'src/later.ts'];
+  assert.deepEqual(await definersUntil('laterThing', later), later, 'a dangling link whose target appears is indexed');
+
+  symlinkSync('cart.ts', join(root, 'src', 'basket.ts'));
+  const carts = ['src/basket.ts', 'src/cart.ts'];
+  assert.deepEqual(await definersUntil('Cart', carts), carts);
+  writeFileSync(join(root, 'src', 'cart.ts'), 'export class Trolley {}\n');
+  assert.deepEqual(await definersUntil('Trolley', carts), carts, 'a link made while the daemon runs follows its target too');
+
+  await watchingSettled(daemon.socket);
+  const params = { tokens: 4096, listSkipped: true };
+  const hot = await call<RepoMap>(daemon.socket, 'map', params);
+  const fresh = await buildMap({ root, cacheDir: tempDir(), ...params });
+  assert.deepEqual([hot.text, hot.skippedFiles], [fresh.text, fresh.skippedFiles]);
+  await call(daemon.socket, 'shutdown');
+  assert.equal(await daemon.exited, 0);
 });
 
 test('status during the cold index counts the whole tree from its listing on: files and source files stay put, the state line and the files line agree', async () => {

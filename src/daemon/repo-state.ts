@@ -100,6 +100,12 @@ export class RepoState {
     return this.states.has(path);
   }
 
+  /** Whether a path is held as a source file (see isSourceState). */
+  isSource(path: string): boolean {
+    const state = this.states.get(path);
+    return state !== undefined && isSourceState(state);
+  }
+
   paths(): string[] {
     return [...this.states.keys()];
   }

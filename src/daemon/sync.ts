@@ -14,6 +14,7 @@ import { QUERY_DIR, isQueryFolder, isQueryPath } from '../extract/user-languages
 import { publishRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import type { DaemonEngine } from './engine.js';
 import type { DaemonTimings } from './settings.js';
+import { SymlinkPaths } from './symlinks.js';
 import { RepoWatcher, isWatchLimit } from './watcher.js';
 
 export class RepoSync {
@@ -27,6 +28,8 @@ export class RepoSync {
   /** Which new paths discovery would list (replaced whenever discovery runs again). */
   private discoverable: DiscoverableFilter = Object.assign(async () => new Set<string>(), { skips: async () => false });
   private ignored = new Set<string>();
+  /** The tree's symlinks, whose targets no event names: checked again with every batch (see SymlinkPaths). */
+  private readonly symlinks = new SymlinkPaths();
   /** Settles once `discoverable` and `ignored` are those of the last discovery (rejects if they could not be found). */
   private rulesReady: Promise<void> = Promise.resolve();
   private pendingBatches = 0;
@@ -86,11 +89,13 @@ export class RepoSync {
    * matter once the watcher runs: found meanwhile, not before the first map (a second git call). A
    * folder left unwatched that the rules no longer ignore (its ignore rule gone, a file in it
    * force-added to git's index) is watched from then on. The count of files the globs left out is
-   * kept from the listing too (a file the globs leave out, created since, is not counted until the next).
+   * kept from the listing too (a file the globs leave out, created since, is not counted until the
+   * next), and so are its symlinks (see SymlinkPaths).
    */
-  private readRules({ source, leftOut }: Discovery): void {
+  private readRules({ source, leftOut, symlinks }: Discovery): void {
     const { root } = this.engine.options;
     this.engine.state.stats.leftOut = leftOut;
+    this.symlinks.reset(symlinks);
     this.rulesReady = Promise.all([discoverableFilter(root, source, this.engine.options), ignoredFolders(root, source)]).then(([discoverable, ignored]) => {
       const before = this.ignored;
       this.discoverable = discoverable;
@@ -304,6 +309,8 @@ export class RepoSync {
     const { state } = engine;
     // Events from inside a folder just left out are dropped with it.
     const candidates = [...files].filter((path) => state.has(path) || !this.isWatchIgnored(path));
+    // A link's target changed, appeared or went with no event naming the link: updated with the batch.
+    candidates.push(...(await this.symlinks.changed(engine.options.root, state, new Set(candidates))));
     // A path already indexed was discoverable and stays so (ignore rules change only with a
     // .gitignore, which re-runs discovery): only new paths are asked of git or the ignore files.
     const unknown = candidates.filter((path) => !state.has(path));
@@ -319,6 +326,7 @@ export class RepoSync {
     for (const path of candidates) if (!listed.has(path)) updates.set(path, { gone: true });
     const reconciled = performance.now();
     state.apply(updates);
+    await this.symlinks.note(engine.options.root, state, updates.keys());
     // The related graph follows now, while no request waits, unless more changes are on the way.
     // The arrays of the next one are reserved too, unless names are still being linked: the
     // warm-up reserves them once they are and the store's pages are let go of. Reserved by an

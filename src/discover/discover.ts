@@ -32,6 +32,11 @@ export interface Discovery {
   /** Those of `paths` that are neither files nor folders nor symlinks (FIFOs, sockets, devices): listed, never read. */
   special: Set<string>;
   /**
+   * Those of `paths` that are symlinks, as the folders' entries say (read anyway: no lstat more): a
+   * watcher names a changed target by its own path, not by the links that lead to it.
+   */
+  symlinks: Set<string>;
+  /**
    * How many files the exclude and include globs left out of `paths` (counted as the globs filter
    * them, at no cost): what an empty map says when they left out every file.
    */
@@ -86,16 +91,18 @@ export async function discoverFiles(root: string, options: DiscoverOptions = {})
   await refuseGitFolder(root);
   const listed = await gitFiles(root);
   const found: string[] = [];
+  const links: string[] = [];
   let paths: string[];
   if (listed) {
     // git lists the tracked files deleted since (until `git rm`), and no FIFO, socket or device:
     // both are found by reading the folders it lists files in.
-    const { special, deleted } = await checkListedFolders(root, listed);
+    const { special, symlinks, deleted } = await checkListedFolders(root, listed);
     paths = deleted.size === 0 ? listed : listed.filter((path) => !deleted.has(path));
     found.push(...special);
+    links.push(...symlinks);
     paths.push(...found);
   } else {
-    paths = await walkFiles(root, undefined, found);
+    paths = await walkFiles(root, undefined, found, links);
   }
   const fromGit = listed !== null;
   const special = new Set(found);
@@ -104,7 +111,10 @@ export async function discoverFiles(root: string, options: DiscoverOptions = {})
   const leftOut = paths.length - kept.length;
   if (fromGit) kept = await withoutOwnIgnored(root, kept);
   kept.sort(comparePaths);
-  return { paths: kept, source: fromGit ? 'git' : 'walk', special, leftOut };
+  // Only the links among the paths kept: a folder's entries include links git ignores or a glob leaves out.
+  const linked = new Set(links);
+  const symlinks = linked.size === 0 ? linked : new Set(kept.filter((path) => linked.has(path)));
+  return { paths: kept, source: fromGit ? 'git' : 'walk', special, symlinks, leftOut };
 }
 
 /**
@@ -122,10 +132,11 @@ async function withoutOwnIgnored(root: string, paths: string[]): Promise<string[
 /**
  * What reading the folders that hold git's listed files (and the root) finds: the FIFOs, sockets
  * and devices git does not ignore (nothing skipped silently: they are listed, and skipped as not
- * regular files), and the listed files that are not there (tracked files deleted since, until a
- * `git rm`; a folder that is gone takes its files with it, one that cannot be read keeps them).
+ * regular files), the symlinks among the entries (git may ignore some), and the listed files that
+ * are not there (tracked files deleted since, until a `git rm`; a folder that is gone takes its
+ * files with it, one that cannot be read keeps them).
  */
-async function checkListedFolders(root: string, listed: readonly string[]): Promise<{ special: string[]; deleted: Set<string> }> {
+async function checkListedFolders(root: string, listed: readonly string[]): Promise<{ special: string[]; symlinks: string[]; deleted: Set<string> }> {
   const namesIn = new Map<string, string[]>([['', []]]);
   for (const path of listed) {
     const slash = path.lastIndexOf('/');
@@ -135,6 +146,7 @@ async function checkListedFolders(root: string, listed: readonly string[]): Prom
     names.push(path.slice(slash + 1));
   }
   const candidates: string[] = [];
+  const symlinks: string[] = [];
   const deleted = new Set<string>();
   const absent: string[] = [];
   await Promise.all(
@@ -151,6 +163,7 @@ async function checkListedFolders(root: string, listed: readonly string[]): Prom
       for (const entry of entries) {
         present.add(entry.name);
         if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) candidates.push(pathOf(entry.name));
+        else if (entry.isSymbolicLink()) symlinks.push(pathOf(entry.name));
       }
       // Not among the entries: deleted, unless an lstat finds it (a case-insensitive file system
       // lists `foo.ts` where git's index says `Foo.ts`). Few: the lstat costs nothing on the rest.
@@ -159,14 +172,14 @@ async function checkListedFolders(root: string, listed: readonly string[]): Prom
   );
   const found = await Promise.all(absent.map((path) => lstat(join(root, path)).then(() => true, () => false)));
   absent.forEach((path, i) => found[i] || deleted.add(path));
-  if (candidates.length === 0) return { special: [], deleted };
+  if (candidates.length === 0) return { special: [], symlinks, deleted };
   const ignored = await new Promise<Set<string>>((resolve) => {
     const child = execFile('git', ['check-ignore', '-z', '--stdin'], { cwd: root, encoding: 'utf8' }, (_error, stdout) =>
       resolve(new Set(String(stdout ?? '').split('\0'))),
     );
     child.stdin?.end(candidates.join('\0') + '\0');
   });
-  return { special: candidates.filter((path) => !ignored.has(path)), deleted };
+  return { special: candidates.filter((path) => !ignored.has(path)), symlinks, deleted };
 }
 
 /** Byte-wise path order, independent of locale: the order every stage uses. */
@@ -375,7 +388,7 @@ interface IgnoreLevel {
   rules: Ignore;
 }
 
-async function walkFiles(root: string, ignoredDirs?: Set<string>, special?: string[]): Promise<string[]> {
+async function walkFiles(root: string, ignoredDirs?: Set<string>, special?: string[], symlinks?: string[]): Promise<string[]> {
   const files: string[] = [];
   const walk = async (dir: string, levels: IgnoreLevel[]): Promise<void> => {
     const absDir = join(root, dir);
@@ -402,8 +415,11 @@ async function walkFiles(root: string, ignoredDirs?: Set<string>, special?: stri
       }
       // Symlinked folders are not followed (they may lead out of the root or loop).
       if (isDir) await walk(path, here);
-      else if (entry.isFile() || entry.isSymbolicLink()) files.push(path);
-      else {
+      else if (entry.isFile()) files.push(path);
+      else if (entry.isSymbolicLink()) {
+        files.push(path);
+        symlinks?.push(path);
+      } else {
         files.push(path); // a FIFO, a socket, a device: listed, and skipped as not a regular file
         special?.push(path);
       }
