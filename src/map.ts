@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparePaths } from './discover/discover.js';
 import { ReferenceGraph } from './graph/graph.js';
@@ -20,7 +20,7 @@ import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { type StoreOptions, TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag } from './records.js';
 import type { SkipReason, SkippedFile } from './api/types.js';
-import { escapeControls, pathFromRoot, requestFilePath, requestFilePaths, resolveRoot, unreadableFile } from './paths.js';
+import { entryAt, escapeControls, pathFromRoot, requestFilePath, requestFilePaths, resolveRoot, unreadableFile } from './paths.js';
 import { badRequest } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
@@ -347,17 +347,17 @@ function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy
     if (skip?.reason === 'unreadable') throw unreadableFile(what, path, skip.detail);
     return rel;
   }
-  const linked = linkedFolderOf(index.root, rel);
-  const why = rel === '.git' || rel.startsWith('.git/')
-    ? "inside git's own folder .git, which is never indexed"
-    : linked !== undefined
-      ? `reached through the folder symlink ${escapeControls(linked.folder)}, which discovery does not follow${linked.real ? `: name it ${escapeControls(linked.real)}` : ''}`
-      : excludeMatcher(index.root, indexedBy.exclude ?? [])?.(rel)
-        ? 'excluded by --exclude or the project config'
-        : leftOutMatcher(index.root, indexedBy)?.(rel)
-          ? "not matched by the project config's include"
-          : 'ignored by git or an ignore file: .gitignore, .repomapignore, .aiderignore';
-  throw badRequest(`${what} ${escapeControls(path)} is not indexed (${why})`);
+  throw badRequest(`${what} ${escapeControls(path)} is not indexed (${whyNotListed(index.root, rel, indexedBy)})`);
+}
+
+/** Why discovery did not list a path of the root that requestFilePath found there. */
+function whyNotListed(root: string, rel: string, indexedBy: IndexedBy): string {
+  if (rel === '.git' || rel.startsWith('.git/')) return "inside git's own folder .git, which is never indexed";
+  const linked = linkedFolderOf(root, rel);
+  if (linked) return `reached through the folder symlink ${escapeControls(linked.folder)}, which discovery does not follow${linked.real ? `: name it ${escapeControls(linked.real)}` : ''}`;
+  if (excludeMatcher(root, indexedBy.exclude ?? [])?.(rel)) return 'excluded by --exclude or the project config';
+  if (leftOutMatcher(root, indexedBy)?.(rel)) return "not matched by the project config's include";
+  return 'ignored by git or an ignore file: .gitignore, .repomapignore, .aiderignore';
 }
 
 /**
@@ -368,7 +368,7 @@ function linkedFolderOf(root: string, rel: string): { folder: string; real: stri
   const parts = rel.split('/');
   for (let k = 1; k < parts.length; k++) {
     const folder = parts.slice(0, k).join('/');
-    if (!lstatSync(join(root, folder), { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    if (!entryAt(join(root, folder))?.isSymbolicLink()) continue;
     let real: string | undefined;
     try {
       real = pathFromRoot(realpathSync(root), realpathSync(join(root, rel)));
