@@ -93,3 +93,26 @@ export function describeOsCode(code: string): string {
   const description = errno === undefined ? undefined : getSystemErrorMap().get(-errno)?.[1];
   return description ? `${code}: ${description}` : code;
 }
+
+/** The most characters of a value an error message quotes (see quoted). */
+export const MAX_QUOTED = 200;
+
+/**
+ * Text from outside (a config value, a path, a line of a file) as an error message quotes it: whole
+ * when short, else its first MAX_QUOTED characters and how long it was, so a message stays one short
+ * line whatever a repository or a caller put there.
+ */
+export function quoted(text: string, max = MAX_QUOTED): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
+
+/** A value as JSON for an error message, cut as quoted cuts text (a value JSON cannot write is shown as String does). */
+export function quotedJson(value: unknown, max = MAX_QUOTED): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined; // too deep, or a cycle
+  }
+  return quoted(text ?? String(value), max);
+}
