@@ -197,7 +197,7 @@ export function prepareLanguage(lang: LanguageSpec): Promise<void> {
 /** Loads the grammars and compiles the queries of these languages in this thread now, not on first use. */
 export async function preloadLanguages(langs: readonly LanguageSpec[]): Promise<void> {
   for (const lang of langs) {
-    if (lang.grammar.runtime === 'scripts') continue;
+    if (lang.grammar.runtime === 'scripts' || lang.grammar.runtime === 'refused') continue;
     if (lang.grammar.runtime === 'wasm') await prepareLanguage(lang);
     else load(lang);
   }
@@ -227,6 +227,7 @@ export function extractTags(lang: LanguageSpec, source: string, options: Extract
     parsedAs = inner;
     parsedText = scripts.text;
   }
+  if (parsedAs.grammar.runtime === 'refused') return { ok: false, skip: 'grammar not allowed', detail: `${parsedAs.id}: grammar ${parsedAs.grammar.package} is not allowed` };
   const language = load(parsedAs);
   if (language instanceof LanguageLoadError) return { ok: false, skip: 'no grammar', detail: language.message };
   const timeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
