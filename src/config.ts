@@ -48,7 +48,7 @@ type Check = (value: unknown) => string | { parts: string } | undefined;
 export const MAX_GLOBS = 1000;
 
 const globs: Check = (value) =>
-  Array.isArray(value) && value.length <= MAX_GLOBS && value.every((item) => typeof item === 'string' && item !== '') ? undefined : `a list of at most ${MAX_GLOBS} glob strings`;
+  !Array.isArray(value) || !value.every((item) => typeof item === 'string' && item !== '') ? 'a list of glob strings' : value.length > MAX_GLOBS ? `a list of at most ${MAX_GLOBS} glob strings` : undefined;
 const whole =
   (min: number, max = Number.MAX_SAFE_INTEGER): Check =>
   (value) =>

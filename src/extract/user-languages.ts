@@ -86,7 +86,8 @@ const MAX_WASM_BYTES = 64 * 1024 * 1024;
 export function checkLanguagesConfig(value: unknown): string | undefined {
   const expected = 'an object of language ids (lower case) to { extensions, grammar, export, query, family }';
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return expected;
-  if (Object.keys(value).length > MAX_LANGUAGES) return `${expected}, at most ${MAX_LANGUAGES} of them`;
+  const count = Object.keys(value).length;
+  if (count > MAX_LANGUAGES) return `${expected}; it has ${count} languages, more than ${MAX_LANGUAGES}`;
   for (const [id, entry] of Object.entries(value)) {
     // An id is a short word: one quoted is cut shorter than other values, the message being long already.
     const name = escapeControls(quoted(id, SHORT_QUOTE));
@@ -94,9 +95,10 @@ export function checkLanguagesConfig(value: unknown): string | undefined {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return `${expected}; '${name}' is not an object`;
     for (const [key, field] of Object.entries(entry)) {
       if (key === 'extensions') {
-        if (!Array.isArray(field) || field.length === 0 || field.length > MAX_EXTENSIONS || !field.every((ext) => typeof ext === 'string' && EXTENSION.test(ext))) {
-          return `${expected}; '${name}.extensions' must be a list of at most ${MAX_EXTENSIONS} extensions such as ".foo"`;
+        if (!Array.isArray(field) || field.length === 0 || !field.every((ext) => typeof ext === 'string' && EXTENSION.test(ext))) {
+          return `${expected}; '${name}.extensions' must be a list of extensions such as ".foo"`;
         }
+        if (field.length > MAX_EXTENSIONS) return `${expected}; '${name}.extensions' lists ${field.length} extensions, more than ${MAX_EXTENSIONS}`;
       } else if (['grammar', 'export', 'query', 'family'].includes(key)) {
         if (typeof field !== 'string' || field === '') return `${expected}; '${name}.${key}' must be a non-empty string`;
       } else return `${expected}; '${name}' has an unknown key '${escapeControls(quoted(key, SHORT_QUOTE))}'`;
