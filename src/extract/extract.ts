@@ -1,5 +1,5 @@
 import Parser from 'tree-sitter';
-import { errorMessage } from '../errors.js';
+import { errorMessage, quoted } from '../errors.js';
 import type { DefTag, FileTags, RefTag } from '../records.js';
 import type { SkipReason } from '../api/types.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, noteLoaded, queryPosition, readQuerySource } from './languages.js';
@@ -227,7 +227,7 @@ export function extractTags(lang: LanguageSpec, source: string, options: Extract
     parsedAs = inner;
     parsedText = scripts.text;
   }
-  if (parsedAs.grammar.runtime === 'refused') return { ok: false, skip: 'grammar not allowed', detail: `${parsedAs.id}: grammar ${parsedAs.grammar.package} is not allowed` };
+  if (parsedAs.grammar.runtime === 'refused') return { ok: false, skip: 'grammar not allowed', detail: `${parsedAs.id}: grammar ${quoted(parsedAs.grammar.package)} is not allowed` };
   const language = load(parsedAs);
   if (language instanceof LanguageLoadError) return { ok: false, skip: 'no grammar', detail: language.message };
   const timeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;

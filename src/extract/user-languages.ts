@@ -15,7 +15,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { MAX_CONFIG_BYTES, readBounded } from '../bounded-read.js';
-import { badRequest, quoted } from '../errors.js';
+import { badRequest, describeOsCode, errorCode, isAbsent, quoted } from '../errors.js';
 import { escapeControls, shellWord } from '../paths.js';
 import { readUserConfig, userConfigFile } from '../user-config.js';
 import { BUILTIN_LANGUAGES, type GrammarSource, LANGUAGES, LanguageSet, type LanguageSpec, loadNativeGrammarAt, noteFamilies } from './languages.js';
@@ -77,6 +77,8 @@ const EXTENSION = /^\.[^/\\\s]+$/;
 /** The most languages a config may add or change, and extensions one may list: each costs a query compiled per parse thread. */
 export const MAX_LANGUAGES = 64;
 export const MAX_EXTENSIONS = 64;
+/** The longest `grammar`, `export`, `query` or `family` (a path's length on Linux): each travels with every batch to the workers. */
+const MAX_NAME_LENGTH = 4096;
 /** The most characters of a language id or key a message quotes (see quoted). */
 const SHORT_QUOTE = 80;
 /** The largest .wasm grammar read (64 MiB; the largest of tree-sitter-wasms is under 10). */
@@ -101,6 +103,7 @@ export function checkLanguagesConfig(value: unknown): string | undefined {
         if (field.length > MAX_EXTENSIONS) return `${expected}; '${name}.extensions' lists ${field.length} extensions, more than ${MAX_EXTENSIONS}`;
       } else if (['grammar', 'export', 'query', 'family'].includes(key)) {
         if (typeof field !== 'string' || field === '') return `${expected}; '${name}.${key}' must be a non-empty string`;
+        if (field.length > MAX_NAME_LENGTH) return `${expected}; '${name}.${key}' must be at most ${MAX_NAME_LENGTH} characters, not ${field.length}`;
       } else return `${expected}; '${name}' has an unknown key '${escapeControls(quoted(key, SHORT_QUOTE))}'`;
     }
     const builtin = BUILTIN_LANGUAGES.byIdOf(id);
@@ -119,13 +122,7 @@ export function checkLanguagesConfig(value: unknown): string | undefined {
  * `allowGrammars` or the user config (read only then) names it; else it is `refused`.
  */
 export function resolveLanguages(root: string, config: Readonly<Record<string, LanguageConfig>> = {}, allowGrammars: readonly string[] = []): LanguageOverride[] {
-  const queryDir = join(root, QUERY_DIR);
-  const queryFiles = new Map<string, string>();
-  if (existsSync(queryDir)) {
-    for (const file of readdirSync(queryDir).sort()) {
-      if (file.endsWith('.scm')) queryFiles.set(file.slice(0, -'.scm'.length), join(queryDir, file));
-    }
-  }
+  const queryFiles = projectQueryFiles(root);
   const ids = [...new Set([...Object.keys(config), ...queryFiles.keys()])].sort();
   const allowed = allowedGrammars(allowGrammars);
   const overrides: LanguageOverride[] = [];
@@ -156,6 +153,23 @@ export function resolveLanguages(root: string, config: Readonly<Record<string, L
     overrides.push({ id, family, extensions, ...(grammar ? { grammar } : {}), queryFiles: files, signature });
   }
   return overrides;
+}
+
+/** The query files of QUERY_DIR by language id; a QUERY_DIR that is there but cannot be listed (a file, a FIFO) is one line. */
+function projectQueryFiles(root: string): Map<string, string> {
+  const queryDir = join(root, QUERY_DIR);
+  const queryFiles = new Map<string, string>();
+  let names: string[];
+  try {
+    names = readdirSync(queryDir);
+  } catch (err) {
+    if (isAbsent(err) && !existsSync(queryDir)) return queryFiles;
+    throw badRequest(`${queryDir}: cannot be listed (${describeOsCode(errorCode(err))})`);
+  }
+  for (const file of names.sort()) {
+    if (file.endsWith('.scm')) queryFiles.set(file.slice(0, -'.scm'.length), join(queryDir, file));
+  }
+  return queryFiles;
 }
 
 /** Whether a grammar is allowed: the caller's list, else the user config's, read the first time a native grammar asks. */
