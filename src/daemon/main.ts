@@ -14,6 +14,7 @@ import { createLog } from './log.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, daemonSettings } from './settings.js';
 import type { DaemonFlags } from '../api/types.js';
 import { daemonPaths } from './runtime.js';
+import { MAX_FILE_BYTES_LIMIT } from '../api/request.js';
 
 export const DAEMON_HELP = `Usage: repomapd [ROOT] [options]
 
@@ -25,10 +26,10 @@ shared tag cache, as 'repomap map' does (REPOMAP_SHARED_CACHE; see 'repomap map 
 Options:
   --foreground          log to stderr instead of <cache dir>/daemon.log
   --idle-timeout SECS   exit after this long without a request (default ${DEFAULT_IDLE_TIMEOUT_MS / 1000}; 0 = never)
-  --workers N           parse threads (default: the cores available, ${defaultWorkerCount()})
+  --workers N           parse threads (default and most: the cores available, ${defaultWorkerCount()})
   --cache-dir DIR       where the tag cache and the log live (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
   --exclude GLOB        leave out matching paths (repeatable)
-  --max-file-bytes N    skip files larger than N bytes (default 1048576)
+  --max-file-bytes N    skip files larger than N bytes (default 1048576, at most ${MAX_FILE_BYTES_LIMIT})
 ${allowGrammarHelp(24)}  -h, --help            show this help
 
 ${configHelp()}`;

@@ -227,7 +227,10 @@ export function extractTags(lang: LanguageSpec, source: string, options: Extract
     parsedAs = inner;
     parsedText = scripts.text;
   }
-  if (parsedAs.grammar.runtime === 'refused') return { ok: false, skip: 'grammar not allowed', detail: `${parsedAs.id}: grammar ${quoted(parsedAs.grammar.package)} is not allowed` };
+  if (parsedAs.grammar.runtime === 'refused') {
+    const grammar = quoted(parsedAs.grammar.package);
+    return { ok: false, skip: 'grammar not allowed', detail: `${parsedAs.id}: native grammar ${grammar}, which the user has not allowed (--allow-grammar ${grammar})` };
+  }
   const language = load(parsedAs);
   if (language instanceof LanguageLoadError) return { ok: false, skip: 'no grammar', detail: language.message };
   const timeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
