@@ -1,12 +1,12 @@
 // The project config: `repomap.config.json` at the root, or the `repomap` key of the root's
 // package.json. One schema and one normalisation, read by every command, the daemon (which reads
 // it again when it changes) and the library. Light on purpose: the thin client loads it.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { badRequest, isAbsent } from './errors.js';
-import { resolveRoot, rootRelativeGlobs } from './paths.js';
+import { MAX_CONFIG_BYTES, parseJson, readBoundedText } from './bounded-read.js';
+import { badRequest, quoted, quotedJson } from './errors.js';
+import { escapeControls, resolveRoot, rootRelativeGlobs } from './paths.js';
 import { type LanguageConfig, checkLanguagesConfig } from './extract/user-languages.js';
-import { ENCODINGS, MAX_TOKENS } from './api/request.js';
+import { ENCODINGS, MAX_FILE_BYTES_LIMIT, MAX_TOKENS } from './api/request.js';
 
 export const CONFIG_FILE = 'repomap.config.json';
 
@@ -38,9 +38,17 @@ export interface LoadedConfig {
   source?: string;
 }
 
-type Check = (value: unknown) => string | undefined;
+/**
+ * What a key's value must be, which a message follows with the value given; `{ parts }` for a value
+ * of many parts (`languages`): what it must be and which part is not, said without the whole value.
+ */
+type Check = (value: unknown) => string | { parts: string } | undefined;
 
-const globs: Check = (value) => (Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '') ? undefined : 'a list of glob strings');
+/** The most globs `exclude` or `include` may list: each is matched against every path of the tree. */
+export const MAX_GLOBS = 1000;
+
+const globs: Check = (value) =>
+  !Array.isArray(value) || !value.every((item) => typeof item === 'string' && item !== '') ? 'a list of glob strings' : value.length > MAX_GLOBS ? `a list of at most ${MAX_GLOBS} glob strings` : undefined;
 const whole =
   (min: number, max = Number.MAX_SAFE_INTEGER): Check =>
   (value) =>
@@ -62,9 +70,15 @@ const KEYS: Readonly<Record<ConfigKey, { check: Check; option: keyof ProjectConf
   maxTokens: { check: whole(1, MAX_TOKENS), option: 'maxTokens' },
   encoding: { check: encoding, option: 'encoding' },
   workers: { check: whole(1), option: 'workers' },
-  maxFileBytes: { check: whole(1), option: 'maxFileBytes' },
+  maxFileBytes: { check: whole(1, MAX_FILE_BYTES_LIMIT), option: 'maxFileBytes' },
   idleTimeout: { check: whole(0), option: 'idleTimeoutSeconds' },
-  languages: { check: checkLanguagesConfig, option: 'languages' },
+  languages: {
+    check: (value) => {
+      const wrong = checkLanguagesConfig(value);
+      return wrong === undefined ? undefined : { parts: wrong };
+    },
+    option: 'languages',
+  },
 };
 
 /** The keys of a map made in-process (`repomap map`): every key but the daemon's idle timeout. */
@@ -89,9 +103,10 @@ export function parseProjectConfig(raw: unknown, source: string): ProjectConfig 
   const config: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     const spec = Object.hasOwn(KEYS, key) ? KEYS[key as ConfigKey] : undefined;
-    if (!spec) throw badRequest(`${source}: unknown key '${key}' (known: ${Object.keys(KEYS).join(', ')})`);
+    if (!spec) throw badRequest(`${source}: unknown key '${escapeControls(quoted(key))}' (known: ${Object.keys(KEYS).join(', ')})`);
     const expected = spec.check(value);
-    if (expected) throw badRequest(`${source}: '${key}' must be ${expected}, not ${JSON.stringify(value)}`);
+    if (typeof expected === 'string') throw badRequest(`${source}: '${key}' must be ${expected}, not ${quotedJson(value)}`);
+    if (expected) throw badRequest(`${source}: '${key}' must be ${expected.parts}`);
     config[spec.option] = Array.isArray(value) ? [...(value as string[])] : value;
   }
   return config as ProjectConfig;
@@ -99,14 +114,16 @@ export function parseProjectConfig(raw: unknown, source: string): ProjectConfig 
 
 /**
  * The root's project config: repomap.config.json if it exists, else the `repomap` key of its
- * package.json, else none. A file that is not JSON is a bad-request RepomapError naming it.
+ * package.json, else none. Both are read as readBounded reads (regular files of at most 1 MiB,
+ * inside the root once symlinks are resolved); a file that cannot be read so, or is not JSON, is a
+ * bad-request RepomapError naming it.
  */
 export function readProjectConfig(root: string): LoadedConfig {
   const file = join(root, CONFIG_FILE);
-  const own = readText(file);
+  const own = readBoundedText(file, { maxBytes: MAX_CONFIG_BYTES, root });
   if (own !== undefined) return { config: withGlobsInRoot(root, parseProjectConfig(parseJson(own, file), file), file), source: file };
   const pkgFile = join(root, 'package.json');
-  const pkg = readText(pkgFile);
+  const pkg = readBoundedText(pkgFile, { maxBytes: MAX_CONFIG_BYTES, root });
   if (pkg === undefined) return { config: {} };
   let manifest: unknown;
   try {
@@ -150,19 +167,3 @@ export async function applyProjectConfig<T extends ProjectConfig & { root: strin
   return withProjectConfig(options, readProjectConfig(await resolveRoot(options.root)).config);
 }
 
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    if (isAbsent(err)) return undefined;
-    throw badRequest(`${file}: ${(err as Error).message}`);
-  }
-}
-
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw badRequest(`${file}: not valid JSON (${(err as Error).message.split('\n')[0]})`);
-  }
-}

@@ -108,11 +108,12 @@ export function quoted(text: string, max = MAX_QUOTED): string {
 
 /** A value as JSON for an error message, cut as quoted cuts text (a value JSON cannot write is shown as String does). */
 export function quotedJson(value: unknown, max = MAX_QUOTED): string {
-  let text: string | undefined;
+  let text: string;
   try {
-    text = JSON.stringify(value);
+    text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = undefined; // too deep, or a cycle
+    // Too deep, or a cycle (only an object or a list can be either): String recurses into a list too.
+    text = Array.isArray(value) ? 'a list nested too deeply (or circular) to show' : 'an object nested too deeply (or circular) to show';
   }
-  return quoted(text ?? String(value), max);
+  return quoted(text, max);
 }

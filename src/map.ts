@@ -382,6 +382,7 @@ function linkedFolderOf(root: string, rel: string): { folder: string; real: stri
 
 const SKIP_ORDER: readonly SkipReason[] = [
   'no grammar',
+  'grammar not allowed',
   'too large',
   'binary',
   'minified',

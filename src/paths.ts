@@ -294,6 +294,12 @@ export function pathFromRoot(root: string, path: string): string | undefined {
 }
 
 /** The root's real path (a root given through a symlink compares with resolved paths only once resolved). */
+/** Whether a real path (symlinks resolved) is the root or below it, the root taken by its real path too. */
+export function isInRoot(root: string, real: string): boolean {
+  const rel = relative(realRootOf(root), real);
+  return rel === '' || isBelow(rel);
+}
+
 function realRootOf(root: string): string {
   try {
     return realpathSync(root);

@@ -64,7 +64,7 @@ test('a wrong config is one line naming the key and the file, exit 2, for every 
     [{ encoding: 'klingon' }, /repomap\.config\.json: 'encoding' must be one of cl100k_base, .*, not "klingon"$/],
     [{ idleTimeout: -1 }, /repomap\.config\.json: 'idleTimeout' must be a whole number of seconds, 0 or more, not -1$/],
     [[], /repomap\.config\.json: the config must be a JSON object$/],
-    [{ languages: { zz: { extensions: ['.zz'] } } }, /repomap\.config\.json: 'languages' must be .*; 'zz' is not a built-in language, so it needs extensions and a grammar, not \{/],
+    [{ languages: { zz: { extensions: ['.zz'] } } }, /repomap\.config\.json: 'languages' must be .*; 'zz' is not a built-in language, so it needs extensions and a grammar$/],
     // A glob outside the root would match nothing: said naming the file, before any daemon is started.
     [{ exclude: ['/elsewhere/vendor'] }, /repomap\.config\.json: exclude glob \/elsewhere\/vendor lies outside the repository root \/\S+ \(globs are matched against paths from the root\)$/],
     [{ include: ['src', '../other'] }, /repomap\.config\.json: include glob \.\.\/other lies outside the repository root \/\S+ \(globs are matched against paths from the root\)$/],

@@ -95,7 +95,7 @@ test('connect refuses a bad start option before starting a daemon', async () => 
       [{ exclude: ['('] }, /^exclude glob \(: its '\(' has no closing '\)' \(write \\\( to match a literal '\('\)$/],
       [{ cacheDir: '' }, /^cacheDir must be a folder \(a non-empty string\), not ""$/],
       [{ onStarting: true }, /^onStarting must be a function, not true$/],
-      [{ idleTimeout: 60 }, /^unknown option 'idleTimeout' of connect \(known: cacheDir, workers, exclude, idleTimeoutSeconds, onStarting\)$/],
+      [{ idleTimeout: 60 }, /^unknown option 'idleTimeout' of connect \(known: cacheDir, workers, exclude, idleTimeoutSeconds, allowGrammars, onStarting\)$/],
     ];
     for (const [options, pattern] of cases) await assert.rejects(connectLoose(root, options), badRequest(pattern), JSON.stringify(options));
     // No daemon was started: nothing was made in the runtime folder.

@@ -33,7 +33,8 @@ async function indexed(root: string, cache: string, workers: number) {
   const notices: string[] = [];
   const store = TagStore.open(cache);
   try {
-    const index = await indexRepository({ root, store, workers, ...config, onNotice: (message) => notices.push(message) });
+    // The user allows the native grammar the configs here name (a repository cannot: see hostile-config.test.ts).
+    const index = await indexRepository({ root, store, workers, ...config, allowGrammars: ['tree-sitter-python'], onNotice: (message) => notices.push(message) });
     const files = new Map(
       index.paths.map((path) => [path, { skip: store.get(path)?.skip, defs: store.outline(path)?.defs().map((def) => `${def.subkind} ${def.name}`) ?? null }]),
     );
@@ -187,7 +188,7 @@ test('a grammar that does not load (not WebAssembly) is one notice naming it; it
 
 test('a config naming a grammar that is not installed, or a query file that does not exist, is a clear error', () => {
   const root = repository({ 'q.scm': '' });
-  assert.throws(() => resolveLanguages(root, { zz: { extensions: ['.zz'], grammar: 'tree-sitter-zz', query: 'q.scm' } }), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /'tree-sitter-zz' is not installed/.test(err.message));
+  assert.throws(() => resolveLanguages(root, { zz: { extensions: ['.zz'], grammar: 'tree-sitter-zz', query: 'q.scm' } }, ['tree-sitter-zz']), (err: unknown) => err instanceof RepomapError && err.code === 'bad-request' && /'tree-sitter-zz' is not installed/.test(err.message));
   assert.throws(() => resolveLanguages(root, { zz: { extensions: ['.zz'], grammar: 'tree-sitter-python', query: 'missing.scm' } }), /cannot read its tag query .*missing\.scm/);
   assert.throws(() => parseProjectConfig({ languages: { zz: { extensions: ['zz'] } } }, 'cfg'), /'zz.extensions' must be a list of extensions/);
   assert.throws(() => parseProjectConfig({ languages: { zz: { extensions: ['.zz'] } } }, 'cfg'), /needs extensions and a grammar/);

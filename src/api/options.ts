@@ -2,7 +2,7 @@
 // checked as the daemon checks its params (request.ts's checkFields, one rule per kind), up front,
 // before any work. The command line reads the same options from its flags (cli/args.ts) and
 // refuses the same values. A leaf, as request.ts is: the thin client loads it.
-import { MAP_REQUEST, SYMBOL_QUERY, type ValueSpec, budgetFor, checkFields } from './request.js';
+import { MAP_REQUEST, MAX_FILE_BYTES_LIMIT, SYMBOL_QUERY, type ValueSpec, budgetFor, checkFields } from './request.js';
 import type { MapRequest } from './request.js';
 
 /** The options of indexing a root in this process (buildMap's and findSymbolsIn's beside the request). */
@@ -13,7 +13,8 @@ export const INDEX_OPTIONS = {
   exclude: { kind: 'globs' },
   include: { kind: 'globs' },
   workers: { kind: 'count' },
-  maxFileBytes: { kind: 'count' },
+  maxFileBytes: { kind: 'count', max: MAX_FILE_BYTES_LIMIT },
+  allowGrammars: { kind: 'strings' },
   projectConfig: { kind: 'boolean' },
   onProgress: { kind: 'function' },
   onNotice: { kind: 'function' },
@@ -26,6 +27,7 @@ export const START_OPTIONS = {
   exclude: INDEX_OPTIONS.exclude,
   // The daemon's --idle-timeout takes whole seconds.
   idleTimeoutSeconds: { kind: 'whole seconds' },
+  allowGrammars: INDEX_OPTIONS.allowGrammars,
   onStarting: { kind: 'function' },
 } as const satisfies Record<string, ValueSpec>;
 

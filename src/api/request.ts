@@ -9,6 +9,8 @@ export const DEFAULT_TOKENS = 1024;
 export const DEFAULT_MAX_TOKENS = 8192;
 /** The largest budget a request may ask for (`tokens` and `maxTokens`): it bounds one request's work. */
 export const MAX_TOKENS = 65536;
+/** The largest `maxFileBytes` (64 MiB), as a flag, a config key or an option: a file is read whole, and parsed, in memory, on each parse thread. */
+export const MAX_FILE_BYTES_LIMIT = 64 * 1024 * 1024;
 /** With no chat files the model knows nothing of the repository yet: the budget grows (Aider's map_mul_no_files). */
 export const NO_CHAT_MULTIPLIER = 8;
 export const DEFAULT_ENCODING = 'cl100k_base';

@@ -15,6 +15,7 @@ export interface PartialIndex {
 /** Why a file was not indexed. Every skip is counted and can be listed. */
 export type SkipReason =
   | 'no grammar'
+  | 'grammar not allowed'
   | 'too large'
   | 'binary'
   | 'minified'
@@ -195,4 +196,6 @@ export interface DaemonFlags {
   exclude?: readonly string[];
   maxFileBytes?: number;
   idleTimeoutSeconds?: number;
+  /** Native grammars the project config may load (--allow-grammar): the user's permission, which a restart keeps. */
+  allowGrammars?: readonly string[];
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { badRequest, errorMessage } from '../errors.js';
+import { MAX_FILE_BYTES_LIMIT } from '../api/request.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -58,6 +59,13 @@ function editDistance(a: string, b: string): number {
     }
   }
   return rows[a.length][b.length];
+}
+
+/** `--max-file-bytes`: a positive whole number, at most MAX_FILE_BYTES_LIMIT (as the config key and the library option). */
+export function maxFileBytesOption(value: string | undefined): number | undefined {
+  const bytes = integerOption(value, 'max-file-bytes');
+  if (bytes !== undefined && bytes > MAX_FILE_BYTES_LIMIT) throw badRequest(`--max-file-bytes must be at most ${MAX_FILE_BYTES_LIMIT} (64 MiB), not ${bytes}`);
+  return bytes;
 }
 
 export function integerOption(value: string | undefined, name: string): number | undefined {

@@ -254,6 +254,7 @@ function restartOptions(root: string, given: DaemonStartOptions, running: Daemon
     exclude: given.exclude?.length ? given.exclude : kept.exclude,
     idleTimeoutSeconds: given.idleTimeoutSeconds ?? kept.idleTimeoutSeconds,
     maxFileBytes: kept.maxFileBytes,
+    allowGrammars: given.allowGrammars?.length ? given.allowGrammars : kept.allowGrammars,
   };
 }
 

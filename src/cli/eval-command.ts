@@ -1,5 +1,5 @@
 import { type ProjectConfig, configHelp, readProjectConfig, withProjectConfig } from '../config.js';
-import { MAX_TOKENS, budgetFor } from '../api/request.js';
+import { MAX_FILE_BYTES_LIMIT, MAX_TOKENS, budgetFor } from '../api/request.js';
 import { badRequest } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_BUDGETS, DEFAULT_RANKERS, type EvalReport, type Ranker, formatReport, rankerByName, runEval } from '../eval/eval.js';
@@ -7,7 +7,8 @@ import { DEFAULT_COMMITS, DEFAULT_TASKS } from '../eval/git.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../indexer/indexer.js';
 import { defaultWorkerCount } from '../indexer/pool.js';
 import { DEFAULT_ENCODING } from '../pack/tokens.js';
-import { type OptionSpec, choiceOption, folderOption, globsOption, integerOption, isPositiveWholeNumber, parseCommandArgs } from './args.js';
+import { type OptionSpec, choiceOption, folderOption, globsOption, integerOption, isPositiveWholeNumber, maxFileBytesOption, parseCommandArgs } from './args.js';
+import { ALLOW_GRAMMAR_OPTION, allowGrammarHelp, allowGrammarsOf } from './start-options.js';
 
 export const EVAL_HELP = `Usage: repomap eval [ROOT] [options]
 
@@ -37,9 +38,9 @@ Options:
   --format FMT         text (default) or json (every task with its scores)
   --cache-dir DIR      keep the tag cache here across runs (default: inside the scratch folder);
                        one run at a time: a second run on the same folder is refused
-  --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES})
-  --workers N          parse threads (default ${defaultWorkerCount()})
-  --quiet              no progress line on stderr (it is shown only on a terminal anyway)
+  --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES}, at most ${MAX_FILE_BYTES_LIMIT})
+  --workers N          parse threads (default and most: the cores available, ${defaultWorkerCount()})
+${allowGrammarHelp()}  --quiet              no progress line on stderr (it is shown only on a terminal anyway)
   -h, --help           show this help
 
 ${configHelp(['exclude', 'include', 'encoding', 'workers', 'maxFileBytes', 'languages'])}`;
@@ -58,6 +59,7 @@ const EVAL_OPTIONS = {
   'cache-dir': { type: 'string' },
   'max-file-bytes': { type: 'string' },
   workers: { type: 'string' },
+  ...ALLOW_GRAMMAR_OPTION,
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } satisfies OptionSpec;
@@ -87,7 +89,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     {
       exclude: globsOption(values.exclude, 'exclude'),
       encoding: values.encoding,
-      maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
+      maxFileBytes: maxFileBytesOption(values['max-file-bytes']),
       workers: integerOption(values.workers, 'workers'),
     },
     readProjectConfig(await resolveRoot(root)).config,
@@ -107,6 +109,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
     maxFileBytes: configured.maxFileBytes,
     workers: configured.workers ?? defaultWorkerCount(),
+    ...allowGrammarsOf(values),
     onTask: progress.update,
     onNotice: (message) => process.stderr.write(message + '\n'),
   });

@@ -5,7 +5,9 @@ import { defaultWorkerCount } from '../indexer/pool.js';
 import { buildMap, publicMap } from '../map.js';
 import { resolveRoot } from '../paths.js';
 import { printDetails } from './details.js';
-import { type OptionSpec, folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
+import { type OptionSpec, folderOption, globsOption, integerOption, maxFileBytesOption, parseCommandArgs } from './args.js';
+import { ALLOW_GRAMMAR_OPTION, allowGrammarHelp, allowGrammarsOf } from './start-options.js';
+import { MAX_FILE_BYTES_LIMIT } from '../api/request.js';
 import { progressReporter } from './progress.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
@@ -25,10 +27,10 @@ ${REQUEST_HELP}  --cache-dir DIR      where the tag cache lives (default $XDG_CA
                        any depth (vendor, *.gen.ts), one with a slash paths from ROOT (src/gen/**,
                        ./vendor); an absolute path must be inside ROOT and is taken from it
                        ($PWD/vendor is ./vendor); a folder excludes what is in it
-  --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES})
-  --workers N          parse threads (default: the cores available, ${defaultWorkerCount()}); 1 parses in
-                       this thread, and on one parse thread past 1,000 files
-  --quiet              no progress line on stderr (it is shown only on a terminal anyway)
+  --max-file-bytes N   skip files larger than N bytes (default ${DEFAULT_MAX_FILE_BYTES}, at most ${MAX_FILE_BYTES_LIMIT})
+  --workers N          parse threads (default and most: the cores available, ${defaultWorkerCount()}); 1 parses
+                       in this thread, and on one parse thread past 1,000 files
+${allowGrammarHelp()}  --quiet              no progress line on stderr (it is shown only on a terminal anyway)
   --verbose            list skipped files, indexing counts and peak memory on stderr (and the
                        skipped files in JSON's skippedFiles, as 'repomap query --verbose' does)
   -h, --help           show this help
@@ -41,6 +43,7 @@ const MAP_OPTIONS = {
   exclude: { type: 'string', multiple: true },
   'max-file-bytes': { type: 'string' },
   workers: { type: 'string' },
+  ...ALLOW_GRAMMAR_OPTION,
   quiet: { type: 'boolean', short: 'q' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -62,8 +65,9 @@ export async function mapCommand(args: string[]): Promise<number> {
       ...request,
       root,
       exclude: globsOption(values.exclude, 'exclude'),
-      maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
+      maxFileBytes: maxFileBytesOption(values['max-file-bytes']),
       workers: integerOption(values.workers, 'workers'),
+      ...allowGrammarsOf(values),
     },
     readProjectConfig(root).config,
   );

@@ -7,6 +7,7 @@ import { DEFAULT_SYMBOL_LIMIT, renderSymbols } from '../symbols.js';
 import { type SymbolAnswer } from '../api/types.js';
 import { choiceOption, folderOption, globsOption, integerOption, parseCommandArgs } from './args.js';
 import { fieldsFromOptions, helpOf, optionsOf } from './request-options.js';
+import { ALLOW_GRAMMAR_OPTION, allowGrammarHelp, allowGrammarsOf } from './start-options.js';
 import { SYMBOL_QUERY, type SymbolQuery } from '../api/request.js';
 
 export const SYMBOLS_HELP = `Usage: repomap symbols NAME [ROOT] [options]
@@ -22,8 +23,8 @@ ${helpOf(SYMBOL_QUERY)}  --format FMT         text (default) or json
   --daemon             ask ROOT's daemon (started if needed) instead of indexing in this process
   --cache-dir DIR      the tag cache (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
   --exclude GLOB       leave out matching paths (repeatable)
-  --workers N          parse threads for the index (default: the cores available)
-  -h, --help           show this help
+  --workers N          parse threads for the index (default and most: the cores available)
+${allowGrammarHelp()}  -h, --help           show this help
 
 ${configHelp(['exclude', 'include', 'workers', 'maxFileBytes', 'languages', 'idleTimeout'])}`;
 
@@ -35,6 +36,7 @@ export async function symbolsCommand(args: string[]): Promise<number> {
     'cache-dir': { type: 'string' },
     exclude: { type: 'string', multiple: true },
     workers: { type: 'string' },
+    ...ALLOW_GRAMMAR_OPTION,
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -47,7 +49,7 @@ export async function symbolsCommand(args: string[]): Promise<number> {
   const format = choiceOption(values.format, 'format', ['text', 'json'] as const, 'text');
   const query: SymbolQuery = { prefix: false, limit: DEFAULT_SYMBOL_LIMIT, ...fieldsFromOptions(SYMBOL_QUERY, values), name };
   const cacheDir = folderOption(values['cache-dir'], 'cache-dir');
-  const index = { cacheDir, exclude: globsOption(values.exclude, 'exclude'), workers: integerOption(values.workers, 'workers') };
+  const index = { cacheDir, exclude: globsOption(values.exclude, 'exclude'), workers: integerOption(values.workers, 'workers'), ...allowGrammarsOf(values) };
   let answer: SymbolAnswer;
   if (values.daemon) {
     const repo = await connectSaying(dir ?? '.', index);

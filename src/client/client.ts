@@ -111,6 +111,8 @@ export interface StartOptions {
   workers?: number;
   exclude?: readonly string[];
   idleTimeoutSeconds?: number;
+  /** Native grammars the project config may load (the user's permission: see resolveLanguages). */
+  allowGrammars?: readonly string[];
   /** Called once when a daemon has to be started. */
   onStarting?: () => void;
 }
@@ -140,7 +142,9 @@ export async function connectOrStart(root: string, options: DaemonStartOptions =
 }
 
 function hasStartOptions(options: StartOptions): boolean {
-  return options.cacheDir !== undefined || options.workers !== undefined || (options.exclude ?? []).length > 0 || options.idleTimeoutSeconds !== undefined;
+  return (
+    options.cacheDir !== undefined || options.workers !== undefined || (options.exclude ?? []).length > 0 || options.idleTimeoutSeconds !== undefined || (options.allowGrammars ?? []).length > 0
+  );
 }
 
 /**
@@ -164,6 +168,11 @@ export function ignoredOptions(root: string, options: StartOptions, status: Daem
   single('--workers', options.workers, status.workers);
   single('--cache-dir', options.cacheDir === undefined ? undefined : resolve(options.cacheDir), status.cacheDir);
   single('--idle-timeout', options.idleTimeoutSeconds, status.idleTimeoutSeconds);
+  const allowed = options.allowGrammars ?? [];
+  const running = status.startedWith.allowGrammars ?? [];
+  if (allowed.some((name) => !running.includes(name))) {
+    differ.push(`${commandLine(optionWords('--allow-grammar', allowed))} (it uses: ${commandLine(optionWords('--allow-grammar', running)) || 'none'})`);
+  }
   if (differ.length === 0) return undefined;
   const restart = commandLine(['repomap', 'restart', root, ...startFlags(options)]);
   return `the daemon for ${root} already runs and keeps the options it was started with, not ${differ.join(', ')}; to apply them: ${restart}`;
@@ -193,6 +202,7 @@ function startFlags(options: DaemonStartOptions): string[] {
     ...optionWords('--cache-dir', [options.cacheDir]),
     ...optionWords('--idle-timeout', [options.idleTimeoutSeconds]),
     ...optionWords('--max-file-bytes', [options.maxFileBytes]),
+    ...optionWords('--allow-grammar', options.allowGrammars ?? []),
   ];
 }
 

@@ -216,7 +216,7 @@ export class DaemonEngine {
   languagesChanged(): boolean {
     const key = (languages: readonly LanguageOverride[]) => languages.map((lang) => `${lang.id}:${lang.signature}`).join(' ');
     try {
-      return key(resolveLanguages(this.options.root, this.options.languages)) !== key(this.reconciler.languageOverrides);
+      return key(resolveLanguages(this.options.root, this.options.languages, this.options.allowGrammars)) !== key(this.reconciler.languageOverrides);
     } catch {
       return true; // they cannot be read now: reloadLanguages says why
     }

@@ -1,9 +1,10 @@
 // repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
 import { join } from 'node:path';
-import { folderOption, globsOption, idleTimeoutOption, integerOption, parseCommandArgs } from '../cli/args.js';
+import { folderOption, globsOption, idleTimeoutOption, integerOption, maxFileBytesOption, parseCommandArgs } from '../cli/args.js';
 import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
 import { exitStatus } from '../cli/exit-status.js';
-import { defaultWorkerCount } from '../indexer/pool.js';
+import { defaultWorkerCount, workersNotice } from '../indexer/pool.js';
+import { ALLOW_GRAMMAR_OPTION, allowGrammarHelp, allowGrammarsOf } from '../cli/start-options.js';
 import { resolveRoot } from '../paths.js';
 import { defaultCacheDir, ensureCacheDir, sharedCacheDir } from '../store/cache-dir.js';
 import { configHelp, readProjectConfig } from '../config.js';
@@ -13,6 +14,7 @@ import { createLog } from './log.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, daemonSettings } from './settings.js';
 import type { DaemonFlags } from '../api/types.js';
 import { daemonPaths } from './runtime.js';
+import { MAX_FILE_BYTES_LIMIT } from '../api/request.js';
 
 export const DAEMON_HELP = `Usage: repomapd [ROOT] [options]
 
@@ -24,11 +26,11 @@ shared tag cache, as 'repomap map' does (REPOMAP_SHARED_CACHE; see 'repomap map 
 Options:
   --foreground          log to stderr instead of <cache dir>/daemon.log
   --idle-timeout SECS   exit after this long without a request (default ${DEFAULT_IDLE_TIMEOUT_MS / 1000}; 0 = never)
-  --workers N           parse threads (default: the cores available, ${defaultWorkerCount()})
+  --workers N           parse threads (default and most: the cores available, ${defaultWorkerCount()})
   --cache-dir DIR       where the tag cache and the log live (default $XDG_CACHE_HOME/repomap/<hash of ROOT>)
   --exclude GLOB        leave out matching paths (repeatable)
-  --max-file-bytes N    skip files larger than N bytes (default 1048576)
-  -h, --help            show this help
+  --max-file-bytes N    skip files larger than N bytes (default 1048576, at most ${MAX_FILE_BYTES_LIMIT})
+${allowGrammarHelp(24)}  -h, --help            show this help
 
 ${configHelp()}`;
 
@@ -39,6 +41,7 @@ const OPTIONS = {
   'cache-dir': { type: 'string' },
   exclude: { type: 'string', multiple: true },
   'max-file-bytes': { type: 'string' },
+  ...ALLOW_GRAMMAR_OPTION,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -58,14 +61,17 @@ export async function daemonMain(argv: string[]): Promise<number> {
       cacheDir: folderOption(values['cache-dir'], 'cache-dir'),
       workers: integerOption(values.workers, 'workers'),
       exclude: globsOption(values.exclude, 'exclude'),
-      maxFileBytes: integerOption(values['max-file-bytes'], 'max-file-bytes'),
+      maxFileBytes: maxFileBytesOption(values['max-file-bytes']),
       idleTimeoutSeconds,
+      ...allowGrammarsOf(values),
     };
     const cacheDir = flags.cacheDir ?? defaultCacheDir(root);
     ensureCacheDir(cacheDir);
     const daemonLog = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
     log = daemonLog;
     const { config } = readProjectConfig(root);
+    const tooMany = workersNotice(flags.workers ?? config.workers);
+    if (tooMany) daemonLog(tooMany);
     const shared = sharedCacheDir(flags.cacheDir !== undefined);
     const daemon = await Daemon.start({
       root,

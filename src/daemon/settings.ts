@@ -3,7 +3,7 @@
 import { type ProjectConfig, withProjectConfig } from '../config.js';
 import { type ExtractSettings } from '../indexer/indexer.js';
 import type { StoreOptions } from '../store/store.js';
-import { defaultWorkerCount } from '../indexer/pool.js';
+import { boundedWorkerCount, defaultWorkerCount } from '../indexer/pool.js';
 import type { DaemonPaths } from './runtime.js';
 import type { DaemonFlags } from '../api/types.js';
 
@@ -66,11 +66,13 @@ export interface DaemonOptions extends DaemonSettings {
 export function daemonSettings(flags: DaemonFlags, config: ProjectConfig): DaemonSettings {
   const merged = withProjectConfig<ProjectConfig>({ ...flags }, config);
   return {
-    workers: merged.workers ?? defaultWorkerCount(),
+    workers: boundedWorkerCount(merged.workers ?? defaultWorkerCount()),
     exclude: merged.exclude ?? [],
     include: merged.include ?? [],
     ...(merged.maxFileBytes !== undefined ? { maxFileBytes: merged.maxFileBytes } : {}),
     ...(merged.languages !== undefined ? { languages: merged.languages } : {}),
+    // The user's permission comes from the command line (or the user config), never the project config.
+    ...(flags.allowGrammars?.length ? { allowGrammars: flags.allowGrammars } : {}),
     idleTimeoutMs: (merged.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_MS / 1000) * 1000,
   };
 }

@@ -12,7 +12,7 @@ import { ReferenceGraph } from '../graph/graph.js';
 import { EMPTY_NAMES } from '../graph/nodes.js';
 import { isMultiWordIdentifier } from '../graph/identifiers.js';
 import { indexRepository, type RepoIndex } from '../indexer/indexer.js';
-import { createRunner, type ParseRunner } from '../indexer/pool.js';
+import { createRunner, type ParseRunner, workersNotice } from '../indexer/pool.js';
 import { packedMap } from '../map.js';
 import { makeFolder, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { comparePaths } from '../discover/discover.js';
@@ -113,6 +113,8 @@ export interface EvalOptions extends TaskOptions {
   cacheDir?: string;
   workers?: number;
   maxFileBytes?: number;
+  /** Native grammars the user allows a project's languages to load (see resolveLanguages). */
+  allowGrammars?: readonly string[];
   /** Where the scratch folder is made (default: the system's temporary folder). */
   scratchBase?: string;
   onTask?: (done: number, total: number, task: EvalTask) => void;
@@ -250,6 +252,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   try {
     // Two runs writing one tag cache from checkouts of different commits spoil each other's maps.
     if (options.cacheDir !== undefined) cacheLock = lockCache(options.cacheDir);
+    const tooMany = workersNotice(options.workers);
+    if (tooMany) options.onNotice?.(tooMany);
     runner = createRunner(options.workers ?? 1);
     store = TagStore.open(options.cacheDir ?? `${scratch.dir}/cache`, { onNotice: options.onNotice });
     const graph = new ReferenceGraph();
@@ -268,6 +272,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         exclude,
         include,
         maxFileBytes: options.maxFileBytes,
+        allowGrammars: options.allowGrammars,
         onNotice: options.onNotice,
       });
       // The graph follows the tree file by file: only changed files move their edges.

@@ -1,5 +1,5 @@
 import Parser from 'tree-sitter';
-import { errorMessage } from '../errors.js';
+import { errorMessage, quoted } from '../errors.js';
 import type { DefTag, FileTags, RefTag } from '../records.js';
 import type { SkipReason } from '../api/types.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, noteLoaded, queryPosition, readQuerySource } from './languages.js';
@@ -197,7 +197,7 @@ export function prepareLanguage(lang: LanguageSpec): Promise<void> {
 /** Loads the grammars and compiles the queries of these languages in this thread now, not on first use. */
 export async function preloadLanguages(langs: readonly LanguageSpec[]): Promise<void> {
   for (const lang of langs) {
-    if (lang.grammar.runtime === 'scripts') continue;
+    if (lang.grammar.runtime === 'scripts' || lang.grammar.runtime === 'refused') continue;
     if (lang.grammar.runtime === 'wasm') await prepareLanguage(lang);
     else load(lang);
   }
@@ -226,6 +226,10 @@ export function extractTags(lang: LanguageSpec, source: string, options: Extract
     if (!inner) return { ok: false, skip: 'no grammar', detail: `${lang.id}: no language for its script blocks` };
     parsedAs = inner;
     parsedText = scripts.text;
+  }
+  if (parsedAs.grammar.runtime === 'refused') {
+    const grammar = quoted(parsedAs.grammar.package);
+    return { ok: false, skip: 'grammar not allowed', detail: `${parsedAs.id}: native grammar ${grammar}, which the user has not allowed (--allow-grammar ${grammar})` };
   }
   const language = load(parsedAs);
   if (language instanceof LanguageLoadError) return { ok: false, skip: 'no grammar', detail: language.message };

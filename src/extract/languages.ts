@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { MAX_CONFIG_BYTES, readBounded } from '../bounded-read.js';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { packageRoot } from '../paths.js';
@@ -10,11 +10,14 @@ const require = createRequire(import.meta.url);
  * WebAssembly grammar run by web-tree-sitter, for languages without a native package that
  * installs cleanly from the registry. `scripts`: a single-file component (Vue, Svelte) whose
  * `<script>` blocks are parsed with another language's grammar and query, chosen by their `lang`.
+ * `refused`: a native grammar a project config names that the user has not allowed (see
+ * user-languages.ts): never loaded, its files are skipped as 'grammar not allowed'.
  */
 export type GrammarSource =
   | { runtime: 'native'; package: string; load: () => unknown }
   | { runtime: 'wasm'; package: string; file: () => string }
-  | { runtime: 'scripts'; package: string; typescript: string; javascript: string };
+  | { runtime: 'scripts'; package: string; typescript: string; javascript: string }
+  | { runtime: 'refused'; package: string };
 
 /** A language the extractor knows: which files are written in it, its grammar and its tag query. */
 export interface LanguageSpec {
@@ -412,9 +415,19 @@ export function languageById(id: string): LanguageSpec | undefined {
   return BUILTIN_LANGUAGES.byIdOf(id);
 }
 
-/** The text of a language's tag query: its files joined by newlines (see queryPosition). */
+/**
+ * The text of a language's tag query: its files joined by newlines (see queryPosition). Each read
+ * bounded (a project's were checked to lie in its root when its languages were resolved).
+ */
 export function readQuerySource(lang: LanguageSpec): string {
-  return lang.queryFiles.map((file) => readFileSync(file, 'utf8')).join('\n');
+  return lang.queryFiles.map((file) => queryBytes(file).toString('utf8')).join('\n');
+}
+
+/** A query file's bytes, read as readBounded reads (one that is gone is an error here: it was there when resolved). */
+function queryBytes(file: string): Buffer {
+  const bytes = readBounded(file, { maxBytes: MAX_CONFIG_BYTES });
+  if (bytes === undefined) throw new Error(`${file}: no such file`);
+  return bytes;
 }
 
 /**
@@ -424,7 +437,7 @@ export function readQuerySource(lang: LanguageSpec): string {
 export function queryPosition(lang: LanguageSpec, offset: number): { file: string; line: number; column: number } {
   let start = 0;
   for (const [i, file] of lang.queryFiles.entries()) {
-    const bytes = readFileSync(file);
+    const bytes = queryBytes(file);
     const end = start + bytes.length;
     if (offset <= end || i === lang.queryFiles.length - 1) {
       const lines = bytes.subarray(0, Math.max(0, offset - start)).toString('utf8').split('\n');

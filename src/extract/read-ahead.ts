@@ -1,5 +1,6 @@
-import { closeSync, openSync, read, readSync } from 'node:fs';
+import { closeSync, openSync, read } from 'node:fs';
 import { join } from 'node:path';
+import { readUpTo } from '../bounded-read.js';
 
 /**
  * Files read ahead of the one being parsed: a read's callback runs when the parsing thread turns
@@ -161,7 +162,7 @@ function readInto(file: string, buffer: Buffer, length: number): Promise<number>
 }
 
 /** The thread's read buffer: grown to the largest file read, never shrunk (files past maxFileBytes are not read). */
-let readBuffer = Buffer.allocUnsafe(1 << 20);
+let readBuffer: Buffer = Buffer.allocUnsafe(1 << 20);
 
 /**
  * A file's bytes, read in place into the thread's read buffer (valid until the next call). Into
@@ -171,17 +172,9 @@ let readBuffer = Buffer.allocUnsafe(1 << 20);
 export function readWhole(file: string): Buffer {
   const fd = openSync(file, 'r');
   try {
-    let length = 0;
-    for (;;) {
-      if (length === readBuffer.length) {
-        const grown = Buffer.allocUnsafe(readBuffer.length * 2);
-        readBuffer.copy(grown);
-        readBuffer = grown;
-      }
-      const read = readSync(fd, readBuffer, length, readBuffer.length - length, null);
-      if (read === 0) return readBuffer.subarray(0, length);
-      length += read;
-    }
+    const read = readUpTo(fd, readBuffer);
+    readBuffer = read.buffer;
+    return read.buffer.subarray(0, read.length);
   } finally {
     closeSync(fd);
   }

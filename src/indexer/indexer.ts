@@ -4,7 +4,7 @@ import { ImportLookup } from '../resolve/imports.js';
 import { type DiscoverOptions, comparePaths, discoverFiles, leftOutMatcher } from '../discover/discover.js';
 import { type FileJob, type FileStat, type IndexFileOptions, tooLargeRecord } from '../extract/file.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } from '../extract/languages.js';
-import { type LanguageConfig, type LanguageOverride, languageSet, resolveLanguages } from '../extract/user-languages.js';
+import { type LanguageConfig, type LanguageOverride, languageSet, refusedGrammarNotices, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
 import { GitBlobs, blobId } from './git-index.js';
@@ -12,7 +12,7 @@ import type { Outline } from '../store/outline.js';
 import { type FileRecord, statMatches, statOf } from '../records.js';
 import type { SkipReason, SkippedFile } from '../api/types.js';
 import { importantFiles } from '../important.js';
-import { type ParseRunner, type RunnerOptions, createRunner } from './pool.js';
+import { type ParseRunner, type RunnerOptions, createRunner, workersNotice } from './pool.js';
 import { STAT_CHUNK, isFileStat, statAll, statSkip, statTaken } from './stat.js';
 import { ParseQueue } from './parse-queue.js';
 import { type NamesOf, prioritize } from './priority.js';
@@ -44,6 +44,8 @@ export interface ExtractSettings {
   publishReleaseEvery?: number;
   /** The project config's languages (see resolveLanguages; .repomap/queries/ is read as well). */
   languages?: Readonly<Record<string, LanguageConfig>>;
+  /** Native grammars the user allows the project config to load (beside the user config's; see resolveLanguages). */
+  allowGrammars?: readonly string[];
   /** Receives one-line notices: a language whose grammar or query failed to load, once per pass. */
   onNotice?: (message: string) => void;
 }
@@ -155,7 +157,9 @@ export class Reconciler {
   ) {
     this.publishReleaseEvery = settings.publishReleaseEvery ?? PUBLISH_RELEASE_EVERY;
     this.onNotice = settings.onNotice;
-    const overrides = settings.languageOverrides ?? resolveLanguages(root, settings.languages);
+    const overrides = settings.languageOverrides ?? resolveLanguages(root, settings.languages, settings.allowGrammars);
+    // Said when the languages are read, not when another reconciler's are taken over.
+    if (!settings.languageOverrides) for (const notice of refusedGrammarNotices(overrides)) this.onNotice?.(notice);
     this.languages = languageSet(overrides);
     this.extract = {
       maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
@@ -491,6 +495,8 @@ export class Reconciler {
  */
 export async function indexRepository(options: IndexOptions): Promise<RepoIndex> {
   const { root, store } = options;
+  const tooMany = options.runner ? undefined : workersNotice(options.workers);
+  if (tooMany) options.onNotice?.(tooMany);
   const runner = options.runner ?? createRunner(options.workers ?? 1, options.runnerOptions);
   let reconciler: Reconciler;
   let index: RepoIndex;

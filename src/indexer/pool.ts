@@ -49,6 +49,21 @@ export function defaultWorkerCount(): number {
   return Math.max(1, availableParallelism());
 }
 
+/**
+ * The parse threads asked for `workers` get: at most the cores available (a config's `workers`, a
+ * flag, an option alike). More would only contend, each holding its parsers and buffers: a
+ * repository's `"workers": 1000000` would start threads until memory ran out.
+ */
+export function boundedWorkerCount(workers: number): number {
+  return Math.min(workers, defaultWorkerCount());
+}
+
+/** The notice of a `workers` above the cores available (see boundedWorkerCount); undefined when within them. */
+export function workersNotice(workers: number | undefined): string | undefined {
+  const cores = defaultWorkerCount();
+  return workers !== undefined && workers > cores ? `repomap: workers: ${workers} is more than the ${cores} cores available; using ${cores}` : undefined;
+}
+
 export interface RunnerOptions {
   /** A one-worker runner's files parsed in this thread before one thread takes the rest (IN_THREAD_FILES). */
   inThreadFiles?: number;
@@ -69,7 +84,8 @@ const IN_THREAD_FILES = 1000;
 
 /** One worker: a runner that parses in this thread, then on one thread past IN_THREAD_FILES; more: a pool. */
 export function createRunner(workers: number, options: RunnerOptions = {}): ParseRunner {
-  return workers <= 1 ? new OneWorkerRunner(options) : new PoolRunner(workers, options);
+  const threads = boundedWorkerCount(workers);
+  return threads <= 1 ? new OneWorkerRunner(options) : new PoolRunner(threads, options);
 }
 
 /**

@@ -86,6 +86,7 @@ const REPO_STATUS_OUTPUT = {
     exclude: z.array(z.string()).optional(),
     maxFileBytes: z.number().int().optional(),
     idleTimeoutSeconds: z.number().optional(),
+    allowGrammars: z.array(z.string()).optional(),
   }),
 } satisfies Record<keyof DaemonStatus, z.ZodTypeAny>;
 
