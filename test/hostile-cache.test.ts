@@ -83,14 +83,20 @@ function overwriteStart(file: string, bytes: Buffer): void {
   writeFileSync(file, content);
 }
 
+/** A filled shared cache damaged in each of item 8's ways in turn, and the environment that uses it. */
+async function* damagedSharedCaches(): AsyncGenerator<{ damage: string; shared: string; env: NodeJS.ProcessEnv }> {
+  for (const [damage, apply] of Object.entries(DAMAGE)) {
+    const shared = await filledSharedCache();
+    apply(join(shared, 'shared.lmdb', 'data.mdb'));
+    yield { damage, shared, env: envWith(shared) };
+  }
+}
+
 /** The notices of a command's stderr about the shared cache. */
 const sharedNotices = (stderr: string) => stderr.split('\n').filter((line) => line.includes('shared tag cache'));
 
 test('item 8: a damaged shared tag cache (truncated, zeroed or random first pages) is moved aside with one notice, and every map works', async () => {
-  for (const [damage, apply] of Object.entries(DAMAGE)) {
-    const shared = await filledSharedCache();
-    apply(join(shared, 'shared.lmdb', 'data.mdb'));
-    const env = envWith(shared);
+  for await (const { damage, shared, env } of damagedSharedCaches()) {
     // Another repository, which never used the shared cache.
     const other = committedRepo({ 'n.py': 'def other_function(y):\n    return y\n' });
     const result = await repomap(['map', other, '--tokens', '512'], env);
@@ -104,15 +110,13 @@ test('item 8: a damaged shared tag cache (truncated, zeroed or random first page
     const again = await repomap(['map', cloneOf(other), '--tokens', '512', '--verbose'], env);
     assertExitedCleanly(again, `a second map after the shared cache ${damage} was moved aside`);
     assert.deepEqual(sharedNotices(again.stderr), [], `${damage}: the fresh cache is not damaged`);
+    assert.match(again.stderr, / 1 from the shared cache/, damage);
     assert.match(again.stdout, /other_function/);
   }
 });
 
 test('item 8: the daemon of a fresh root starts and answers with a damaged shared tag cache, and its log says what was moved aside', async () => {
-  for (const [damage, apply] of Object.entries(DAMAGE)) {
-    const shared = await filledSharedCache();
-    apply(join(shared, 'shared.lmdb', 'data.mdb'));
-    const env = envWith(shared);
+  for await (const { damage, env } of damagedSharedCaches()) {
     const root = committedRepo({ 'q.py': 'def queried_function(z):\n    return z\n' });
     daemons.set(root, env);
     const cacheDir = tempDir('repomap-cache-');
