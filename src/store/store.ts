@@ -177,8 +177,7 @@ export class TagStore {
    * would go on writing into it.
    */
   static async rebuild(failed: TagStore, error: unknown, options: StoreOptions = {}): Promise<TagStore> {
-    // A failed store may not close cleanly: it is moved aside all the same.
-    await failed.close().catch(() => {});
+    await failed.close().catch(() => {}); // a failed store may not close cleanly: it is moved aside all the same
     const reason = errorMessage(error);
     options.onNotice?.(`repomap: ${reason}; ${moveAside(join(failed.dir, TAG_STORE_FOLDER), 'tag cache')}, rebuilding it from the source files`);
     return TagStore.fresh(failed.dir, failed.shared);
