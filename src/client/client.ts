@@ -225,10 +225,10 @@ if [ "$status" -gt 128 ]; then
 fi
 exit "$status"`;
 
-/** How the daemon's shell (see WATCH_SCRIPT) ended: the daemon's exit status, or the signal that killed it. */
-function exitReason(code: number | null): string {
-  const signal = code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined;
-  return signal ? `it was killed by ${signal}` : `it exited with status ${code}`;
+/** How the daemon's shell (see WATCH_SCRIPT) ended: the daemon's exit status, or the signal that killed it (or the shell). */
+function exitReason(code: number | null, signal: NodeJS.Signals | null): string {
+  const killedBy = signal ?? (code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined);
+  return killedBy ? `it was killed by ${killedBy}` : `it exited with status ${code}`;
 }
 
 /** Starts a daemon in the background and waits until it listens; its error, if it fails. */
@@ -241,7 +241,7 @@ export async function startDaemon(root: string, paths: DaemonPaths, options: Dae
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   let exited: string | undefined;
-  child.once('exit', (code) => (exited = exitReason(code)));
+  child.once('exit', (code, signal) => (exited = exitReason(code, signal)));
 
   const deadline = Date.now() + START_TIMEOUT_MS;
   try {
