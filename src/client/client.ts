@@ -2,12 +2,15 @@
 // it. Loads no tree-sitter, no LMDB and no graph, so `repomap query` starts fast.
 import { spawn } from 'node:child_process';
 import { type Socket, connect } from 'node:net';
+import { constants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RepomapError, badRequest, errorMessage } from '../errors.js';
 import { MAX_REQUEST_BYTES, type RpcResponse, errorFromRpc } from '../daemon/protocol.js';
 import { type DaemonFlags, type DaemonStatus } from '../api/types.js';
 import { type DaemonPaths, checkRuntimeDir, checkSocket, daemonPaths } from '../daemon/runtime.js';
+import { daemonLogFile } from '../daemon/log.js';
+import { defaultCacheDir } from '../store/cache-dir.js';
 import { refuseGitFolder, rootRelativeGlobs, shellWord } from '../paths.js';
 
 /** How long a starting daemon may take to listen on its socket. */
@@ -214,16 +217,41 @@ function startFlags(options: DaemonStartOptions): string[] {
  */
 const DAEMON_MALLOC_ARENAS = '2';
 
+/**
+ * The shell a started daemon runs under, which outlives it: a daemon killed by a signal (SIGBUS
+ * when a file LMDB maps is cut under it, SIGKILL, the kernel's out-of-memory killer) cannot log
+ * it, and nobody else waits for it. The shell then appends one line to the daemon's log ($1), in
+ * its format, and exits with the daemon's status; the rest of its arguments are the daemon's
+ * command line. It ignores SIGPIPE: the client stops reading the stderr pipe once the daemon
+ * listens, and the shell's word of a killed job there would end it before its line (Node ignores
+ * SIGPIPE anyway, and its children start with it restored). It takes no signal of the daemon's:
+ * stop and SIGTERM go to the daemon's pid, in its lock file.
+ */
+const WATCH_SCRIPT = `log=$1; shift
+trap '' PIPE
+"$@"; status=$?
+if [ "$status" -gt 128 ]; then
+  printf '%s the daemon was killed by SIG%s (exit status %s): it could not log why\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(kill -l "$status")" "$status" >> "$log" 2>/dev/null
+fi
+exit "$status"`;
+
+/** How the daemon's shell (see WATCH_SCRIPT) ended: the daemon's exit status, or the signal that killed it (or the shell). */
+function exitReason(code: number | null, signal: NodeJS.Signals | null): string {
+  const killedBy = signal ?? (code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined);
+  return killedBy ? `it was killed by ${killedBy}` : `it exited with status ${code}`;
+}
+
 /** Starts a daemon in the background and waits until it listens; its error, if it fails. */
 export async function startDaemon(root: string, paths: DaemonPaths, options: DaemonStartOptions = {}): Promise<void> {
   const binary = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'repomapd.js');
-  const args = [binary, root, ...startFlags(options)];
+  const log = daemonLogFile(options.cacheDir === undefined ? defaultCacheDir(root) : resolve(options.cacheDir));
+  const args = ['-c', WATCH_SCRIPT, 'repomapd', log, process.execPath, binary, root, ...startFlags(options)];
   const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? DAEMON_MALLOC_ARENAS };
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env });
+  const child = spawn('/bin/sh', args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  let exited: number | null | undefined;
-  child.once('exit', (code) => (exited = code));
+  let exited: string | undefined;
+  child.once('exit', (code, signal) => (exited = exitReason(code, signal)));
 
   const deadline = Date.now() + START_TIMEOUT_MS;
   try {
@@ -236,7 +264,7 @@ export async function startDaemon(root: string, paths: DaemonPaths, options: Dae
         // otherwise not listening yet
       }
       if (exited !== undefined) {
-        const reason = stderr.trim().split('\n').pop() || `it exited with status ${exited}`;
+        const reason = stderr.trim().split('\n').pop() || exited;
         // Another client may have started the daemon at the same moment: that one serves us.
         if (/already (serves|listens)/.test(reason)) return;
         throw new RepomapError('daemon-unavailable', `could not start the daemon for ${root}: ${reason.replace(/^repomapd: /, '')}`);

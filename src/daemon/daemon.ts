@@ -83,6 +83,7 @@ export class Daemon {
     const named = [...(params.chatFiles ?? []), ...(params.mentionedFiles ?? [])];
     this.sync.catchUpNamed(named);
     const partial = await this.cold.settledOrBound(named, waitMs);
+    await this.sync.rebuildIfDamaged();
     const started = performance.now();
     const { state, options } = this.engine;
     const { exclude, include, config } = options;
@@ -96,6 +97,7 @@ export class Daemon {
 
   private async symbols(query: SymbolQuery): Promise<SymbolAnswer> {
     await this.sync.settled();
+    await this.sync.rebuildIfDamaged();
     const { state, store } = this.engine;
     return findSymbols(state.index(), state.centrality(), query, namesIn(state.graph, store));
   }

@@ -1,8 +1,13 @@
 // The daemon's log: timestamped lines to a bounded file, or to stderr in the foreground.
 import { appendFileSync, closeSync, openSync, renameSync, statSync } from 'node:fs';
 import { RepomapError, errorMessage } from '../errors.js';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { makeFolder } from '../paths.js';
+
+/** The daemon's log file in its cache folder (unless it runs in the foreground: see createLog). */
+export function daemonLogFile(cacheDir: string): string {
+  return join(cacheDir, 'daemon.log');
+}
 
 /** The log file's size past which it is moved to `<file>.1` (replacing the one there) and started anew. */
 export const LOG_MAX_BYTES = 10 * 1024 * 1024;

@@ -1,5 +1,4 @@
 // repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
-import { join } from 'node:path';
 import { folderOption, globsOption, idleTimeoutOption, integerOption, maxFileBytesOption, parseCommandArgs } from '../cli/args.js';
 import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
 import { exitStatus } from '../cli/exit-status.js';
@@ -10,7 +9,7 @@ import { defaultCacheDir, ensureCacheDir, sharedCacheDir } from '../store/cache-
 import { configHelp, readProjectConfig } from '../config.js';
 import { daemonTestOptions } from '../test-hooks.js';
 import { Daemon } from './daemon.js';
-import { createLog } from './log.js';
+import { createLog, daemonLogFile } from './log.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, daemonSettings } from './settings.js';
 import type { DaemonFlags } from '../api/types.js';
 import { daemonPaths } from './runtime.js';
@@ -67,7 +66,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
     };
     const cacheDir = flags.cacheDir ?? defaultCacheDir(root);
     ensureCacheDir(cacheDir);
-    const daemonLog = createLog(values.foreground ? undefined : join(cacheDir, 'daemon.log'));
+    const daemonLog = createLog(values.foreground ? undefined : daemonLogFile(cacheDir));
     log = daemonLog;
     const { config } = readProjectConfig(root);
     const tooMany = workersNotice(flags.workers ?? config.workers);

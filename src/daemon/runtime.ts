@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RepomapError, errorMessage } from '../errors.js';
-import { makeFolder } from '../paths.js';
+import { RepomapError } from '../errors.js';
+import { checkOwner, checkPrivateFolder, ensurePrivateFolder } from '../private-folder.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
 
 export interface DaemonPaths {
@@ -27,30 +27,21 @@ export function daemonPaths(realRoot: string, dir: string = runtimeDir()): Daemo
 
 /** Creates the runtime folder (0700) if needed, and checks it (see checkRuntimeDir). */
 export function ensureRuntimeDir(dir: string): void {
-  try {
-    makeFolder(dir, 0o700);
-  } catch (err) {
-    throw new RepomapError('refused', `runtime folder ${dir} cannot be made: ${errorMessage(err)}`);
-  }
-  checkRuntimeDir(dir);
+  ensurePrivateFolder(dir, RUNTIME_FOLDER);
 }
 
+const RUNTIME_FOLDER = 'runtime folder';
+
 /**
- * Refuses a runtime folder anyone but this user could have made or changed: a symlink, one owned
- * by another user, one open to group or others (not 0700). Its name is predictable
- * ($TMPDIR/repomap-<uid> when XDG_RUNTIME_DIR is unset), so another local user could create it
- * first and put a socket of their own where a daemon's is looked for. The daemon checks it before
- * it listens, every client before it connects. Throws ENOENT when the folder does not exist (no
- * daemon has run), a 'refused' RepomapError naming the folder and the reason otherwise.
+ * Refuses a runtime folder anyone but this user could have made or changed (see
+ * checkPrivateFolder). Its name is predictable ($TMPDIR/repomap-<uid> when XDG_RUNTIME_DIR is
+ * unset), so another local user could create it first and put a socket of their own where a
+ * daemon's is looked for. The daemon checks it before it listens, every client before it connects.
+ * Throws ENOENT when the folder does not exist (no daemon has run), a 'refused' RepomapError
+ * naming the folder and the reason otherwise.
  */
 export function checkRuntimeDir(dir: string): void {
-  const info = lstatSync(dir);
-  if (info.isSymbolicLink()) throw new RepomapError('refused', `runtime folder ${dir} is a symlink; refusing to use it`);
-  if (!info.isDirectory()) throw new RepomapError('refused', `runtime folder ${dir} is not a directory`);
-  checkOwner(info.uid, `runtime folder ${dir}`);
-  if ((info.mode & 0o077) !== 0) {
-    throw new RepomapError('refused', `runtime folder ${dir} is open to group or others (mode ${(info.mode & 0o777).toString(8)}, not 700); refusing to use it`);
-  }
+  checkPrivateFolder(dir, RUNTIME_FOLDER);
 }
 
 /**
@@ -61,11 +52,6 @@ export function checkSocket(socket: string): void {
   const info = lstatSync(socket);
   if (!info.isSocket()) throw new RepomapError('refused', `${socket} is not a socket; refusing to connect`);
   checkOwner(info.uid, `socket ${socket}`);
-}
-
-function checkOwner(owner: number, what: string): void {
-  const uid = process.getuid?.();
-  if (uid !== undefined && owner !== uid) throw new RepomapError('refused', `${what} belongs to another user (uid ${owner}); refusing to use it`);
 }
 
 /** The pid of the live daemon holding a root's lock (see daemonPaths), or undefined when none does. */

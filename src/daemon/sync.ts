@@ -271,6 +271,11 @@ export class RepoSync {
     // never applied; the daemon stops (see Lifecycle.rootGone).
     if (await this.rootGone()) return;
     const { engine } = this;
+    // A store whose file was cut under the daemon is rebuilt by a whole pass before it is read or written again (see TagStore.damage).
+    if (engine.store.damage()) {
+      await this.rediscover();
+      return;
+    }
     const started = performance.now();
     const changed = new Set([...batch].filter((path) => !isAbsolute(path)));
     const gitChanged = [...batch].filter((path) => isAbsolute(path));
@@ -393,6 +398,8 @@ export class RepoSync {
     const gone = await this.rootGone();
     if (gone) throw new RepomapError('daemon-unavailable', `the daemon is stopping: ${gone}`);
     const { engine } = this;
+    const damage = engine.store.damage();
+    if (damage) await engine.rebuildStore(damage);
     const before = engine.state.stats.parsed;
     const discovery = listing ?? (await discoverFiles(engine.options.root, engine.options));
     this.readRules(discovery);
@@ -461,6 +468,16 @@ export class RepoSync {
     } while (current !== this.work);
   }
 
+  /**
+   * Indexes the tree again into a new store, after the updates queued so far, when the store's
+   * data file was damaged under the daemon (see TagStore.damage): a read of it would kill the
+   * process. Resolves at once while it is not; a failure is logged.
+   */
+  async rebuildIfDamaged(): Promise<void> {
+    if (!this.engine.store.damage()) return;
+    await this.serialize(() => this.rediscover()).catch((err: unknown) => this.engine.options.log(`rebuilding the tag cache failed: ${errorMessage(err)}`));
+  }
+
   /** Runs `task` after the updates queued so far; later updates wait for it. */
   serialize<T>(task: () => Promise<T>): Promise<T> {
     const run = this.work.then(task);
@@ -486,6 +503,11 @@ export class RepoSync {
     if (!this.graphUnsaved || engine.phase !== 'ready') return;
     if (this.pendingBatches > 0 || (this.watcher?.pendingCount ?? 0) > 0) {
       this.scheduleGraphSave();
+      return;
+    }
+    // Its inputs are read from the store (see graphInputs): one damaged meanwhile is rebuilt first, which saves the graph again.
+    if (engine.store.damage()) {
+      if (!engine.isStopping) void this.rebuildIfDamaged();
       return;
     }
     const started = Date.now();

@@ -38,13 +38,13 @@ export const TAG_STORE_FOLDER = 'tags.lmdb';
  * fails here, not in LMDB). A path that is a file, a folder that cannot be made or written, is a
  * 'refused' RepomapError naming it. The store's folder is made here, never by LMDB: lmdb-js makes
  * a missing one with Node's recursive mkdir, which never returns where mkdir says ENOENT under a
- * parent that exists (/proc).
+ * parent that exists (/proc). The folders it makes have `mode` (the umask's default when unset).
  */
-export function ensureCacheDir(dir: string, store?: string): void {
+export function ensureCacheDir(dir: string, store?: string, mode?: number): void {
   for (const folder of store === undefined ? [dir] : [dir, join(dir, store)]) {
     const what = folder === dir ? 'cache folder' : 'tag cache folder';
     try {
-      makeFolder(folder);
+      makeFolder(folder, mode);
     } catch (err) {
       if (isFile(folder)) throw new RepomapError('refused', `${what} ${folder} is a file, not a folder`);
       if (isBrokenLink(folder)) throw new RepomapError('refused', `${what} ${folder} is a symlink to nothing`);
@@ -65,7 +65,7 @@ export function ensureCacheDir(dir: string, store?: string): void {
 }
 
 /** The files of an LMDB store's folder, which LMDB opens for reading and writing. */
-const STORE_FILES = ['data.mdb', 'lock.mdb'] as const;
+export const STORE_FILES = ['data.mdb', 'lock.mdb'] as const;
 
 /**
  * A store's file, when there is one, must be a regular file this process can open to write: LMDB

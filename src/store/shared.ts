@@ -1,13 +1,16 @@
 // Tags shared by every root of a user: a file's tags keyed by its content (git's blob id) and language, so that a
 // second clone or work tree of a repository reads what another one parsed instead of parsing it.
 import { randomUUID } from 'node:crypto';
+import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import type { FileNames } from '../records.js';
-import { errorMessage } from '../errors.js';
+import { RepomapError, errorMessage } from '../errors.js';
+import { ensurePrivateFolder } from '../private-folder.js';
 import { Outline } from './outline.js';
 import { type ContentRecord, STORE_FORMAT, type StoredCopy, type StoredSites } from './stored.js';
-import { ensureCacheDir, fileSize } from './cache-dir.js';
+import { STORE_FILES, ensureCacheDir, fileSize, isAccessError } from './cache-dir.js';
+import { checkDataFile, coverNamedPages, moveAside } from './data-file.js';
 import { WriteThreads } from './write-threads.js';
 
 const META_KEY = 'format';
@@ -65,45 +68,95 @@ export class SharedTags {
     private readonly onNotice?: (message: string) => void,
   ) {}
 
-  /** The shared store in `dir`, opened once per process (LMDB commits are durable as made); undefined, with a notice, when it cannot be used. */
+  /**
+   * The shared store in `dir`, opened once per process (LMDB commits are durable as made);
+   * undefined, with a notice, when it cannot be used. The folder must be this user's and private
+   * (see checkPrivateFolder): its entries become any root's tags. A store whose data file is
+   * damaged is moved aside, with a notice, and a new one made.
+   */
   static open(dir: string, onNotice?: (message: string) => void): SharedTags | undefined {
     if (opened.has(dir)) return opened.get(dir);
     let shared: SharedTags | undefined;
     try {
-      const dbs = SharedTags.openNow(dir);
-      shared = new SharedTags(dir, dbs.root.get(ID_KEY) as string, dbs, onNotice);
+      ensurePrivateFolder(dir, 'shared tag cache folder', { tighten: true });
+      try {
+        shared = SharedTags.openOrHeal(dir, onNotice);
+      } catch (err) {
+        onNotice?.(`repomap: shared tag cache at ${dir} cannot be used (${errorMessage(err)}); every file is parsed`);
+      }
     } catch (err) {
-      onNotice?.(`repomap: shared tag cache at ${dir} cannot be used (${errorMessage(err)}); every file is parsed`);
+      onNotice?.(`repomap: ${errorMessage(err)}; every file is parsed`);
     }
     opened.set(dir, shared);
     return shared;
   }
 
-  private static openNow(dir: string): SharedDatabases {
-    ensureCacheDir(dir, STORE_FOLDER);
-    const root = open({ path: join(dir, STORE_FOLDER), noSubdir: false, compression: true });
-    const dbs = {
-      root,
-      records: root.openDB<ContentRecord, string>({ name: 'records' }),
-      names: root.openDB<FileNames, string>({ name: 'names' }),
-      outlines: root.openDB<Buffer, string>({ name: 'outlines', encoding: 'binary' }),
-      sites: root.openDB<StoredSites, string>({ name: 'sites' }),
-      writeThreads: WriteThreads.track(root),
-    };
-    if (root.get(META_KEY) !== SHARED_FORMAT || typeof root.get(ID_KEY) !== 'string') {
-      // A store of an older format kept every part of a file in one database. The id goes last: a
-      // crash before it leaves a store that is cleared again.
-      root.openDB({ name: 'tags' }).clearSync();
-      for (const db of [dbs.records, dbs.names, dbs.outlines, dbs.sites]) db.clearSync();
-      root.putSync(META_KEY, SHARED_FORMAT);
-      root.putSync(ID_KEY, randomUUID());
+  /** The store, opened; a damaged one (see checkDataFile, and what LMDB finds as it opens) moved aside and a new one opened in its place. */
+  private static openOrHeal(dir: string, onNotice: ((message: string) => void) | undefined): SharedTags {
+    let dbs: SharedDatabases;
+    try {
+      dbs = SharedTags.openNow(dir);
+    } catch (err) {
+      // A file the OS refuses, or one that is no regular file (see ensureCacheDir), is not moved aside: it is not the store's damage.
+      if (isAccessError(err) || err instanceof RepomapError) throw err;
+      const folder = join(dir, STORE_FOLDER);
+      onNotice?.(`repomap: shared tag cache at ${folder} is damaged (${errorMessage(err)}); ${moveAside(folder, 'shared tag cache')}, a new one is made`);
+      dbs = SharedTags.openNow(dir);
     }
-    return dbs;
+    return new SharedTags(dir, dbs.root.get(ID_KEY) as string, dbs, onNotice);
   }
 
-  /** The open databases, opened again after releasePages. */
+  /**
+   * Opens the store, its data file checked first (see checkDataFile): LMDB maps it and trusts it.
+   * Its folder is 0700 and its files 0600 (tightened when an earlier version made them readable to
+   * others); LMDB makes its files with the mode it likes, in the folder nobody else can enter.
+   */
+  private static openNow(dir: string): SharedDatabases {
+    ensureCacheDir(dir, STORE_FOLDER, 0o700);
+    const folder = join(dir, STORE_FOLDER);
+    keepPrivate(folder, 0o700);
+    checkDataFile(join(folder, 'data.mdb'));
+    const root = open({ path: folder, noSubdir: false, compression: true });
+    try {
+      for (const name of STORE_FILES) keepPrivate(join(folder, name), 0o600);
+      const dbs = {
+        root,
+        records: root.openDB<ContentRecord, string>({ name: 'records' }),
+        names: root.openDB<FileNames, string>({ name: 'names' }),
+        outlines: root.openDB<Buffer, string>({ name: 'outlines', encoding: 'binary' }),
+        sites: root.openDB<StoredSites, string>({ name: 'sites' }),
+        writeThreads: WriteThreads.track(root),
+      };
+      if (root.get(META_KEY) !== SHARED_FORMAT || typeof root.get(ID_KEY) !== 'string') {
+        // A store of an older format kept every part of a file in one database. The id goes last: a
+        // crash before it leaves a store that is cleared again.
+        root.openDB({ name: 'tags' }).clearSync();
+        for (const db of [dbs.records, dbs.names, dbs.outlines, dbs.sites]) db.clearSync();
+        root.putSync(META_KEY, SHARED_FORMAT);
+        root.putSync(ID_KEY, randomUUID());
+        coverPages(root, folder);
+      }
+      return dbs;
+    } catch (err) {
+      try {
+        root.close();
+      } catch {
+        // a damaged environment may not close cleanly: it is moved aside all the same
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * The open databases, opened again after releasePages: the same store (its id), or a failure
+   * (see fail) when another took its place meanwhile (moved aside as damaged by another process).
+   */
   private databases(): SharedDatabases {
-    this.dbs ??= SharedTags.openNow(this.dir);
+    if (!this.dbs) {
+      const dbs = SharedTags.openNow(this.dir);
+      this.dbs = dbs;
+      if (dbs.root.get(ID_KEY) !== this.id) throw new Error('another shared tag cache took its place while it was closed');
+    }
     return this.dbs;
   }
 
@@ -158,7 +211,7 @@ export class SharedTags {
       batch = [];
       if (this.failed || puts.length === 0) return;
       try {
-        const { records, names, outlines, sites } = this.databases();
+        const { root, records, names, outlines, sites } = this.databases();
         // The record last: one vouches for its parts (and all of a transaction commits, or none).
         await records.transaction(() => {
           for (const [key, copy] of puts) {
@@ -169,6 +222,7 @@ export class SharedTags {
             records.put(key, copy.record);
           }
         });
+        coverPages(root, join(this.dir, STORE_FOLDER));
       } catch (err) {
         this.fail(err);
       }
@@ -220,4 +274,19 @@ export class SharedTags {
     this.failed = true;
     this.onNotice?.(`repomap: shared tag cache at ${this.dir} failed (${errorMessage(err)}); not used until the next start`);
   }
+}
+
+/**
+ * Extends the data file to every page its meta pages name (see coverNamedPages), in a write
+ * transaction, after each commit: another process opening the store checks its size (see
+ * checkDataFile), and a commit that left it short would look truncated to it.
+ */
+function coverPages(root: RootDatabase, folder: string): void {
+  root.transactionSync(() => coverNamedPages(join(folder, 'data.mdb')));
+}
+
+/** Takes group's and others' access off a file or folder of the store that has any (made by an earlier version). */
+function keepPrivate(path: string, mode: number): void {
+  const info = statSync(path, { throwIfNoEntry: false });
+  if (info && (info.mode & 0o077) !== 0) chmodSync(path, mode);
 }

@@ -1,4 +1,3 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, type RootDatabase, open } from 'lmdb';
 import { type FileNames, type FileRecord, type FileStat, type FileTags, statMatches } from '../records.js';
@@ -6,6 +5,7 @@ import { Outline } from './outline.js';
 import { TAG_STORE_FOLDER, ensureCacheDir, fileSize, isAccessError } from './cache-dir.js';
 import { RepomapError, errorMessage } from '../errors.js';
 import { WriteThreads } from './write-threads.js';
+import { OpenDataFile, checkDataFile, coverNamedPages, moveAside } from './data-file.js';
 import { SharedTags } from './shared.js';
 import { type ContentRecord, STORE_FORMAT, type StoredCopy, type StoredRecord, type StoredSites } from './stored.js';
 
@@ -24,6 +24,8 @@ interface Databases {
   sites: Database<StoredSites, string>;
   /** Closing waits for these (see write-threads.ts). */
   writeThreads: WriteThreads;
+  /** The data file LMDB maps, checked before the store is used again (see TagStore.damage). */
+  dataFile: OpenDataFile | undefined;
 }
 
 /**
@@ -41,7 +43,7 @@ function openDatabases(cacheDir: string, checked = false): Databases {
   const outlines = root.openDB<Buffer, string>({ name: 'outlines', encoding: 'binary' });
   const sites = root.openDB<StoredSites, string>({ name: 'sites' });
   for (const db of [files, fileNames, outlines, sites]) for (const _ of db.getKeys({ limit: 1 })) break;
-  return { root, files, fileNames, outlines, sites, writeThreads: WriteThreads.track(root) };
+  return { root, files, fileNames, outlines, sites, writeThreads: WriteThreads.track(root), dataFile: OpenDataFile.at(join(path, 'data.mdb')) };
 }
 
 /**
@@ -102,6 +104,8 @@ export class TagStore {
    * pages count among this store's (see dataBytes).
    */
   private pointsIntoShared = false;
+  /** Why the data file cannot be read safely, once damage found it so (see damage). */
+  private damaged: string | undefined;
 
   private constructor(
     /** The cache directory the store lives in. */
@@ -140,7 +144,7 @@ export class TagStore {
       // A file the OS refuses (another user's, immutable) is no damage: moving it aside would not
       // let this process write the store either, and would take another user's cache away.
       if (isAccessError(err)) throw new RepomapError('refused', `tag cache at ${path} cannot be opened: ${reason}`);
-      options.onNotice?.(`repomap: tag cache at ${path} is unreadable (${reason}); ${moveAside(cacheDir)}, rebuilding it`);
+      options.onNotice?.(`repomap: tag cache at ${path} is unreadable (${reason}); ${moveAside(path, 'tag cache')}, rebuilding it`);
       return TagStore.fresh(cacheDir, shared);
     }
   }
@@ -175,7 +179,7 @@ export class TagStore {
   static async rebuild(failed: TagStore, error: unknown, options: StoreOptions = {}): Promise<TagStore> {
     await failed.close().catch(() => {}); // a failed store may not close cleanly: it is moved aside all the same
     const reason = errorMessage(error);
-    options.onNotice?.(`repomap: ${reason}; ${moveAside(failed.dir)}, rebuilding it from the source files`);
+    options.onNotice?.(`repomap: ${reason}; ${moveAside(join(failed.dir, TAG_STORE_FOLDER), 'tag cache')}, rebuilding it from the source files`);
     return TagStore.fresh(failed.dir, failed.shared);
   }
 
@@ -226,6 +230,16 @@ export class TagStore {
   dataBytes(): number {
     const shared = this.pointsIntoShared && this.shared ? this.shared.dataBytes() : 0;
     return fileSize(join(this.dir, TAG_STORE_FOLDER, 'data.mdb')) + shared;
+  }
+
+  /**
+   * Why the store's data file can no longer be read safely (removed, replaced, cut or overwritten
+   * since it was opened: see OpenDataFile.damage), as the StoreError that TagStore.rebuild takes;
+   * undefined while it can be. A store found damaged is closed without touching its map.
+   */
+  damage(): StoreError | undefined {
+    this.damaged ??= this.dbs.dataFile?.damage();
+    return this.damaged === undefined ? undefined : new StoreError(this.dir, new Error(this.damaged));
   }
 
   /** A path's record, without its names and tags (see names, outline and referenceSites). */
@@ -462,11 +476,14 @@ export class TagStore {
    */
   private async closeDatabases(): Promise<void> {
     await this.dbs.writeThreads.idle();
-    try {
-      // In a write transaction: no writer of any process allocates a page meanwhile.
-      this.coverNamedPages();
-    } catch {
-      // a store that takes no write (damaged) is closed as it is: the check at the next open judges it
+    // A transaction on a file cut short reads past its end: a SIGBUS.
+    if (this.damaged === undefined) {
+      try {
+        // In a write transaction: no writer of any process allocates a page meanwhile.
+        this.coverNamedPages();
+      } catch {
+        // a store that takes no write (damaged) is closed as it is: the check at the next open judges it
+      }
     }
     await this.dbs.root.close();
   }
@@ -502,90 +519,4 @@ function ignoreOrphanCommitFailures(): void {
     if (process.listenerCount('unhandledRejection') > 1) return;
     throw reason;
   });
-}
-
-/**
- * Moves a damaged store aside to `tags.lmdb.damaged` (the one moved before is dropped), kept for a
- * look and never read; one that cannot be moved is removed. Returns what was done, as a notice says
- * it; throws a 'refused' RepomapError when the store can be neither moved nor removed (no new one
- * can be made in its place).
- */
-function moveAside(cacheDir: string): string {
-  const path = join(cacheDir, TAG_STORE_FOLDER);
-  const aside = `${path}.damaged`;
-  try {
-    rmSync(aside, { force: true, recursive: true });
-    renameSync(path, aside);
-    return `moved aside to ${aside}`;
-  } catch (moveError) {
-    try {
-      rmSync(path, { force: true, recursive: true });
-    } catch (removeError) {
-      throw new RepomapError('refused', `tag cache at ${path} is damaged and can be neither moved aside nor removed (${errorMessage(removeError)}); remove it by hand`);
-    }
-    return `removed (it could not be moved aside: ${errorMessage(moveError)})`;
-  }
-}
-
-const LMDB_MAGIC = 0xbeefc0de;
-/**
- * Offsets in a meta page of lmdb-js's LMDB (its pages start with a 24-byte header): the magic
- * number, the page size (in the free database's record) and the last page used; `size` is what is read.
- */
-const META = { magic: 24, pageSize: 48, lastPage: 144, size: 160 } as const;
-
-/**
- * LMDB trusts its file: a data file with garbage meta pages crashes the process on open, and one
- * shorter than its meta pages say (truncated) crashes it with SIGBUS when a missing page is read.
- * Check both meta pages (magic number, page size) and the file's size against the last page they
- * name first, so such a file is rebuilt instead.
- */
-function checkDataFile(file: string): void {
-  if (!existsSync(file)) return;
-  const fd = openSync(file, 'r');
-  try {
-    const { size, named, lastPage, pageSize } = namedSize(fd);
-    if (size < named) throw new Error(`truncated file: ${size} bytes, its meta pages name page ${lastPage} of ${pageSize} bytes`);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Extends a data file to the last page its meta pages name. LMDB does not write the pages that a
- * transaction dirtied and freed again (its loose pages: mdb_page_flush skips them), and frees
- * them at the commit: a commit whose last allocated pages are such leaves the file shorter than
- * its meta pages say, with nothing in the missing pages, and checkDataFile would take it for a
- * truncated file at the next open. Only inside a write transaction (no writer of any process
- * allocates those pages meanwhile), and only ever growing the file: the pages added are zeros
- * that nothing references.
- */
-function coverNamedPages(file: string): void {
-  const fd = openSync(file, 'r+');
-  try {
-    const { size, named } = namedSize(fd);
-    if (size < named) ftruncateSync(fd, named);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * A data file's size and the size its meta pages name (the larger of the two's last page, plus
- * one, in pages: either may be the one in use, since LMDB takes the one with the higher
- * transaction id); throws for garbage meta pages or a file shorter than both of them.
- */
-function namedSize(fd: number): { size: number; named: number; lastPage: bigint; pageSize: number } {
-  const size = fstatSync(fd).size;
-  const meta = Buffer.alloc(META.size);
-  if (readSync(fd, meta, 0, META.size, 0) < META.size || meta.readUInt32LE(META.magic) !== LMDB_MAGIC) throw new Error('bad LMDB header');
-  const pageSize = meta.readUInt32LE(META.pageSize);
-  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0 || size < 2 * pageSize) {
-    throw new Error('bad LMDB page size or truncated file');
-  }
-  let lastPage = meta.readBigUInt64LE(META.lastPage);
-  if (readSync(fd, meta, 0, META.size, pageSize) < META.size || meta.readUInt32LE(META.magic) !== LMDB_MAGIC) throw new Error('bad LMDB header');
-  const second = meta.readBigUInt64LE(META.lastPage);
-  if (second > lastPage) lastPage = second;
-  return { size, named: Number((lastPage + 1n) * BigInt(pageSize)), lastPage, pageSize };
 }
