@@ -21,6 +21,7 @@ export type SkipReason =
   | 'syntax errors'
   | 'parse failed'
   | 'parse timeout'
+  | 'query timed out'
   | 'unreadable'
   | 'symlink outside root'
   | 'broken symlink'

@@ -6,6 +6,7 @@ import { type FileJob, type FileStat, type IndexFileOptions, tooLargeRecord } fr
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } from '../extract/languages.js';
 import { type LanguageConfig, type LanguageOverride, languageSet, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
+import { checkQueries } from '../extract/query-check.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
 import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
@@ -155,7 +156,8 @@ export class Reconciler {
   ) {
     this.publishReleaseEvery = settings.publishReleaseEvery ?? PUBLISH_RELEASE_EVERY;
     this.onNotice = settings.onNotice;
-    const overrides = settings.languageOverrides ?? resolveLanguages(root, settings.languages);
+    // A project query is compiled in a child process first (see checkQueries): it could crash this one.
+    const overrides = checkQueries(settings.languageOverrides ?? resolveLanguages(root, settings.languages), settings.onNotice);
     this.languages = languageSet(overrides);
     this.extract = {
       maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
