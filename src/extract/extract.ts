@@ -5,6 +5,7 @@ import type { DefTag, FileTags, RefTag } from '../records.js';
 import type { SkipReason } from '../api/types.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, invalidQueryMessage, isPackageQuery, noteLoaded, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
+import { DEFAULT_PARSE_TIMEOUT_MS } from './parse-bound.js';
 import { packRefs } from './refs.js';
 
 /** Stored line text is cut here, so a long line cannot blow a map's budget or a record's size. */
@@ -18,8 +19,6 @@ export const SCOPE_LINES_OUTER = 8;
 export const SCOPE_LINES_INNER = 8;
 /** Files whose ERROR nodes cover more than this share of the text are reported, not indexed. */
 const MAX_ERROR_SHARE = 0.5;
-/** Default bound on one file's parse time (its query's run included). */
-export const DEFAULT_PARSE_TIMEOUT_MS = 10_000;
 
 // Query predicates (#match? and the like) run as JavaScript regular expressions, in every thread
 // that runs queries (this module is loaded in each). A regex that backtracks past V8's limit
