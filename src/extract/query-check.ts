@@ -14,7 +14,7 @@ import { BUILTIN_LANGUAGES, invalidQueryMessage, isPackageQuery, readQuerySource
 import type { LanguageOverride } from './user-languages.js';
 
 /** A project query longer than this is refused unread by tree-sitter (the package's largest is about 10 KB). */
-export const MAX_QUERY_BYTES = 256 * 1024;
+export const MAX_QUERY_BYTES = 512 * 1024;
 /** A project query with more top-level patterns than this is refused (65,000 crash the native runtime; the package's have a few hundred). */
 export const MAX_QUERY_PATTERNS = 4096;
 /** The child's bound: starting Node, loading the grammar and compiling the query. */
