@@ -4,6 +4,7 @@
 // started with --enable-experimental-regexp-engine, under which `new RegExp(pattern, 'l')` throws
 // for one that cannot. A crash here ends this process only.
 import { readFileSync } from 'node:fs';
+import { errorMessage } from '../src/errors.js';
 import { uncheckedCompiler } from '../src/extract/extract.js';
 import type { ChildInput, ChildVerdict } from '../src/extract/query-check.js';
 import { languageSet } from '../src/extract/user-languages.js';
@@ -11,7 +12,14 @@ import { languageSet } from '../src/extract/user-languages.js';
 const { override } = JSON.parse(readFileSync(0, 'utf8')) as ChildInput;
 const lang = languageSet([override]).byIdOf(override.id);
 if (!lang) throw new Error(`no language ${override.id}`);
-const compile = await uncheckedCompiler(lang, override.queryText);
+let compile: Awaited<ReturnType<typeof uncheckedCompiler>>;
+try {
+  compile = await uncheckedCompiler(lang, override.queryText);
+} catch (err) {
+  const failed: ChildVerdict = { ok: false, grammar: errorMessage(err).split('\n')[0] };
+  process.stdout.write(JSON.stringify(failed) + '\n');
+  process.exit(0);
+}
 
 // The patterns the runtimes hand to RegExp while compiling: they build a predicate's regex then.
 const patterns: string[] = [];

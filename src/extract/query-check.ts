@@ -24,7 +24,8 @@ const CHECK_TIMEOUT_MS = 15_000;
 export type ChildVerdict =
   | { ok: true }
   | { ok: false; invalid: { message: string; offset: number | undefined } }
-  | { ok: false; regex: { pattern: string; reason: string } };
+  | { ok: false; regex: { pattern: string; reason: string } }
+  | { ok: false; grammar: string };
 
 /** What the child reads on its standard input. */
 export interface ChildInput {
@@ -89,6 +90,8 @@ function checkInChild(override: LanguageOverride, refused: (why: string) => stri
     return refused(`compiling it failed: exit status ${child.status}, ${quoted(child.stderr.trim().split('\n').pop() ?? '')}`);
   }
   if (verdict.ok) return undefined;
+  // The threads meet the same failure as they load the grammar, before the query: theirs is the notice.
+  if ('grammar' in verdict) return `${override.id}: grammar ${override.grammar?.package ?? 'built-in'} failed to load (${quoted(verdict.grammar)})`;
   if ('regex' in verdict) return refused(`the regex ${quoted(JSON.stringify(verdict.regex.pattern))} of a predicate ${verdict.regex.reason}`);
   const { message, offset } = verdict.invalid;
   return invalidQueryMessage(override, override.queryText, message, offset);
