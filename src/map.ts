@@ -389,6 +389,7 @@ const SKIP_ORDER: readonly SkipReason[] = [
   'syntax errors',
   'parse failed',
   'parse timeout',
+  'query timed out',
   'unreadable',
   'symlink outside root',
   'broken symlink',

@@ -13,6 +13,8 @@
 //   REPOMAP_TEST_LINK_RELEASE_EVERY  the daemon's warm-up lets go of the store's map every this many files' names read (DaemonOptions.linkReleaseEvery)
 //   REPOMAP_TEST_MCP_WAIT_MS     the MCP server's wait for the index (McpServerOptions.indexWaitMs)
 //   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s parse workers die on a path containing this text (RunnerOptions.exitOn)
+//   REPOMAP_TEST_WORKER_STALL_ON `repomap map`'s parse workers spin on a path containing this text (RunnerOptions.stallOn)
+//   REPOMAP_TEST_BATCH_BOUND_MS  `repomap map`'s pool stops a batch's thread after this long (RunnerOptions.batchBoundMs)
 import type { DaemonOptions, DaemonTimings } from './daemon/settings.js';
 import type { RunnerOptions } from './indexer/pool.js';
 
@@ -54,5 +56,8 @@ export function mcpTestOptions(env: Env): { indexWaitMs?: number } {
 /** `repomap map`'s test options set in `env` (none in production). */
 export function mapTestOptions(env: Env): { runnerOptions?: RunnerOptions } {
   const exitOn = env.REPOMAP_TEST_WORKER_EXIT_ON;
-  return exitOn ? { runnerOptions: { exitOn } } : {};
+  const stallOn = env.REPOMAP_TEST_WORKER_STALL_ON;
+  const bound = env.REPOMAP_TEST_BATCH_BOUND_MS;
+  const runnerOptions: RunnerOptions = { ...(exitOn ? { exitOn } : {}), ...(stallOn ? { stallOn } : {}), ...(bound !== undefined ? { batchBoundMs: Number(bound) } : {}) };
+  return Object.keys(runnerOptions).length > 0 ? { runnerOptions } : {};
 }

@@ -1,7 +1,8 @@
 // Languages a project adds or overrides (the config's `languages`, .repomap/queries/<id>.scm):
 // an added extension parsed with a grammar installed in the repository and the project's query,
 // in the pool's workers; a built-in query overridden for one repository only, with the tag cache
-// following the query; a broken query as one notice naming its file and line, its files left out.
+// following the query; a broken query as one notice naming its file and line, the built-in query
+// used in its place (an added language's files left out).
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -142,9 +143,11 @@ test("a changed query's files are parsed again on the pool, though dropping thei
   assert.equal(changed.text, (await buildMap({ ...request, cacheDir: tempDir() })).text);
 });
 
-test('a broken query is one notice naming its file, line and column, on every run; its files are left out as "no grammar"', async () => {
+test('a broken query is one notice naming its file, line and column, on every run; the built-in query is used, or an added language\'s files are left out as "no grammar"', async () => {
   const root = repository({
-    'repomap.config.json': '{}',
+    'repomap.config.json': JSON.stringify({ languages: { ledger: { extensions: ['.ldg'], grammar: 'tree-sitter-python', query: 'queries/ledger.scm' } } }),
+    'queries/ledger.scm': '(function_definition nme: (identifier) @name.definition.function)\n',
+    'books/main.ldg': PYTHONISH,
     '.repomap/queries/python.scm': '; functions\n(function_definition name: (identifier) @name.definition.function)\n(class_definition nme: (identifier) @name.definition.class)\n',
     // A WebAssembly grammar's error, after a line of non-ASCII text: columns count characters, offsets bytes.
     '.repomap/queries/swift.scm': '; les déclarations — naïves\n(function_definition name: (simple_identifier) @name.definition.function)\n',
@@ -160,12 +163,15 @@ test('a broken query is one notice naming its file, line and column, on every ru
   for (const [workers, cacheDir, reused] of [[1, tempDir(), false], [2, cache, false], [2, cache, true]] as const) {
     const run = await indexed(root, cacheDir, workers);
     assert.equal(run.index.stats.parsed === 0, reused);
-    assert.equal(run.notices.length, 2, run.notices.join('\n'));
+    assert.equal(run.notices.length, 3, run.notices.join('\n'));
     const notice = (lang: string) => run.notices.find((line) => line.includes(`tag query for ${lang} `)) ?? '';
-    assert.match(notice('python'), new RegExp(`^repomap: ${escape(join(queries, 'python.scm'))}:3:19: tag query for python is invalid`));
-    assert.match(notice('swift'), new RegExp(`^repomap: ${escape(join(queries, 'swift.scm'))}:2:2: tag query for swift is invalid`));
-    for (const path of ['a.py', 'b.py', 'app.swift']) assert.equal(run.record(path)?.skip, 'no grammar', path);
-    assert.ok(run.index.skipped.some((skip) => skip.path === 'a.py' && skip.reason === 'no grammar'));
+    assert.match(notice('python'), new RegExp(`^repomap: ${escape(join(queries, 'python.scm'))}:3:19: tag query for python is invalid \\(.+\\); the built-in query is used$`));
+    assert.match(notice('swift'), new RegExp(`^repomap: ${escape(join(queries, 'swift.scm'))}:2:2: tag query for swift is invalid \\(.+\\); the built-in query is used$`));
+    assert.match(notice('ledger'), new RegExp(`^repomap: ${escape(join(root, 'queries', 'ledger.scm'))}:1:22: tag query for ledger is invalid \\(.+\\); its files are left out as 'no grammar'$`));
+    assert.deepEqual(run.defs('a.py'), ['class Ledger', 'method post', 'function record'], 'the built-in query tags them');
+    assert.deepEqual(run.defs('app.swift'), ['function run']);
+    assert.equal(run.record('books/main.ldg')?.skip, 'no grammar');
+    assert.ok(run.index.skipped.some((skip) => skip.path === 'books/main.ldg' && skip.reason === 'no grammar'));
     assert.equal(run.record('main.go')?.skip, null, 'other languages are parsed as usual');
   }
 });

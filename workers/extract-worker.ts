@@ -1,5 +1,6 @@
 // The Piscina worker: turns a batch of files into results with the same extraction code the
 // engine runs in-process. Grammars and queries load lazily, once per thread.
+import { parentPort } from 'node:worker_threads';
 import { preloadLanguages } from '../src/extract/extract.js';
 import { type FileResult, indexFiles } from '../src/extract/file.js';
 import type { BatchTask } from '../src/indexer/worker-protocol.js';
@@ -7,6 +8,8 @@ import { languageById } from '../src/extract/languages.js';
 import { attachedStore, storeTags } from '../src/indexer/tag-writer.js';
 
 export default async function extractBatch(task: BatchTask): Promise<FileResult[]> {
+  // The pool's bound on this batch starts now (see PoolRunner.run).
+  if (task.startedId !== undefined) parentPort?.postMessage({ batchStarted: task.startedId });
   if (task.preload) {
     await preloadLanguages(task.preload.flatMap((id) => languageById(id) ?? []));
     // A warm-up with a store readies its writes too, for the first save's commit.
@@ -16,6 +19,8 @@ export default async function extractBatch(task: BatchTask): Promise<FileResult[
   // Fault injection for the tests (see RunnerOptions.exitOn).
   const { exitOn } = task;
   if (exitOn && task.jobs.some((job) => job.path.includes(exitOn))) process.exit(70);
+  const { stallOn } = task;
+  if (stallOn && task.jobs.some((job) => job.path.includes(stallOn))) for (;;);
   await indexFiles(task.root, task.jobs, task.options, (_, result) => results.push(result));
   if (task.tagsTo) {
     const store = attachedStore(task.tagsTo);

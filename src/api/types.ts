@@ -22,6 +22,7 @@ export type SkipReason =
   | 'syntax errors'
   | 'parse failed'
   | 'parse timeout'
+  | 'query timed out'
   | 'unreadable'
   | 'symlink outside root'
   | 'broken symlink'

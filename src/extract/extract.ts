@@ -1,9 +1,11 @@
+import { setFlagsFromString } from 'node:v8';
 import Parser from 'tree-sitter';
 import { errorMessage, quoted } from '../errors.js';
 import type { DefTag, FileTags, RefTag } from '../records.js';
 import type { SkipReason } from '../api/types.js';
-import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, noteLoaded, queryPosition, readQuerySource } from './languages.js';
+import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, invalidQueryMessage, isPackageQuery, noteLoaded, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
+import { DEFAULT_PARSE_TIMEOUT_MS } from './parse-bound.js';
 import { packRefs } from './refs.js';
 
 /** Stored line text is cut here, so a long line cannot blow a map's budget or a record's size. */
@@ -11,10 +13,19 @@ export const MAX_STORED_LINE = 300;
 /** A signature is shown to its last line (a multi-line parameter list), within these bounds. */
 export const MAX_SIGNATURE_LINES = 4;
 export const MAX_SIGNATURE_CHARS = 300;
+/** A definition keeps the lines of this many of its outermost enclosing scopes ... */
+export const SCOPE_LINES_OUTER = 8;
+/** ... and of this many of its innermost (see enclosingRows). */
+export const SCOPE_LINES_INNER = 8;
 /** Files whose ERROR nodes cover more than this share of the text are reported, not indexed. */
 const MAX_ERROR_SHARE = 0.5;
-/** Default bound on one file's parse time. */
-export const DEFAULT_PARSE_TIMEOUT_MS = 10_000;
+
+// Query predicates (#match? and the like) run as JavaScript regular expressions, in every thread
+// that runs queries (this module is loaded in each). A regex that backtracks past V8's limit
+// falls back to its linear-time engine, so no predicate takes exponential time on a name; one
+// that engine cannot run (a backreference, a lookaround) is refused in a project query before it
+// is compiled (see query-check.ts). V8 flags are the process's: setting one again is harmless.
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 /** What extraction reads of a syntax node: the native and the WebAssembly bindings both have it. */
 interface SyntaxNodeView {
@@ -31,10 +42,14 @@ interface CaptureView {
   node: SyntaxNodeView;
 }
 
-/** One parse's tree, seen through the views above; `dispose` frees it (a WebAssembly tree is not collected). */
+/**
+ * One parse's tree, seen through the views above; `dispose` frees it (a WebAssembly tree is not
+ * collected). `captures` runs the query, its native matching stopped after `timeoutMicros` (0: no
+ * bound), when it returns what it found by then.
+ */
 interface ParsedTree {
   root: SyntaxNodeView;
-  captures(): CaptureView[];
+  captures(timeoutMicros: number): CaptureView[];
   dispose(): void;
 }
 
@@ -78,7 +93,7 @@ function loadNative(lang: LanguageSpec & { grammar: { runtime: 'native' } }): Re
         return undefined;
       }
       const root = tree.rootNode;
-      return { root, captures: () => query.captures(root), dispose: () => {} };
+      return { root, captures: (timeoutMicros) => query.captures(root, { timeoutMicros }), dispose: () => {} };
     },
   };
 }
@@ -86,12 +101,15 @@ function loadNative(lang: LanguageSpec & { grammar: { runtime: 'native' } }): Re
 /** web-tree-sitter, imported and initialised once per thread, on its first WebAssembly grammar. */
 let webTreeSitter: Promise<typeof import('web-tree-sitter')> | undefined;
 
-async function loadWasm(lang: LanguageSpec & { grammar: { runtime: 'wasm' } }): Promise<ReadyLanguage> {
-  webTreeSitter ??= import('web-tree-sitter').then(async (module) => {
+function webTreeSitterModule(): Promise<typeof import('web-tree-sitter')> {
+  return (webTreeSitter ??= import('web-tree-sitter').then(async (module) => {
     await module.Parser.init();
     return module;
-  });
-  const { Parser: WasmParser, Language, Query } = await webTreeSitter;
+  }));
+}
+
+async function loadWasm(lang: LanguageSpec & { grammar: { runtime: 'wasm' } }): Promise<ReadyLanguage> {
+  const { Parser: WasmParser, Language, Query } = await webTreeSitterModule();
   const grammar = await Language.load(lang.grammar.file());
   noteLoaded(lang.id);
   const parser = new WasmParser();
@@ -107,7 +125,7 @@ async function loadWasm(lang: LanguageSpec & { grammar: { runtime: 'wasm' } }): 
         return undefined;
       }
       const root = tree.rootNode;
-      return { root, captures: () => query.captures(root), dispose: () => tree.delete() };
+      return { root, captures: (timeoutMicros) => query.captures(root, { timeoutMicros }), dispose: () => tree.delete() };
     },
   };
 }
@@ -115,19 +133,48 @@ async function loadWasm(lang: LanguageSpec & { grammar: { runtime: 'wasm' } }): 
 /**
  * A language's tag query, compiled; a query tree-sitter rejects is a LanguageLoadError naming the
  * query file, line and column. `errorOffset` gives the byte offset into the whole query text that
- * the runtime's error names, if it names one.
+ * the runtime's error names, if it names one. A project's query is compiled only once a child
+ * process compiled it without harm (see query-check.ts): a query can crash the native runtime.
  */
 function compileQuery<Q>(lang: LanguageSpec, compile: (source: string) => Q, errorOffset: (err: unknown, source: string) => number | undefined): Q {
+  if (lang.queryError !== undefined) throw new LanguageLoadError(lang.queryError);
+  if (!lang.queryChecked && !isPackageQuery(lang.queryFiles)) throw new LanguageLoadError(`${lang.queryFiles.join(', ')}: tag query for ${lang.id} was not checked, so it is not compiled`);
   const source = readQuerySource(lang);
   try {
     return compile(source);
   } catch (err) {
-    const message = errorMessage(err).split('\n')[0];
-    const offset = errorOffset(err, source);
-    const where = offset === undefined ? undefined : queryPosition(lang, offset);
-    const place = where ? `${where.file}:${where.line}:${where.column}` : lang.queryFiles.join(', ');
-    throw new LanguageLoadError(`${place}: tag query for ${lang.id} is invalid (${message})`);
+    throw new LanguageLoadError(invalidQueryMessage(lang, source, errorMessage(err), errorOffset(err, source)));
   }
+}
+
+/**
+ * Loads a language's grammar as a parse does, for a compile of a query text against it, unchecked:
+ * for query-check's child process only, where a crash takes down nothing else. The compile returns
+ * the error (with its byte offset, if it names one) when the runtime rejects the text.
+ */
+export async function uncheckedCompiler(lang: LanguageSpec, source: string): Promise<() => { message: string; offset: number | undefined } | undefined> {
+  let compile: () => unknown;
+  let errorOffset: (err: unknown) => number | undefined;
+  if (lang.grammar.runtime === 'native') {
+    const grammar = lang.grammar.load() as Parser.Language;
+    compile = () => new Parser.Query(grammar, source);
+    errorOffset = nativeErrorOffset;
+  } else if (lang.grammar.runtime === 'wasm') {
+    const { Language, Query } = await webTreeSitterModule();
+    const grammar = await Language.load(lang.grammar.file());
+    compile = () => new Query(grammar, source);
+    errorOffset = (err) => wasmErrorOffset(err, source);
+  } else {
+    throw new Error(`${lang.id} has no grammar of its own`);
+  }
+  return () => {
+    try {
+      compile();
+      return undefined;
+    } catch (err) {
+      return { message: errorMessage(err), offset: errorOffset(err) };
+    }
+  };
 }
 
 /** The native binding says "Query error of type ... at position N", N in bytes. */
@@ -235,6 +282,7 @@ export function extractTags(lang: LanguageSpec, source: string, options: Extract
   if (language instanceof LanguageLoadError) return { ok: false, skip: 'no grammar', detail: language.message };
   const timeoutMs = options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
   noteParsedSource(parsedText.length);
+  const started = performance.now();
   let tree: ParsedTree | undefined;
   try {
     tree = language.parse(parsedText, timeoutMs);
@@ -251,7 +299,15 @@ export function extractTags(lang: LanguageSpec, source: string, options: Extract
         return { ok: false, skip: 'syntax errors', detail: `${Math.round(share * 100)}% of the file is in error nodes` };
       }
     }
-    return { ok: true, tags: collectTags(lang.id, source, tree.captures()) };
+    // The query runs in what is left of the bound: its native matching stops there, and a run that
+    // used it all (matching and predicates) is not taken, its tags being partial.
+    const left = timeoutMs > 0 ? Math.max(1, timeoutMs - (performance.now() - started)) : 0;
+    const queryStarted = performance.now();
+    const captures = tree.captures(Math.min(0xffffffff, Math.ceil(left * 1000)));
+    if (left > 0 && performance.now() - queryStarted >= left) {
+      return { ok: false, skip: 'query timed out', detail: `parse and tag query took longer than ${timeoutMs} ms` };
+    }
+    return { ok: true, tags: collectTags(lang.id, source, captures) };
   } finally {
     tree.dispose();
   }
@@ -336,13 +392,8 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
     if (def) {
       if (seenDefs.has(key)) continue;
       seenDefs.add(key);
-      const enclosing: number[] = [];
-      for (const scope of scopes) {
-        if (scope.row < line && scope.end >= node.endIndex && enclosing[enclosing.length - 1] !== scope.row) {
-          enclosing.push(scope.row);
-          shownLines.add(scope.row);
-        }
-      }
+      const enclosing = enclosingRows(scopes, line, node.endIndex);
+      for (const row of enclosing) shownLines.add(row);
       const signatureEnd = signatureEndOf(lineTexts, line);
       for (let row = line; row <= signatureEnd; row++) shownLines.add(row);
       defs.push({ name, subkind, line, signatureEnd, scopes: enclosing });
@@ -360,6 +411,31 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
     .map((row) => [row, boundedLine(lineTexts[row] ?? '')]);
   const lineCount = source.endsWith('\n') ? lineTexts.length - 1 : lineTexts.length;
   return { lang: langId, lineCount, defs, refs: packRefs(refs), modules: [...modules].sort(), lines };
+}
+
+/**
+ * The lines of the scopes enclosing a definition on `line` ending at `end`, outermost first, one
+ * per line: at most the SCOPE_LINES_OUTER outermost and the SCOPE_LINES_INNER innermost of them,
+ * so a definition nested thousands deep costs what one nested twenty deep does (every scope kept
+ * made the tags of n nested functions n^2/2 numbers). The stack's scopes nest, so those that
+ * start above the line and end past the name are its bottom part; the ones above them (the
+ * definition's own scope, opening on its line) are few, and nothing else of the stack is read.
+ */
+function enclosingRows(stack: readonly OpenScope[], line: number, end: number): number[] {
+  let top = stack.length;
+  while (top > 0 && (stack[top - 1].row >= line || stack[top - 1].end < end)) top--;
+  const outer: number[] = [];
+  for (let i = 0; i < top && outer.length < SCOPE_LINES_OUTER; i++) {
+    if (outer[outer.length - 1] !== stack[i].row) outer.push(stack[i].row);
+  }
+  const inner: number[] = [];
+  const lastOuter = outer[outer.length - 1];
+  for (let i = top - 1; i >= 0 && inner.length < SCOPE_LINES_INNER; i--) {
+    const row = stack[i].row;
+    if (row === lastOuter) break; // met the outer ones: the definition has no more scopes than both keep
+    if (inner[inner.length - 1] !== row) inner.push(row);
+  }
+  return [...outer, ...inner.reverse()];
 }
 
 /** A line as stored: trailing space off, cut at MAX_STORED_LINE with an ellipsis saying so. */

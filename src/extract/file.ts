@@ -135,8 +135,8 @@ export async function indexFiles(root: string, jobs: readonly FileJob[], options
   }
 }
 
-/** The result for a file whose extraction failed outright (an exception, a dead worker). */
-export function failedResult(job: FileJob, detail: string): FileResult {
+/** The result for a file whose extraction failed outright (an exception, a dead worker: 'parse failed'; a stopped one: 'query timed out'). */
+export function failedResult(job: FileJob, detail: string, skip: SkipReason = 'parse failed'): FileResult {
   const { path, stat } = job;
-  return { outcome: 'parsed', record: { path, ...statOf(stat), hash: '', tags: null, skip: 'parse failed', detail } };
+  return { outcome: 'parsed', record: { path, ...statOf(stat), hash: '', tags: null, skip, detail } };
 }

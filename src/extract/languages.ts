@@ -1,6 +1,7 @@
 import { MAX_CONFIG_BYTES, readBounded } from '../bounded-read.js';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
+import { quoted } from '../errors.js';
 import { packageRoot } from '../paths.js';
 
 const require = createRequire(import.meta.url);
@@ -39,6 +40,12 @@ export interface LanguageSpec {
    * configured or overrode, so that its tags are never mixed with another query's.
    */
   signature: string;
+  /** The query's text as read once (a project's language): compiled instead of reading queryFiles again. */
+  querySource?: string;
+  /** A project query that passed its check in a child process (see query-check.ts): only such a one is compiled here. */
+  queryChecked?: true;
+  /** A project query refused by that check: why (its files are skipped as 'no grammar' with it). */
+  queryError?: string;
 }
 
 /** The npm package of a language's grammar, for the README's language table and error messages. */
@@ -416,11 +423,12 @@ export function languageById(id: string): LanguageSpec | undefined {
 }
 
 /**
- * The text of a language's tag query: its files joined by newlines (see queryPosition). Each read
- * bounded (a project's were checked to lie in its root when its languages were resolved).
+ * The text of a language's tag query: as read once (querySource), or its files joined by newlines
+ * (see queryPosition), each read bounded (a project's were checked to lie in its root when its
+ * languages were resolved).
  */
 export function readQuerySource(lang: LanguageSpec): string {
-  return lang.queryFiles.map((file) => queryBytes(file).toString('utf8')).join('\n');
+  return lang.querySource ?? lang.queryFiles.map((file) => queryBytes(file).toString('utf8')).join('\n');
 }
 
 /** A query file's bytes, read as readBounded reads (one that is gone is an error here: it was there when resolved). */
@@ -430,14 +438,22 @@ function queryBytes(file: string): Buffer {
   return bytes;
 }
 
+/** Whether a query is repomap's own (every file of it in the package's queries/): trusted, compiled unchecked. */
+export function isPackageQuery(queryFiles: readonly string[]): boolean {
+  const dir = join(packageRoot, 'queries');
+  return queryFiles.every((file) => dirname(file) === dir);
+}
+
 /**
  * The file, line and column (1-based) of a byte offset into readQuerySource's text: tree-sitter
- * reports a query error as a byte offset into the whole text.
+ * reports a query error as a byte offset into the whole text. `source` is that text, when at hand
+ * (the files are then not read again).
  */
-export function queryPosition(lang: LanguageSpec, offset: number): { file: string; line: number; column: number } {
+export function queryPosition(lang: Pick<LanguageSpec, 'queryFiles'>, offset: number, source?: string): { file: string; line: number; column: number } {
   let start = 0;
   for (const [i, file] of lang.queryFiles.entries()) {
-    const bytes = queryBytes(file);
+    // A single file's text is the whole source (a project's query, never read again).
+    const bytes = source !== undefined && lang.queryFiles.length === 1 ? Buffer.from(source) : queryBytes(file);
     const end = start + bytes.length;
     if (offset <= end || i === lang.queryFiles.length - 1) {
       const lines = bytes.subarray(0, Math.max(0, offset - start)).toString('utf8').split('\n');
@@ -446,6 +462,16 @@ export function queryPosition(lang: LanguageSpec, offset: number): { file: strin
     start = end + 1; // the joining newline
   }
   return { file: '', line: 0, column: 0 };
+}
+
+/**
+ * What a query tree-sitter rejects is: its file, line and column (when the error gives an offset
+ * into `source`, the query's text), and the error's first line, cut (it may quote the query).
+ */
+export function invalidQueryMessage(lang: Pick<LanguageSpec, 'id' | 'queryFiles'>, source: string, message: string, offset: number | undefined): string {
+  const where = offset === undefined ? undefined : queryPosition(lang, offset, source);
+  const place = where ? `${where.file}:${where.line}:${where.column}` : lang.queryFiles.join(', ');
+  return `${place}: tag query for ${lang.id} is invalid (${quoted(message.split('\n')[0])})`;
 }
 
 // Which grammars this thread has loaded, for tests and diagnostics (see extract.ts).

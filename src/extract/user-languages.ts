@@ -68,8 +68,14 @@ export interface LanguageOverride {
   /** Absent: the built-in language's grammar. */
   grammar?: ResolvedGrammar;
   queryFiles: readonly string[];
+  /** The text of queryFiles as read here, joined by newlines: what is checked and compiled (the files are not read again). */
+  queryText: string;
   /** A digest of what decides its tags: grammar, query text, extensions (see LanguageSpec.signature). */
   signature: string;
+  /** Set by checkQueries (see query-check.ts): the project query passed its check (or is the package's own). */
+  queryChecked?: true;
+  /** Set by checkQueries: why the query was refused; the language's files are skipped with it. */
+  queryError?: string;
 }
 
 const ID = /^[a-z][a-z0-9_-]*$/;
@@ -150,7 +156,7 @@ export function resolveLanguages(root: string, config: Readonly<Record<string, L
       .update(JSON.stringify({ grammar: grammar ? grammarIdentity(grammar) : 'builtin', extensions, family, texts }))
       .digest('hex')
       .slice(0, 16);
-    overrides.push({ id, family, extensions, ...(grammar ? { grammar } : {}), queryFiles: files, signature });
+    overrides.push({ id, family, extensions, ...(grammar ? { grammar } : {}), queryFiles: files, queryText: texts.join('\n'), signature });
   }
   return overrides;
 }
@@ -263,14 +269,16 @@ const sets = new Map<string, LanguageSet>();
  */
 export function languageSet(overrides: readonly LanguageOverride[] | undefined): LanguageSet {
   if (!overrides || overrides.length === 0) return BUILTIN_LANGUAGES;
-  const key = overrides.map((lang) => `${lang.id}:${lang.signature}`).join(',');
+  const key = overrides.map((lang) => `${lang.id}:${lang.signature}:${lang.queryChecked ? 'checked' : (lang.queryError ?? '')}`).join(',');
   let set = sets.get(key);
   if (!set) {
     const added = new Map<string, LanguageSpec>();
     for (const override of overrides) {
       const builtin = BUILTIN_LANGUAGES.byIdOf(override.id);
       const grammar = override.grammar ? grammarSource(override.grammar) : builtin!.grammar;
-      added.set(override.id, { id: override.id, family: override.family, extensions: override.extensions, grammar, queryFiles: override.queryFiles, signature: override.signature });
+      const { queryText, queryChecked, queryError } = override;
+      const query = { querySource: queryText, ...(queryChecked ? { queryChecked } : {}), ...(queryError !== undefined ? { queryError } : {}) };
+      added.set(override.id, { id: override.id, family: override.family, extensions: override.extensions, grammar, queryFiles: override.queryFiles, signature: override.signature, ...query });
     }
     const taken = new Set([...added.values()].flatMap((lang) => lang.extensions));
     const list = LANGUAGES.filter((lang) => !added.has(lang.id)).map((lang) => ({ ...lang, extensions: lang.extensions.filter((ext) => !taken.has(ext)) }));

@@ -6,6 +6,7 @@ import { type FileJob, type FileStat, type IndexFileOptions, tooLargeRecord } fr
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } from '../extract/languages.js';
 import { type LanguageConfig, type LanguageOverride, languageSet, refusedGrammarNotices, resolveLanguages } from '../extract/user-languages.js';
 import { collectGarbage } from '../extract/memory.js';
+import { checkQueries } from '../extract/query-check.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
 import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
@@ -157,7 +158,8 @@ export class Reconciler {
   ) {
     this.publishReleaseEvery = settings.publishReleaseEvery ?? PUBLISH_RELEASE_EVERY;
     this.onNotice = settings.onNotice;
-    const overrides = settings.languageOverrides ?? resolveLanguages(root, settings.languages, settings.allowGrammars);
+    // A project query is compiled in a child process first (see checkQueries): it could crash this one.
+    const overrides = checkQueries(settings.languageOverrides ?? resolveLanguages(root, settings.languages, settings.allowGrammars), settings.onNotice);
     // Said when the languages are read, not when another reconciler's are taken over.
     if (!settings.languageOverrides) for (const notice of refusedGrammarNotices(overrides)) this.onNotice?.(notice);
     this.languages = languageSet(overrides);

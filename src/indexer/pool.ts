@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Piscina } from 'piscina';
 import type { FileJob, FileResult, IndexFileOptions } from '../extract/file.js';
 import { languagesOf } from '../extract/languages.js';
+import { TASKS_PER_THREAD, batchBoundMs } from '../extract/parse-bound.js';
 import type { BatchTask } from './worker-protocol.js';
 import type { TagStore } from '../store/store.js';
 import { storeTags } from './tag-writer.js';
@@ -72,6 +73,10 @@ export interface RunnerOptions {
    * by a native crash or an out-of-memory abort would.
    */
   exitOn?: string;
+  /** Tests only, for a pool: a worker that meets a path containing this text spins, as one stuck in a query would. */
+  stallOn?: string;
+  /** Tests only, for a pool: every batch's bound, instead of batchBoundMs's. */
+  batchBoundMs?: number;
 }
 
 /**
@@ -146,31 +151,47 @@ type ExtractPool = Piscina<BatchTask, FileResult[]>;
  */
 const WORKER_EXEC_ARGV = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? { execArgv: ['--no-experimental-require-module'] } : {};
 
-/** A Piscina pool of the extraction worker. */
-function startPool(threads: number, tasksPerThread: number): Promise<ExtractPool> {
-  return import('piscina').then(
-    ({ Piscina }) =>
-      new Piscina<BatchTask, FileResult[]>({
+/** A Piscina pool of the extraction worker; `onStarted` hears each task that says it started (see BatchTask.startedId). */
+function startPool(threads: number, tasksPerThread: number, onStarted: (id: number) => void): Promise<ExtractPool> {
+  return import('piscina').then(({ Piscina }) => {
+    const pool = new Piscina<BatchTask, FileResult[]>({
         filename: new URL('../../workers/extract-worker.js', import.meta.url).href,
         minThreads: threads,
         maxThreads: threads,
         concurrentTasksPerWorker: tasksPerThread,
-        idleTimeout: 30_000,
-        ...WORKER_EXEC_ARGV,
-      }),
-  );
+      idleTimeout: 30_000,
+      ...WORKER_EXEC_ARGV,
+    });
+    pool.on('message', (message: unknown) => {
+      const id = (message as { batchStarted?: unknown } | null)?.batchStarted;
+      if (typeof id === 'number') onStarted(id);
+    });
+    return pool;
+  });
+}
+
+/** A batch stopped for running past its bound (see batchBoundMs): its thread was terminated. */
+class BatchTimeout extends Error {
+  override name = 'BatchTimeout';
 }
 
 /**
- * A Piscina pool of extraction workers, fed batches. A batch whose worker dies is retried file
- * by file on a quarantine thread that runs one task at a time, so a death there is the file's
- * own: a file that kills that thread on both of its tries is recorded as failed.
+ * A Piscina pool of extraction workers, fed batches. A batch whose worker dies, or runs past its
+ * bound (batchBoundMs, counted from when the worker starts it: the worker is then terminated), is
+ * retried file by file on a quarantine thread that runs one task at a time, so a death or a stall
+ * there is the file's own: a file that kills that thread on both of its tries is recorded as
+ * failed, one that runs past its bound alone as 'query timed out' (parsing has its own bound, so
+ * what runs on is a query: its predicates, or a stuck thread).
  */
 class PoolRunner implements ParseRunner {
   private started: Promise<ExtractPool> | undefined;
   private quarantined: Promise<ExtractPool> | undefined;
   /** Tasks not yet settled: closing waits for them (a thread stopped inside native tree-sitter code aborts the whole process). */
   private readonly inFlight = new Set<Promise<FileResult[]>>();
+  /** Bounded tasks not started yet, by id: each starts its timer when its worker says it started. */
+  private readonly starting = new Map<number, () => void>();
+  private lastTaskId = 0;
+  private readonly onTaskStarted = (id: number) => this.starting.get(id)?.();
 
   constructor(
     private readonly threads: number,
@@ -182,7 +203,7 @@ class PoolRunner implements ParseRunner {
    * waits in the worker itself, so it starts without a round trip through a busy main thread.
    */
   private pool(): Promise<ExtractPool> {
-    return (this.started ??= startPool(this.threads, 2));
+    return (this.started ??= startPool(this.threads, TASKS_PER_THREAD, this.onTaskStarted));
   }
 
   /**
@@ -191,7 +212,7 @@ class PoolRunner implements ParseRunner {
    * file's retry), so only here is a death the file's own.
    */
   private quarantine(): Promise<ExtractPool> {
-    return (this.quarantined ??= startPool(1, 1));
+    return (this.quarantined ??= startPool(1, 1, this.onTaskStarted));
   }
 
   stream(root: string, chunks: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void> {
@@ -266,30 +287,59 @@ class PoolRunner implements ParseRunner {
     await Promise.all(Array.from({ length: this.threads }, () => this.run({ root: '', jobs: [], options, preload, tagsTo: tagsTo?.dir })));
   }
 
-  private run(task: BatchTask, on: Promise<ExtractPool> = this.pool()): Promise<FileResult[]> {
-    const { exitOn } = this.options;
-    const running = on.then((pool) => pool.run(exitOn === undefined ? task : { ...task, exitOn }));
+  /** Runs a task on a pool; with `boundMs`, its worker is terminated once the task has run that long (it rejects with BatchTimeout). */
+  private run(task: BatchTask, on: Promise<ExtractPool> = this.pool(), boundMs?: number): Promise<FileResult[]> {
+    const { exitOn, stallOn } = this.options;
+    const sent: BatchTask = { ...task, ...(exitOn !== undefined ? { exitOn } : {}), ...(stallOn !== undefined ? { stallOn } : {}) };
+    let running: Promise<FileResult[]>;
+    if (boundMs === undefined) {
+      running = on.then((pool) => pool.run(sent));
+    } else {
+      const id = ++this.lastTaskId;
+      const stop = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      this.starting.set(id, () => (timer = setTimeout(() => stop.abort(), boundMs)));
+      running = on
+        .then((pool) => pool.run({ ...sent, startedId: id }, { signal: stop.signal }))
+        .catch((err: unknown) => {
+          throw stop.signal.aborted ? new BatchTimeout(`its thread ran past the batch's bound of ${boundMs} ms and was stopped`) : err;
+        })
+        .finally(() => {
+          clearTimeout(timer);
+          this.starting.delete(id);
+        });
+    }
     this.inFlight.add(running);
     const settled = () => this.inFlight.delete(running);
     running.then(settled, settled);
     return running;
   }
 
+  /** A batch of `files` files' bound (see batchBoundMs). */
+  private boundOf(files: number, options: IndexFileOptions): number | undefined {
+    return this.options.batchBoundMs ?? batchBoundMs(files, options.parseTimeoutMs);
+  }
+
   private async runBatch(root: string, jobs: FileJob[], options: IndexFileOptions, tagsTo: string | undefined): Promise<FileResult[]> {
     try {
-      return await this.run({ root, jobs, options, tagsTo });
+      return await this.run({ root, jobs, options, tagsTo }, this.pool(), this.boundOf(jobs.length, options));
     } catch {
       // Retry alone each file of the batch, so one poisonous file cannot sink the others. A
-      // second try there spares a file a death that was not its own (a thread's out-of-memory).
+      // second try there spares a file a death that was not its own (a thread's out-of-memory);
+      // a file that runs past its bound alone has had its time.
       const results: FileResult[] = [];
       const { failedResult } = await extraction();
       for (const job of jobs) {
         let result: FileResult | undefined;
         let reason = '';
         for (let attempt = 0; attempt < 2 && !result; attempt++) {
-          result = await this.run({ root, jobs: [job], options, tagsTo }, this.quarantine()).then(
+          result = await this.run({ root, jobs: [job], options, tagsTo }, this.quarantine(), this.boundOf(1, options)).then(
             (single) => single[0],
-            (err: unknown) => ((reason = errorMessage(err)), undefined),
+            (err: unknown) => {
+              if (err instanceof BatchTimeout) return failedResult(job, err.message, 'query timed out');
+              reason = errorMessage(err);
+              return undefined;
+            },
           );
         }
         results.push(result ?? failedResult(job, `a worker died parsing it (${reason})`));

@@ -12,4 +12,8 @@ export interface BatchTask {
   tagsTo?: string;
   /** Tests only (see RunnerOptions.exitOn): the worker dies on a batch with a path containing this. */
   exitOn?: string;
+  /** Tests only (see RunnerOptions.stallOn): the worker spins on a batch with a path containing this. */
+  stallOn?: string;
+  /** Set on a bounded batch: the worker posts `{ batchStarted: startedId }` as it starts it, and the pool's timer starts then. */
+  startedId?: number;
 }

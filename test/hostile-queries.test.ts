@@ -1,0 +1,187 @@
+// The hostile repository, its tag queries and its deepest code (issue 48, items 2, 3 and 7): a
+// project query that crashes tree-sitter's native Query, a predicate regex that backtracks
+// exponentially, a query whose matching never ends, a parse thread stuck in one, and 10,000
+// nested functions. Every run is a child process under a hard kill timer and a memory ceiling, so
+// a crash, a hang or a blow-up fails the test instead of taking the suite with it.
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { SCOPE_LINES_INNER, SCOPE_LINES_OUTER } from '../src/extract/extract.js';
+import { MAX_QUERY_PATTERNS } from '../src/extract/query-check.js';
+import { type BoundedOptions, type BoundedResult, runCliBounded } from './bounded.js';
+import { tempDir, writeTree } from './helpers.js';
+
+const PYTHONISH = `class Ledger:
+    def post(self, entry):
+        return record(entry)
+
+def record(entry):
+    return entry
+`;
+
+/** A private cache, no shared one: each run parses what it maps. */
+function isolatedEnv(): NodeJS.ProcessEnv {
+  return { XDG_CACHE_HOME: tempDir('repomap-cache-'), REPOMAP_SHARED_CACHE: '' };
+}
+
+/** `repomap map ROOT --verbose` bounded, with `workers` parse threads (1: in this process's own thread). */
+function map(root: string, workers: number, options: BoundedOptions = {}): Promise<BoundedResult> {
+  return runCliBounded(['map', root, '--verbose', '--workers', String(workers)], { killAfterMs: 90_000, maxRssMib: 1024, ...options, env: { ...isolatedEnv(), ...options.env } });
+}
+
+/** The end of a bounded run, for assertion messages. */
+function ending(run: BoundedResult): string {
+  return `code ${run.code}, signal ${run.signal}, killed for ${run.killedFor ?? 'nothing'}; stderr:\n${run.stderr.slice(-2000)}`;
+}
+
+/** The notices on stderr that name the tag query for `lang`. */
+function queryNotices(run: BoundedResult, lang: string): string[] {
+  return run.stderr.split('\n').filter((line) => line.includes(`tag query for ${lang} `));
+}
+
+for (const word of ['abc', 'X', 'SECRET = 1']) {
+  test(`item 2: a .repomap/queries/python.scm of '${word}' (tree-sitter's Query dies on it) is one notice; map exits normally and the built-in query maps the Python files`, async () => {
+    const root = tempDir();
+    writeTree(root, { 'a.py': PYTHONISH, '.repomap/queries/python.scm': `${word}\n` });
+    for (const workers of [1, 2]) {
+      const run = await map(root, workers);
+      assert.equal(run.code, 0, ending(run));
+      const notices = queryNotices(run, 'python');
+      assert.equal(notices.length, 1, run.stderr);
+      assert.match(notices[0], new RegExp(`^repomap: ${join(root, '.repomap', 'queries', 'python.scm')}: tag query for python refused \\(compiling it crashed tree-sitter: SIGSEGV\\); the built-in query is used$`));
+      assert.match(run.stdout, /│class Ledger:/);
+      assert.match(run.stdout, /│def record\(entry\):/);
+    }
+  });
+}
+
+test(`item 2: a query of 65,000 patterns is refused with a message naming the count (running it hangs tree-sitter, or crashes it); the built-in query is used`, async () => {
+  const root = tempDir();
+  // 65,000 patterns matching every node: running it hangs tree-sitter (70,000: SIGSEGV).
+  writeTree(root, { 'a.py': PYTHONISH, '.repomap/queries/python.scm': '(_)@x'.repeat(65_000) });
+  const run = await map(root, 2, { killAfterMs: 60_000 });
+  assert.equal(run.code, 0, ending(run));
+  const notices = queryNotices(run, 'python');
+  assert.equal(notices.length, 1, run.stderr);
+  assert.match(notices[0], new RegExp(`refused \\(65000 patterns, over the ${MAX_QUERY_PATTERNS} a tag query may have\\); the built-in query is used$`));
+  assert.match(run.stdout, /│def record\(entry\):/);
+});
+
+/** Daemons the tests started, stopped when they end whatever became of the test. */
+const daemons: Array<{ root: string; env: NodeJS.ProcessEnv }> = [];
+after(async () => {
+  for (const { root, env } of daemons) await runCliBounded(['stop', root], { env, killAfterMs: 20_000 });
+});
+
+test('item 2: a running daemon survives a crashing query written into .repomap/queries/ and goes on answering, with the built-in query', async () => {
+  const root = tempDir();
+  writeTree(root, { 'a.py': PYTHONISH });
+  const runtime = tempDir('repomap-run-');
+  chmodSync(runtime, 0o700);
+  const env = { ...isolatedEnv(), XDG_RUNTIME_DIR: runtime };
+  daemons.push({ root, env });
+  const cache = tempDir('repomap-cache-');
+  const query = () => runCliBounded(['query', root, '--cache-dir', cache, '--idle-timeout', '120'], { env, killAfterMs: 60_000 });
+  const pid = async () => {
+    const status = await runCliBounded(['status', root, '--format', 'json'], { env, killAfterMs: 20_000 });
+    return status.code === 0 ? (JSON.parse(status.stdout) as { pid: number }).pid : undefined;
+  };
+  const first = await query();
+  assert.equal(first.code, 0, ending(first));
+  assert.match(first.stdout, /│def record\(entry\):/);
+  const before = await pid();
+  assert.ok(before, 'a daemon runs');
+
+  mkdirSync(join(root, '.repomap', 'queries'), { recursive: true });
+  writeFileSync(join(root, '.repomap', 'queries', 'python.scm'), 'abc\n');
+  // The daemon applies a changed query as it sees it: its log says so once it has.
+  const log = join(cache, 'daemon.log');
+  const deadline = Date.now() + 30_000;
+  while (!(existsSync(log) && readFileSync(log, 'utf8').includes('tag queries reloaded')) && Date.now() < deadline) {
+    await new Promise((resume) => setTimeout(resume, 100));
+  }
+  const later = await query();
+  assert.equal(later.code, 0, ending(later));
+  assert.match(later.stdout, /│def record\(entry\):/);
+  assert.equal(await pid(), before, 'the same daemon answers');
+  assert.match(readFileSync(log, 'utf8'), /tag query for python refused \(compiling it crashed tree-sitter: SIGSEGV\); the built-in query is used/);
+});
+
+const FUNCTIONS_QUERY = '(function_definition name: (identifier) @name.definition.function)\n';
+const LONG_NAME = 'a'.repeat(50);
+
+test('item 3: a #match? regex that backtracks exponentially on a 50-letter name: map returns, the definitions mapped', async () => {
+  const root = tempDir();
+  writeTree(root, {
+    'a.py': `def ${LONG_NAME}():\n    pass\n\n${PYTHONISH}`,
+    '.repomap/queries/python.scm': `${FUNCTIONS_QUERY}((identifier) @name.reference.call (#match? @name.reference.call "^(a+)+b$"))\n`,
+  });
+  for (const workers of [1, 2]) {
+    const run = await map(root, workers, { killAfterMs: 60_000 });
+    assert.equal(run.code, 0, ending(run));
+    assert.deepEqual(queryNotices(run, 'python'), [], 'the query is taken');
+    assert.match(run.stdout, new RegExp(`│def ${LONG_NAME}\\(\\):`));
+    assert.match(run.stdout, /│def record\(entry\):/);
+  }
+});
+
+test('item 3: a predicate regex the linear-time engine cannot run (a backreference) is refused with a notice naming it; the built-in query is used', async () => {
+  const root = tempDir();
+  writeTree(root, {
+    'a.py': `def ${LONG_NAME}():\n    pass\n\n${PYTHONISH}`,
+    '.repomap/queries/python.scm': `${FUNCTIONS_QUERY}((identifier) @name.reference.call (#match? @name.reference.call "^(a*)*\\\\1b$"))\n`,
+  });
+  const run = await map(root, 2, { killAfterMs: 60_000 });
+  assert.equal(run.code, 0, ending(run));
+  const notices = queryNotices(run, 'python');
+  assert.equal(notices.length, 1, run.stderr);
+  assert.match(notices[0], /refused \(the regex "\^\(a\*\)\*\\\\1b\$" of a predicate cannot run in linear time \(a backreference, a lookaround, or a large repetition count\)\); the built-in query is used$/);
+  assert.match(run.stdout, /│class Ledger:/, 'the built-in query tags classes, the project one did not');
+});
+
+test('item 3: a query whose native matching runs on (minutes) is stopped at the parse bound: that file is skipped as "query timed out", the others mapped', async () => {
+  const root = tempDir();
+  writeTree(root, {
+    'big.py': Array.from({ length: 3000 }, (_, i) => `x${i} = [a0, a1, a2]\n`).join(''),
+    'small.py': PYTHONISH,
+    '.repomap/queries/python.scm': `${FUNCTIONS_QUERY}(module (_)* @a (_)* @b)\n`,
+  });
+  const run = await map(root, 2, { killAfterMs: 60_000 });
+  assert.equal(run.code, 0, ending(run));
+  assert.match(run.stderr, /^skipped big\.py: query timed out \(parse and tag query took longer than 10000 ms\)$/m);
+  assert.match(run.stdout, /│def record\(entry\):/);
+});
+
+test('item 3: a parse thread stuck on a file is terminated at its batch\'s bound and replaced; that file is skipped as "query timed out", every other one indexed', async () => {
+  const root = tempDir();
+  const files: Record<string, string> = { 'stuck_here.py': 'def stuck():\n    pass\n' };
+  for (let i = 0; i < 40; i++) files[`m${i}.py`] = `def function_${i}():\n    pass\n`;
+  writeTree(root, files);
+  const run = await map(root, 2, { killAfterMs: 60_000, env: { REPOMAP_TEST_WORKER_STALL_ON: 'stuck_here', REPOMAP_TEST_BATCH_BOUND_MS: '2000' } });
+  assert.equal(run.code, 0, ending(run));
+  assert.match(run.stderr, /^skipped stuck_here\.py: query timed out \(its thread ran past the batch's bound of 2000 ms and was stopped\)$/m);
+  assert.match(run.stderr, /41 parsed/);
+  for (let i = 0; i < 40; i++) assert.match(run.stdout, new RegExp(`│def function_${i}\\(\\):`));
+  assert.match(run.stdout, /\(1 file not mapped: 1 query timed out/);
+});
+
+test('item 7: 10,000 nested JavaScript functions map under 600 MiB, each definition keeping a bounded number of enclosing scope lines', async () => {
+  const root = tempDir();
+  const depth = 10_000;
+  let text = '';
+  for (let i = 0; i < depth; i++) text += `function f${i}(){\n`;
+  text += '}\n'.repeat(depth);
+  writeTree(root, { 'deep.js': text });
+  const env = isolatedEnv();
+  const run = await runCliBounded(['map', root, '--quiet'], { env, killAfterMs: 120_000, maxRssMib: 600 });
+  assert.equal(run.code, 0, ending(run));
+  const symbols = await runCliBounded(['symbols', `f${depth - 1}`, root, '--format', 'json'], { env, killAfterMs: 120_000, maxRssMib: 600 });
+  assert.equal(symbols.code, 0, ending(symbols));
+  const [deepest] = (JSON.parse(symbols.stdout) as { definitions: Array<{ scopes: Array<{ line: number }> }> }).definitions;
+  const kept = SCOPE_LINES_OUTER + SCOPE_LINES_INNER;
+  // The outermost and the innermost enclosing functions, of 9,999.
+  const lines = [...Array.from({ length: SCOPE_LINES_OUTER }, (_, i) => i + 1), ...Array.from({ length: SCOPE_LINES_INNER }, (_, i) => depth - SCOPE_LINES_INNER + i)];
+  assert.equal(deepest.scopes.length, kept);
+  assert.deepEqual(deepest.scopes.map((scope) => scope.line), lines);
+});
