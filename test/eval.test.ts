@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { directoryOrder, lexicalOrder, packFileList } from '../src/eval/baselines.js';
 import { apiScore, formatReport, neededNames, rankerByName, runEval, score } from '../src/eval/eval.js';
-import { addedIdentifiers, isChore, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
+import { commitChanges, isChore, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
 import { isTestPath, isVendoredOrGenerated } from '../src/file-kinds.js';
 import { leftOutMatcher } from '../src/discover/discover.js';
 import { familyOfPath } from '../src/extract/languages.js';
@@ -404,7 +404,7 @@ function apiRepo(): string {
 test('added identifiers: the + lines of source files, from one diff', async () => {
   const root = apiRepo();
   const repo = await openRepo(root);
-  const added = await addedIdentifiers(repo, git(root, 'rev-parse', 'HEAD~2').trim(), git(root, 'rev-parse', 'HEAD~1').trim());
+  const { added } = await commitChanges(repo, git(root, 'rev-parse', 'HEAD~2').trim(), git(root, 'rev-parse', 'HEAD~1').trim());
   assert.ok(added.has('applyDiscount') && added.has('sum'));
   // `++discountedCount;` is the diff line `+++discountedCount;`: an added line, not a file header.
   assert.ok(added.has('discountedCount'));

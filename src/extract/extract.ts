@@ -5,6 +5,7 @@ import type { SkipReason } from '../api/types.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, noteLoaded, queryPosition, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
 import { packRefs } from './refs.js';
+import { type ScopeSpan, setExtents } from './extents.js';
 
 /** Stored line text is cut here, so a long line cannot blow a map's budget or a record's size. */
 export const MAX_STORED_LINE = 300;
@@ -21,6 +22,7 @@ interface SyntaxNodeView {
   readonly startIndex: number;
   readonly endIndex: number;
   readonly startPosition: { row: number };
+  readonly endPosition: { row: number; column: number };
   readonly text: string;
   readonly hasError: boolean;
   descendantsOfType(type: string): ReadonlyArray<SyntaxNodeView | null>;
@@ -292,10 +294,10 @@ function errorShare(root: SyntaxNodeView, length: number): number {
   return covered / length;
 }
 
-interface OpenScope {
-  start: number;
-  end: number;
-  row: number;
+/** A node that ends at a row's first column ends with the row before (a trailing newline). */
+function lastRow(node: SyntaxNodeView): number {
+  const { row, column } = node.endPosition;
+  return column === 0 && row > node.startPosition.row ? row - 1 : row;
 }
 
 function collectTags(langId: string, source: string, captures: readonly CaptureView[]): FileTags {
@@ -304,7 +306,11 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
   const refs: RefTag[] = [];
   const shownLines = new Set<number>();
   // Captures arrive in document order; scopes are syntax nodes, so they nest and a stack suffices.
-  const scopes: OpenScope[] = [];
+  const scopes: ScopeSpan[] = [];
+  // Every scope pushed, in document order, and per definition its name's bytes and how many
+  // scopes came before it: what setExtents reads.
+  const spans: ScopeSpan[] = [];
+  const sites: number[] = [];
   const seenDefs = new Set<string>();
   const seenRefs = new Set<string>();
   const modules = new Set<string>();
@@ -316,7 +322,9 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
     if (capture === 'scope') {
       const top = scopes[scopes.length - 1];
       if (!top || top.start !== start || top.end !== node.endIndex) {
-        scopes.push({ start, end: node.endIndex, row: node.startPosition.row });
+        const span = { start, end: node.endIndex, row: node.startPosition.row, endRow: lastRow(node) };
+        scopes.push(span);
+        spans.push(span);
       }
       continue;
     }
@@ -346,6 +354,7 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
       const signatureEnd = signatureEndOf(lineTexts, line);
       for (let row = line; row <= signatureEnd; row++) shownLines.add(row);
       defs.push({ name, subkind, line, signatureEnd, scopes: enclosing });
+      sites.push(start, node.endIndex, spans.length);
     } else {
       // A name node is a definition or a reference, never both: queries list their definition
       // patterns first, so a node's definition capture comes before any reference capture of it.
@@ -355,6 +364,7 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
     }
   }
 
+  setExtents(defs, sites, spans);
   const lines: Array<[number, string]> = [...shownLines]
     .sort((a, b) => a - b)
     .map((row) => [row, boundedLine(lineTexts[row] ?? '')]);
