@@ -294,10 +294,12 @@ function errorShare(root: SyntaxNodeView, length: number): number {
   return covered / length;
 }
 
-/** A node that ends at a row's first column ends with the row before (a trailing newline). */
-function lastRow(node: SyntaxNodeView): number {
-  const { row, column } = node.endPosition;
-  return column === 0 && row > node.startPosition.row ? row - 1 : row;
+interface OpenScope {
+  start: number;
+  end: number;
+  row: number;
+  /** Its last row (see lastRow). */
+  endRow: number;
 }
 
 function collectTags(langId: string, source: string, captures: readonly CaptureView[]): FileTags {
@@ -306,7 +308,7 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
   const refs: RefTag[] = [];
   const shownLines = new Set<number>();
   // Captures arrive in document order; scopes are syntax nodes, so they nest and a stack suffices.
-  const scopes: ScopeSpan[] = [];
+  const scopes: OpenScope[] = [];
   // Every scope pushed, in document order, and per definition its name's bytes and how many
   // scopes came before it: what setExtents reads.
   const spans: ScopeSpan[] = [];
@@ -370,6 +372,12 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
     .map((row) => [row, boundedLine(lineTexts[row] ?? '')]);
   const lineCount = source.endsWith('\n') ? lineTexts.length - 1 : lineTexts.length;
   return { lang: langId, lineCount, defs, refs: packRefs(refs), modules: [...modules].sort(), lines };
+}
+
+/** A node that ends at a row's first column ends with the row before (a trailing newline). */
+function lastRow(node: SyntaxNodeView): number {
+  const { row, column } = node.endPosition;
+  return column === 0 && row > node.startPosition.row ? row - 1 : row;
 }
 
 /** A line as stored: trailing space off, cut at MAX_STORED_LINE with an ellipsis saying so. */
