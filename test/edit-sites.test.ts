@@ -104,14 +104,12 @@ test('item 2: a definition\'s extent is its own syntax node, across languages; a
     inner: 11,
     MAX: null,
   });
-  // A decorated class's scope is its body (so that its header line is the name's): the body gives the extent.
-  assert.deepEqual(await extents('a.ts', 'export const handler = (a: number) => {\n  return a;\n};\n@Component({})\nexport class D {\n  y = 2;\n}\nfunction g() { const config = { onClick: () => 1 }; }\n'), {
-    handler: 2,
-    D: 6,
-    y: null,
-    g: 7,
-    onClick: 7,
-  });
+  // A decorated class's scope is its body (so that its header line is the name's): the body gives
+  // the extent. A method whose header is on its object's row is the method's, not the object's.
+  assert.deepEqual(
+    await extents('a.ts', 'export const handler = (a: number) => {\n  return a;\n};\n@Component({})\nexport class D {\n  y = 2;\n}\nfunction g() { const config = { onClick: () => 1 }; }\nexport const api = { get() {\n  return 1;\n} };\n'),
+    { handler: 2, D: 6, y: null, g: 7, onClick: 7, api: null, get: 10 },
+  );
   assert.deepEqual(await extents('a.go', 'package a\n\ntype T struct {\n\tA int\n}\n\nfunc (t *T) M() int {\n\treturn t.A\n}\n'), { T: 4, A: null, M: 8 });
   assert.deepEqual(await extents('A.java', 'class A {\n  @Override\n  public String toString() {\n    return "";\n  }\n}\n'), { A: 5, toString: 4 });
 });

@@ -18,7 +18,8 @@ export interface ScopeSpan {
  * name's row (a function, class or type node, or a `const f = () => ...` declarator, all start on
  * the header line that names them); or else the first scope starting after the name on a row of
  * its signature (an annotated Java or decorated TypeScript declaration, whose scope is its body:
- * the query captures the body so that the header line is the name's). A scope is one definition's
+ * the query captures the body so that the header line is the name's), unless that scope's first
+ * row holds the next definition's name (then it is that one's). A scope is one definition's
  * only: a scope already taken (a one-line `class A: x = 1` holds `x` on the class's row) gives the
  * later definition none. A definition with no scope of its own (a constant, a field, a C function
  * whose name is on the row after its return type) has no extent: nothing is guessed.
@@ -45,7 +46,10 @@ export function setExtents(defs: ReadonlyArray<{ line: number; signatureEnd: num
       let next = before;
       while (next < spans.length && spans[next].start === nameStart) next++;
       const span = spans[next];
-      if (span && span.start >= nameEnd && span.row >= def.line && span.row <= def.signatureEnd) own = next;
+      // A scope whose first row holds the next definition's name is that one's header (`const
+      // api = { get() {`: the method's), not a body of this one.
+      const header = i + 1 < defs.length && defs[i + 1].line === span?.row && holds(span, sites[3 * i + 3], sites[3 * i + 4]);
+      if (span && !header && span.start >= nameEnd && span.row >= def.line && span.row <= def.signatureEnd) own = next;
     }
     if (own === -1 || taken[own]) continue;
     taken[own] = 1;
