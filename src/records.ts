@@ -18,6 +18,11 @@ export interface DefTag {
   signatureEnd: number;
   /** Start lines of the enclosing scopes (outermost first), each present in FileOutline.lines. */
   scopes: number[];
+  /**
+   * The last line of the definition's extent (>= line): of the syntax node it names, its body
+   * included (see setExtents). None when its query captures no scope of its own (a constant, a field).
+   */
+  end?: number;
 }
 
 /** A reference to a name. Lines are 0-based. */

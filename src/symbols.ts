@@ -6,6 +6,7 @@ import type { RepoIndex } from './indexer/indexer.js';
 import type { ReferenceGraph } from './graph/graph.js';
 import type { NameFiles } from './graph/graph-types.js';
 import type { TagStore } from './store/store.js';
+import type { Outline } from './store/outline.js';
 import { unpackRefs } from './extract/refs.js';
 import { escapeControls, escapeLineControls } from './paths.js';
 import { signatureRows } from './rank/layout.js';
@@ -102,7 +103,11 @@ export function findSymbols(
       .map((ref): SymbolReference => ({ name: ref.name, path, line: ref.line + 1, kind: ref.subkind, text: '', rank: rankOf(path) }))
       .sort(byRow);
     const taken = referenceRows(refs).slice(0, limit - rows);
-    for (const row of taken) shown.push(...row);
+    const outline = taken.length > 0 ? index.lookups.outlineOf(path) : undefined;
+    for (const row of taken) {
+      const enclosing = outline ? enclosingOf(outline, row[0].line - 1) : undefined;
+      for (const ref of row) shown.push(enclosing ? { ...ref, enclosing } : ref);
+    }
     rows += taken.length;
   }
   fillLineTexts(index.root, shown);
@@ -132,6 +137,15 @@ function byRelevance(closeness: (name: string) => number, rankOf: (path: string)
     rankOf(b.path) - rankOf(a.path) ||
     comparePaths(a.path, b.path) ||
     a.line - b.line;
+}
+
+/**
+ * The innermost definition of a file whose extent holds a line (0-based): the reference's
+ * enclosing definition (1-based line, as the answer's), if any definition with a known extent does.
+ */
+function enclosingOf(outline: Outline, line: number): SymbolReference['enclosing'] {
+  const i = outline.innermostHolding(line, line);
+  return i === -1 ? undefined : { name: outline.defName(i), kind: outline.defSubkind(i), line: outline.defLine(i) + 1 };
 }
 
 function fillLineTexts(root: string, references: SymbolReference[]): void {
@@ -181,7 +195,8 @@ function referenceRows(references: readonly SymbolReference[]): SymbolReference[
 }
 
 /**
- * The answer as text: definitions with their scope lines, then references, most central first.
+ * The answer as text: definitions with their scope lines, then references, most central first,
+ * each with the definition it is in (`src/a.ts:12 call in handle: ...`).
  * Paths and names have their control characters escaped, as the map's paths (the lines already are).
  * A cut list names the limit as the caller gives it (`names`: the command line's `--limit` by default).
  */
@@ -206,7 +221,8 @@ export function renderSymbols(answer: SymbolAnswer, names: FieldNames = OPTION_N
   const cutReferences = totalReferences > references.length ? ` (${references.length} of ${totalReferences} on ${shownRows}; ${more})` : '';
   out.push(`references to ${what}: ${totalReferences}${cutReferences}, most central first`);
   for (const [ref, ...same] of rows) {
-    out.push(`${escapeControls(ref.path)}:${ref.line} ${ref.kind}${same.length > 0 ? ` (${same.length + 1} on the line)` : ''}: ${ref.text}`);
+    const within = ref.enclosing ? ` in ${escapeControls(ref.enclosing.name)}` : '';
+    out.push(`${escapeControls(ref.path)}:${ref.line} ${ref.kind}${within}${same.length > 0 ? ` (${same.length + 1} on the line)` : ''}: ${ref.text}`);
   }
   return out.join('\n') + '\n';
 }

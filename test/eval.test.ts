@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { directoryOrder, lexicalOrder, packFileList } from '../src/eval/baselines.js';
 import { apiScore, formatReport, neededNames, rankerByName, runEval, score } from '../src/eval/eval.js';
-import { addedIdentifiers, isChore, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
+import { commitChanges, isChore, mineTasks, openRepo, sampleSpread, taskOf } from '../src/eval/git.js';
 import { isTestPath, isVendoredOrGenerated } from '../src/file-kinds.js';
 import { leftOutMatcher } from '../src/discover/discover.js';
 import { familyOfPath } from '../src/extract/languages.js';
@@ -254,9 +254,9 @@ test('eval works on a bare repository; the CLI prints a table or JSON, and rejec
   const text = runCli(['eval', bare, '--budgets', '512', '--ranking', 'repomap,aider,lexical', '--tasks', '3', '--workers', '1']);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /3 tasks \(of 4 candidate commits in the last 8/);
-  assert.match(text.stdout, /^budget\s+ranking\s+recall\s+API\s+hit\s+MRR\s+files\s+tokens\s+ms$/m);
+  assert.match(text.stdout, /^budget\s+ranking\s+recall\s+API\s+edit\s+hit\s+MRR\s+files\s+tokens\s+ms$/m);
   // The scripted commits add comments and names of the chat file only: no task needs a name.
-  assert.match(text.stdout, /^\s+512\s+repomap\s+[01]\.\d{3}\s+-\s+[01]\.\d{3}/m);
+  assert.match(text.stdout, /^\s+512\s+repomap\s+[01]\.\d{3}\s+-\s+(-|[01]\.\d{3})\s+[01]\.\d{3}/m);
   assert.match(text.stdout, /^API: .* over the 0 of 3 tasks that use any \(0 names\)$/m);
   assert.match(text.stdout, /^\s+512\s+repomap\s+[01]\.\d{3}/m);
   assert.match(text.stdout, /^\s+512\s+lexical\s+/m);
@@ -404,7 +404,7 @@ function apiRepo(): string {
 test('added identifiers: the + lines of source files, from one diff', async () => {
   const root = apiRepo();
   const repo = await openRepo(root);
-  const added = await addedIdentifiers(repo, git(root, 'rev-parse', 'HEAD~2').trim(), git(root, 'rev-parse', 'HEAD~1').trim());
+  const { added } = await commitChanges(repo, git(root, 'rev-parse', 'HEAD~2').trim(), git(root, 'rev-parse', 'HEAD~1').trim());
   assert.ok(added.has('applyDiscount') && added.has('sum'));
   // `++discountedCount;` is the diff line `+++discountedCount;`: an added line, not a file header.
   assert.ok(added.has('discountedCount'));

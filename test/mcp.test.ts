@@ -77,9 +77,15 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
 
     const symbol = (await client.callTool({ name: 'find_symbol', arguments: { name: 'sendReceipt' } })) as TextResult;
     assert.match(symbol.content[0].text, /^src\/mailer\.ts:6 function sendReceipt$/m);
-    assert.match(symbol.content[0].text, /^src\/checkout\.ts:\d+ call: await sendReceipt\(email, receipt\);$/m);
-    const found = symbol.structuredContent as { definitions: Array<{ path: string; line: number }>; totalReferences: number };
+    assert.match(symbol.content[0].text, /^src\/checkout\.ts:\d+ call in checkout: await sendReceipt\(email, receipt\);$/m);
+    const found = symbol.structuredContent as {
+      definitions: Array<{ path: string; line: number }>;
+      references: Array<{ path: string; kind: string; enclosing?: unknown }>;
+      totalReferences: number;
+    };
     assert.deepEqual(found.definitions.map((def) => `${def.path}:${def.line}`), ['src/mailer.ts:6']);
+    // Each reference with the definition it is in, as data too.
+    assert.deepEqual(found.references.find((ref) => ref.path === 'src/checkout.ts' && ref.kind === 'call')?.enclosing, { name: 'checkout', kind: 'method', line: 8 });
     assert.ok(found.totalReferences >= 1);
 
     const status = (await client.callTool({ name: 'repo_status', arguments: {} })) as TextResult;

@@ -45,7 +45,10 @@ function randomOutline(rand: () => number): FileOutline {
     const line = Math.floor(rand() * lineCount);
     const scopes = Array.from({ length: Math.floor(rand() * 3) }, () => Math.floor(rand() * (line + 1))).sort((a, b) => a - b);
     const signatureEnd = Math.min(lineCount - 1, line + Math.floor(rand() * 3));
-    defs.push({ name: pick(words) + (rand() < 0.5 ? String(i) : ''), subkind: pick(subkinds), line, signatureEnd, scopes });
+    const def: DefTag = { name: pick(words) + (rand() < 0.5 ? String(i) : ''), subkind: pick(subkinds), line, signatureEnd, scopes };
+    // Half have an extent (DefTag.end), to a line of the file; the others have none.
+    if (rand() < 0.5) def.end = signatureEnd + Math.floor(rand() * (lineCount - signatureEnd));
+    defs.push(def);
     for (let row = line; row <= signatureEnd; row++) named.add(row);
     for (const scope of scopes) named.add(scope);
   }

@@ -79,7 +79,7 @@ test('control characters in source lines are escaped in every output, tabs kept 
   const called = runCli(['symbols', 'bom_fn', root, '--cache-dir', cache]);
   noRawControl(called.stdout, 'symbols of bom_fn');
   assert.ok(called.stdout.includes('  1│def bom_fn():\n'), called.stdout);
-  assert.ok(called.stdout.includes('tabs.py:3 call: return bom_fn()\t# \\x1b[1m\n'), called.stdout);
+  assert.ok(called.stdout.includes('tabs.py:3 call in tab_method: return bom_fn()\t# \\x1b[1m\n'), called.stdout);
   const answers: Array<[string, string, string | undefined]> = [
     ['ESC_CONST', 'ESC_CONST = 1  # \\x1b[2J', undefined],
     ['bom_fn', 'def bom_fn():', 'return bom_fn()\t# \\x1b[1m'],

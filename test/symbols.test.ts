@@ -122,7 +122,7 @@ test('repomap symbols prints text and json; a missing NAME is a user error', () 
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /^definitions of 'withTax': 1$/m);
   assert.match(text.stdout, /^src\/pricing\.ts:13 function withTax$/m);
-  assert.match(text.stdout, /^src\/checkout\.ts:9 call: const total = withTax\(this\.cart\.discountedTotal\(0\)\);$/m);
+  assert.match(text.stdout, /^src\/checkout\.ts:9 call in checkout: const total = withTax\(this\.cart\.discountedTotal\(0\)\);$/m);
   const json = runCli(['symbols', 'withTax', root, '--cache-dir', cache, '--format', 'json']);
   assert.equal(JSON.parse(json.stdout).definitions[0].path, 'src/pricing.ts');
   // A list cut short names the option that shows more (MCP names its argument: see mcp.test.ts).
@@ -152,7 +152,7 @@ test('symbols: a signature over several lines is shown whole, as a map shows it;
   assert.deepEqual(answer.references.map((ref) => ref.line), [9, 9], 'each reference in JSON');
   const text = runCli(['symbols', 'ship_order', root, '--cache-dir', cacheDir]).stdout;
   assert.match(text, /^ {2}1│def ship_order\($\n^ {2}2│ {4}order_id: int,$\n^ {2}3│ {4}carrier: str,$\n^ {2}4│\) -> bool:$/m);
-  assert.match(text, /^shipping\.py:9 call \(2 on the line\): return ship_order\(ship_order\(order_id, "a"\), "b"\)$/m);
+  assert.match(text, /^shipping\.py:9 call in resend \(2 on the line\): return ship_order\(ship_order\(order_id, "a"\), "b"\)$/m);
   assert.equal(text.match(/^shipping\.py:9 /gm)?.length, 1);
 });
 

@@ -128,6 +128,12 @@ export interface SymbolReference {
   text: string;
   /** PageRank of the referencing file: the most central callers come first. */
   rank: number;
+  /**
+   * The innermost definition whose extent holds the reference's line (a function, method, class,
+   * ...): its name, kind and line. None at top level, or when no definition around it has a known
+   * extent (its language's query captures none: a constant's, a field's).
+   */
+  enclosing?: { name: string; kind: string; line: number };
 }
 
 export interface SymbolAnswer {

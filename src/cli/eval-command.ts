@@ -19,8 +19,10 @@ and the commit message's identifiers as mentions (its plain words as a message's
 other changed files are the targets.
 Reports, per budget and ranking, the recall of the targets among the files shown, the API recall
 (of the names the commit's added lines use from 1 to 3 other files, those shown on a line of a
-file defining them; '-' for the lists of paths, which show no line), the hit rate, the reciprocal
-rank of the first target, files shown, tokens used and milliseconds per map. ROOT may be a
+file defining them; '-' for the lists of paths, which show no line), the edit-site recall (of the
+functions and types holding the first old line of each hunk of the commit in its other files
+but tests, those whose name is on a line shown under their file; '-' likewise), the hit rate,
+the reciprocal rank of the first target, files shown, tokens used and milliseconds per map. ROOT may be a
 checkout, a subfolder of one (scored as a repository of its own: the commits' changes under it,
 the map of it) or a bare repository (default: the current directory).
 
@@ -150,7 +152,7 @@ export function reportToJson(report: EvalReport) {
     rankings: report.rankers,
     seconds: report.seconds,
     summary: report.summary,
-    tasks: report.tasks.map(({ task, indexMs, parsed, indexed, needed, scores }) => ({
+    tasks: report.tasks.map(({ task, indexMs, parsed, indexed, needed, editSites, scores }) => ({
       commit: task.commit,
       parent: task.parent,
       subject: task.subject,
@@ -158,6 +160,7 @@ export function reportToJson(report: EvalReport) {
       targets: task.targets,
       mentions: task.mentions,
       needed,
+      editSites,
       indexMs,
       parsed,
       indexed,

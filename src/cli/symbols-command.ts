@@ -13,7 +13,7 @@ import { SYMBOL_QUERY, type SymbolQuery } from '../api/request.js';
 export const SYMBOLS_HELP = `Usage: repomap symbols NAME [ROOT] [options]
 
 Where NAME is defined (path, line, kind, signature line, enclosing scopes) and where it is
-referenced (path, line, the line's text). Definitions first, so that --limit keeps the main one:
+referenced (path, line, the definition the line is in, the line's text). Definitions first, so that --limit keeps the main one:
 NAME itself before longer names --prefix matches, code before tests, the most central file first
 (by the PageRank of the map), then by path and line. Then references, the most central
 referencing files first.

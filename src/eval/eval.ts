@@ -1,8 +1,9 @@
 // `repomap eval`: mine tasks from a repository's own history and score maps against them. For each
 // task the parent commit is checked out in a scratch folder, the map is built from the chat file
 // (the changed file with the most changed lines) and the commit message's identifiers, and the
-// other changed files are the targets: how many of them does the map show, at each budget? And of
-// the names the commit's added lines use from a few other files, how many does it show?
+// other changed files are the targets: how many of them does the map show, at each budget? Of
+// the names the commit's added lines use from a few other files, how many does it show? And of the
+// definitions its edits land in, in its other files, how many?
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RepomapError, badRequest } from '../errors.js';
@@ -22,7 +23,8 @@ import { DEFAULT_RANKING, RANKINGS, type RankingName } from '../api/request.js';
 import type { MapBlock } from '../render/render.js';
 import type { FileNames } from '../records.js';
 import { directoryOrder, lexicalOrder, packFileList } from './baselines.js';
-import { type EvalTask, type TaskOptions, addedIdentifiers, mineTasks, openRepo } from './git.js';
+import { type EvalTask, type TaskOptions, commitChanges, mineTasks, openRepo } from './git.js';
+import { type EditSite, editScore, editSites } from './edit-sites.js';
 import { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
 import { ScratchCheckout } from './checkout.js';
 import { TagStore } from '../store/store.js';
@@ -121,8 +123,16 @@ export interface EvalOptions extends TaskOptions {
   onNotice?: (message: string) => void;
 }
 
-/** How a ranker did on one task at one budget: its files, and the needed names it shows. */
-export type Score = FileScore & ApiScore;
+/** How a ranker did on one task at one budget: its files, the needed names and the edit sites it shows. */
+export type Score = FileScore & ApiScore & EditScore;
+
+/** How the lines a ranker shows meet the task's edit sites (see edit-sites.ts). */
+export interface EditScore {
+  /** Share of the edit sites shown; null when the task has none or the ranker shows no lines (as apiRecall). */
+  editRecall: number | null;
+  /** The sites shown, as `path:line name` (1-based line). */
+  shownSites: string[];
+}
 
 /** How the files a ranker shows meet the targets. */
 export interface FileScore {
@@ -174,6 +184,8 @@ export interface TaskResult {
   indexed: number;
   /** The names the commit's added lines use from other files (see neededNames), by name. */
   needed: NeededName[];
+  /** The definitions the commit's edits land in, in its other files (see editSites). */
+  editSites: EditSite[];
   /** budget -> ranker -> score. */
   scores: Record<number, Record<string, Score>>;
 }
@@ -186,6 +198,10 @@ export interface SummaryRow {
   apiRecall: number | null;
   /** Tasks that need names (the same for every row of a run). */
   apiTasks: number;
+  /** Mean edit-site recall over the tasks that have edit sites; null when none has, or the ranker shows no lines. */
+  editRecall: number | null;
+  /** Tasks that have edit sites (the same for every row of a run). */
+  editTasks: number;
   hit: number;
   mrr: number;
   tokens: number;
@@ -261,7 +277,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     const results: TaskResult[] = [];
     for (const [i, candidate] of tasks.entries()) {
       options.onTask?.(i, tasks.length, candidate);
-      const added = await addedIdentifiers(repo, candidate.parent, candidate.commit);
+      const changes = await commitChanges(repo, candidate.parent, candidate.commit);
       const indexStart = performance.now();
       await scratch.checkout(candidate.parent);
       const index = await indexRepository({
@@ -305,7 +321,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         continue;
       }
       const task = targets.length < candidate.targets.length ? { ...candidate, targets } : candidate;
-      const needed = neededNames(added, task.chatFile, namesByPath);
+      const needed = neededNames(changes.added, task.chatFile, namesByPath);
+      const sites = editSites(task, changes.hunks, index.lookups.outlineOf);
 
       const scores: Record<number, Record<string, Score>> = {};
       for (const budget of budgets) {
@@ -317,10 +334,11 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           const paths = shown.blocks.map((block) => block.path);
           // A list of paths gets no API recall, not 0: a 0 would read as a score (and pull a mean down).
           const api: ApiScore = ranker.showsLines ? apiScore(needed, shown.blocks) : { apiRecall: null, shownNames: [] };
-          scores[budget][ranker.name] = { ...score(task.targets, paths, shown.tokens, ms), ...api };
+          const edit: EditScore = ranker.showsLines ? editScore(sites, shown.blocks) : { editRecall: null, shownSites: [] };
+          scores[budget][ranker.name] = { ...score(task.targets, paths, shown.tokens, ms), ...api, ...edit };
         }
       }
-      results.push({ task, indexMs, parsed: index.stats.parsed, indexed: index.records.length, needed, scores });
+      results.push({ task, indexMs, parsed: index.stats.parsed, indexed: index.records.length, needed, editSites: sites, scores });
     }
     if (tasks.length > 0) options.onTask?.(tasks.length, tasks.length, tasks[tasks.length - 1]);
     return {
@@ -417,21 +435,28 @@ export function apiScore(needed: readonly NeededName[], blocks: readonly MapBloc
   return { apiRecall: needed.length > 0 ? shownNames.length / needed.length : null, shownNames };
 }
 
-/** Means over the tasks, per budget and ranker (API recall: over the tasks that need names). */
+/** Means over the tasks, per budget and ranker (API recall: over the tasks that need names; edit-site recall: over those that have sites). */
 export function summarize(results: readonly TaskResult[], budgets: readonly number[], rankers: readonly string[]): SummaryRow[] {
   const apiTasks = results.filter((result) => result.needed.length > 0).length;
+  const editTasks = results.filter((result) => result.editSites.length > 0).length;
   const rows: SummaryRow[] = [];
   for (const budget of budgets) {
     for (const ranker of rankers) {
       const scores = results.map((result) => result.scores[budget][ranker]);
       const mean = (pick: (s: Score) => number) => (scores.length === 0 ? 0 : scores.reduce((sum, s) => sum + pick(s), 0) / scores.length);
-      const apiRecalls = scores.flatMap((s) => (s.apiRecall === null ? [] : [s.apiRecall]));
+      // A task's null (nothing to find, or a list of paths) is left out of the mean.
+      const meanOf = (values: ReadonlyArray<number | null>) => {
+        const known = values.filter((value): value is number => value !== null);
+        return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
+      };
       rows.push({
         budget,
         ranker,
         recall: mean((s) => s.recall),
-        apiRecall: apiRecalls.length === 0 ? null : apiRecalls.reduce((sum, r) => sum + r, 0) / apiRecalls.length,
+        apiRecall: meanOf(scores.map((s) => s.apiRecall)),
         apiTasks,
+        editRecall: meanOf(scores.map((s) => s.editRecall)),
+        editTasks,
         hit: mean((s) => s.hit),
         mrr: mean((s) => s.rr),
         tokens: mean((s) => s.tokens),
@@ -451,12 +476,13 @@ export function formatReport(report: EvalReport): string {
       `(of ${report.candidates} candidate commits in the last ${report.window} of the first-parent chain, seed ${report.seed})`,
     '',
   ];
-  const header = ['budget', 'ranking', 'recall', 'API', 'hit', 'MRR', 'files', 'tokens', 'ms'];
+  const header = ['budget', 'ranking', 'recall', 'API', 'edit', 'hit', 'MRR', 'files', 'tokens', 'ms'];
   const rows = report.summary.map((row) => [
     String(row.budget),
     row.ranker,
     row.recall.toFixed(3),
     row.apiRecall === null ? '-' : row.apiRecall.toFixed(3),
+    row.editRecall === null ? '-' : row.editRecall.toFixed(3),
     row.hit.toFixed(3),
     row.mrr.toFixed(3),
     row.files.toFixed(1),
@@ -476,6 +502,9 @@ export function formatReport(report: EvalReport): string {
   const apiTasks = report.tasks.filter((task) => task.needed.length > 0).length;
   const neededCount = report.tasks.reduce((sum, task) => sum + task.needed.length, 0);
   lines.push('', `API: recall of the names the added lines use from 1 to ${MAX_NEEDED_NAME_DEFINERS} other files, over the ${apiTasks} of ${report.tasks.length} tasks that use any (${neededCount} ${neededCount === 1 ? 'name' : 'names'})`);
+  const editTasks = report.tasks.filter((task) => task.editSites.length > 0).length;
+  const siteCount = report.tasks.reduce((sum, task) => sum + task.editSites.length, 0);
+  lines.push(`edit: recall of the definitions the commit's edits land in, in its other files but tests, over the ${editTasks} of ${report.tasks.length} tasks that have any (${siteCount} ${siteCount === 1 ? 'site' : 'sites'})`);
   const indexSeconds = report.tasks.reduce((sum, task) => sum + task.indexMs, 0) / 1000;
   lines.push(`${report.seconds.toFixed(1)} s in all, ${indexSeconds.toFixed(1)} s of it checking out and indexing parent trees`);
   return lines.join('\n') + '\n';

@@ -213,13 +213,25 @@ export function taskOf(info: CommitInfo, options: Omit<TaskOptions, 'exclude' | 
   };
 }
 
-/**
- * The identifiers (as --message extracts words) of the lines a commit adds to its source files:
- * the `+` lines of the diff from its parent, in every changed file under ROOT's folder of a
- * supported language that is not vendored or generated (test files included: what a test calls is
- * used too). One git call.
- */
-export async function addedIdentifiers(repo: GitRepo, parent: string, commit: string): Promise<Set<string>> {
+/** What eval reads of a commit's diff from its parent (see commitChanges). */
+export interface CommitChanges {
+  /**
+   * The identifiers (as --message extracts words) of the lines the commit adds to its source
+   * files: every changed file under ROOT's folder of a supported language that is not vendored or
+   * generated (test files included: what a test calls is used too).
+   */
+  added: Set<string>;
+  /**
+   * Where each hunk of a changed file starts in the parent's version, by the file's parent path:
+   * 0-based old lines [from, to] per hunk, in file order. A hunk that replaces or removes lines
+   * starts at its first old line (from = to); one that only inserts lines sits between two old
+   * lines (from, and to = from + 1: -1 before the first line).
+   */
+  hunks: Map<string, Array<[number, number]>>;
+}
+
+/** The added identifiers and the hunks' old starts of a commit's diff from its parent (`git diff -U0`): one git call. */
+export async function commitChanges(repo: GitRepo, parent: string, commit: string): Promise<CommitChanges> {
   const out = await runGit([
     '--git-dir',
     repo.gitDir,
@@ -237,25 +249,38 @@ export async function addedIdentifiers(repo: GitRepo, parent: string, commit: st
     '--',
   ]);
   const words = new Set<string>();
+  const hunks = new Map<string, Array<[number, number]>>();
   // A file's header runs from `diff --git` to its first hunk: only there is `+++ ` the new path
-  // (in a hunk, `+++ x` is an added line reading `++ x`).
+  // (in a hunk, `+++ x` is an added line reading `++ x`), and `--- ` the old one.
   let inHeader = false;
   let counted = false;
+  let oldHunks: Array<[number, number]> | undefined;
   for (const line of out.split('\n')) {
     if (line.startsWith('diff --git ')) {
       inHeader = true;
       counted = false;
+      oldHunks = undefined;
+    } else if (inHeader && line.startsWith('--- ')) {
+      // A quoted path (unusual characters) or /dev/null (an added file) has no hunks kept.
+      const path = line.slice(4);
+      if (path.startsWith('a/')) hunks.set(path.slice(2), (oldHunks = []));
     } else if (inHeader && line.startsWith('+++ ')) {
       const path = line.slice(4);
       // A quoted path (unusual characters) or /dev/null (a deleted file) is not a source file taken.
       counted = path.startsWith('b/') && languageForPath(path) !== undefined && !isVendoredOrGenerated(path.slice(2));
     } else if (line.startsWith('@@')) {
       inHeader = false;
+      // @@ -start[,count] +start[,count] @@: with a count of 0, start is the old line before the insertion.
+      const match = /^@@ -(\d+)(?:,(\d+))? /.exec(line);
+      if (match && oldHunks) {
+        const start = Number(match[1]);
+        oldHunks.push(match[2] === '0' ? [start - 1, start] : [start - 1, start - 1]);
+      }
     } else if (!inHeader && counted && line.startsWith('+')) {
       for (const word of mentionedIdentifiers(line.slice(1))) words.add(word);
     }
   }
-  return words;
+  return { added: words, hunks };
 }
 
 /** Drops trailer lines (Signed-off-by: ..., Co-authored-by: ...): names and addresses are not the request. */

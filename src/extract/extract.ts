@@ -7,6 +7,7 @@ import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, invalidQueryMes
 import { noteParsedSource } from './memory.js';
 import { DEFAULT_PARSE_TIMEOUT_MS } from './parse-bound.js';
 import { packRefs } from './refs.js';
+import { type ScopeSpan, setExtents } from './extents.js';
 
 /** Stored line text is cut here, so a long line cannot blow a map's budget or a record's size. */
 export const MAX_STORED_LINE = 300;
@@ -32,6 +33,7 @@ interface SyntaxNodeView {
   readonly startIndex: number;
   readonly endIndex: number;
   readonly startPosition: { row: number };
+  readonly endPosition: { row: number; column: number };
   readonly text: string;
   readonly hasError: boolean;
   descendantsOfType(type: string): ReadonlyArray<SyntaxNodeView | null>;
@@ -352,6 +354,8 @@ interface OpenScope {
   start: number;
   end: number;
   row: number;
+  /** Its last row (see lastRow). */
+  endRow: number;
 }
 
 function collectTags(langId: string, source: string, captures: readonly CaptureView[]): FileTags {
@@ -361,6 +365,10 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
   const shownLines = new Set<number>();
   // Captures arrive in document order; scopes are syntax nodes, so they nest and a stack suffices.
   const scopes: OpenScope[] = [];
+  // Every scope pushed, in document order, and per definition its name's bytes and how many
+  // scopes came before it: what setExtents reads.
+  const spans: ScopeSpan[] = [];
+  const sites: number[] = [];
   const seenDefs = new Set<string>();
   const seenRefs = new Set<string>();
   const modules = new Set<string>();
@@ -372,7 +380,9 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
     if (capture === 'scope') {
       const top = scopes[scopes.length - 1];
       if (!top || top.start !== start || top.end !== node.endIndex) {
-        scopes.push({ start, end: node.endIndex, row: node.startPosition.row });
+        const span = { start, end: node.endIndex, row: node.startPosition.row, endRow: lastRow(node) };
+        scopes.push(span);
+        spans.push(span);
       }
       continue;
     }
@@ -397,6 +407,7 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
       const signatureEnd = signatureEndOf(lineTexts, line);
       for (let row = line; row <= signatureEnd; row++) shownLines.add(row);
       defs.push({ name, subkind, line, signatureEnd, scopes: enclosing });
+      sites.push(start, node.endIndex, spans.length);
     } else {
       // A name node is a definition or a reference, never both: queries list their definition
       // patterns first, so a node's definition capture comes before any reference capture of it.
@@ -406,6 +417,7 @@ function collectTags(langId: string, source: string, captures: readonly CaptureV
     }
   }
 
+  setExtents(defs, sites, spans);
   const lines: Array<[number, string]> = [...shownLines]
     .sort((a, b) => a - b)
     .map((row) => [row, boundedLine(lineTexts[row] ?? '')]);
@@ -436,6 +448,12 @@ function enclosingRows(stack: readonly OpenScope[], line: number, end: number): 
     if (inner[inner.length - 1] !== row) inner.push(row);
   }
   return [...outer, ...inner.reverse()];
+}
+
+/** A node that ends at a row's first column ends with the row before (a trailing newline). */
+function lastRow(node: SyntaxNodeView): number {
+  const { row, column } = node.endPosition;
+  return column === 0 && row > node.startPosition.row ? row - 1 : row;
 }
 
 /** A line as stored: trailing space off, cut at MAX_STORED_LINE with an ellipsis saying so. */

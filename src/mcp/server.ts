@@ -51,7 +51,9 @@ const REPO_MAP_OUTPUT = {
 const LOCATION = { name: z.string(), path: z.string(), line: z.number().int(), kind: z.string() };
 const FIND_SYMBOL_OUTPUT = {
   definitions: z.array(z.object({ ...LOCATION, signature: z.string(), scopes: z.array(z.object({ line: z.number().int(), text: z.string() })) })).optional(),
-  references: z.array(z.object({ ...LOCATION, text: z.string(), rank: z.number() })).optional(),
+  references: z
+    .array(z.object({ ...LOCATION, text: z.string(), rank: z.number(), enclosing: z.object({ name: z.string(), kind: z.string(), line: z.number().int() }).optional() }))
+    .optional(),
   totalDefinitions: z.number().int().optional(),
   totalReferences: z.number().int().optional(),
   indexing: PROGRESS_OUTPUT.optional(),
@@ -388,7 +390,7 @@ export function createMcpServer(root: string, version: string, options: McpServe
       title: 'Find a symbol',
       description:
         'Where a name is defined (file, line, kind, signature, enclosing scopes) and where it is referenced ' +
-        '(file, line, the line itself), the most central callers first. Answers "what owns X and who calls it" ' +
+        '(file, line, the line itself, the definition it is in), the most central callers first. Answers "what owns X and who calls it" ' +
         'without a grep. Use prefix for partial names.',
       inputSchema: FIND_SYMBOL_ARGUMENTS,
       outputSchema: FIND_SYMBOL_OUTPUT,

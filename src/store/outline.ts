@@ -1,7 +1,7 @@
 import { escapeLineControls } from '../paths.js';
 import type { DefTag, FileOutline } from '../records.js';
 
-// Where things sit in an outline's numbers: a header, the subkinds' text ends, six numbers per
+// Where things sit in an outline's numbers: a header, the subkinds' text ends, seven numbers per
 // definition, two per stored line, then the scope lines of every definition in turn.
 const LINE_COUNT = 0;
 const DEF_COUNT = 1;
@@ -13,8 +13,11 @@ const LANG_END = 5;
 const LINES_TEXT = 6;
 const HEADER = 7;
 // A definition: its name's start and end in the text, its subkind's index, its line, its
-// signature's last line, the end of its scopes (last: the next definition's scopes start there).
-const DEF_FIELDS = 6;
+// signature's last line, its extent's last line (NO_END when unknown), the end of its scopes (last:
+// the next definition's scopes start there).
+const DEF_FIELDS = 7;
+/** A definition's extent's last line when it has none (DefTag.end undefined). */
+const NO_END = -1;
 // A stored line: its number and the end of its text.
 const LINE_FIELDS = 2;
 /** A byte order mark, which a file may start with (read as UTF-8, it is the first line's first character). */
@@ -79,6 +82,7 @@ export class Outline {
       nums[at++] = subkindIndex.get(def.subkind)!;
       nums[at++] = def.line;
       nums[at++] = def.signatureEnd;
+      nums[at++] = def.end ?? NO_END;
       for (const scope of def.scopes) nums[scopeAt++] = scope;
       nums[at++] = scopeAt - scopesFrom;
     }
@@ -138,9 +142,11 @@ export class Outline {
       const subkind = this.num(at + 2);
       const line = this.num(at + 3);
       const signatureEnd = this.num(at + 4);
-      const nextScopesEnd = this.num(at + 5);
+      const end = this.num(at + 5);
+      const nextScopesEnd = this.num(at + 6);
       if (nameStart < 0 || nameEnd < nameStart || nameEnd > textLength || subkind < 0 || subkind >= subkinds) return false;
       if (!inFile(line) || signatureEnd < line || !inFile(signatureEnd) || nextScopesEnd < scopesEnd || nextScopesEnd > scopes) return false;
+      if (end !== NO_END && (end < line || !inFile(end))) return false;
       scopesEnd = nextScopesEnd;
     }
     const scopesFrom = this.scopesFrom();
@@ -200,8 +206,38 @@ export class Outline {
     const at = this.defAt(i);
     const scopesFrom = this.scopesFrom();
     const scopes: number[] = [];
-    for (let k = scopesFrom + this.scopeStart(i); k < scopesFrom + this.num(at + 5); k++) scopes.push(this.num(k));
-    return { name: this.defName(i), subkind: this.defSubkind(i), line: this.num(at + 3), signatureEnd: this.num(at + 4), scopes };
+    for (let k = scopesFrom + this.scopeStart(i); k < scopesFrom + this.num(at + 6); k++) scopes.push(this.num(k));
+    const def: DefTag = { name: this.defName(i), subkind: this.defSubkind(i), line: this.num(at + 3), signatureEnd: this.num(at + 4), scopes };
+    const end = this.defEnd(i);
+    if (end !== undefined) def.end = end;
+    return def;
+  }
+
+  /** The last line of definition `i`'s extent, if known (DefTag.end). */
+  defEnd(i: number): number | undefined {
+    const end = this.num(this.defAt(i) + 5);
+    return end === NO_END ? undefined : end;
+  }
+
+  /**
+   * The innermost definition whose extent holds the lines from `from` to `to` (0-based; one line
+   * when they are equal), of a subkind `kinds` has when it is given: the one of the smallest
+   * extent, the later one of two alike (an inner definition comes after the one it is in). -1
+   * when none does. Extents nest (they are syntax nodes), so the smallest is the innermost.
+   */
+  innermostHolding(from: number, to: number, kinds?: ReadonlySet<string>): number {
+    let best = -1;
+    let bestSize = Infinity;
+    for (let i = 0; i < this.defCount; i++) {
+      const line = this.defLine(i);
+      if (line > from) continue;
+      const end = this.defEnd(i);
+      if (end === undefined || end < to || end - line > bestSize) continue;
+      if (kinds && !kinds.has(this.defSubkind(i))) continue;
+      best = i;
+      bestSize = end - line;
+    }
+    return best;
   }
 
   /** The name definition `i` defines. */
@@ -234,7 +270,7 @@ export class Outline {
 
   /** How many scopes enclose definition `i`. */
   defDepth(i: number): number {
-    return this.num(this.defAt(i) + 5) - this.scopeStart(i);
+    return this.num(this.defAt(i) + 6) - this.scopeStart(i);
   }
 
   /** Where definition `i`'s scopes start among all the scopes: where those of the one before end. */

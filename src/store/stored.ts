@@ -3,7 +3,7 @@
 import type { FileNames, FileRecord, FileRefs } from '../records.js';
 
 /** Bump when the shape of stored records or the extraction changes: older stores are rebuilt. */
-export const STORE_FORMAT = 8;
+export const STORE_FORMAT = 9;
 
 /** A path's record: stat, hash, skip and how many names it has (what a warm start decodes). */
 export type StoredRecord = Omit<FileRecord, 'path' | 'tags' | 'names'>;
