@@ -8,7 +8,7 @@ import { type DaemonStatus } from '../api/types.js';
 import { checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir } from '../daemon/runtime.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
 import { configHelp, readProjectConfig } from '../config.js';
-import { RepomapError, badRequest } from '../errors.js';
+import { RepomapError, badRequest, quoted } from '../errors.js';
 import { missingRealPath, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
@@ -268,7 +268,7 @@ export async function statusCommand(args: string[]): Promise<number> {
     return 0;
   }
   const json = values.format === 'json';
-  if (values.format !== undefined && !json && values.format !== 'text') throw badRequest(`--format must be one of text, json, not '${values.format}'`);
+  if (values.format !== undefined && !json && values.format !== 'text') throw badRequest(`--format must be one of text, json, not '${quoted(values.format)}'`);
   const statusAt = async (socket: string): Promise<DaemonStatus | undefined> => {
     let client: DaemonClient;
     try {

@@ -7,7 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type ServerNotification, type ServerRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { StartOptions } from '../client/client.js';
-import { RepomapError, errorMessage } from '../errors.js';
+import { RepomapError, errorMessage, quoted } from '../errors.js';
 import { type FieldSpec, MAP_REQUEST, MCP_NAMES, type MapRequest, SYMBOL_QUERY, type SymbolQuery, budgetFor, valueErrors } from '../api/request.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
@@ -281,7 +281,7 @@ function badArguments(message: JSONRPCMessage): JSONRPCMessage | undefined {
   // Every wrong argument at once: the unknown ones, then each known one of the wrong kind.
   const errors = valueErrors(fromArguments(args, fields), fields, MCP_NAMES);
   if (unknown.length > 0) {
-    const names = unknown.map((key) => `'${key}'`).join(', ');
+    const names = quoted(unknown.map((key) => `'${key}'`).join(', '));
     errors.unshift(`unknown argument${unknown.length === 1 ? '' : 's'} ${names} of ${params.name} (known: ${known.join(', ') || 'none'})`);
   }
   const text = errors.join('; ');
