@@ -13,6 +13,7 @@
 //   REPOMAP_TEST_LINK_RELEASE_EVERY  the daemon's warm-up lets go of the store's map every this many files' names read (DaemonOptions.linkReleaseEvery)
 //   REPOMAP_TEST_MCP_WAIT_MS     the MCP server's wait for the index (McpServerOptions.indexWaitMs)
 //   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s parse workers die on a path containing this text (RunnerOptions.exitOn)
+//   REPOMAP_TEST_WORKER_HANG_ON  the daemon's parse workers spin forever on a path containing this text (RunnerOptions.hangOn)
 import type { DaemonOptions, DaemonTimings } from './daemon/settings.js';
 import type { RunnerOptions } from './indexer/pool.js';
 
@@ -27,7 +28,7 @@ const DAEMON_TIMING_VARIABLES: Record<keyof DaemonTimings, string> = {
 };
 
 /** The daemon's test options set in `env` (none in production). */
-export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'unwatchable' | 'releasePagesFromBytes' | 'publishReleaseEvery' | 'linkReleaseEvery'> {
+export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'unwatchable' | 'releasePagesFromBytes' | 'publishReleaseEvery' | 'linkReleaseEvery' | 'runnerOptions'> {
   const timings: Partial<DaemonTimings> = {};
   for (const [field, name] of Object.entries(DAEMON_TIMING_VARIABLES) as Array<[keyof DaemonTimings, string]>) {
     if (env[name] !== undefined) timings[field] = Number(env[name]);
@@ -36,12 +37,14 @@ export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'un
   const releaseFrom = env.REPOMAP_TEST_RELEASE_FROM_BYTES;
   const publishEvery = env.REPOMAP_TEST_PUBLISH_RELEASE_EVERY;
   const linkEvery = env.REPOMAP_TEST_LINK_RELEASE_EVERY;
+  const hangOn = env.REPOMAP_TEST_WORKER_HANG_ON;
   return {
     ...(Object.keys(timings).length > 0 ? { timings } : {}),
     ...(unwatchable ? { unwatchable } : {}),
     ...(releaseFrom !== undefined ? { releasePagesFromBytes: Number(releaseFrom) } : {}),
     ...(publishEvery !== undefined ? { publishReleaseEvery: Number(publishEvery) } : {}),
     ...(linkEvery !== undefined ? { linkReleaseEvery: Number(linkEvery) } : {}),
+    ...(hangOn ? { runnerOptions: { hangOn } } : {}),
   };
 }
 

@@ -33,8 +33,15 @@ export interface RunningDaemon {
 export const cacheDirs = new Map<string, string>();
 export const cacheFor = (root: string) => cacheDirs.get(root) ?? (cacheDirs.set(root, tempDir('repomap-cache-')), cacheDirs.get(root)!);
 
-export async function startDaemon(root: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunningDaemon> {
-  const child = spawn(process.execPath, [DAEMON, root, '--foreground', '--workers', '2', '--cache-dir', cacheFor(root), ...args], {
+export function startDaemon(root: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunningDaemon> {
+  return startDaemonUnder(undefined, root, env, ...args);
+}
+
+/** startDaemon, under a limit of open files (`ulimit -n`) when one is given. */
+export async function startDaemonUnder(fileLimit: number | undefined, root: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunningDaemon> {
+  const command = [process.execPath, DAEMON, root, '--foreground', '--workers', '2', '--cache-dir', cacheFor(root), ...args];
+  const [file, ...argv] = fileLimit === undefined ? command : ['/bin/sh', '-c', `ulimit -n ${fileLimit} && exec "$@"`, 'sh', ...command];
+  const child = spawn(file, argv, {
     // Every store lets go of its map, however small: these tests run through the releases.
     env: { ...process.env, REPOMAP_TEST_RELEASE_FROM_BYTES: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -86,3 +93,9 @@ export function rawExchange(socket: string, payload: string, answersWanted: numb
     s.write(payload);
   });
 }
+
+/** The daemon's exit code once it exits, or 'still running' after `ms` (generous: a bound, not a speed). */
+export function exitWithin(daemon: RunningDaemon, ms = 20_000): Promise<number | null | 'still running'> {
+  return Promise.race([daemon.exited, sleep(ms).then(() => 'still running' as const)]);
+}
+

@@ -17,7 +17,7 @@ import { SharedTags } from '../src/store/shared.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { copyFixture, git, loopInPlaceOf, makeUnreadable, makeUnwritable, runCli, tempDir, writeTree } from './helpers.js';
-import { DAEMON, type RunningDaemon, cacheDirs, cacheFor, rawExchange, runtimeEnv, sleep, startDaemon } from './daemon-helpers.js';
+import { DAEMON, type RunningDaemon, cacheDirs, exitWithin, cacheFor, rawExchange, runtimeEnv, sleep, startDaemon } from './daemon-helpers.js';
 
 /** The MALLOC_ARENA_MAX entries of a process's environment. */
 function mallocArenas(pid: number): string[] {
@@ -967,11 +967,6 @@ test('the daemon exits after its idle timeout, and when its socket is removed', 
   assert.equal(await orphan.exited, 0);
   assert.match(orphan.stderr(), /socket was removed/);
 });
-
-/** The daemon's exit code once it exits, or 'still running' after `ms` (generous: a bound, not a speed). */
-function exitWithin(daemon: RunningDaemon, ms = 20_000): Promise<number | null | 'still running'> {
-  return Promise.race([daemon.exited, sleep(ms).then(() => 'still running' as const)]);
-}
 
 async function untilReady(socket: string): Promise<void> {
   while ((await call<DaemonStatus>(socket, 'status')).state !== 'ready') await sleep(25);

@@ -14,8 +14,9 @@ export default async function extractBatch(task: BatchTask): Promise<FileResult[
   }
   const results: FileResult[] = [];
   // Fault injection for the tests (see RunnerOptions.exitOn).
-  const { exitOn } = task;
+  const { exitOn, hangOn } = task;
   if (exitOn && task.jobs.some((job) => job.path.includes(exitOn))) process.exit(70);
+  if (hangOn && task.jobs.some((job) => job.path.includes(hangOn))) for (;;); // never returns
   await indexFiles(task.root, task.jobs, task.options, (_, result) => results.push(result));
   if (task.tagsTo) {
     const store = attachedStore(task.tagsTo);

@@ -1,11 +1,11 @@
 // repomap query | start | stop | status | restart: thin commands that talk to a repository's
 // daemon. Nothing here loads the engine.
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { DaemonClient, type DaemonStartOptions, connectOrStart } from '../client/client.js';
 import { TAG_STORE_FOLDER, defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
-import { checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir } from '../daemon/runtime.js';
+import { type DaemonPaths, checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir, signallableDaemonPid } from '../daemon/runtime.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
 import { configHelp, readProjectConfig } from '../config.js';
 import { RepomapError, badRequest, quoted } from '../errors.js';
@@ -180,33 +180,89 @@ export async function startCommand(args: string[]): Promise<number> {
 export async function stopCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('stop', args, { help: { type: 'boolean', short: 'h' } });
   if (values.help) {
-    process.stdout.write('Usage: repomap stop [ROOT]\n\nStops the daemon of ROOT\'s repository, closing its store cleanly. A ROOT deleted or moved away is taken by the path it had while its daemon runs.\n');
+    process.stdout.write(
+      "Usage: repomap stop [ROOT]\n\nStops the daemon of ROOT's repository, closing its store cleanly. A daemon that has not ended " +
+        `${STOP_WAIT_MS / 1000} s later (one that cannot act on the request) is killed (SIGKILL), and this says so. A ROOT deleted or moved away is taken by the path it had while its daemon runs.\n`,
+    );
     return 0;
   }
   const root = await daemonRootOf(positionals, 'stop');
   const stopped = await stopDaemon(root);
-  process.stdout.write(stopped ? `repomap: stopped the daemon for ${root}\n` : `repomap: no daemon runs for ${root}\n`);
+  const pid = stopped.pid === undefined ? '' : ` (pid ${stopped.pid})`;
+  if (stopped.how === 'none') process.stdout.write(`repomap: no daemon runs for ${root}\n`);
+  else if (stopped.how === 'stopped') process.stdout.write(`repomap: stopped the daemon for ${root}${pid}\n`);
+  else process.stdout.write(`repomap: the daemon for ${root}${pid} did not stop within ${STOP_WAIT_MS / 1000} s: killed it (SIGKILL)\n`);
   return 0;
 }
 
-/** Asks the root's daemon to shut down and waits until it has; false when none was running. */
-export async function stopDaemon(root: string): Promise<boolean> {
+/**
+ * How long stop waits for a daemon to end by itself: past its own deadline (SHUTDOWN_DEADLINE_MS,
+ * after which it ends however its shutdown goes), with room for a loaded machine.
+ */
+const STOP_WAIT_MS = 10_000;
+/** How long stop waits for a daemon it killed to be gone. */
+const KILL_WAIT_MS = 5_000;
+
+/** How a stop went: no daemon ran, it stopped when asked, or it did not and was killed; with its pid when its lock names one. */
+export interface Stopped {
+  how: 'none' | 'stopped' | 'killed';
+  pid?: number;
+}
+
+/**
+ * Stops the root's daemon and waits until it has ended. It is asked to shut down on its socket,
+ * or, when that does not answer while its process lives (the socket removed, the daemon stuck),
+ * with SIGTERM. One that has not ended STOP_WAIT_MS later is killed (SIGKILL) and its socket and
+ * lock removed. Never says no daemon runs while the process holding the root's lock lives; throws
+ * when even SIGKILL leaves it running.
+ */
+export async function stopDaemon(root: string): Promise<Stopped> {
   const paths = daemonPaths(root);
-  const pid = readLockPid(paths.lock);
-  let client: DaemonClient;
+  const pid = signallableDaemonPid(paths.lock);
+  let client: DaemonClient | undefined;
   try {
     client = await DaemonClient.connect(paths.socket);
   } catch (err) {
     if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
-    return false; // no daemon listens: none to stop
   }
-  // A daemon may close the connection as it stops, before its answer: the wait below tells whether it stopped.
-  await ask(client, 'shutdown').catch(() => {});
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && (existsSync(paths.socket) || (pid !== undefined && isProcessAlive(pid)))) {
-    await new Promise((r) => setTimeout(r, 25));
+  const withPid = pid === undefined ? {} : { pid };
+  try {
+    // The answer may never come (a daemon that cannot act), or the connection may close before it: the wait tells.
+    if (client) client.request('shutdown').catch(() => {});
+    else if (pid === undefined) return { how: 'none' };
+    else signal(pid, 'SIGTERM');
+    const gone = () => (pid === undefined ? !existsSync(paths.socket) : !isProcessAlive(pid));
+    if (await waitFor(gone, STOP_WAIT_MS)) return { how: 'stopped', ...withPid };
+    if (pid === undefined) throw new RepomapError('internal', `the daemon for ${root} did not stop within ${STOP_WAIT_MS / 1000} s, and no lock names its pid to kill it`);
+    signal(pid, 'SIGKILL');
+    if (!(await waitFor(gone, KILL_WAIT_MS))) throw new RepomapError('internal', `the daemon for ${root} (pid ${pid}) still runs after SIGKILL`);
+    removeLeftovers(paths, pid);
+    return { how: 'killed', pid };
+  } finally {
+    client?.close();
   }
-  return true;
+}
+
+/** Sends a signal to a process, which may have ended meanwhile (the wait that follows tells). */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone already
+  }
+}
+
+/** Waits until `done` holds, checking every 25 ms, at most `ms`; whether it holds. */
+async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  return done();
+}
+
+/** The socket and lock a killed daemon left, while its lock still names it (a new daemon may have taken the root meanwhile). */
+function removeLeftovers(paths: DaemonPaths, pid: number): void {
+  if (readLockPid(paths.lock) !== pid) return;
+  for (const path of [paths.socket, paths.lock]) rmSync(path, { force: true });
 }
 
 const RESTART_HELP = `Usage: repomap restart [ROOT] [options]

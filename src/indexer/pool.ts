@@ -57,6 +57,8 @@ export interface RunnerOptions {
    * by a native crash or an out-of-memory abort would.
    */
   exitOn?: string;
+  /** Tests only, for a pool: a worker that meets a path containing this text spins forever, as one stuck in a query would. */
+  hangOn?: string;
 }
 
 /**
@@ -251,8 +253,8 @@ class PoolRunner implements ParseRunner {
   }
 
   private run(task: BatchTask, on: Promise<ExtractPool> = this.pool()): Promise<FileResult[]> {
-    const { exitOn } = this.options;
-    const running = on.then((pool) => pool.run(exitOn === undefined ? task : { ...task, exitOn }));
+    const { exitOn, hangOn } = this.options;
+    const running = on.then((pool) => pool.run({ ...task, ...(exitOn === undefined ? {} : { exitOn }), ...(hangOn === undefined ? {} : { hangOn }) }));
     this.inFlight.add(running);
     const settled = () => this.inFlight.delete(running);
     running.then(settled, settled);

@@ -12,4 +12,6 @@ export interface BatchTask {
   tagsTo?: string;
   /** Tests only (see RunnerOptions.exitOn): the worker dies on a batch with a path containing this. */
   exitOn?: string;
+  /** Tests only (see RunnerOptions.hangOn): the worker spins forever on a batch with a path containing this. */
+  hangOn?: string;
 }
