@@ -8,7 +8,7 @@ import { type DaemonStatus } from '../api/types.js';
 import { type DaemonPaths, checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir, signallableDaemonPid } from '../daemon/runtime.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
 import { configHelp, readProjectConfig } from '../config.js';
-import { RepomapError, badRequest, quoted } from '../errors.js';
+import { RepomapError, badRequest, errorMessage, quoted } from '../errors.js';
 import { missingRealPath, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
@@ -325,35 +325,61 @@ export async function statusCommand(args: string[]): Promise<number> {
   }
   const json = values.format === 'json';
   if (values.format !== undefined && !json && values.format !== 'text') throw badRequest(`--format must be one of text, json, not '${quoted(values.format)}'`);
-  const statusAt = async (socket: string): Promise<DaemonStatus | undefined> => {
-    let client: DaemonClient;
-    try {
-      client = await DaemonClient.connect(socket);
-    } catch (err) {
-      if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
-      return undefined; // no daemon listens: no status
-    }
-    return ask<DaemonStatus>(client, 'status').catch(() => undefined); // one that cannot answer is reported as not running
-  };
   if (values.all && positionals.length > 0) throw badRequest(`status takes a ROOT or --all, not both (got ${positionals.join(' ')} and --all)`);
   if (values.all) {
     // A runtime folder not to be trusted is said, as for one ROOT, not taken as holding no daemon.
     if (existsSync(runtimeDir())) checkRuntimeDir(runtimeDir());
-    const statuses = (await Promise.all(listDaemons().map((daemon) => statusAt(daemon.socket)))).filter((s) => s !== undefined);
-    if (json) process.stdout.write(JSON.stringify(statuses, null, 2) + '\n');
-    else if (statuses.length === 0) process.stdout.write('repomap: no daemon is running\n');
-    else for (const status of statuses) process.stdout.write(statusLine(status) + '\n');
-    return statuses.length === 0 ? 1 : 0;
+    // Each daemon on its own: one whose socket cannot be trusted or that does not answer is a line of its own.
+    const entries = await Promise.all(
+      listDaemons().map(({ pid, socket }) =>
+        statusAt(socket).then(
+          (status) => status ?? { pid, socket, error: `${socket} does not answer` },
+          (err: unknown) => ({ pid, socket, error: errorMessage(err) }),
+        ),
+      ),
+    );
+    if (json) process.stdout.write(JSON.stringify(entries, null, 2) + '\n');
+    else if (entries.length === 0) process.stdout.write('repomap: no daemon is running\n');
+    else for (const entry of entries) process.stdout.write(('error' in entry ? `pid ${entry.pid}  ${entry.error}` : statusLine(entry)) + '\n');
+    return entries.length === 0 ? 1 : 0;
   }
   const root = await daemonRootOf(positionals, 'status');
-  const status = await statusAt(daemonPaths(root).socket);
+  const paths = daemonPaths(root);
+  const status = await statusAt(paths.socket);
   if (!status) {
+    const pid = liveDaemonPid(paths.lock);
     if (json) process.stdout.write('null\n');
-    else process.stdout.write(`repomap: no daemon runs for ${root}\n`);
+    else if (pid === undefined) process.stdout.write(`repomap: no daemon runs for ${root}\n`);
+    else process.stdout.write(`repomap: the daemon for ${root} (pid ${pid}) does not answer on ${paths.socket}; 'repomap stop' ends it\n`);
     return 1;
   }
   process.stdout.write(json ? JSON.stringify(status, null, 2) + '\n' : statusReport(status));
   return 0;
+}
+
+/** How long status waits for a daemon's answer: one that is stuck is said, not waited for. */
+const STATUS_WAIT_MS = 5000;
+
+/**
+ * The status of the daemon listening on `socket`; undefined when none listens or it does not
+ * answer within STATUS_WAIT_MS. A runtime folder or socket not to be trusted is a 'refused' error.
+ */
+async function statusAt(socket: string): Promise<DaemonStatus | undefined> {
+  let client: DaemonClient;
+  try {
+    client = await DaemonClient.connect(socket);
+  } catch (err) {
+    if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
+    return undefined; // no daemon listens: no status
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), STATUS_WAIT_MS)));
+  try {
+    return await Promise.race([client.request<DaemonStatus>('status').catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+    client.close();
+  }
 }
 
 function statusLine(status: DaemonStatus): string {

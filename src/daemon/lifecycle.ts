@@ -203,6 +203,15 @@ export class Lifecycle {
     return `its socket ${socket} was replaced by ${kindOf(info)}`;
   }
 
+  /** What is at the socket path now; undefined when nothing is, or it cannot be looked at. */
+  private atSocketPath(): Stats | undefined {
+    try {
+      return lstatSync(this.options.paths.socket);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Whether what is at the socket path is the socket this daemon made. */
   private ownsSocket(info: Stats | undefined): boolean {
     const made = this.socketIdentity;
@@ -231,7 +240,10 @@ export class Lifecycle {
   stopServing(): void {
     clearTimeout(this.idleTimer);
     clearInterval(this.holdCheck);
-    this.server.close();
+    // Closing the server removes its path (libuv unlinks it): not when the path holds something
+    // else now (a file or a link put in its place), which no client reaches the server through
+    // either; the process's exit ends the server then.
+    if (this.ownsSocket(this.atSocketPath())) this.server.close();
     for (const socket of this.connections) socket.end();
   }
 
@@ -242,7 +254,7 @@ export class Lifecycle {
   release(): void {
     const { socket, lock } = this.options.paths;
     try {
-      if (this.ownsSocket(lstatSync(socket, { throwIfNoEntry: false }))) unlinkSync(socket);
+      if (this.ownsSocket(this.atSocketPath())) unlinkSync(socket);
     } catch {
       // already removed (that may be why we stop)
     }
