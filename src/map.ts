@@ -392,6 +392,7 @@ const SKIP_ORDER: readonly SkipReason[] = [
   'symlink outside root',
   'broken symlink',
   'not a regular file',
+  'name not UTF-8',
 ];
 
 /**

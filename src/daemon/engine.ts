@@ -93,7 +93,7 @@ export class DaemonEngine {
   }
 
   /** Brings the store up to date with `paths` and takes every state into the hot view, dropping records of paths not among them. */
-  async indexPass({ paths, special }: Discovery, order?: ParseQueue): Promise<void> {
+  async indexPass({ paths, unread }: Discovery, order?: ParseQueue): Promise<void> {
     // States are applied as they settle, so the graph takes each record's references as it comes.
     const states = await this.reconciler.update(
       paths,
@@ -104,7 +104,7 @@ export class DaemonEngine {
         linkWhileParsing(this.state.graph, this.state.stats);
       },
       this.signal,
-      special,
+      unread,
       order,
     );
     this.prune(states);
