@@ -35,10 +35,14 @@ ${START_HELP}  -h, --help           show this help
 
 ${configHelp()}`;
 
+/** How long status waits for a daemon's answer: one that is stuck is said, not waited for. */
+const STATUS_WAIT_MS = 5000;
+
 const STATUS_HELP = `Usage: repomap status [ROOT] [--all] [--format text|json]
 
 Shows the daemon of ROOT's repository: state, files, skips, pending changes, memory, uptime.
-With --all, lists every running daemon of this user. Exits 1 when no daemon runs. A ROOT deleted
+With --all, lists every running daemon of this user, one it cannot ask (its socket replaced, no
+answer within ${STATUS_WAIT_MS / 1000} s) in a line of its own. Exits 1 when no daemon runs. A ROOT deleted
 or moved away is taken by the path it had while its daemon runs.
 `;
 
@@ -356,9 +360,6 @@ export async function statusCommand(args: string[]): Promise<number> {
   process.stdout.write(json ? JSON.stringify(status, null, 2) + '\n' : statusReport(status));
   return 0;
 }
-
-/** How long status waits for a daemon's answer: one that is stuck is said, not waited for. */
-const STATUS_WAIT_MS = 5000;
 
 /**
  * The status of the daemon listening on `socket`; undefined when none listens or it does not
