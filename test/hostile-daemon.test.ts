@@ -14,7 +14,7 @@ import { isProcessAlive } from '../src/lock-file.js';
 import { packageRoot } from '../src/paths.js';
 import { runCliBounded } from './bounded.js';
 import { type RunningDaemon, exitWithin, rawExchange, runtimeEnv, sleep, startDaemon, startDaemonUnder } from './daemon-helpers.js';
-import { git, tempDir, writeTree } from './helpers.js';
+import { git, lineReader, tempDir, writeTree } from './helpers.js';
 
 const call = DaemonClient.once;
 
@@ -220,23 +220,13 @@ function mcpServer(root: string, env: NodeJS.ProcessEnv): { server: ChildProcess
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => (clearTimeout(kill), resolve(code))));
   let stderr = '';
   server.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const lines: string[] = [];
-  let buffered = '';
-  let waiting: (() => void) | undefined;
-  server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    lines.push(...parts.filter(Boolean));
-    waiting?.();
-  });
-  void exited.then(() => waiting?.());
+  const nextLine = lineReader(server.stdout);
   const next = async () => {
-    while (lines.length === 0) {
-      if (server.exitCode !== null || server.signalCode !== null) throw new Error(`repomap mcp exited (${server.exitCode ?? server.signalCode}): ${stderr}`);
-      await new Promise<void>((resolve) => (waiting = resolve));
+    try {
+      return JSON.parse(await nextLine());
+    } catch (err) {
+      throw new Error(`repomap mcp ended (${String(await exited)}): ${stderr}`, { cause: err });
     }
-    return JSON.parse(lines.shift()!);
   };
   return { server, next, stderr: () => stderr, exited };
 }

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { packageRoot } from '../src/paths.js';
 import { isProcessAlive } from '../src/lock-file.js';
 import { inputLines } from '../src/mcp/input-lines.js';
-import { copyFixture, git, runCli, tempDir } from './helpers.js';
+import { copyFixture, git, lineReader, runCli, tempDir } from './helpers.js';
 
 type TextResult = { content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -259,20 +259,8 @@ test('a request before initialize is refused with JSON-RPC\'s invalid request (p
   const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
   type Answer = { id: number | null; result?: { isError?: boolean; structuredContent?: { root?: string }; tools?: unknown[] }; error?: { code: number; message: string } };
   // Each message is sent once the one before it is answered: the order the server sees is the order written here.
-  const lines: string[] = [];
-  let waiting: (() => void) | undefined;
-  let buffered = '';
-  server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    lines.push(...parts.filter(Boolean));
-    waiting?.();
-  });
-  const next = async (): Promise<Answer> => {
-    while (lines.length === 0) await new Promise<void>((resolve) => (waiting = resolve));
-    return JSON.parse(lines.shift()!) as Answer;
-  };
+  const nextLine = lineReader(server.stdout);
+  const next = async (): Promise<Answer> => JSON.parse(await nextLine()) as Answer;
   const ask = (message: object) => {
     server.stdin.write(`${JSON.stringify(message)}\n`);
     return next();

@@ -37,7 +37,7 @@ ${configHelp()}`;
  * Past it, the process ends anyway (a parse thread stuck in a query, a store that does not return),
  * its socket removed and its lock released first: a stop always stops.
  */
-export const SHUTDOWN_DEADLINE_MS = 4000;
+export const SHUTDOWN_DEADLINE_MS = 5000;
 
 const OPTIONS = {
   foreground: { type: 'boolean' },
