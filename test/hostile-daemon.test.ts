@@ -143,6 +143,7 @@ test('item 12: at ulimit -n 256, 400 idle connections: those past the cap get on
   const daemon = await startDaemonUnder(256, root, env);
   if (daemon.child.pid !== undefined) pids.add(daemon.child.pid);
   await call(daemon.socket, 'status');
+  await sleep(500); // the connections before (startDaemon's probes, the status) are closed on both sides
   const connections = await openConnections(daemon.socket, 400);
   // The daemon takes them as its event loop turns: until the refused ones are closed, and a moment more.
   const deadline = Date.now() + 20_000;
