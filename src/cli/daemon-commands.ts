@@ -351,7 +351,7 @@ export async function statusCommand(args: string[]): Promise<number> {
   const paths = daemonPaths(root);
   const status = await statusAt(paths.socket);
   if (!status) {
-    const pid = liveDaemonPid(paths.lock);
+    const pid = signallableDaemonPid(paths.lock);
     if (json) process.stdout.write('null\n');
     else if (pid === undefined) process.stdout.write(`repomap: no daemon runs for ${root}\n`);
     else process.stdout.write(`repomap: the daemon for ${root} (pid ${pid}) does not answer on ${paths.socket}; 'repomap stop' ends it\n`);
