@@ -1028,7 +1028,7 @@ test('stop and status take a root deleted under its running daemon, by the path 
   symlinkSync(dirname(root), link);
   const stopped = runCli(['stop', join(link, basename(root))], { env });
   assert.equal(stopped.code, 0, stopped.stderr);
-  assert.equal(stopped.stdout, `repomap: stopped the daemon for ${root}\n`);
+  assert.equal(stopped.stdout, `repomap: stopped the daemon for ${root} (pid ${daemon.child.pid})\n`);
   assert.equal(await exitWithin(daemon), 0);
   assert.match(daemon.stderr(), /shutting down: asked to/);
   for (const command of ['status', 'stop']) {

@@ -172,8 +172,10 @@ export class Lifecycle {
     } finally {
       process.umask(umask);
     }
-    const { dev, ino } = lstatSync(paths.socket);
-    this.socketIdentity = { dev, ino };
+    // Removed already (a client may connect, and remove it, before this runs), it is not the
+    // daemon's: the first check says so.
+    const made = this.atSocketPath();
+    if (made?.isSocket()) this.socketIdentity = { dev: made.dev, ino: made.ino };
     log(`listening on ${paths.socket} (pid ${process.pid}) for ${root}`);
     this.touch();
     // The watcher names the root's own removal (see RepoWatcherOptions.onRootEvent), but it starts
