@@ -394,6 +394,7 @@ const SKIP_ORDER: readonly SkipReason[] = [
   'symlink outside root',
   'broken symlink',
   'not a regular file',
+  'name not UTF-8',
 ];
 
 /**

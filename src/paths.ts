@@ -5,7 +5,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import picomatch from 'picomatch';
-import { type RepomapError, badRequest, describeOsCode, errorCode, errorMessage, isAbsent, leadsNowhere } from './errors.js';
+import { type RepomapError, badRequest, describeOsCode, errorCode, errorMessage, isAbsent, leadsNowhere, quoted } from './errors.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -55,13 +55,21 @@ function isFolder(path: string): boolean {
  */
 function toRootRelative(root: string, path: string, what: string, base: string): string {
   const rel = pathFromRoot(root, resolve(base, path));
-  if (rel === '') throw badRequest(`${what} ${escapeControls(path)} is the repository root itself, not a file in it`);
-  if (rel === undefined) throw badRequest(`${what} ${escapeControls(path)} is outside the repository root ${root}`);
+  if (rel === '') throw badRequest(`${what} ${shownPath(path)} is the repository root itself, not a file in it`);
+  if (rel === undefined) throw badRequest(`${what} ${shownPath(path)} is outside the repository root ${root}`);
   return rel;
 }
 
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
 const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
+
+/**
+ * A path a caller or a repository gave, as a message names it: its control characters escaped
+ * (escapeControls) and cut as quoted cuts it, so that the message stays one short line.
+ */
+export function shownPath(path: string): string {
+  return quoted(escapeControls(path));
+}
 
 /** Whether a relative path (from `relative`) names something strictly below its base: `..foo` is, `../foo` is not. */
 function isBelow(rel: string): boolean {
@@ -124,7 +132,7 @@ function escapeControl(char: string): string {
  */
 export function requestFilePath(root: string, path: string, what: string, base: string = root): string {
   if (path === '') throw badRequest(`${what} is empty ('')`); // named in a message, it would be a blank
-  if (CONTROL.test(path)) throw badRequest(`${what} ${escapeControls(path)}: a path may not contain a control character (NUL, newline)`);
+  if (CONTROL.test(path)) throw badRequest(`${what} ${shownPath(path)}: a path may not contain a control character (NUL, newline)`);
   const rel = toRootRelative(root, path, what, base);
   const abs = resolve(root, rel);
   // Not there; a symlink there that leads nowhere (a dangling one, a loop: what the index skips as
@@ -132,8 +140,8 @@ export function requestFilePath(root: string, path: string, what: string, base: 
   // not search or that is a loop of symlinks): said apart, never a stack trace.
   const unreached = (err: unknown): RepomapError => {
     const nowhere = entryAt(abs)?.isSymbolicLink() ? leadsNowhere(err) : undefined;
-    if (nowhere) return badRequest(`${what} ${escapeControls(path)} is a broken symlink: it leads nowhere (${nowhere})`);
-    return isAbsent(err) ? badRequest(`${what} ${escapeControls(path)} does not exist`) : unreadableFile(what, path, errorCode(err));
+    if (nowhere) return badRequest(`${what} ${shownPath(path)} is a broken symlink: it leads nowhere (${nowhere})`);
+    return isAbsent(err) ? badRequest(`${what} ${shownPath(path)} does not exist`) : unreadableFile(what, path, errorCode(err));
   };
   let real: string;
   try {
@@ -141,15 +149,15 @@ export function requestFilePath(root: string, path: string, what: string, base: 
   } catch (err) {
     throw unreached(err);
   }
-  if (!isBelow(relative(realRootOf(root), real))) throw badRequest(`${what} ${escapeControls(path)} leads outside the repository root ${root}`);
+  if (!isBelow(relative(realRootOf(root), real))) throw badRequest(`${what} ${shownPath(path)} leads outside the repository root ${root}`);
   let info: Stats;
   try {
     info = statSync(real);
   } catch (err) {
     throw unreached(err); // changed since its realpath
   }
-  if (info.isDirectory()) throw badRequest(`${what} ${escapeControls(path)} is a folder, not a file`);
-  if (!info.isFile()) throw badRequest(`${what} ${escapeControls(path)} is not a regular file`);
+  if (info.isDirectory()) throw badRequest(`${what} ${shownPath(path)} is a folder, not a file`);
+  if (!info.isFile()) throw badRequest(`${what} ${shownPath(path)} is not a regular file`);
   return rel;
 }
 
@@ -172,7 +180,7 @@ export function entryAt(path: string): Stats | undefined {
  * the OS error's code (a skipped file's detail), and the system's description of it.
  */
 export function unreadableFile(what: string, path: string, code: string | undefined): RepomapError {
-  return badRequest(`${what} ${escapeControls(path)} cannot be read${code ? ` (${describeOsCode(code)})` : ''}`);
+  return badRequest(`${what} ${shownPath(path)} cannot be read${code ? ` (${describeOsCode(code)})` : ''}`);
 }
 
 /** Of the files a request names, those that pass requestFilePath, relative to the root (a map refuses the others, saying why). */

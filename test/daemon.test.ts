@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { DaemonClient } from '../src/client/client.js';
 import { connect as connectRepo } from '../src/api/index.js';
 import type { DaemonStatus, SymbolAnswer } from '../src/api/types.js';
@@ -17,19 +17,7 @@ import { SharedTags } from '../src/store/shared.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { copyFixture, git, loopInPlaceOf, makeUnreadable, makeUnwritable, runCli, tempDir, writeTree } from './helpers.js';
-
-const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
-const running = new Set<ChildProcess>();
-after(() => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
-/** A private runtime folder, as XDG_RUNTIME_DIR would give. */
-function runtimeEnv(): { XDG_RUNTIME_DIR: string } {
-  const dir = tempDir('repomap-run-');
-  chmodSync(dir, 0o700);
-  return { XDG_RUNTIME_DIR: dir };
-}
+import { DAEMON, type RunningDaemon, cacheDirs, exitWithin, cacheFor, rawExchange, runtimeEnv, sleep, startDaemon } from './daemon-helpers.js';
 
 /** The MALLOC_ARENA_MAX entries of a process's environment. */
 function mallocArenas(pid: number): string[] {
@@ -37,47 +25,6 @@ function mallocArenas(pid: number): string[] {
     .split('\0')
     .filter((entry) => entry.startsWith('MALLOC_ARENA_MAX='));
 }
-
-interface RunningDaemon {
-  child: ChildProcess;
-  socket: string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-/** One cache folder per root, kept across restarts of its daemon and removed with the other temporary folders. */
-const cacheDirs = new Map<string, string>();
-const cacheFor = (root: string) => cacheDirs.get(root) ?? (cacheDirs.set(root, tempDir('repomap-cache-')), cacheDirs.get(root)!);
-
-async function startDaemon(root: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunningDaemon> {
-  const child = spawn(process.execPath, [DAEMON, root, '--foreground', '--workers', '2', '--cache-dir', cacheFor(root), ...args], {
-    // Every store lets go of its map, however small: these tests run through the releases.
-    env: { ...process.env, REPOMAP_TEST_RELEASE_FROM_BYTES: '0', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  running.add(child);
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { running.delete(child); resolve(code); }));
-  const socket = daemonPaths(root, join(env.XDG_RUNTIME_DIR!, 'repomap')).socket;
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) break;
-    if (await answers(socket)) return { child, socket, stderr: () => stderr, exited };
-    await sleep(25);
-  }
-  return { child, socket, stderr: () => stderr, exited };
-}
-
-function answers(socket: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(socket);
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const call = DaemonClient.once;
 
@@ -809,30 +756,6 @@ test('50 concurrent clients get correct answers', async () => {
   await daemon.exited;
 });
 
-/** Sends raw lines on one connection and collects one answer per line. */
-function rawExchange(socket: string, payload: string, answersWanted: number): Promise<Array<{ id: unknown; error?: { code: number; message: string }; result?: unknown }>> {
-  return new Promise((resolve, reject) => {
-    const s = connect(socket);
-    let buffer = '';
-    const got: Array<{ id: unknown; error?: { code: number; message: string }; result?: unknown }> = [];
-    s.setEncoding('utf8');
-    s.on('data', (chunk: string) => {
-      buffer += chunk;
-      let newline;
-      while ((newline = buffer.indexOf('\n')) !== -1) {
-        got.push(JSON.parse(buffer.slice(0, newline)));
-        buffer = buffer.slice(newline + 1);
-      }
-      if (got.length >= answersWanted) {
-        s.destroy();
-        resolve(got);
-      }
-    });
-    s.on('error', reject);
-    s.write(payload);
-  });
-}
-
 test('bad input gets a clear error and the daemon keeps answering', async () => {
   const root = gitRepo();
   const env = runtimeEnv();
@@ -1045,11 +968,6 @@ test('the daemon exits after its idle timeout, and when its socket is removed', 
   assert.match(orphan.stderr(), /socket was removed/);
 });
 
-/** The daemon's exit code once it exits, or 'still running' after `ms` (generous: a bound, not a speed). */
-function exitWithin(daemon: RunningDaemon, ms = 20_000): Promise<number | null | 'still running'> {
-  return Promise.race([daemon.exited, sleep(ms).then(() => 'still running' as const)]);
-}
-
 async function untilReady(socket: string): Promise<void> {
   while ((await call<DaemonStatus>(socket, 'status')).state !== 'ready') await sleep(25);
 }
@@ -1110,7 +1028,7 @@ test('stop and status take a root deleted under its running daemon, by the path 
   symlinkSync(dirname(root), link);
   const stopped = runCli(['stop', join(link, basename(root))], { env });
   assert.equal(stopped.code, 0, stopped.stderr);
-  assert.equal(stopped.stdout, `repomap: stopped the daemon for ${root}\n`);
+  assert.equal(stopped.stdout, `repomap: stopped the daemon for ${root} (pid ${daemon.child.pid})\n`);
   assert.equal(await exitWithin(daemon), 0);
   assert.match(daemon.stderr(), /shutting down: asked to/);
   for (const command of ['status', 'stop']) {

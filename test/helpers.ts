@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { after } from 'node:test';
 import { type IndexOptions, type RepoIndex, indexRepository } from '../src/indexer/indexer.js';
 import { packageRoot } from '../src/paths.js';
@@ -156,4 +157,34 @@ export function manyPythonModules(count: number, folders: number): Record<string
     files[`pkg${i % folders}/mod${i}.py`] = text;
   }
   return files;
+}
+
+/**
+ * The lines a stream writes (a child's JSON-RPC answers), one at a time as they come: the function
+ * waits for the next line; once the stream has ended with none left, it throws.
+ */
+export function lineReader(stream: Readable): () => Promise<string> {
+  const lines: string[] = [];
+  let buffered = '';
+  let ended = false;
+  let waiting: (() => void) | undefined;
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    lines.push(...parts.filter(Boolean));
+    waiting?.();
+  });
+  stream.on('close', () => {
+    ended = true;
+    waiting?.();
+  });
+  return async () => {
+    while (lines.length === 0) {
+      if (ended) throw new Error('the stream ended before another line');
+      await new Promise<void>((resolve) => (waiting = resolve));
+    }
+    return lines.shift()!;
+  };
 }

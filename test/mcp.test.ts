@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { packageRoot } from '../src/paths.js';
 import { isProcessAlive } from '../src/lock-file.js';
-import { withoutBlankLines } from '../src/mcp/server.js';
-import { copyFixture, git, runCli, tempDir } from './helpers.js';
+import { inputLines } from '../src/mcp/input-lines.js';
+import { copyFixture, git, lineReader, runCli, tempDir } from './helpers.js';
 
 type TextResult = { content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -265,20 +265,8 @@ test('a request before initialize is refused with JSON-RPC\'s invalid request (p
   const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
   type Answer = { id: number | null; result?: { isError?: boolean; structuredContent?: { root?: string }; tools?: unknown[] }; error?: { code: number; message: string } };
   // Each message is sent once the one before it is answered: the order the server sees is the order written here.
-  const lines: string[] = [];
-  let waiting: (() => void) | undefined;
-  let buffered = '';
-  server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    lines.push(...parts.filter(Boolean));
-    waiting?.();
-  });
-  const next = async (): Promise<Answer> => {
-    while (lines.length === 0) await new Promise<void>((resolve) => (waiting = resolve));
-    return JSON.parse(lines.shift()!) as Answer;
-  };
+  const nextLine = lineReader(server.stdout);
+  const next = async (): Promise<Answer> => JSON.parse(await nextLine()) as Answer;
   const ask = (message: object) => {
     server.stdin.write(`${JSON.stringify(message)}\n`);
     return next();
@@ -323,7 +311,7 @@ test('the input reaches the SDK without its blank lines, every other line as it 
   const input = '\n  {"a": 1}\n \t\r\n\n\r\n  {"b":\t2}\r\nnot json\n   \n{"c": 3}';
   const kept = '  {"a": 1}\n  {"b":\t2}\r\nnot json\n{"c": 3}';
   for (const size of [1, 2, 3, 5, input.length]) {
-    const filter = withoutBlankLines();
+    const filter = inputLines(() => assert.fail('no line is refused'));
     const out: Buffer[] = [];
     filter.on('data', (chunk: Buffer) => out.push(chunk));
     const ended = new Promise((resolve) => filter.on('end', resolve));

@@ -3,7 +3,7 @@
 // the daemon's params validation (parseMapParams, parseSymbolParams), the MCP tools' input schemas
 // (mcp/server.ts) and the MapRequest and SymbolQuery types are derived from it. A leaf: the thin
 // client loads it, so it imports nothing heavy.
-import { badRequest } from '../errors.js';
+import { badRequest, quoted, quotedJson } from '../errors.js';
 
 export const DEFAULT_TOKENS = 1024;
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -243,18 +243,18 @@ function expectedValue(spec: ValueSpec): string {
   return FIELD_RULES[spec.kind][1](spec);
 }
 
-/** A value as a message shows it: what the caller gave (-1, "3", ["a"]), one line. */
+/** A value as a message shows it: what the caller gave (-1, "3", ["a"]), one line, cut as quotedJson cuts it. */
 function shownValue(value: unknown): string {
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  return JSON.stringify(value) ?? String(value);
+  return quotedJson(value);
 }
 
 /** What checkFields checks, as its messages name it: the daemon's params, or a library function's options. */
 export interface Checked {
   /** The whole object ("params"). */
   what: string;
-  /** One of its properties no field has: the message's start. */
+  /** One of its properties no field has (its name cut as quoted cuts it): the message's start. */
   unknown: (key: string) => string;
 }
 
@@ -270,7 +270,7 @@ export function checkFields<F extends Record<string, ValueSpec>>(params: unknown
   const given = (params ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(given)) {
     // Own fields only: a param named after an Object.prototype member (constructor, __proto__) is unknown too.
-    if (!Object.hasOwn(fields, key)) throw badRequest(`${checked.unknown(key)} (known: ${Object.keys(fields).join(', ')})`);
+    if (!Object.hasOwn(fields, key)) throw badRequest(`${checked.unknown(quoted(key))} (known: ${Object.keys(fields).join(', ')})`);
   }
   checkValues(given, fields);
   return given as FieldsOf<F>;

@@ -26,7 +26,8 @@ export type SkipReason =
   | 'unreadable'
   | 'symlink outside root'
   | 'broken symlink'
-  | 'not a regular file';
+  | 'not a regular file'
+  | 'name not UTF-8';
 
 /** A file that was left out of the map, and why. */
 export interface SkippedFile {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { badRequest, errorMessage } from '../errors.js';
+import { badRequest, errorMessage, quoted } from '../errors.js';
 import { MAX_FILE_BYTES_LIMIT } from '../api/request.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -70,7 +70,7 @@ export function maxFileBytesOption(value: string | undefined): number | undefine
 
 export function integerOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!isPositiveWholeNumber(value)) throw badRequest(`--${name} takes a positive whole number, not '${value}'`);
+  if (!isPositiveWholeNumber(value)) throw badRequest(`--${name} takes a positive whole number, not '${quoted(value)}'`);
   return Number(value);
 }
 
@@ -82,7 +82,7 @@ export function isPositiveWholeNumber(value: string): boolean {
 export function choiceOption<T extends string>(value: string | undefined, name: string, choices: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
   if (!(choices as readonly string[]).includes(value)) {
-    throw badRequest(`--${name} must be one of ${choices.join(', ')}, not '${value}'`);
+    throw badRequest(`--${name} must be one of ${choices.join(', ')}, not '${quoted(value)}'`);
   }
   return value as T;
 }
@@ -103,13 +103,13 @@ export function folderOption(value: string | undefined, name: string): string | 
 /** A daemon's `--idle-timeout`: whole seconds, 0 or more (0: never). */
 export function idleTimeoutOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw badRequest(`--idle-timeout takes whole seconds, not '${value}'`);
+  if (!/^\d+$/.test(value)) throw badRequest(`--idle-timeout takes whole seconds, not '${quoted(value)}'`);
   return Number(value);
 }
 
 /** The seconds an option gives (`--wait 2.5`), refused unless a plain number, 0 or more. */
 export function secondsOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+(\.\d+)?$/.test(value)) throw badRequest(`--${name} takes a number of seconds, 0 or more, not '${value}'`);
+  if (!/^\d+(\.\d+)?$/.test(value)) throw badRequest(`--${name} takes a number of seconds, 0 or more, not '${quoted(value)}'`);
   return Number(value);
 }

@@ -1,14 +1,14 @@
 // repomap query | start | stop | status | restart: thin commands that talk to a repository's
 // daemon. Nothing here loads the engine.
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { DaemonClient, type DaemonStartOptions, connectOrStart } from '../client/client.js';
 import { TAG_STORE_FOLDER, defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
-import { checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir } from '../daemon/runtime.js';
+import { type DaemonPaths, checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir, signallableDaemonPid } from '../daemon/runtime.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
 import { configHelp, readProjectConfig } from '../config.js';
-import { RepomapError, badRequest } from '../errors.js';
+import { RepomapError, badRequest, errorMessage, quoted } from '../errors.js';
 import { missingRealPath, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
@@ -35,10 +35,14 @@ ${START_HELP}  -h, --help           show this help
 
 ${configHelp()}`;
 
+/** How long status waits for a daemon's answer: one that is stuck is said, not waited for. */
+const STATUS_WAIT_MS = 5000;
+
 const STATUS_HELP = `Usage: repomap status [ROOT] [--all] [--format text|json]
 
 Shows the daemon of ROOT's repository: state, files, skips, pending changes, memory, uptime.
-With --all, lists every running daemon of this user. Exits 1 when no daemon runs. A ROOT deleted
+With --all, lists every running daemon of this user, one it cannot ask (its socket replaced, no
+answer within ${STATUS_WAIT_MS / 1000} s) in a line of its own. Exits 1 when no daemon runs. A ROOT deleted
 or moved away is taken by the path it had while its daemon runs.
 `;
 
@@ -180,33 +184,89 @@ export async function startCommand(args: string[]): Promise<number> {
 export async function stopCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('stop', args, { help: { type: 'boolean', short: 'h' } });
   if (values.help) {
-    process.stdout.write('Usage: repomap stop [ROOT]\n\nStops the daemon of ROOT\'s repository, closing its store cleanly. A ROOT deleted or moved away is taken by the path it had while its daemon runs.\n');
+    process.stdout.write(
+      "Usage: repomap stop [ROOT]\n\nStops the daemon of ROOT's repository, closing its store cleanly. A daemon that has not ended " +
+        `${STOP_WAIT_MS / 1000} s later (one that cannot act on the request) is killed (SIGKILL), and this says so. A ROOT deleted or moved away is taken by the path it had while its daemon runs.\n`,
+    );
     return 0;
   }
   const root = await daemonRootOf(positionals, 'stop');
   const stopped = await stopDaemon(root);
-  process.stdout.write(stopped ? `repomap: stopped the daemon for ${root}\n` : `repomap: no daemon runs for ${root}\n`);
+  const pid = stopped.pid === undefined ? '' : ` (pid ${stopped.pid})`;
+  if (stopped.how === 'none') process.stdout.write(`repomap: no daemon runs for ${root}\n`);
+  else if (stopped.how === 'stopped') process.stdout.write(`repomap: stopped the daemon for ${root}${pid}\n`);
+  else process.stdout.write(`repomap: the daemon for ${root}${pid} did not stop within ${STOP_WAIT_MS / 1000} s: killed it (SIGKILL)\n`);
   return 0;
 }
 
-/** Asks the root's daemon to shut down and waits until it has; false when none was running. */
-export async function stopDaemon(root: string): Promise<boolean> {
+/**
+ * How long stop waits for a daemon to end by itself: past its own deadline (SHUTDOWN_DEADLINE_MS,
+ * after which it ends however its shutdown goes), with room for a loaded machine.
+ */
+const STOP_WAIT_MS = 10_000;
+/** How long stop waits for a daemon it killed to be gone. */
+const KILL_WAIT_MS = 5_000;
+
+/** How a stop went: no daemon ran, it stopped when asked, or it did not and was killed; with its pid when its lock names one. */
+export interface Stopped {
+  how: 'none' | 'stopped' | 'killed';
+  pid?: number;
+}
+
+/**
+ * Stops the root's daemon and waits until it has ended. It is asked to shut down on its socket,
+ * or, when that does not answer while its process lives (the socket removed, the daemon stuck),
+ * with SIGTERM. One that has not ended STOP_WAIT_MS later is killed (SIGKILL) and its socket and
+ * lock removed. Never says no daemon runs while the process holding the root's lock lives; throws
+ * when even SIGKILL leaves it running.
+ */
+export async function stopDaemon(root: string): Promise<Stopped> {
   const paths = daemonPaths(root);
-  const pid = readLockPid(paths.lock);
-  let client: DaemonClient;
+  const pid = signallableDaemonPid(paths.lock);
+  let client: DaemonClient | undefined;
   try {
     client = await DaemonClient.connect(paths.socket);
   } catch (err) {
     if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
-    return false; // no daemon listens: none to stop
   }
-  // A daemon may close the connection as it stops, before its answer: the wait below tells whether it stopped.
-  await ask(client, 'shutdown').catch(() => {});
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && (existsSync(paths.socket) || (pid !== undefined && isProcessAlive(pid)))) {
-    await new Promise((r) => setTimeout(r, 25));
+  const withPid = pid === undefined ? {} : { pid };
+  try {
+    // The answer may never come (a daemon that cannot act), or the connection may close before it: the wait tells.
+    if (client) client.request('shutdown').catch(() => {});
+    else if (pid === undefined) return { how: 'none' };
+    else signal(pid, 'SIGTERM');
+    const gone = () => (pid === undefined ? !existsSync(paths.socket) : !isProcessAlive(pid));
+    if (await waitFor(gone, STOP_WAIT_MS)) return { how: 'stopped', ...withPid };
+    if (pid === undefined) throw new RepomapError('internal', `the daemon for ${root} did not stop within ${STOP_WAIT_MS / 1000} s, and no lock names its pid to kill it`);
+    signal(pid, 'SIGKILL');
+    if (!(await waitFor(gone, KILL_WAIT_MS))) throw new RepomapError('internal', `the daemon for ${root} (pid ${pid}) still runs after SIGKILL`);
+    removeLeftovers(paths, pid);
+    return { how: 'killed', pid };
+  } finally {
+    client?.close();
   }
-  return true;
+}
+
+/** Sends a signal to a process, which may have ended meanwhile (the wait that follows tells). */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone already
+  }
+}
+
+/** Waits until `done` holds, checking every 25 ms, at most `ms`; whether it holds. */
+async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  return done();
+}
+
+/** The socket and lock a killed daemon left, while its lock still names it (a new daemon may have taken the root meanwhile). */
+function removeLeftovers(paths: DaemonPaths, pid: number): void {
+  if (readLockPid(paths.lock) !== pid) return;
+  for (const path of [paths.socket, paths.lock]) rmSync(path, { force: true });
 }
 
 const RESTART_HELP = `Usage: repomap restart [ROOT] [options]
@@ -269,36 +329,59 @@ export async function statusCommand(args: string[]): Promise<number> {
     return 0;
   }
   const json = values.format === 'json';
-  if (values.format !== undefined && !json && values.format !== 'text') throw badRequest(`--format must be one of text, json, not '${values.format}'`);
-  const statusAt = async (socket: string): Promise<DaemonStatus | undefined> => {
-    let client: DaemonClient;
-    try {
-      client = await DaemonClient.connect(socket);
-    } catch (err) {
-      if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
-      return undefined; // no daemon listens: no status
-    }
-    return ask<DaemonStatus>(client, 'status').catch(() => undefined); // one that cannot answer is reported as not running
-  };
+  if (values.format !== undefined && !json && values.format !== 'text') throw badRequest(`--format must be one of text, json, not '${quoted(values.format)}'`);
   if (values.all && positionals.length > 0) throw badRequest(`status takes a ROOT or --all, not both (got ${positionals.join(' ')} and --all)`);
   if (values.all) {
     // A runtime folder not to be trusted is said, as for one ROOT, not taken as holding no daemon.
     if (existsSync(runtimeDir())) checkRuntimeDir(runtimeDir());
-    const statuses = (await Promise.all(listDaemons().map((daemon) => statusAt(daemon.socket)))).filter((s) => s !== undefined);
-    if (json) process.stdout.write(JSON.stringify(statuses, null, 2) + '\n');
-    else if (statuses.length === 0) process.stdout.write('repomap: no daemon is running\n');
-    else for (const status of statuses) process.stdout.write(statusLine(status) + '\n');
-    return statuses.length === 0 ? 1 : 0;
+    // Each daemon on its own: one whose socket cannot be trusted or that does not answer is a line of its own.
+    const entries = await Promise.all(
+      listDaemons().map(({ pid, socket }) =>
+        statusAt(socket).then(
+          (status) => status ?? { pid, socket, error: `${socket} does not answer` },
+          (err: unknown) => ({ pid, socket, error: errorMessage(err) }),
+        ),
+      ),
+    );
+    if (json) process.stdout.write(JSON.stringify(entries, null, 2) + '\n');
+    else if (entries.length === 0) process.stdout.write('repomap: no daemon is running\n');
+    else for (const entry of entries) process.stdout.write(('error' in entry ? `pid ${entry.pid}  ${entry.error}` : statusLine(entry)) + '\n');
+    return entries.length === 0 ? 1 : 0;
   }
   const root = await daemonRootOf(positionals, 'status');
-  const status = await statusAt(daemonPaths(root).socket);
+  const paths = daemonPaths(root);
+  const status = await statusAt(paths.socket);
   if (!status) {
+    const pid = signallableDaemonPid(paths.lock);
     if (json) process.stdout.write('null\n');
-    else process.stdout.write(`repomap: no daemon runs for ${root}\n`);
+    else if (pid === undefined) process.stdout.write(`repomap: no daemon runs for ${root}\n`);
+    else process.stdout.write(`repomap: the daemon for ${root} (pid ${pid}) does not answer on ${paths.socket}; 'repomap stop' ends it\n`);
     return 1;
   }
   process.stdout.write(json ? JSON.stringify(status, null, 2) + '\n' : statusReport(status));
   return 0;
+}
+
+/**
+ * The status of the daemon listening on `socket`; undefined when none listens or it does not
+ * answer within STATUS_WAIT_MS. A runtime folder or socket not to be trusted is a 'refused' error.
+ */
+async function statusAt(socket: string): Promise<DaemonStatus | undefined> {
+  let client: DaemonClient;
+  try {
+    client = await DaemonClient.connect(socket);
+  } catch (err) {
+    if (err instanceof RepomapError) throw err; // a runtime folder or socket not to be trusted
+    return undefined; // no daemon listens: no status
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), STATUS_WAIT_MS)));
+  try {
+    return await Promise.race([client.request<DaemonStatus>('status').catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+    client.close();
+  }
 }
 
 function statusLine(status: DaemonStatus): string {

@@ -2,9 +2,11 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { configHelp, readProjectConfig } from '../config.js';
 import { badRequest } from '../errors.js';
-import { answerMalformedMessages, createMcpServer, refuseBadArguments, refuseBeforeInitialize, withoutBlankLines } from '../mcp/server.js';
+import { answerMalformedMessages, createMcpServer, refuseBadArguments, refuseBeforeInitialize } from '../mcp/server.js';
+import { inputLines } from '../mcp/input-lines.js';
 import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { mcpTestOptions } from '../test-hooks.js';
 import { parseCommandArgs } from './args.js';
@@ -44,8 +46,15 @@ export async function mcpCommand(args: string[]): Promise<number> {
     rootRelativeGlobs(root, startOptions.exclude ?? [], 'exclude');
   }
   const server = createMcpServer(root, await packageVersion(), { refusal, ...startOptions, ...mcpTestOptions(process.env) });
-  // Blank lines are dropped before the SDK reads the input: it would answer each with a parse error.
-  const input = process.stdin.pipe(withoutBlankLines());
+  // Blank lines are dropped before the SDK reads the input (it would answer each with a parse
+  // error), and lines too long or too deeply nested for it are answered here (see inputLines).
+  // Input comes on a later turn of the event loop, once the transport below exists.
+  const input = process.stdin.pipe(
+    inputLines((refusal) => {
+      process.stderr.write(`repomap mcp: refused a line: ${refusal.error.message}\n`); // clients log a server's stderr
+      void transport.send(refusal as unknown as JSONRPCMessage);
+    }),
+  );
   const transport = new StdioServerTransport(input, process.stdout);
   // The transport pauses its input when it closes; stdin, which feeds it, must stop too, or it holds the process.
   const closed = new Promise<void>(

@@ -2,8 +2,8 @@
 // (through the daemon): derived from the request schema (api/request.ts), each field's option,
 // its help line and its parsing. Light on purpose: the thin client loads it.
 import { isAbsolute, relative, resolve } from 'node:path';
-import { entryAt, escapeControls, pathFromRoot, requestFilePath, shellWord } from '../paths.js';
-import { badRequest } from '../errors.js';
+import { entryAt, pathFromRoot, requestFilePath, shellWord, shownPath } from '../paths.js';
+import { badRequest, quoted } from '../errors.js';
 import { type FieldSpec, MAP_REQUEST, type MapRequest, OPTION_NAMES, budgetFor } from '../api/request.js';
 import { type OptionSpec, choiceOption, integerOption, secondsOption } from './args.js';
 
@@ -114,7 +114,7 @@ function chatFilePath(root: string, file: string): string {
   // The current directory's file comes first; when it lies outside the root and the root has one
   // of that name, the error says how to name the root's.
   if (file !== '' && inCwd && inRoot && pathFromRoot(root, resolve(file)) === undefined) {
-    throw badRequest(`chat file ${escapeControls(file)} is ${escapeControls(resolve(file))}, outside the repository root ${root}; for the root's, give --chat ${shellWord(resolve(root, file))}`);
+    throw badRequest(`chat file ${shownPath(file)} is ${shownPath(resolve(file))}, outside the repository root ${root}; for the root's, give --chat ${quoted(shellWord(resolve(root, file)))}`);
   }
   return requestFilePath(root, file, 'chat file', fromRoot ? root : process.cwd());
 }

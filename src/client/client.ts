@@ -91,6 +91,13 @@ export class DaemonClient {
     for (let newline = this.buffer.indexOf('\n'); newline !== -1; newline = this.buffer.indexOf('\n')) {
       const response = JSON.parse(this.buffer.slice(0, newline)) as RpcResponse;
       this.buffer = this.buffer.slice(newline + 1);
+      // An error the daemon could tie to no request (a connection over its cap) is every request's.
+      if (response.id === null && 'error' in response) {
+        this.lost ??= errorFromRpc(response.error);
+        for (const { reject } of this.waiting.values()) reject(this.lost);
+        this.waiting.clear();
+        continue;
+      }
       const pending = typeof response.id === 'number' ? this.waiting.get(response.id) : undefined;
       if (!pending) continue;
       this.waiting.delete(response.id as number);

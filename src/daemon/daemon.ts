@@ -36,6 +36,9 @@ export class Daemon {
   /** Resolves when the daemon has shut down. */
   readonly closed: Promise<void>;
   private resolveClosed!: () => void;
+  /** Resolves when shutdown begins, however it was asked for: repomapd's main then bounds how long it may take. */
+  readonly shutdownBegun: Promise<void>;
+  private resolveShutdownBegun!: () => void;
 
   private constructor(options: DaemonOptions) {
     const timings = { ...DAEMON_TIMINGS, ...options.timings };
@@ -60,6 +63,7 @@ export class Daemon {
       shutdown: (reason) => void this.shutdown(reason),
     });
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    this.shutdownBegun = new Promise((resolve) => (this.resolveShutdownBegun = resolve));
     this.ready = this.cold.start().then(({ paths, startedMs }) => this.warmup.afterColdIndex(paths, startedMs));
     this.sync.begin(this.ready);
     this.ready.catch(() => {}); // awaited by main.ts, which logs a failed cold index and stops
@@ -151,6 +155,7 @@ export class Daemon {
   shutdown(reason: string): Promise<void> {
     this.stopping ??= (async () => {
       this.engine.options.log(`shutting down: ${reason}`);
+      this.resolveShutdownBegun();
       this.engine.abort();
       this.warmup.stop();
       this.lifecycle.stopServing();
@@ -160,5 +165,10 @@ export class Daemon {
       this.resolveClosed();
     })();
     return this.stopping;
+  }
+
+  /** Removes the socket and releases the lock at once, for a process about to end without a clean shutdown (see repomapd's main). */
+  releaseHold(): void {
+    this.lifecycle.release();
   }
 }

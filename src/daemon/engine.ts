@@ -46,8 +46,13 @@ export class DaemonEngine {
     // First: a glob outside the root is a bad request, said before a store is opened or a thread started.
     this.excluded = excludedPathMatcher(options.root, options);
     const store = TagStore.open(options.cacheDir, { onNotice: options.log, sharedCacheDir: options.sharedCacheDir });
-    const runner = createRunner(options.workers);
+    const runner = this.newRunner(options.workers);
     this.current = { store, state: new RepoState(options.root, store), runner, reconciler: this.newReconciler(store, runner) };
+  }
+
+  /** A parse runner of `workers` threads, with the test options the daemon was given. */
+  private newRunner(workers: number): ParseRunner {
+    return createRunner(workers, this.settings.runnerOptions);
   }
 
   get options(): DaemonOptions {
@@ -88,7 +93,7 @@ export class DaemonEngine {
   }
 
   /** Brings the store up to date with `paths` and takes every state into the hot view, dropping records of paths not among them. */
-  async indexPass({ paths, special }: Discovery, order?: ParseQueue): Promise<void> {
+  async indexPass({ paths, unread }: Discovery, order?: ParseQueue): Promise<void> {
     // States are applied as they settle, so the graph takes each record's references as it comes.
     const states = await this.reconciler.update(
       paths,
@@ -99,7 +104,7 @@ export class DaemonEngine {
         linkWhileParsing(this.state.graph, this.state.stats);
       },
       this.signal,
-      special,
+      unread,
       order,
     );
     this.prune(states);
@@ -118,7 +123,7 @@ export class DaemonEngine {
     const { root, workers, log } = this.options;
     await this.runner.close();
     const store = await TagStore.rebuild(this.store, error, { onNotice: log });
-    const runner = createRunner(workers);
+    const runner = this.newRunner(workers);
     this.current = { store, state: new RepoState(root, store), runner, reconciler: this.newReconciler(store, runner) };
   }
 
@@ -145,7 +150,7 @@ export class DaemonEngine {
         await this.store.releasePages();
       } finally {
         // Updates need a pool whatever became of the release.
-        this.current.runner = createRunner(this.options.workers);
+        this.current.runner = this.newRunner(this.options.workers);
         this.current.reconciler = this.newReconciler(this.store, this.runner, this.reconciler.languageOverrides);
       }
     })();
@@ -199,7 +204,7 @@ export class DaemonEngine {
     if (after.idleTimeoutMs !== before.idleTimeoutMs) this.onIdleTimeoutChanged();
     if (after.workers !== before.workers) {
       await this.runner.close();
-      this.current.runner = createRunner(after.workers);
+      this.current.runner = this.newRunner(after.workers);
     }
     const languagesChanged = !same(after.languages, before.languages);
     if (after.workers !== before.workers || after.maxFileBytes !== before.maxFileBytes || languagesChanged) {

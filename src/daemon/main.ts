@@ -33,6 +33,13 @@ ${allowGrammarHelp(24)}  -h, --help            show this help
 
 ${configHelp()}`;
 
+/**
+ * How long a shutdown may take: the update under way ends, the parse threads and the store close.
+ * Past it, the process ends anyway (a parse thread stuck in a query, a store that does not return),
+ * its socket removed and its lock released first: a stop always stops.
+ */
+export const SHUTDOWN_DEADLINE_MS = 5000;
+
 const OPTIONS = {
   foreground: { type: 'boolean' },
   'idle-timeout': { type: 'string' },
@@ -83,6 +90,7 @@ export async function daemonMain(argv: string[]): Promise<number> {
       log: daemonLog,
       ...daemonTestOptions(process.env),
     });
+    void daemon.shutdownBegun.then(() => setTimeout(() => endNow(daemon, daemonLog), SHUTDOWN_DEADLINE_MS));
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       process.on(signal, () => void daemon.shutdown(`received ${signal}`));
     }
@@ -111,4 +119,16 @@ export async function daemonMain(argv: string[]): Promise<number> {
     log?.(`failed to start: ${errorMessage(err)}`);
     throw err;
   }
+}
+
+/**
+ * Ends a daemon whose shutdown passed its deadline: the socket and lock released, then SIGKILL to
+ * itself. Not process.exit: it joins every worker thread first, and a thread stuck in native code
+ * (a tree-sitter query) never returns to be joined. What the store committed is kept (LMDB takes a
+ * kill as it takes a crash); an update under way is redone by the next start.
+ */
+function endNow(daemon: Daemon, log: (line: string) => void): void {
+  log(`shutdown did not finish within ${SHUTDOWN_DEADLINE_MS / 1000} s (a parse thread or the store does not return): ending the process`);
+  daemon.releaseHold();
+  process.kill(process.pid, 'SIGKILL');
 }

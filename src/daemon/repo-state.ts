@@ -10,7 +10,7 @@ import { ImportLookup } from '../resolve/imports.js';
 import { isProjectFile } from '../resolve/resolve.js';
 import type { FileRecord } from '../records.js';
 import type { NamesOf } from '../indexer/priority.js';
-import type { SkippedFile } from '../api/types.js';
+import type { SkipReason, SkippedFile } from '../api/types.js';
 
 /** Updates larger than this rebuild the sorted views by sorting, rather than patching them path by path. */
 const PATCH_LIMIT = 1000;
@@ -241,14 +241,16 @@ export class RepoState {
 /**
  * Whether a path's state is a source file's: one the index read because a grammar takes its name
  * (a record, tags or a reason to skip it), or found by its stat to be a symlink it cannot follow.
- * The others were settled by their names alone: no grammar, or a FIFO, socket or device
- * discovery found. As the pass counts the files it indexes (see ParseQueue.progress), but for a
+ * The others were settled by their names alone: no grammar, a FIFO, socket or device
+ * discovery found, or a name that is not UTF-8. As the pass counts the files it indexes (see ParseQueue.progress), but for a
  * source file that turned out not to be a regular file when stat'ed: a rare case counted there and
  * not here.
  */
+const NAME_SKIPS: ReadonlySet<SkipReason> = new Set(['no grammar', 'not a regular file', 'name not UTF-8']);
+
 function isSourceState(state: PathState): boolean {
   if ('record' in state) return true;
-  return 'skip' in state && state.skip.reason !== 'no grammar' && state.skip.reason !== 'not a regular file';
+  return 'skip' in state && !NAME_SKIPS.has(state.skip.reason);
 }
 
 function position<T>(list: readonly T[], path: string, keyOf: (item: T) => string): number {

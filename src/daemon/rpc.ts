@@ -2,7 +2,8 @@
 // requests parsed and their params checked against the request schema (api/request.ts), dispatch
 // to the daemon's methods, and the replies, failures as RepomapErrors in JSON-RPC form.
 import type { Socket } from 'node:net';
-import { RepomapError, asRepomapError, errorMessage, errorStack } from '../errors.js';
+import { RepomapError, asRepomapError, badRequest, errorMessage, errorStack, quoted } from '../errors.js';
+import { MAX_PARAMS_DEPTH, nestedDeeperThan } from '../json-depth.js';
 import { parseMapParams, parseSymbolParams } from '../api/request.js';
 import { MAX_REQUEST_BYTES, type RpcMethods, type RpcRequest, type RpcResponse, rpcError } from './protocol.js';
 
@@ -111,7 +112,7 @@ async function dispatch(request: RpcRequest, methods: DaemonMethods): Promise<un
     case 'shutdown':
       return { stopping: true } satisfies RpcMethods['shutdown']['result'];
     default:
-      throw new RepomapError('unknown-method', `unknown method '${request.method}' (methods: map, symbols, status, reindex, shutdown)`);
+      throw new RepomapError('unknown-method', `unknown method '${quoted(request.method)}' (methods: map, symbols, status, reindex, shutdown)`);
   }
 }
 
@@ -146,5 +147,7 @@ function parseRequest(line: string): RpcRequest {
   const { id, method, params } = value as Record<string, unknown>;
   if (typeof id !== 'number' && typeof id !== 'string') throw new RepomapError('invalid-request', 'request needs an id (number or string)');
   if (typeof method !== 'string') throw new RepomapError('invalid-request', 'request needs a method (string)');
+  // Before anything recursive (a check's message quoting a value) meets them.
+  if (nestedDeeperThan(params, MAX_PARAMS_DEPTH)) throw badRequest(`params nested deeper than ${MAX_PARAMS_DEPTH} levels`);
   return { jsonrpc: '2.0', id, method, params };
 }

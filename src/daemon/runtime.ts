@@ -1,7 +1,7 @@
 // Where a repository's daemon lives: a private runtime folder, a socket and a lock per root.
 // Shared by the daemon and the thin client, so it imports nothing heavy.
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RepomapError } from '../errors.js';
@@ -58,6 +58,23 @@ export function checkSocket(socket: string): void {
 export function liveDaemonPid(lock: string): number | undefined {
   const pid = readLockPid(lock);
   return pid !== undefined && isProcessAlive(pid) ? pid : undefined;
+}
+
+/**
+ * The pid of the live daemon holding a root's lock, as liveDaemonPid, when it may be signalled:
+ * where /proc tells, the process must be running repomapd (a lock a crash left behind may name a
+ * pid the system has given to another process since); elsewhere the lock is taken at its word.
+ */
+export function signallableDaemonPid(lock: string): number | undefined {
+  const pid = liveDaemonPid(lock);
+  if (pid === undefined) return undefined;
+  let command: string;
+  try {
+    command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return pid; // no /proc
+  }
+  return command.includes('repomapd') ? pid : undefined;
 }
 
 /** Daemons with a live lock in the runtime folder: pid and socket path. */

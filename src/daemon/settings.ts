@@ -3,7 +3,7 @@
 import { type ProjectConfig, withProjectConfig } from '../config.js';
 import { type ExtractSettings } from '../indexer/indexer.js';
 import type { StoreOptions } from '../store/store.js';
-import { boundedWorkerCount, defaultWorkerCount } from '../indexer/pool.js';
+import { type RunnerOptions, boundedWorkerCount, defaultWorkerCount } from '../indexer/pool.js';
 import type { DaemonPaths } from './runtime.js';
 import type { DaemonFlags } from '../api/types.js';
 
@@ -58,6 +58,8 @@ export interface DaemonOptions extends DaemonSettings {
   unwatchable?: string;
   /** Test only: the store lets go of its map from this size of its data file on (RELEASE_PAGES_FROM_BYTES). */
   releasePagesFromBytes?: number;
+  /** Test only: faults injected into the parse workers (see RunnerOptions.exitOn and stallOn). */
+  runnerOptions?: Pick<RunnerOptions, 'exitOn' | 'stallOn'>;
   /** Test only: the warm-up lets go of the store's map every this many files' names read while linking (LINK_RELEASE_EVERY). */
   linkReleaseEvery?: number;
 }

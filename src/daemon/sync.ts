@@ -408,10 +408,11 @@ export class RepoSync {
     // Git lists the files of its index, which a checkout writes after it has changed the tree: a
     // rediscovery its .gitignore starts can list the files of the tree before it, deleted already,
     // their events handled (see notThere).
-    const missing = new Set(await this.notThere(discovery.paths, () => true));
+    // A path listed but never read (a name that is not UTF-8 names nothing a stat can find) is kept as listed.
+    const missing = new Set(await this.notThere(discovery.paths.filter((path) => !discovery.unread.has(path)), () => true));
     const paths = missing.size === 0 ? discovery.paths : discovery.paths.filter((path) => !missing.has(path));
     const present = new Set(paths);
-    const updates = await reconciler.update(paths, state.stats, undefined, undefined, engine.signal, discovery.special);
+    const updates = await reconciler.update(paths, state.stats, undefined, undefined, engine.signal, discovery.unread);
     engine.prune(updates);
     for (const path of state.paths()) if (!present.has(path)) updates.set(path, { gone: true });
     state.apply(updates);

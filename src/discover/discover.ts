@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { badRequest, isAbsent } from '../errors.js';
+import type { SkipReason } from '../api/types.js';
 import { GLOB_OPTIONS, refuseGitFolder, rootRelativeGlobs } from '../paths.js';
 
 const execFileAsync = promisify(execFile);
@@ -29,8 +30,12 @@ export interface Discovery {
   paths: string[];
   /** How the list was made: git's view of the work tree, or a walk honouring .gitignore. */
   source: 'git' | 'walk';
-  /** Those of `paths` that are neither files nor folders nor symlinks (FIFOs, sockets, devices): listed, never read. */
-  special: Set<string>;
+  /**
+   * Those of `paths` listed but never read, with why: neither files nor folders nor symlinks (FIFOs,
+   * sockets, devices: 'not a regular file'), or named with bytes that are not UTF-8 ('name not
+   * UTF-8': the path, its invalid bytes written `\xff`, names no file a system call could open).
+   */
+  unread: Map<string, UnreadReason>;
   /**
    * Those of `paths` that are symlinks, as the folders' entries say (read anyway: no lstat more): a
    * watcher names a changed target by its own path, not by the links that lead to it.
@@ -42,6 +47,9 @@ export interface Discovery {
    */
   leftOut: number;
 }
+
+/** Why discovery lists a path that is never read (see Discovery.unread). */
+export type UnreadReason = Extract<SkipReason, 'not a regular file' | 'name not UTF-8'>;
 
 /**
  * The ignore files read in every folder, in gitignore syntax, lowest precedence first: git's own,
@@ -89,23 +97,27 @@ export async function ignoredFolders(root: string, source: Discovery['source']):
  */
 export async function discoverFiles(root: string, options: DiscoverOptions = {}): Promise<Discovery> {
   await refuseGitFolder(root);
-  const listed = await gitFiles(root);
+  const undecodable: string[] = [];
+  const listed = await gitFiles(root, undefined, undecodable);
   const found: string[] = [];
   const links: string[] = [];
   let paths: string[];
   if (listed) {
     // git lists the tracked files deleted since (until `git rm`), and no FIFO, socket or device:
-    // both are found by reading the folders it lists files in.
-    const { special, symlinks, deleted } = await checkListedFolders(root, listed);
+    // both are found by reading the folders it lists files in. A name that is not UTF-8 is not
+    // among a folder's entries as read here (decoded): it is listed as git lists it.
+    const decoded = undecodable.length === 0 ? listed : listed.filter((path) => !undecodable.includes(path));
+    const { special, symlinks, deleted } = await checkListedFolders(root, decoded);
     paths = deleted.size === 0 ? listed : listed.filter((path) => !deleted.has(path));
     found.push(...special);
     links.push(...symlinks);
     paths.push(...found);
   } else {
-    paths = await walkFiles(root, undefined, found, links);
+    paths = await walkFiles(root, undefined, { special: found, symlinks: links, undecodable });
   }
   const fromGit = listed !== null;
-  const special = new Set(found);
+  const unread = new Map<string, UnreadReason>(found.map((path) => [path, 'not a regular file']));
+  for (const path of undecodable) unread.set(path, 'name not UTF-8');
   const excluded = leftOutMatcher(root, options);
   let kept = excluded ? paths.filter((path) => !excluded(path)) : paths;
   const leftOut = paths.length - kept.length;
@@ -114,7 +126,7 @@ export async function discoverFiles(root: string, options: DiscoverOptions = {})
   // Only the links among the paths kept: a folder's entries include links git ignores or a glob leaves out.
   const linked = new Set(links);
   const symlinks = linked.size === 0 ? linked : new Set(kept.filter((path) => linked.has(path)));
-  return { paths: kept, source: fromGit ? 'git' : 'walk', special, symlinks, leftOut };
+  return { paths: kept, source: fromGit ? 'git' : 'walk', unread, symlinks, leftOut };
 }
 
 /**
@@ -358,15 +370,16 @@ function exists(path: string): Promise<boolean> {
 /** Paths per `git ls-files` call when asking about given paths, to stay far below argument limits. */
 const PATHS_PER_CALL = 500;
 
-async function gitFiles(root: string, only?: readonly string[]): Promise<string[] | null> {
+/** The files git lists (all, or those of `only`); those whose names are not UTF-8 written as nameOf writes them, and added to `undecodable`. */
+async function gitFiles(root: string, only?: readonly string[], undecodable?: string[]): Promise<string[] | null> {
   const args = ['-c', 'core.quotepath=off', '--literal-pathspecs', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'];
   try {
-    if (!only) return splitNul((await execFileAsync('git', args, { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8' })).stdout);
+    if (!only) return splitNul((await execFileAsync('git', args, { cwd: root, maxBuffer: 1 << 30, encoding: 'buffer' })).stdout, undecodable);
     const listed: string[] = [];
     for (let start = 0; start < only.length; start += PATHS_PER_CALL) {
       const chunk = only.slice(start, start + PATHS_PER_CALL);
-      const { stdout } = await execFileAsync('git', [...args, '--', ...chunk], { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8' });
-      listed.push(...splitNul(stdout));
+      const { stdout } = await execFileAsync('git', [...args, '--', ...chunk], { cwd: root, maxBuffer: 1 << 30, encoding: 'buffer' });
+      listed.push(...splitNul(stdout, undecodable));
     }
     return [...new Set(listed)];
   } catch {
@@ -378,8 +391,79 @@ async function gitFiles(root: string, only?: readonly string[]): Promise<string[
  * NUL-separated paths; --cached lists a path once per merge stage during a conflict, so keep one.
  * A nested repository comes as its folder ('vendor/lib/'): not a file, and none of its files are listed.
  */
-function splitNul(stdout: string): string[] {
-  return [...new Set(stdout.split('\0').filter((path) => path.length > 0 && !path.endsWith('/')))];
+function splitNul(stdout: Buffer, undecodable?: string[]): string[] {
+  const text = stdout.toString('utf8');
+  // Every name UTF-8 (any invalid byte would decode to U+FFFD): the common case, split as text.
+  const names = text.includes('\uFFFD') ? nulSeparated(stdout).map((bytes) => decodedName(bytes, undecodable)) : text.split('\0');
+  return [...new Set(names.filter((path) => path.length > 0 && !path.endsWith('/')))];
+}
+
+/** The NUL-separated parts of `bytes`. */
+function nulSeparated(bytes: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let nul = bytes.indexOf(0); nul !== -1; nul = bytes.indexOf(0, from)) {
+    parts.push(bytes.subarray(from, nul));
+    from = nul + 1;
+  }
+  parts.push(bytes.subarray(from));
+  return parts;
+}
+
+/** A name's bytes as nameOf writes them; a name that is not UTF-8 is added to `undecodable`. */
+function decodedName(bytes: Buffer, undecodable?: string[]): string {
+  const { name, utf8 } = nameOf(bytes);
+  if (!utf8) undecodable?.push(name);
+  return name;
+}
+
+/**
+ * A file name's bytes as a string, and whether they are UTF-8: decoded when they are; else each
+ * byte of an invalid sequence written `\xff` and the rest decoded (`f\xff.py`). Such a name stays
+ * apart from every other (a lossy decoding would make `f\xff.py` and `f\xfe.py` one
+ * `f\uFFFD.py`), and names no file a system call could open.
+ */
+export function nameOf(bytes: Buffer): { name: string; utf8: boolean } {
+  let name = '';
+  let valid = true;
+  for (let i = 0; i < bytes.length; ) {
+    const length = utf8SequenceAt(bytes, i);
+    if (length > 0) {
+      name += bytes.toString('utf8', i, i + length);
+      i += length;
+    } else {
+      name += `\\x${bytes[i].toString(16).padStart(2, '0')}`;
+      valid = false;
+      i++;
+    }
+  }
+  return { name, utf8: valid };
+}
+
+/** The length of the valid UTF-8 sequence starting at `i`, 0 when none does. */
+function utf8SequenceAt(bytes: Buffer, i: number): number {
+  const [length, low, high] = utf8Lead(bytes[i]);
+  if (length <= 1) return length;
+  if (i + length > bytes.length || bytes[i + 1] < low || bytes[i + 1] > high) return 0;
+  for (let k = 2; k < length; k++) if ((bytes[i + k] & 0xc0) !== 0x80) return 0;
+  return length;
+}
+
+/**
+ * The length of the sequence a lead byte starts and the range its second byte must be in (RFC
+ * 3629: no overlong form, no surrogate, nothing past U+10FFFF); length 0 for a byte no sequence
+ * starts with.
+ */
+function utf8Lead(lead: number): [number, number, number] {
+  if (lead < 0x80) return [1, 0, 0];
+  if (lead >= 0xc2 && lead <= 0xdf) return [2, 0x80, 0xbf];
+  if (lead === 0xe0) return [3, 0xa0, 0xbf];
+  if (lead === 0xed) return [3, 0x80, 0x9f];
+  if (lead >= 0xe1 && lead <= 0xef) return [3, 0x80, 0xbf];
+  if (lead === 0xf0) return [4, 0x90, 0xbf];
+  if (lead >= 0xf1 && lead <= 0xf3) return [4, 0x80, 0xbf];
+  if (lead === 0xf4) return [4, 0x80, 0x8f];
+  return [0, 0, 0];
 }
 
 interface IgnoreLevel {
@@ -388,13 +472,37 @@ interface IgnoreLevel {
   rules: Ignore;
 }
 
-async function walkFiles(root: string, ignoredDirs?: Set<string>, special?: string[], symlinks?: string[]): Promise<string[]> {
+/** What a walk finds besides the files: the paths it lists that are not regular files (see Discovery). */
+interface WalkFinds {
+  /** FIFOs, sockets, devices. */
+  special?: string[];
+  symlinks?: string[];
+  /** Entries whose names are not UTF-8 (see nameOf): listed, never read; a folder's files are not walked. */
+  undecodable?: string[];
+}
+
+/** A folder's entry, its name as nameOf writes it. */
+type WalkEntry = Pick<Dirent, 'isDirectory' | 'isFile' | 'isSymbolicLink'> & { name: string; utf8: boolean };
+
+/**
+ * A folder's entries. Read as UTF-8 names; when one decodes to U+FFFD (any invalid byte does),
+ * read again as bytes, so that such a name is told from a valid one and from its neighbours.
+ */
+async function folderEntries(absDir: string): Promise<WalkEntry[]> {
+  const entries = await readdir(absDir, { withFileTypes: true });
+  if (!entries.some((entry) => entry.name.includes('\uFFFD'))) return entries.map((entry) => Object.assign(entry, { utf8: true }));
+  const raw = await readdir(absDir, { withFileTypes: true, encoding: 'buffer' });
+  return raw.map((entry) => Object.assign(entry, nameOf(entry.name)));
+}
+
+async function walkFiles(root: string, ignoredDirs?: Set<string>, finds: WalkFinds = {}): Promise<string[]> {
+  const { special, symlinks, undecodable } = finds;
   const files: string[] = [];
   const walk = async (dir: string, levels: IgnoreLevel[]): Promise<void> => {
     const absDir = join(root, dir);
-    let entries;
+    let entries: WalkEntry[];
     try {
-      entries = await readdir(absDir, { withFileTypes: true });
+      entries = await folderEntries(absDir);
     } catch {
       return; // unreadable folder: nothing to list in it
     }
@@ -413,8 +521,12 @@ async function walkFiles(root: string, ignoredDirs?: Set<string>, special?: stri
         if (isDir) ignoredDirs?.add(path);
         continue;
       }
+      if (!entry.utf8) {
+        files.push(path);
+        undecodable?.push(path);
+      }
       // Symlinked folders are not followed (they may lead out of the root or loop).
-      if (isDir) await walk(path, here);
+      else if (isDir) await walk(path, here);
       else if (entry.isFile()) files.push(path);
       else if (entry.isSymbolicLink()) {
         files.push(path);

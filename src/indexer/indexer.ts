@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ImportLookup } from '../resolve/imports.js';
-import { type DiscoverOptions, comparePaths, discoverFiles, leftOutMatcher } from '../discover/discover.js';
+import { type DiscoverOptions, type UnreadReason, comparePaths, discoverFiles, leftOutMatcher } from '../discover/discover.js';
 import { type FileJob, type FileStat, type IndexFileOptions, tooLargeRecord } from '../extract/file.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, extensionOf } from '../extract/languages.js';
 import { type LanguageConfig, type LanguageOverride, languageSet, refusedGrammarNotices, resolveLanguages } from '../extract/user-languages.js';
@@ -196,7 +196,7 @@ export class Reconciler {
     onProgress?: (done: number, total: number) => void,
     onSettled?: (batch: ReadonlyMap<string, PathState>) => void,
     signal?: AbortSignal,
-    special?: ReadonlySet<string>,
+    unread?: ReadonlyMap<string, UnreadReason>,
     order: ParseQueue = new ParseQueue(),
   ): Promise<Map<string, PathState>> {
     const states = new Map<string, PathState>();
@@ -217,8 +217,9 @@ export class Reconciler {
     };
     const sources: string[] = [];
     for (const path of paths) {
-      // A FIFO, socket or device discovery found (`special`) is never read; one with a grammar's extension is found by its stat.
-      if (special?.has(path)) settle(path, { skip: { path, reason: 'not a regular file' } });
+      // A FIFO, socket or device discovery found, or a name that is not UTF-8, is never read (see Discovery.unread); one with a grammar's extension is found by its stat.
+      const unreadFor = unread?.get(path);
+      if (unreadFor) settle(path, { skip: { path, reason: unreadFor } });
       else if (this.languages.forPath(path)) sources.push(path);
       else settle(path, { skip: { path, reason: 'no grammar' } });
     }
@@ -541,7 +542,7 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
           }
         },
         stopEarly?.signal,
-        discovery.special,
+        discovery.unread,
         order,
       );
     } catch (err) {

@@ -1,13 +1,12 @@
 // The MCP server for one repository: the repo_map, find_symbol and repo_status tools, their input
 // schemas derived from the request schema (api/request.ts), answered through the repository's daemon.
-import { Transform } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type ServerNotification, type ServerRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { StartOptions } from '../client/client.js';
-import { RepomapError, errorMessage } from '../errors.js';
+import { RepomapError, errorMessage, quoted } from '../errors.js';
 import { type FieldSpec, MAP_REQUEST, MCP_NAMES, type MapRequest, SYMBOL_QUERY, type SymbolQuery, budgetFor, valueErrors } from '../api/request.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
@@ -222,48 +221,6 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 
-const LF = 0x0a;
-/** The bytes a blank line may hold besides its newline: JSON's whitespace. */
-const BLANK_BYTES: ReadonlySet<number> = new Set([0x20, 0x09, 0x0d]);
-
-/**
- * A newline-delimited stream without its blank lines (empty, or JSON's whitespace only), for the
- * SDK's stdio transport, which would answer each with a parse error: a client may send one (to
- * flush, or between messages), and the daemon ignores them too. Every other line passes through
- * unchanged, its bytes as they come; only a line's leading whitespace is held until a byte shows
- * the line is not blank.
- */
-export function withoutBlankLines(): Transform {
-  let held: Buffer[] = []; // the current line's bytes so far, all blank, from earlier chunks
-  let inLine = false; // the current line has a byte that is not blank: it passes through to its newline
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      const parts: Buffer[] = [];
-      let from = 0; // the first byte of this chunk neither passed on nor dropped
-      for (let i = 0; i < chunk.length; i++) {
-        const byte = chunk[i];
-        if (inLine) {
-          if (byte === LF) {
-            inLine = false;
-            parts.push(chunk.subarray(from, i + 1));
-            from = i + 1;
-          }
-        } else if (byte === LF) {
-          held = []; // a blank line: dropped, its newline with it
-          from = i + 1;
-        } else if (!BLANK_BYTES.has(byte)) {
-          parts.push(...held); // not blank after all: its leading whitespace goes first
-          held = [];
-          inLine = true;
-        }
-      }
-      if (inLine) parts.push(chunk.subarray(from));
-      else if (from < chunk.length) held.push(chunk.subarray(from));
-      done(null, parts.length > 0 ? Buffer.concat(parts) : undefined);
-    },
-  });
-}
-
 /** The tool error (or, for params of another shape, the JSON-RPC error) a tools/call with wrong arguments is answered; undefined for any other message. */
 function badArguments(message: JSONRPCMessage): JSONRPCMessage | undefined {
   if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
@@ -284,7 +241,7 @@ function badArguments(message: JSONRPCMessage): JSONRPCMessage | undefined {
   // Every wrong argument at once: the unknown ones, then each known one of the wrong kind.
   const errors = valueErrors(fromArguments(args, fields), fields, MCP_NAMES);
   if (unknown.length > 0) {
-    const names = unknown.map((key) => `'${key}'`).join(', ');
+    const names = quoted(unknown.map((key) => `'${key}'`).join(', '));
     errors.unshift(`unknown argument${unknown.length === 1 ? '' : 's'} ${names} of ${params.name} (known: ${known.join(', ') || 'none'})`);
   }
   const text = errors.join('; ');
