@@ -166,6 +166,20 @@ test('item 3: a parse thread stuck on a file is terminated at its batch\'s bound
   assert.match(run.stdout, /\(1 file not mapped: 1 query timed out/);
 });
 
+test('item 3: with one worker, a repository with a tag query of its own parses on a thread, so a parse stuck there is stopped at its batch\'s bound too', async () => {
+  const root = tempDir();
+  writeTree(root, {
+    'stuck_here.py': 'def stuck():\n    pass\n',
+    'ok.py': 'def fine():\n    pass\n',
+    // A valid query of the repository's own: the files it parses are not parsed in the main thread.
+    '.repomap/queries/python.scm': '(function_definition name: (identifier) @name.definition.function) @scope\n',
+  });
+  const run = await map(root, 1, { killAfterMs: 60_000, env: { REPOMAP_TEST_WORKER_STALL_ON: 'stuck_here', REPOMAP_TEST_BATCH_BOUND_MS: '2000' } });
+  assert.equal(run.code, 0, ending(run));
+  assert.match(run.stderr, /^skipped stuck_here\.py: query timed out \(its thread ran past the batch's bound of 2000 ms and was stopped\)$/m);
+  assert.match(run.stdout, /│def fine\(\):/);
+});
+
 test('item 7: 10,000 nested JavaScript functions map under 600 MiB, each definition keeping a bounded number of enclosing scope lines', async () => {
   const root = tempDir();
   const depth = 10_000;

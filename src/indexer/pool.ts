@@ -108,7 +108,10 @@ class OneWorkerRunner implements ParseRunner {
   async stream(root: string, chunks: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore) {
     const { indexFiles } = await extraction();
     const iterator = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
-    const inThread = this.options.inThreadFiles ?? IN_THREAD_FILES;
+    // A repository's own languages (a WebAssembly grammar or a tag query of its own) parse on the
+    // thread from the first file: there a parse stuck past its batch's bound can be stopped (see
+    // PoolRunner.run), where one stuck in this thread could not.
+    const inThread = options.languages?.length ? 0 : (this.options.inThreadFiles ?? IN_THREAD_FILES);
     let from = 0;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const start = from;
