@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import picomatch from 'picomatch';
 import { type RepomapError, badRequest, describeOsCode, errorCode, errorMessage, isAbsent, leadsNowhere, quoted } from './errors.js';
+import { gitArgs } from './git-args.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -324,7 +325,7 @@ function realRootOf(root: string): string {
 export async function refuseGitFolder(root: string): Promise<void> {
   const looksLikeOne = root.split(sep).includes('.git') || ['HEAD', 'objects', 'refs'].every((name) => existsSync(join(root, name)));
   if (!looksLikeOne) return;
-  const answer = await execFileAsync('git', ['rev-parse', '--is-bare-repository', '--is-inside-git-dir'], { cwd: root, encoding: 'utf8' }).then(
+  const answer = await execFileAsync('git', gitArgs(['rev-parse', '--is-bare-repository', '--is-inside-git-dir']), { cwd: root, encoding: 'utf8' }).then(
     (out) => out.stdout,
     () => '',
   );

@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { buildMap } from '../src/api/index.js';
 import { packageRoot } from '../src/paths.js';
 import { type BoundedResult, runCliBounded } from './bounded.js';
-import { runCli, tempDir, writeTree } from './helpers.js';
+import { git, runCli, tempDir, writeTree } from './helpers.js';
 
 const PYTHON = join(packageRoot, 'node_modules', 'tree-sitter-python');
 const QUERY = '(function_definition name: (identifier) @name.definition.function)\n';
@@ -273,4 +273,34 @@ test('item 15: a wrong config value of 900 KB is quoted cut short, naming its le
   }
   writeFileSync(join(root, 'repomap.config.json'), JSON.stringify({ encoding: 'y'.repeat(5_000_000) }));
   assertOneLine(await runCliBounded(['map', root, '--cache-dir', tempDir()], { ...BOUNDS, env: privateEnv() }), /repomap\.config\.json: larger than 1 MiB/, 'a config of 5 MB');
+});
+
+test("item 1: a repository's own .git/config naming a program for git to run (core.fsmonitor) runs none of it: map, symbols, query (the daemon)", async () => {
+  const root = tempDir('repomap-hostile-git-');
+  const marker = join(tempDir('repomap-marker-'), 'ran');
+  writeTree(root, { 'a.py': 'def plain():\n    return 2\n', 'hook.sh': `#!/bin/sh\necho ran >> ${JSON.stringify(marker)}\n` });
+  chmodSync(join(root, 'hook.sh'), 0o755);
+  git(root, 'init', '-q');
+  git(root, 'add', '.');
+  git(root, 'commit', '-qm', 'one');
+  // What a repository handed over as a folder or an archive may carry: git runs the hook on a read.
+  git(root, 'config', 'core.fsmonitor', join(root, 'hook.sh'));
+  git(root, 'config', 'log.showSignature', 'true');
+  const env = privateEnv();
+
+  const map = await runCliBounded(['map', root, '--cache-dir', tempDir()], { ...BOUNDS, env });
+  assert.equal(map.code, 0, map.stderr);
+  assert.match(map.stdout, /def plain/);
+  assert.equal(existsSync(marker), false, 'map ran the fsmonitor hook');
+  const symbols = await runCliBounded(['symbols', 'plain', root, '--cache-dir', tempDir()], { ...BOUNDS, env });
+  assert.equal(symbols.code, 0, symbols.stderr);
+  assert.equal(existsSync(marker), false, 'symbols ran the fsmonitor hook');
+  const query = await runCliBounded(['query', root, '--cache-dir', tempDir()], { ...BOUNDS, env });
+  try {
+    assert.equal(query.code, 0, query.stderr);
+    assert.match(query.stdout, /def plain/);
+    assert.equal(existsSync(marker), false, 'the daemon ran the fsmonitor hook');
+  } finally {
+    runCli(['stop', root], { env });
+  }
 });

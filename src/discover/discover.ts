@@ -8,6 +8,7 @@ import picomatch from 'picomatch';
 import { badRequest, isAbsent } from '../errors.js';
 import type { SkipReason } from '../api/types.js';
 import { GLOB_OPTIONS, refuseGitFolder, rootRelativeGlobs } from '../paths.js';
+import { gitArgs } from '../git-args.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -78,7 +79,7 @@ export async function ignoredFolders(root: string, source: Discovery['source']):
     try {
       const { stdout } = await execFileAsync(
         'git',
-        ['-c', 'core.quotepath=off', 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
+        gitArgs(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
         { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8' },
       );
       for (const entry of stdout.split('\0')) if (entry.endsWith('/')) folders.add(entry.slice(0, -1));
@@ -186,7 +187,7 @@ async function checkListedFolders(root: string, listed: readonly string[]): Prom
   absent.forEach((path, i) => found[i] || deleted.add(path));
   if (candidates.length === 0) return { special: [], symlinks, deleted };
   const ignored = await new Promise<Set<string>>((resolve) => {
-    const child = execFile('git', ['check-ignore', '-z', '--stdin'], { cwd: root, encoding: 'utf8' }, (_error, stdout) =>
+    const child = execFile('git', gitArgs(['check-ignore', '-z', '--stdin']), { cwd: root, encoding: 'utf8' }, (_error, stdout) =>
       resolve(new Set(String(stdout ?? '').split('\0'))),
     );
     child.stdin?.end(candidates.join('\0') + '\0');
@@ -324,7 +325,7 @@ interface GitRepository {
 
 /** The repository holding `root`, as git says; undefined when git cannot tell (no git any more). */
 async function gitRepository(root: string): Promise<GitRepository | undefined> {
-  const git = (args: string[]) => execFileAsync('git', args, { cwd: root, encoding: 'utf8' }).then((out) => out.stdout);
+  const git = (args: string[]) => execFileAsync('git', gitArgs(args), { cwd: root, encoding: 'utf8' }).then((out) => out.stdout);
   try {
     const [top, prefix, exclude, index] = (
       await git(['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'info/exclude', '--git-path', 'index'])
@@ -372,7 +373,7 @@ const PATHS_PER_CALL = 500;
 
 /** The files git lists (all, or those of `only`); those whose names are not UTF-8 written as nameOf writes them, and added to `undecodable`. */
 async function gitFiles(root: string, only?: readonly string[], undecodable?: string[]): Promise<string[] | null> {
-  const args = ['-c', 'core.quotepath=off', '--literal-pathspecs', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'];
+  const args = gitArgs(['--literal-pathspecs', 'ls-files', '-z', '--cached', '--others', '--exclude-standard']);
   try {
     if (!only) return splitNul((await execFileAsync('git', args, { cwd: root, maxBuffer: 1 << 30, encoding: 'buffer' })).stdout, undecodable);
     const listed: string[] = [];

@@ -8,6 +8,7 @@ import { languageForPath } from '../extract/languages.js';
 import { mentionedIdentifiers } from '../mentions.js';
 import { seededRandom } from '../random.js';
 import { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
+import { gitArgs } from '../git-args.js';
 
 
 const execFileAsync = promisify(execFile);
@@ -15,7 +16,7 @@ const execFileAsync = promisify(execFile);
 /** Runs git with the given arguments; its stdout, or an error carrying git's first stderr line. */
 export async function runGit(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
   try {
-    const { stdout } = await execFileAsync('git', ['-c', 'core.quotepath=off', ...args], {
+    const { stdout } = await execFileAsync('git', gitArgs(args), {
       cwd: options.cwd,
       env: options.env ? { ...process.env, ...options.env } : process.env,
       maxBuffer: 1 << 30,

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { FileStat } from '../records.js';
+import { gitArgs } from '../git-args.js';
 
 interface IndexEntry {
   blob: string;
@@ -27,7 +28,7 @@ export class GitBlobs {
    * 4, split or sparse indexes): the content keys are then not known without reading the files.
    */
   static read(root: string): GitBlobs | undefined {
-    const found = spawnSync('git', ['rev-parse', '--show-prefix', '--git-path', 'index'], { cwd: root, encoding: 'utf8' });
+    const found = spawnSync('git', gitArgs(['rev-parse', '--show-prefix', '--git-path', 'index']), { cwd: root, encoding: 'utf8' });
     if (found.status !== 0) return undefined;
     const [prefix, indexPath] = found.stdout.split('\n');
     const file = isAbsolute(indexPath) ? indexPath : join(root, indexPath);
