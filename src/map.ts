@@ -14,7 +14,7 @@ import { type RankRequest, rankDefinitions, rankRelated, unpersonalizedRanks } f
 import { DEFAULT_RANKING } from './api/request.js';
 import { depthTokens, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
-import { neighboursOf, pathIndex } from './rank/path-index.js';
+import { isPathNamed, neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { type StoreOptions, TagStore, isStoreFailure } from './store/store.js';
@@ -212,7 +212,7 @@ export function packedMap(index: RepoIndex, graph: ReferenceGraph, request: MapR
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents, namedIdents };
   const { important, skippedFiles, skipped } = notMapped(index, chatFiles);
   // A partial index may not have read the file that has the name yet: nothing is said of it then.
-  const unmatched = index.partial ? undefined : unmatchedMentionNote(request.mentionedIdents ?? [], graph);
+  const unmatched = index.partial ? undefined : unmatchedMentionNote(request.mentionedIdents ?? [], graph, index.paths);
   const footers = withNote(skipFooters(skipped, request.verboseHint ?? true), unmatched);
   const layout = { index, graph, request: rankRequest, important, budget, countTokens };
   const { entries, placeOf } =
@@ -439,13 +439,15 @@ export function skipFooters(counts: Partial<Record<SkipReason, number>>, verbose
 
 /**
  * The line saying which identifiers the request mentions (mentionedIdents, not the message's
- * words) no indexed file defines or references, a typo most often: such a mention weighs nothing,
- * and the map would be the one made without it, without a word. Undefined when each is found.
+ * words) no indexed file defines or references and no path is named after (`mailer` steers to
+ * mailer.ts: see nodesNamed), a typo most often: such a mention weighs nothing, and the map would
+ * be the one made without it, without a word. Undefined when each is found.
  */
-function unmatchedMentionNote(idents: readonly string[], graph: ReferenceGraph): string | undefined {
+function unmatchedMentionNote(idents: readonly string[], graph: ReferenceGraph, paths: readonly string[]): string | undefined {
   const unmatched = [...new Set(idents)].filter((ident) => {
     const { definers, referencers } = graph.namesOf(ident);
-    return (definers?.size ?? 0) === 0 && [...(referencers ?? [])].length === 0;
+    if ((definers?.size ?? 0) > 0 || [...(referencers ?? [])].length > 0) return false;
+    return !paths.some((path) => isPathNamed(path, ident));
   });
   if (unmatched.length === 0) return undefined;
   const names = quoted(escapeControls(unmatched.map((ident) => `'${ident}'`).join(', ')));
