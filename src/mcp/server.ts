@@ -171,16 +171,17 @@ const TOOL_ARGUMENTS: Readonly<Record<string, readonly string[]>> = {
  * it without a word, and one named after an Object.prototype member, `constructor`, fails its
  * request schema, answered as a JSON-RPC error with a validation dump), and a value of the wrong
  * kind, checked as the daemon checks it (its checks refuse whatever the input schema does, and
- * more: the SDK's own refusal runs over several lines, in its wording). Other messages go on to
- * the server.
+ * more: the SDK's own refusal runs over several lines, in its wording). A call whose arguments are
+ * right goes on with its integers given as strings made numbers (coercedArguments: checked and
+ * delivered in the one form); other messages go on to the server as they are.
  */
 export function refuseBadArguments(transport: Transport): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error('refuseBadArguments: connect the server to the transport first');
   transport.onmessage = (message, extra) => {
-    const refusal = badArguments(message);
-    if (refusal) void transport.send(refusal);
-    else deliver(withWholeNumbers(message), extra);
+    const checked = checkedArguments(message);
+    if ('refusal' in checked) void transport.send(checked.refusal);
+    else deliver(checked.message, extra);
   };
 }
 
@@ -199,23 +200,6 @@ function coercedArguments(args: Readonly<Record<string, unknown>>, fields: Reado
     if (typeof value === 'string' && WHOLE_NUMBER.test(value)) coerced[spec.mcp!.name] = Number(value);
   }
   return coerced;
-}
-
-/** A tools/call of a known tool with its arguments coerced (coercedArguments); any other message as it is. */
-function withWholeNumbers(message: JSONRPCMessage): JSONRPCMessage {
-  const call = toolCall(message);
-  if (!call?.args) return message;
-  const params = (message as { params: Record<string, unknown> }).params;
-  return { ...message, params: { ...params, arguments: coercedArguments(call.args, call.fields) } } as JSONRPCMessage;
-}
-
-/** A tools/call's known tool, its fields and its arguments (undefined when it gives none); undefined for any other message. */
-function toolCall(message: JSONRPCMessage): { name: string; fields: Readonly<Record<string, FieldSpec>>; args?: Record<string, unknown> } | undefined {
-  if (!('method' in message) || message.method !== 'tools/call') return undefined;
-  const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
-  if (typeof params?.name !== 'string' || !Object.hasOwn(TOOL_FIELDS, params.name)) return undefined;
-  const args = typeof params.arguments === 'object' && params.arguments !== null && !Array.isArray(params.arguments) ? (params.arguments as Record<string, unknown>) : undefined;
-  return { name: params.name, fields: TOOL_FIELDS[params.name], args };
 }
 
 /**
@@ -274,19 +258,23 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 
-/** The tool error (or, for params of another shape, the JSON-RPC error) a tools/call with wrong arguments is answered; undefined for any other message. */
-function badArguments(message: JSONRPCMessage): JSONRPCMessage | undefined {
-  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
+/**
+ * A tools/call of a known tool checked: the tool error (or, for params of another shape, the
+ * JSON-RPC error) it is answered when its arguments are wrong, else the message to deliver, its
+ * whole-number strings made numbers (coercedArguments). Any other message is delivered as it is.
+ */
+function checkedArguments(message: JSONRPCMessage): { refusal: JSONRPCMessage } | { message: JSONRPCMessage } {
+  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return { message };
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
   // Params of another shape fail the SDK's request schema, answered as an internal error with a
   // validation dump over many lines: said here in one, as JSON-RPC's invalid params.
   const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
   if (!isObject(params) || typeof params.name !== 'string' || (params.arguments !== undefined && !isObject(params.arguments))) {
     const error = { code: INVALID_PARAMS, message: 'invalid params: tools/call takes { name: string, arguments?: object }' };
-    return { jsonrpc: '2.0', id: message.id, error } as unknown as JSONRPCMessage;
+    return { refusal: { jsonrpc: '2.0', id: message.id, error } as unknown as JSONRPCMessage };
   }
   // An unknown tool is the SDK's to answer (a one-line tool error).
-  if (!Object.hasOwn(TOOL_FIELDS, params.name)) return undefined;
+  if (!Object.hasOwn(TOOL_FIELDS, params.name)) return { message };
   const fields = TOOL_FIELDS[params.name];
   const args = coercedArguments((params.arguments ?? {}) as Record<string, unknown>, fields);
   const known = TOOL_ARGUMENTS[params.name];
@@ -298,8 +286,8 @@ function badArguments(message: JSONRPCMessage): JSONRPCMessage | undefined {
     errors.unshift(`unknown argument${unknown.length === 1 ? '' : 's'} ${names} of ${params.name} (known: ${known.join(', ') || 'none'})`);
   }
   const text = errors.join('; ');
-  if (text === '') return undefined;
-  return { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }], isError: true } };
+  if (text !== '') return { refusal: { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }], isError: true } } };
+  return params.arguments === undefined ? { message } : { message: { ...message, params: { ...params, arguments: args } } as JSONRPCMessage };
 }
 
 export interface McpServerOptions extends StartOptions {
