@@ -444,8 +444,12 @@ export function skipFooters(counts: Partial<Record<SkipReason, number>>, verbose
  * be the one made without it, without a word. Undefined when each is found.
  */
 function unmatchedMentionNote(idents: readonly string[], graph: ReferenceGraph, paths: readonly string[]): string | undefined {
-  const unmatched = [...new Set(idents)].filter((ident) => {
-    const { definers, referencers } = graph.namesOf(ident);
+  if (idents.length === 0) return undefined;
+  // namesOfAll scans the files not linked yet rather than linking them (namesOf would link every one first).
+  const asked = [...new Set(idents)];
+  const named = graph.namesOfAll(asked);
+  const unmatched = asked.filter((ident) => {
+    const { definers, referencers } = named.get(ident) ?? {};
     if ((definers?.size ?? 0) > 0 || [...(referencers ?? [])].length > 0) return false;
     return !paths.some((path) => isPathNamed(path, ident));
   });
