@@ -81,6 +81,12 @@ const KEYS: Readonly<Record<ConfigKey, { check: Check; option: keyof ProjectConf
   },
 };
 
+/**
+ * The keys of an index and of the daemon that keeps it (`repomap start`, `restart`, `symbols`):
+ * not those of a map's request (tokens, maxTokens, encoding), which a daemon applies to each map.
+ */
+export const INDEX_CONFIG_KEYS: readonly ConfigKey[] = ['exclude', 'include', 'workers', 'maxFileBytes', 'idleTimeout', 'languages'];
+
 /** The keys of a map made in-process (`repomap map`): every key but the daemon's idle timeout. */
 export const MAP_CONFIG_KEYS: readonly ConfigKey[] = ['exclude', 'include', 'tokens', 'maxTokens', 'encoding', 'workers', 'maxFileBytes', 'languages'];
 

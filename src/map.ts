@@ -14,14 +14,14 @@ import { type RankRequest, rankDefinitions, rankRelated, unpersonalizedRanks } f
 import { DEFAULT_RANKING } from './api/request.js';
 import { depthTokens, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
-import { neighboursOf, pathIndex } from './rank/path-index.js';
+import { isPathNamed, neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { type StoreOptions, TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag } from './records.js';
 import type { SkipReason, SkippedFile } from './api/types.js';
 import { entryAt, escapeControls, pathFromRoot, requestFilePath, requestFilePaths, resolveRoot, unreadableFile } from './paths.js';
-import { badRequest } from './errors.js';
+import { badRequest, quoted } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
 
@@ -211,7 +211,9 @@ export function packedMap(index: RepoIndex, graph: ReferenceGraph, request: MapR
 
   const rankRequest = { chatFiles, mentionedFiles: mentioned, mentionedIdents, namedIdents };
   const { important, skippedFiles, skipped } = notMapped(index, chatFiles);
-  const footers = skipFooters(skipped, request.verboseHint ?? true);
+  // A partial index may not have read the file that has the name yet: nothing is said of it then.
+  const unmatched = index.partial ? undefined : unmatchedMentionNote(request.mentionedIdents ?? [], graph, index.paths);
+  const footers = withNote(skipFooters(skipped, request.verboseHint ?? true), unmatched);
   const layout = { index, graph, request: rankRequest, important, budget, countTokens };
   const { entries, placeOf } =
     (request.ranking ?? DEFAULT_RANKING) === 'aider' ? aiderEntries(layout) : relatedMapEntries({ ...layout, footer: footers[0] ?? '' });
@@ -433,6 +435,33 @@ export function skipFooters(counts: Partial<Record<SkipReason, number>>, verbose
   const total = SKIP_ORDER.reduce((sum, reason) => sum + (counts[reason] ?? 0), 0);
   const notMapped = `${total} ${total === 1 ? 'file' : 'files'} not mapped`;
   return [`(${notMapped}: ${parts.join(', ')}${verboseHint ? '; --verbose lists them' : ''})`, `(${notMapped})`];
+}
+
+/**
+ * The line saying which identifiers the request mentions (mentionedIdents, not the message's
+ * words) no indexed file defines or references and no path is named after (`mailer` steers to
+ * mailer.ts: see nodesNamed), a typo most often: such a mention weighs nothing, and the map would
+ * be the one made without it, without a word. Undefined when each is found.
+ */
+function unmatchedMentionNote(idents: readonly string[], graph: ReferenceGraph, paths: readonly string[]): string | undefined {
+  if (idents.length === 0) return undefined;
+  // namesOfAll scans the files not linked yet rather than linking them (namesOf would link every one first).
+  const asked = [...new Set(idents)];
+  const named = graph.namesOfAll(asked);
+  const unmatched = asked.filter((ident) => {
+    const { definers, referencers } = named.get(ident) ?? {};
+    if ((definers?.size ?? 0) > 0 || [...(referencers ?? [])].length > 0) return false;
+    return !paths.some((path) => isPathNamed(path, ident));
+  });
+  if (unmatched.length === 0) return undefined;
+  const names = quoted(escapeControls(unmatched.map((ident) => `'${ident}'`).join(', ')));
+  return `(no file defines or references the mentioned ${names}: check the spelling, or look it up by prefix)`;
+}
+
+/** The forms of the map's last lines with `note` first, then those without it (see packMap); the forms as they are when there is no note. */
+function withNote(footers: readonly string[], note: string | undefined): string[] {
+  if (note === undefined) return [...footers];
+  return footers.length === 0 ? [note] : [...footers.map((footer) => `${note}\n${footer}`), ...footers];
 }
 
 /**

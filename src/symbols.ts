@@ -208,7 +208,7 @@ export function renderSymbols(answer: SymbolAnswer, names: FieldNames = OPTION_N
   const more = `${limit} shows more`;
   const { definitions, references, totalDefinitions, totalReferences } = answer;
   const cutDefinitions = totalDefinitions > definitions.length ? ` (${definitions.length} of ${totalDefinitions}; ${more})` : '';
-  out.push(`definitions of ${what}: ${totalDefinitions}${cutDefinitions}`);
+  out.push(totalDefinitions === 0 ? `no definitions of ${what}` : `definitions of ${what}: ${totalDefinitions}${cutDefinitions}`);
   for (const def of definitions) {
     out.push(`${escapeControls(def.path)}:${def.line} ${def.kind} ${escapeControls(def.name)}`);
     for (const scope of def.scopes) out.push(`  ${scope.line}│${scope.text}`);
@@ -219,7 +219,7 @@ export function renderSymbols(answer: SymbolAnswer, names: FieldNames = OPTION_N
   const rows = referenceRows(references);
   const shownRows = rows.length === 1 ? 'the line shown' : `the ${rows.length} lines shown`;
   const cutReferences = totalReferences > references.length ? ` (${references.length} of ${totalReferences} on ${shownRows}; ${more})` : '';
-  out.push(`references to ${what}: ${totalReferences}${cutReferences}, most central first`);
+  out.push(totalReferences === 0 ? `no references to ${what}` : `references to ${what}: ${totalReferences}${cutReferences}, most central first`);
   for (const [ref, ...same] of rows) {
     const within = ref.enclosing ? ` in ${escapeControls(ref.enclosing.name)}` : '';
     out.push(`${escapeControls(ref.path)}:${ref.line} ${ref.kind}${within}${same.length > 0 ? ` (${same.length + 1} on the line)` : ''}: ${ref.text}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { copyFixture, git, runCli, tempDir } from './helpers.js';
@@ -99,9 +99,12 @@ test('user mistakes are one line on stderr and exit 2, never a stack trace', () 
   assertUserError(runCli(['map', `${root}/nope`]), /repository root .*nope does not exist/);
   assertUserError(runCli(['map', `${root}/README.md`]), /is not a directory/);
   // An empty ROOT is said to be empty by every command, not named as a blank.
-  for (const command of [['map'], ['query'], ['symbols', 'Cart'], ['eval'], ['mcp'], ['start'], ['status'], ['stop'], ['restart']]) {
+  for (const command of [['map'], ['query'], ['symbols', 'Cart'], ['eval'], ['start'], ['status'], ['stop'], ['restart']]) {
     assertUserError(runCli([...command, '']), /^repomap: repository root is empty \(''\)$/);
   }
+  // mcp says it on stderr too, and serves all the same, each call answering it (see mcp.test.ts): it ends when its input does.
+  const mcp = runCli(['mcp', '']);
+  assert.deepEqual([mcp.code, mcp.stdout, mcp.stderr], [0, '', "repomap: repository root is empty ('')\n"]);
   assertUserError(runCli(['map', root, '--chat', '']), /^repomap: chat file is empty \(''\)$/);
   assertUserError(runCli(['map', root, '--mention', '']), /^repomap: --mention must be a list of non-empty strings, not \[""\]$/);
   assertUserError(runCli(['status', root, '--all']), /^repomap: status takes a ROOT or --all, not both/);
@@ -263,9 +266,15 @@ test('--help tells the options', () => {
   // Each help names the project config's keys the command reads, and none it ignores.
   const configKeys = (command: string) => /\(keys read here: ([^)]*)\)/.exec(runCli([command, '--help']).stdout)?.[1].split(', ');
   assert.deepEqual(configKeys('map'), ['exclude', 'include', 'tokens', 'maxTokens', 'encoding', 'workers', 'maxFileBytes', 'languages']);
-  assert.deepEqual(configKeys('symbols'), ['exclude', 'include', 'workers', 'maxFileBytes', 'languages', 'idleTimeout']);
+  assert.deepEqual(configKeys('symbols'), ['exclude', 'include', 'workers', 'maxFileBytes', 'idleTimeout', 'languages']);
   assert.deepEqual(configKeys('eval'), ['exclude', 'include', 'encoding', 'workers', 'maxFileBytes', 'languages']);
-  for (const command of ['query', 'start', 'restart', 'mcp']) assert.ok(configKeys(command)?.includes('idleTimeout'), `${command} reads every key`);
+  for (const command of ['query', 'mcp']) assert.ok(configKeys(command)?.includes('tokens'), `${command} reads every key`);
+  // start and restart start a daemon: its keys apply, not those of a map's request.
+  for (const command of ['start', 'restart']) assert.deepEqual(configKeys(command), ['exclude', 'include', 'workers', 'maxFileBytes', 'idleTimeout', 'languages'], command);
+  // mcp's help shows the installed command, never `npx -y` (the package is not published; -y would install whatever is later).
+  const mcpHelp = runCli(['mcp', '--help']).stdout;
+  assert.doesNotMatch(mcpHelp, /npx/);
+  assert.match(mcpHelp, /"command": "repomap", "args": \["mcp", "\/path\/to\/repo"\]/);
   for (const command of ['stop', 'status']) assert.equal(configKeys(command), undefined, `${command} reads no config`);
 });
 
@@ -297,4 +306,24 @@ test('--wait takes a number of seconds, 0 or more', () => {
     // Refused before a daemon is started.
     assertUserError(runCli(['query', root, `--wait=${bad}`], { env: { XDG_RUNTIME_DIR: tempDir() } }), /--wait takes a number of seconds, 0 or more, not '/);
   }
+});
+
+test("status in a subfolder of a repository whose root has a daemon points at the root's daemon", () => {
+  const root = copyFixture('shop');
+  git(root, 'init', '-q');
+  const runtime = tempDir('repomap-run-');
+  const env = { XDG_RUNTIME_DIR: runtime };
+  const started = runCli(['start', root, '--cache-dir', tempDir()], { env });
+  assert.equal(started.code, 0, started.stderr);
+  try {
+    const sub = runCli(['status', join(root, 'src')], { env });
+    assert.equal(sub.code, 1);
+    const real = runCli(['status', root, '--format', 'json'], { env });
+    const top = (JSON.parse(real.stdout) as { root: string }).root;
+    assert.equal(sub.stdout, `repomap: no daemon runs for ${top}/src; ${top}'s daemon runs (repomap status ${top})\n`);
+  } finally {
+    runCli(['stop', root], { env });
+  }
+  // With no daemon above, the line is as before.
+  assert.equal(runCli(['status', join(root, 'src')], { env }).stdout, `repomap: no daemon runs for ${realpathSync(root)}/src\n`);
 });

@@ -193,11 +193,17 @@ test('item 4: a config or query that is /dev/zero, /dev/stdin, a FIFO or 2 MiB e
     make(root);
     assertOneLine(await runCliBounded(['map', root, '--cache-dir', tempDir()], { ...BOUNDS, env }), line, `map: ${what}`);
   }
-  // `repomap mcp` says it before answering anything, instead of growing to GBs.
+  // `repomap mcp` says it on stderr before answering anything, instead of growing to GBs, and
+  // serves all the same (each tool call answers it: see mcp.test.ts), ending when its input does.
   const root = tempDir('repomap-hostile-');
   symlinkSync('/dev/zero', join(root, 'repomap.config.json'));
   const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-  assertOneLine(await runCliBounded(['mcp', root], { ...BOUNDS, env, input: initialize + '\n' }), /repomap\.config\.json: .*outside the repository root/, 'mcp');
+  const mcp = await runCliBounded(['mcp', root], { ...BOUNDS, env, input: initialize + '\n' });
+  assert.equal(mcp.killedFor, undefined, `mcp: killed for ${mcp.killedFor}`);
+  assert.equal(mcp.code, 0, mcp.stderr);
+  assert.match(mcp.stderr, /^repomap: \S*repomap\.config\.json: .*outside the repository root.*\n$/);
+  assert.ok(mcp.stderr.length < 600, `mcp: a short line (${mcp.stderr.length} characters)`);
+  assert.equal((JSON.parse(mcp.stdout) as { id: number; result?: unknown }).result !== undefined, true, mcp.stdout);
 });
 
 test('item 4: "workers": 1000000 starts no more threads than the machine has cores, and says so', async () => {

@@ -6,6 +6,9 @@ import { chmodSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { RepomapError, buildMap, connect, findSymbolsIn } from '../src/api/index.js';
+import { INDEX_OPTIONS, START_OPTIONS } from '../src/api/options.js';
+import { MAP_REQUEST, SYMBOL_QUERY } from '../src/api/request.js';
+import { readFileSync } from 'node:fs';
 import { packageRoot } from '../src/paths.js';
 import { copyFixture, tempDir } from './helpers.js';
 
@@ -111,4 +114,27 @@ test("repomapd's flag errors point at its own help, not at a 'repomap daemon' co
   assert.equal(run.status, 2, run.stderr);
   assert.match(run.stderr, /^repomapd: unknown option '--wrkers' \(did you mean --workers\?\) \(see 'repomapd --help'\)$/m);
   assert.doesNotMatch(run.stderr, /repomap daemon/);
+});
+
+/** The names a row of the README's Library API table writes as code (`cacheDir`), identifiers only. */
+function readmeRowNames(fn: string): Set<string> {
+  const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+  const row = readme.split('\n').find((line) => line.startsWith(`| \`${fn}(`));
+  assert.ok(row, `README's Library API table has ${fn}`);
+  const options = row.split('Returns')[0];
+  return new Set([...options.matchAll(/`([A-Za-z]+)(?:: false)?`/g)].map((match) => match[1]));
+}
+
+test("README's Library API lists every option each function accepts, and none it does not", () => {
+  const cases: Array<[string, string[], string[]]> = [
+    ['buildMap', [...Object.keys(MAP_REQUEST), ...Object.keys(INDEX_OPTIONS)], ['false']],
+    ['findSymbolsIn', [...Object.keys(SYMBOL_QUERY), 'root'], []],
+    ['connect', Object.keys(START_OPTIONS), ['root', 'notice']],
+  ];
+  for (const [fn, accepted, words] of cases) {
+    const named = readmeRowNames(fn);
+    assert.deepEqual(accepted.filter((option) => !named.has(option)), [], `${fn}: options the README leaves out`);
+    // buildMap's row lists each option; the others name the index options as a group (findSymbolsIn) or also what they return (connect).
+    if (fn === 'buildMap') assert.deepEqual([...named].filter((name) => !accepted.includes(name) && !words.includes(name)), [], `${fn}: names no option`);
+  }
 });

@@ -57,7 +57,7 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
     // Every tool only reads; the map and the symbol search give the same answer for the same index.
     for (const tool of tools) {
       assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
-      assert.equal(tool.annotations?.idempotentHint, tool.name !== 'repo_status' ? true : undefined, tool.name);
+      assert.equal(tool.annotations?.idempotentHint, true, tool.name);
       assert.equal(tool.outputSchema?.type, 'object', tool.name);
     }
 
@@ -68,10 +68,10 @@ test('MCP over stdio, with the SDK client: list the tools, call each, errors are
     // The last line counts what is not mapped, without the CLI's flag a model cannot give.
     assert.match(map.content[0].text, /\(1 file not mapped: 1 no grammar\)$/m);
     assert.doesNotMatch(map.content[0].text, /--verbose/);
-    // The same map as data.
-    const structured = map.structuredContent as { text: string; files: string[]; tokens: number; budget: number };
-    assert.equal(structured.text, map.content[0].text);
-    assert.ok(structured.files.includes('src/cart.ts'));
+    // The map's structure as data: its files, their shown lines and roles, the tokens.
+    const structured = map.structuredContent as { files: Array<{ path: string; tokens?: number; definitions?: number[] }>; tokens: number; budget: number };
+    const cart = structured.files.find((file) => file.path === 'src/cart.ts');
+    assert.ok(cart && cart.tokens! > 0 && cart.definitions!.includes(4));
     assert.equal(structured.budget, 400);
     assert.ok(structured.tokens <= 400);
 
@@ -346,4 +346,108 @@ test('a daemon killed between calls (SIGKILL) is started again: the next call is
     await client.close();
     runCli(['stop', root], { env });
   }
+});
+
+/** A client of `repomap mcp` for the shop fixture, its daemon stopped and the client closed after `run`. */
+async function withShopServer(run: (client: Client) => Promise<void>): Promise<void> {
+  const root = copyFixture('shop');
+  const { client, env } = await mcpClient([root, '--cache-dir', tempDir()]);
+  try {
+    await run(client);
+  } finally {
+    await client.close();
+    runCli(['stop', root], { env });
+  }
+}
+
+test('item 5: repo_map sends its map once: structuredContent has the files, lines, roles and tokens, not the text', async () => {
+  await withShopServer(async (client) => {
+    const map = (await client.callTool({ name: 'repo_map', arguments: { max_tokens: 512 } })) as TextResult;
+    assert.equal(map.isError, undefined);
+    const text = map.content[0].text;
+    type Roles = { definitions?: number[]; signatures?: number[]; scopes?: number[] };
+    const structured = map.structuredContent as { text?: string; tokens: number; files: Array<{ path: string; tokens: number } & Roles> };
+    assert.equal(structured.text, undefined);
+    // No shown line's text is repeated in the data: each line is its number and role.
+    const json = JSON.stringify(structured);
+    for (const line of text.split('\n').filter((line) => line.includes('│'))) assert.ok(!json.includes(line.split('│')[1].trim()), line);
+    // Each shown line is there by its role, once: a definition's own, a further line of its signature, a scope's header.
+    const roles = ({ definitions = [], signatures = [], scopes = [] }: Roles) => [...definitions, ...signatures, ...scopes];
+    assert.equal(structured.files.reduce((sum, file) => sum + new Set(roles(file)).size, 0), (text.match(/^│/gm) ?? []).length, text);
+    const cart = structured.files.find((file) => file.path === 'src/cart.ts');
+    assert.deepEqual(cart?.definitions?.slice(0, 2), [4, 5]);
+    // The data takes less than the map it describes.
+    assert.ok(json.length < text.length / 2, `${json.length} bytes of data for ${text.length} of text`);
+    assert.equal(structured.files.map((file) => file.path).join('\n'), [...text.matchAll(/^([^│…(\s]\S*?):?$/gm)].map((match) => match[1]).join('\n'));
+  });
+});
+
+test('item 6: the schemas state every bound the server enforces, without an internal $ref; every tool is idempotent', async () => {
+  await withShopServer(async (client) => {
+    const { tools } = await client.listTools();
+    const maxTokens = tools.find((tool) => tool.name === 'repo_map')!.inputSchema.properties!.max_tokens as { type: string; maximum?: number; exclusiveMinimum?: number };
+    assert.equal(maxTokens.type, 'integer');
+    assert.equal(maxTokens.maximum, 65536);
+    for (const tool of tools) {
+      assert.doesNotMatch(JSON.stringify(tool.inputSchema), /\$ref/, tool.name);
+      assert.doesNotMatch(JSON.stringify(tool.outputSchema), /\$ref/, tool.name);
+      assert.equal(tool.annotations?.idempotentHint, true, tool.name);
+      assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
+    }
+  });
+});
+
+test('item 6: a whole number written as a string is taken for an integer argument; anything else in a string is refused', async () => {
+  await withShopServer(async (client) => {
+    const map = (await client.callTool({ name: 'repo_map', arguments: { max_tokens: '512' } })) as TextResult;
+    assert.equal(map.isError, undefined, map.content[0].text);
+    assert.equal((map.structuredContent as { budget: number }).budget, 512);
+    const found = (await client.callTool({ name: 'find_symbol', arguments: { name: 'Cart', limit: '1' } })) as TextResult;
+    assert.equal(found.isError, undefined, found.content[0].text);
+    assert.equal((found.structuredContent as { definitions: unknown[] }).definitions.length, 1);
+    for (const [value, text] of [
+      ['5x', 'max_tokens must be a positive whole number, not "5x"'],
+      ['1.5', 'max_tokens must be a positive whole number, not "1.5"'],
+      [' 512', 'max_tokens must be a positive whole number, not " 512"'],
+      ['', 'max_tokens must be a positive whole number, not ""'],
+      ['0', 'max_tokens must be a positive whole number, not 0'],
+      ['70000', 'max_tokens must be at most 65536, not 70000'],
+    ]) {
+      const refused = (await client.callTool({ name: 'repo_map', arguments: { max_tokens: value } })) as TextResult;
+      assert.deepEqual([refused.isError, refused.content.map((item) => item.text)], [true, [text]], value);
+    }
+    // Only integer arguments: a string stays a string, a number given for it is refused.
+    const message = (await client.callTool({ name: 'repo_map', arguments: { message: 12 } })) as TextResult;
+    assert.deepEqual([message.isError, message.content[0].text], [true, 'message must be a string, not 12']);
+  });
+});
+
+test('item 6: repomap mcp with a ROOT that does not exist completes the handshake and answers each call with the reason', async () => {
+  const missing = join(tempDir(), 'nonexistent');
+  const { client } = await mcpClient([missing]);
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['find_symbol', 'repo_map', 'repo_status']);
+    for (const [name, args] of [['repo_map', {}], ['find_symbol', { name: 'x' }], ['repo_status', {}]] as const) {
+      const answer = (await client.callTool({ name, arguments: args })) as TextResult;
+      assert.deepEqual([answer.isError, answer.content.map((item) => item.text)], [true, [`repository root ${missing} does not exist`]], name);
+    }
+  } finally {
+    await client.close();
+  }
+});
+
+test('item 6: a lookup that finds nothing says so; a mentioned identifier no file has is named in a line', async () => {
+  await withShopServer(async (client) => {
+    const none = (await client.callTool({ name: 'find_symbol', arguments: { name: 'Nowhere' } })) as TextResult;
+    assert.equal(none.content[0].text, "no definitions of 'Nowhere'\n\nno references to 'Nowhere'\n");
+    const map = (await client.callTool({ name: 'repo_map', arguments: { mentioned_identifiers: ['Cart', 'mailer', 'Chekout'], max_tokens: 512 } })) as TextResult;
+    const text = map.content[0].text;
+    assert.match(text, /^\(no file defines or references the mentioned 'Chekout': check the spelling, or look it up by prefix\)$/m);
+    // A name some file defines or references, or a file is named after (mailer.ts), is not named.
+    assert.doesNotMatch(text, /'Cart'|'mailer'/);
+    // Names found say nothing.
+    const found = (await client.callTool({ name: 'repo_map', arguments: { mentioned_identifiers: ['Cart'], max_tokens: 512 } })) as TextResult;
+    assert.doesNotMatch(found.content[0].text, /no file defines/);
+  });
 });

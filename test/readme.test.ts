@@ -88,15 +88,17 @@ test('README MCP configurations: Claude Code, Claude Desktop, Cursor and VS Code
     entries.push([client, entry]);
   }
 
-  // Each runs `npx -y repomap mcp [ROOT]`: started here as `node bin/repomap.js mcp [ROOT]`, a
-  // placeholder ROOT given a fixture (the client's working folder, for Claude Code), its tools listed.
+  // Each runs the installed `repomap mcp [ROOT]` (not npx: the package is not published, and
+  // `npx -y` would install whatever is published under the name later): started here as
+  // `node bin/repomap.js mcp [ROOT]`, a placeholder ROOT given a fixture (the client's working
+  // folder, for Claude Code), its tools listed.
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const fixture = join(packageRoot, 'fixtures', 'repos', 'shop');
   for (const [client, entry] of entries) {
-    assert.equal(entry.command, 'npx', client);
-    assert.deepEqual(entry.args.slice(0, 3), ['-y', 'repomap', 'mcp'], client);
-    const rest = entry.args.slice(3);
+    assert.equal(entry.command, 'repomap', client);
+    assert.deepEqual(entry.args.slice(0, 1), ['mcp'], client);
+    const rest = entry.args.slice(1);
     assert.ok(rest.length <= 1 && rest.every((arg) => arg === '/path/to/your/repo' || arg === '${workspaceFolder}'), `${client}: ${rest.join(' ')}`);
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -113,4 +115,11 @@ test('README MCP configurations: Claude Code, Claude Desktop, Cursor and VS Code
       await mcp.close();
     }
   }
+});
+
+test('README: no setup runs `npx -y`, and the Install section says `npm ci` before `npm pack`', () => {
+  const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+  assert.doesNotMatch(readme, /npx -y/);
+  const install = readme.slice(readme.indexOf('## Install'), readme.indexOf('## Commands'));
+  assert.match(install, /npm ci && npm pack/);
 });

@@ -1,13 +1,14 @@
 // repomap query | start | stop | status | restart: thin commands that talk to a repository's
 // daemon. Nothing here loads the engine.
 import { existsSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { DaemonClient, type DaemonStartOptions, connectOrStart } from '../client/client.js';
 import { TAG_STORE_FOLDER, defaultCacheDir, ensureCacheDir } from '../store/cache-dir.js';
 import { indexingProgress } from '../daemon/protocol.js';
 import { type DaemonStatus } from '../api/types.js';
 import { type DaemonPaths, checkRuntimeDir, daemonPaths, listDaemons, liveDaemonPid, runtimeDir, signallableDaemonPid } from '../daemon/runtime.js';
 import { isProcessAlive, readLockPid } from '../lock-file.js';
-import { configHelp, readProjectConfig } from '../config.js';
+import { INDEX_CONFIG_KEYS, configHelp, readProjectConfig } from '../config.js';
 import { RepomapError, badRequest, errorMessage, quoted } from '../errors.js';
 import { missingRealPath, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
@@ -171,7 +172,7 @@ export async function connectSaying(root: string, options: Parameters<typeof con
 export async function startCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('start', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
-    process.stdout.write(`Usage: repomap start [ROOT] [options]\n\nStarts the daemon of ROOT's repository in the background (no-op when it runs).\n\n${START_HELP}\n${configHelp()}`);
+    process.stdout.write(`Usage: repomap start [ROOT] [options]\n\nStarts the daemon of ROOT's repository in the background (no-op when it runs).\n\n${START_HELP}\n${configHelp(INDEX_CONFIG_KEYS)}`);
     return 0;
   }
   const root = await startableRoot(positionals, 'start');
@@ -277,7 +278,7 @@ workers alone, and --exclude replaces its globs. The options it was not given co
 config and the defaults, read anew. To drop its options: 'repomap stop ROOT', then 'repomap start ROOT'.
 
 ${START_HELP}
-${configHelp()}`;
+${configHelp(INDEX_CONFIG_KEYS)}`;
 
 export async function restartCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('restart', args, { ...START_OPTIONS, help: { type: 'boolean', short: 'h' } });
@@ -354,12 +355,24 @@ export async function statusCommand(args: string[]): Promise<number> {
   if (!status) {
     const pid = signallableDaemonPid(paths.lock);
     if (json) process.stdout.write('null\n');
-    else if (pid === undefined) process.stdout.write(`repomap: no daemon runs for ${root}\n`);
+    else if (pid === undefined) process.stdout.write(`repomap: no daemon runs for ${root}${enclosingDaemonHint(root)}\n`);
     else process.stdout.write(`repomap: the daemon for ${root} (pid ${pid}) does not answer on ${paths.socket}; 'repomap stop' ends it\n`);
     return 1;
   }
   process.stdout.write(json ? JSON.stringify(status, null, 2) + '\n' : statusReport(status));
   return 0;
+}
+
+/**
+ * Where a daemon runs for a folder above `root` (its repository's root, most often: `repomap
+ * status` run in a subfolder), as the end of the line saying none runs for `root`; empty when none
+ * does. The nearest such folder is named; each is looked at by its lock file alone, no process started.
+ */
+function enclosingDaemonHint(root: string): string {
+  for (let dir = dirname(root); dir !== root; root = dir, dir = dirname(dir)) {
+    if (signallableDaemonPid(daemonPaths(dir).lock) !== undefined) return `; ${dir}'s daemon runs (repomap status ${dir})`;
+  }
+  return '';
 }
 
 /**

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { configHelp, readProjectConfig } from '../config.js';
-import { badRequest } from '../errors.js';
+import { RepomapError, badRequest } from '../errors.js';
 import { answerMalformedMessages, createMcpServer, refuseBadArguments, refuseBeforeInitialize } from '../mcp/server.js';
 import { inputLines } from '../mcp/input-lines.js';
 import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
@@ -17,11 +17,12 @@ export const MCP_HELP = `Usage: repomap mcp [ROOT] [options]
 Serves the Model Context Protocol over stdio for the repository at ROOT (default: the current
 directory; a subfolder of a git work tree maps only what is under it), backed by its daemon
 (started when needed). Tools: repo_map, find_symbol,
-repo_status. Configure an MCP client with:
+repo_status. Configure an MCP client with the installed command:
 
-  {"mcpServers": {"repomap": {"command": "npx", "args": ["-y", "repomap", "mcp", "/path/to/repo"]}}}
+  {"mcpServers": {"repomap": {"command": "repomap", "args": ["mcp", "/path/to/repo"]}}}
 
-(Claude Code: claude mcp add repomap -- npx -y repomap mcp; the README has Cursor's and VS Code's.)
+(Claude Code: claude mcp add repomap -- repomap mcp; the README has Cursor's and VS Code's.)
+A ROOT it cannot serve is said on stderr and answered to every tool call.
 Without ROOT the server maps the folder it is started in, but not the home folder or /.
 
 Options (used when this starts the daemon):
@@ -37,14 +38,10 @@ export async function mcpCommand(args: string[]): Promise<number> {
   }
   if (positionals.length > 1) throw badRequest(`mcp takes one ROOT, got ${positionals.length}`);
   const startOptions = startOptionsOf(values);
-  const root = await resolveRoot(positionals[0] ?? '.');
-  const refusal = positionals.length === 0 ? unlikelyRoot(root) : undefined;
+  const { root, refusal } = await servedRoot(positionals[0]);
   if (refusal) process.stderr.write(`repomap: ${refusal}\n`); // clients log a server's stderr
-  else {
-    // A mistake in them is said now, not at the first call by the daemon connect starts.
-    readProjectConfig(root);
-    rootRelativeGlobs(root, startOptions.exclude ?? [], 'exclude');
-  }
+  // A mistake in a flag is the command line's, said as a command says it (exit 2); checked now, not at the first call by the daemon connect starts.
+  else rootRelativeGlobs(root, startOptions.exclude ?? [], 'exclude');
   const server = createMcpServer(root, await packageVersion(), { refusal, ...startOptions, ...mcpTestOptions(process.env) });
   // Blank lines are dropped before the SDK reads the input (it would answer each with a parse
   // error), and lines too long or too deeply nested for it are answered here (see inputLines).
@@ -75,6 +72,26 @@ export async function mcpCommand(args: string[]): Promise<number> {
   answerMalformedMessages(transport);
   await closed;
   return 0;
+}
+
+/**
+ * The root served, or why it is not: a ROOT that is no folder or whose project config is in error
+ * (said now, not at the first call by the daemon connect starts), or a working folder the server
+ * does not index (unlikelyRoot). A refused root is still served, each tool call answered with the
+ * reason as a tool error: a server that exited before the client's initialize would leave the
+ * client only "Connection closed" to show.
+ */
+async function servedRoot(given: string | undefined): Promise<{ root: string; refusal?: string }> {
+  try {
+    const root = await resolveRoot(given ?? '.');
+    const refusal = given === undefined ? unlikelyRoot(root) : undefined;
+    if (refusal) return { root, refusal };
+    readProjectConfig(root);
+    return { root };
+  } catch (err) {
+    if (!(err instanceof RepomapError) || err.code !== 'bad-request') throw err;
+    return { root: given ?? '.', refusal: err.message };
+  }
 }
 
 /**

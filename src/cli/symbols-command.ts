@@ -1,4 +1,4 @@
-import { configHelp } from '../config.js';
+import { INDEX_CONFIG_KEYS, configHelp } from '../config.js';
 import { badRequest } from '../errors.js';
 import { findSymbolsIn } from '../api/index.js';
 import { connectSaying } from './daemon-commands.js';
@@ -26,7 +26,7 @@ ${helpOf(SYMBOL_QUERY)}  --format FMT         text (default) or json
   --workers N          parse threads for the index (default and most: the cores available)
 ${allowGrammarHelp()}  -h, --help           show this help
 
-${configHelp(['exclude', 'include', 'workers', 'maxFileBytes', 'languages', 'idleTimeout'])}`;
+${configHelp(INDEX_CONFIG_KEYS)}`;
 
 export async function symbolsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('symbols', args, {

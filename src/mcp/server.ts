@@ -9,7 +9,7 @@ import type { StartOptions } from '../client/client.js';
 import { RepomapError, errorMessage, quoted } from '../errors.js';
 import { type FieldSpec, MAP_REQUEST, MCP_NAMES, type MapRequest, SYMBOL_QUERY, type SymbolQuery, budgetFor, valueErrors } from '../api/request.js';
 import { indexingProgress } from '../daemon/protocol.js';
-import { type DaemonStatus } from '../api/types.js';
+import type { DaemonStatus, MapFile, MapLine } from '../api/types.js';
 import { type RepomapDaemon, connect } from '../api/index.js';
 import { emptyMapNote, textOutput } from '../render/output.js';
 import { renderSymbols } from '../symbols.js';
@@ -28,18 +28,33 @@ const INDEX_WAIT_MS = 20_000;
 /** How often the daemon's progress is asked for while a call waits. */
 const PROGRESS_POLL_MS = 250;
 
-/** Every tool only reads the repository (through the daemon's index). */
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
+/**
+ * Every tool only reads the repository (through the daemon's index), so calling one again with the
+ * same arguments has no further effect (idempotentHint: about effects, not answers; repo_status
+ * answers the index's state as it is then).
+ */
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 const PROGRESS_OUTPUT = z
   .object({ done: z.number().int(), total: z.number().int() })
   .describe('Source files indexed of those to index, while the index is being built (the call answered this instead of waiting longer)');
 
+/** The map's structure: the text content holds the map itself, sent once (a client that forwards both to a model pays once for it). */
 const REPO_MAP_OUTPUT = {
-  text: z.string().describe('The map (the same as the text content), or what the index is doing'),
   tokens: z.number().int().optional().describe('Tokens the map takes'),
   budget: z.number().int().optional().describe('The token budget it was packed into'),
-  files: z.array(z.string()).optional().describe('The files shown, in map order'),
+  files: z
+    .array(
+      z.object({
+        path: z.string(),
+        tokens: z.number().int().optional().describe("Tokens the file's block takes (not for a bare path)"),
+        definitions: z.array(z.number().int()).optional().describe("Its shown lines that are a definition's own (1-based, sorted; none for a bare path)"),
+        signatures: z.array(z.number().int()).optional().describe("Those that continue a definition's signature"),
+        scopes: z.array(z.number().int()).optional().describe('Those that are the header of a scope around a shown definition'),
+      }),
+    )
+    .optional()
+    .describe('The files shown, in map order'),
   indexing: PROGRESS_OUTPUT.optional(),
   partial: z
     .object({ indexedFiles: z.number().int(), files: z.number().int() })
@@ -47,11 +62,15 @@ const REPO_MAP_OUTPUT = {
     .describe('Set when the map was made before every source file was indexed (the files it needs were indexed first): source files indexed of those discovered. Call again later for the complete map'),
 };
 
-const LOCATION = { name: z.string(), path: z.string(), line: z.number().int(), kind: z.string() };
+/**
+ * Where a definition or a reference is: new schemas at each call, since a schema object used twice
+ * becomes an internal `$ref` in the JSON Schema the SDK derives, which some strict clients mishandle.
+ */
+const location = () => ({ name: z.string(), path: z.string(), line: z.number().int(), kind: z.string() });
 const FIND_SYMBOL_OUTPUT = {
-  definitions: z.array(z.object({ ...LOCATION, signature: z.string(), scopes: z.array(z.object({ line: z.number().int(), text: z.string() })) })).optional(),
+  definitions: z.array(z.object({ ...location(), signature: z.string(), scopes: z.array(z.object({ line: z.number().int(), text: z.string() })) })).optional(),
   references: z
-    .array(z.object({ ...LOCATION, text: z.string(), rank: z.number(), enclosing: z.object({ name: z.string(), kind: z.string(), line: z.number().int() }).optional() }))
+    .array(z.object({ ...location(), text: z.string(), rank: z.number(), enclosing: z.object({ name: z.string(), kind: z.string(), line: z.number().int() }).optional() }))
     .optional(),
   totalDefinitions: z.number().int().optional(),
   totalReferences: z.number().int().optional(),
@@ -99,7 +118,7 @@ function zodOf(spec: FieldSpec): z.ZodTypeAny {
     case 'string':
       return spec.required ? z.string().min(1) : z.string();
     case 'count':
-      return z.number().int().positive();
+      return spec.max === undefined ? z.number().int().positive() : z.number().int().positive().max(spec.max);
     case 'seconds':
       return z.number().nonnegative();
     case 'boolean':
@@ -152,17 +171,35 @@ const TOOL_ARGUMENTS: Readonly<Record<string, readonly string[]>> = {
  * it without a word, and one named after an Object.prototype member, `constructor`, fails its
  * request schema, answered as a JSON-RPC error with a validation dump), and a value of the wrong
  * kind, checked as the daemon checks it (its checks refuse whatever the input schema does, and
- * more: the SDK's own refusal runs over several lines, in its wording). Other messages go on to
- * the server.
+ * more: the SDK's own refusal runs over several lines, in its wording). A call whose arguments are
+ * right goes on with its integers given as strings made numbers (coercedArguments: checked and
+ * delivered in the one form); other messages go on to the server as they are.
  */
 export function refuseBadArguments(transport: Transport): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error('refuseBadArguments: connect the server to the transport first');
   transport.onmessage = (message, extra) => {
-    const refusal = badArguments(message);
-    if (refusal) void transport.send(refusal);
-    else deliver(message, extra);
+    const checked = checkedArguments(message);
+    if ('refusal' in checked) void transport.send(checked.refusal);
+    else deliver(checked.message, extra);
   };
+}
+
+/** A whole number written as a string ("512"), as models often send an integer argument. */
+const WHOLE_NUMBER = /^-?\d{1,15}$/;
+
+/**
+ * A tool's arguments with each whole number written as a string ("512") made a number, for the
+ * fields that take one (`count`): the one place an argument's form is loosened, before it is
+ * checked, so that "5x" or "1.5" are still refused as they are. Other arguments are left as given.
+ */
+function coercedArguments(args: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, FieldSpec>>): Record<string, unknown> {
+  const coerced = { ...args };
+  for (const spec of Object.values(fields)) {
+    const value = spec.mcp && spec.kind === 'count' ? coerced[spec.mcp.name] : undefined;
+    if (typeof value === 'string' && WHOLE_NUMBER.test(value)) coerced[spec.mcp!.name] = Number(value);
+  }
+  return coerced;
 }
 
 /**
@@ -221,21 +258,25 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 
-/** The tool error (or, for params of another shape, the JSON-RPC error) a tools/call with wrong arguments is answered; undefined for any other message. */
-function badArguments(message: JSONRPCMessage): JSONRPCMessage | undefined {
-  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
+/**
+ * A tools/call of a known tool checked: the tool error (or, for params of another shape, the
+ * JSON-RPC error) it is answered when its arguments are wrong, else the message to deliver, its
+ * whole-number strings made numbers (coercedArguments). Any other message is delivered as it is.
+ */
+function checkedArguments(message: JSONRPCMessage): { refusal: JSONRPCMessage } | { message: JSONRPCMessage } {
+  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return { message };
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
   // Params of another shape fail the SDK's request schema, answered as an internal error with a
   // validation dump over many lines: said here in one, as JSON-RPC's invalid params.
   const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
   if (!isObject(params) || typeof params.name !== 'string' || (params.arguments !== undefined && !isObject(params.arguments))) {
     const error = { code: INVALID_PARAMS, message: 'invalid params: tools/call takes { name: string, arguments?: object }' };
-    return { jsonrpc: '2.0', id: message.id, error } as unknown as JSONRPCMessage;
+    return { refusal: { jsonrpc: '2.0', id: message.id, error } as unknown as JSONRPCMessage };
   }
   // An unknown tool is the SDK's to answer (a one-line tool error).
-  if (!Object.hasOwn(TOOL_FIELDS, params.name)) return undefined;
+  if (!Object.hasOwn(TOOL_FIELDS, params.name)) return { message };
   const fields = TOOL_FIELDS[params.name];
-  const args = (params.arguments ?? {}) as Record<string, unknown>;
+  const args = coercedArguments((params.arguments ?? {}) as Record<string, unknown>, fields);
   const known = TOOL_ARGUMENTS[params.name];
   const unknown = Object.keys(args).filter((key) => !known.includes(key));
   // Every wrong argument at once: the unknown ones, then each known one of the wrong kind.
@@ -245,8 +286,8 @@ function badArguments(message: JSONRPCMessage): JSONRPCMessage | undefined {
     errors.unshift(`unknown argument${unknown.length === 1 ? '' : 's'} ${names} of ${params.name} (known: ${known.join(', ') || 'none'})`);
   }
   const text = errors.join('; ');
-  if (text === '') return undefined;
-  return { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }], isError: true } };
+  if (text !== '') return { refusal: { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }], isError: true } } };
+  return params.arguments === undefined ? { message } : { message: { ...message, params: { ...params, arguments: args } } as JSONRPCMessage };
 }
 
 export interface McpServerOptions extends StartOptions {
@@ -321,7 +362,7 @@ export function createMcpServer(root: string, version: string, options: McpServe
         'mentions: they steer the ranking strongly. The files listed are summaries; read a file in full before changing it.',
       inputSchema: REPO_MAP_ARGUMENTS,
       outputSchema: REPO_MAP_OUTPUT,
-      annotations: { title: 'Repository map', ...READ_ONLY, idempotentHint: true },
+      annotations: { title: 'Repository map', ...READ_ONLY },
     },
     (args, extra) =>
       tool(() => {
@@ -336,7 +377,7 @@ export function createMcpServer(root: string, version: string, options: McpServe
           const map = await asked;
           const text = textOutput({ ...map, text: map.text || emptyMapNote(root, map) });
           const partial = map.partial ? { partial: map.partial } : {};
-          return { text, structured: { text, tokens: map.tokens, budget: map.budget, files: map.files.map((file) => file.path), ...partial } };
+          return { text, structured: { tokens: map.tokens, budget: map.budget, files: map.files.map(fileStructure), ...partial } };
         });
       }),
   );
@@ -351,7 +392,7 @@ export function createMcpServer(root: string, version: string, options: McpServe
         'without a grep. Use prefix for partial names.',
       inputSchema: FIND_SYMBOL_ARGUMENTS,
       outputSchema: FIND_SYMBOL_OUTPUT,
-      annotations: { title: 'Find a symbol', ...READ_ONLY, idempotentHint: true },
+      annotations: { title: 'Find a symbol', ...READ_ONLY },
     },
     (args, extra) =>
       tool(() =>
@@ -370,7 +411,6 @@ export function createMcpServer(root: string, version: string, options: McpServe
       description: 'Whether the repository index is ready or still indexing, how many files it covers and skips, and when it last updated.',
       inputSchema: REPO_STATUS_ARGUMENTS,
       outputSchema: REPO_STATUS_OUTPUT,
-      // Not idempotent: each call reads the index's state as it is then.
       annotations: { title: 'Repository index status', ...READ_ONLY },
     },
     () =>
@@ -380,6 +420,19 @@ export function createMcpServer(root: string, version: string, options: McpServe
       }),
   );
   return server;
+}
+
+/**
+ * A map file's structure without its text (the text content has the map): its shown lines by role
+ * (MapLine's), as line numbers. Merged in order, they are the lines of the file's block, one each.
+ */
+function fileStructure({ path, tokens, lines }: MapFile): Record<string, unknown> {
+  const byRole: Record<MapLine['role'], number[]> = { definition: [], signature: [], scope: [] };
+  for (const shown of lines) byRole[shown.role].push(shown.line);
+  // A bare path is its path alone: its tokens are its line's, and it shows no line.
+  if (lines.length === 0) return { path };
+  const { definition, signature, scope } = byRole;
+  return { path, tokens, definitions: definition, ...(signature.length > 0 ? { signatures: signature } : {}), ...(scope.length > 0 ? { scopes: scope } : {}) };
 }
 
 /** The progress a call has reported so far: kept across the call's reconnects. */
@@ -421,7 +474,7 @@ async function awaitIndex(repo: RepomapDaemon, extra: Extra, waitMs: number, rep
 function stillIndexing(tool: string, status: DaemonStatus): Answer {
   const { done, total } = status.progress;
   const text = `${indexingLine(status)}. Call ${tool} again in a little while (repo_status tells how far the index is).`;
-  return { text, structured: { ...(tool === 'repo_map' ? { text } : {}), indexing: { done, total } } };
+  return { text, structured: { indexing: { done, total } } };
 }
 
 function indexingLine(status: DaemonStatus): string {

@@ -110,6 +110,12 @@ export function buildPathIndex(paths: readonly string[]): PathIndex {
   return index;
 }
 
+/** Whether nodesNamed finds `path` by `name`: a folder of it, its file name, or its stem, is `name`. Without an index: for a few names, once. */
+export function isPathNamed(path: string, name: string): boolean {
+  const { slash, name: file, stem } = namesOfPath(path);
+  return file === name || stem === name || path.slice(0, Math.max(slash, 0)).split('/').includes(name);
+}
+
 /** The names a path is listed under: its file name, its stem (if it has an extension) and its subject. */
 function namesOfPath(path: string): { slash: number; name: string; stem: string | undefined; subject: string } {
   const slash = path.lastIndexOf('/');
