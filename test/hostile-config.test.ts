@@ -310,3 +310,29 @@ test("item 1: a repository's own .git/config naming a program for git to run (co
     runCli(['stop', root], { env });
   }
 });
+
+test('item 15: a glob too long for picomatch is named cut short, from the config and from --exclude', async () => {
+  const root = tempDir('repomap-hostile-glob-');
+  writeTree(root, { 'a.py': 'def plain():\n    return 2\n', 'repomap.config.json': JSON.stringify({ exclude: ['x'.repeat(100_000)] }) });
+  const fromConfig = await runCliBounded(['map', root, '--cache-dir', tempDir()], { ...BOUNDS, env: privateEnv() });
+  assertOneLine(fromConfig, /exclude glob x+… \(100000 characters\): picomatch cannot compile it/, 'config glob');
+  const fromFlag = await runCliBounded(['map', root, '--cache-dir', tempDir(), '--exclude', 'y'.repeat(70_000)], { ...BOUNDS, env: privateEnv() });
+  assert.ok(fromFlag.stderr.length < 600, `--exclude: a short line (${fromFlag.stderr.length} characters)`);
+});
+
+test('item 4: ignore files that are symlinks to /dev/zero or out of the root, or FIFOs, are read as no rules, unread', async () => {
+  const root = tempDir('repomap-hostile-ignore-');
+  const outside = join(tempDir('repomap-outside-'), 'ignore');
+  writeFileSync(outside, 'b.py\n');
+  writeTree(root, { 'a.py': 'def plain():\n    return 2\n', 'b.py': 'def other():\n    return 3\n', 'd/c.py': 'def third():\n    return 4\n' });
+  symlinkSync('/dev/zero', join(root, '.repomapignore'));
+  symlinkSync(outside, join(root, '.aiderignore'));
+  execFileSync('mkfifo', [join(root, 'd', '.repomapignore')]);
+  for (const [what, prepare] of [['a walk', () => {}], ['git', () => (git(root, 'init', '-q'), git(root, 'add', 'a.py', 'b.py', 'd/c.py'))]] as const) {
+    prepare();
+    const run = await runCliBounded(['map', root, '--cache-dir', tempDir()], { ...BOUNDS, env: privateEnv() });
+    assert.equal(run.killedFor, undefined, `${what}: killed for ${run.killedFor} (peak ${run.peakRssMib.toFixed(0)} MiB)`);
+    assert.equal(run.code, 0, `${what}: ${run.stderr}`);
+    for (const name of ['plain', 'other', 'third']) assert.match(run.stdout, new RegExp(`def ${name}`), `${what}: ${name} mapped (the outside file's rule not read)`);
+  }
+});

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { type Dirent, realpathSync } from 'node:fs';
-import { access, lstat, readFile, readdir } from 'node:fs/promises';
+import { access, lstat, readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
@@ -9,6 +9,7 @@ import { badRequest, isAbsent } from '../errors.js';
 import type { SkipReason } from '../api/types.js';
 import { GLOB_OPTIONS, refuseGitFolder, rootRelativeGlobs } from '../paths.js';
 import { gitArgs } from '../git-args.js';
+import { MAX_CONFIG_BYTES, readBoundedText } from '../bounded-read.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -305,7 +306,7 @@ class IgnoreRules {
         if (this.nestedRepos && dir !== '' && (await exists(join(abs, '.git')))) return null;
         const levels = [...above];
         for (const name of this.names) {
-          const text = await readFile(join(abs, name), 'utf8').catch(() => '');
+          const text = readIgnoreFile(join(abs, name), this.top);
           if (text) levels.push({ base: dir, rules: ignore().add(text) });
         }
         return levels;
@@ -349,7 +350,7 @@ async function gitIgnoreRules(repo: GitRepository | undefined): Promise<IgnoreRu
   if (!repo) return null;
   const outer: IgnoreLevel[] = [];
   for (const file of repo.files.excludes) {
-    const text = await readFile(file, 'utf8').catch(() => '');
+    const text = readIgnoreFile(file);
     if (text) outer.push({ base: '', rules: ignore().add(text) });
   }
   return new IgnoreRules(repo.top, repo.prefix, outer, true, ['.gitignore']);
@@ -510,7 +511,7 @@ async function walkFiles(root: string, ignoredDirs?: Set<string>, finds: WalkFin
     const here = [...levels];
     for (const name of IGNORE_FILES) {
       if (!entries.some((entry) => entry.name === name && entry.isFile())) continue;
-      const text = await readFile(join(absDir, name), 'utf8').catch(() => '');
+      const text = readIgnoreFile(join(absDir, name), root);
       if (text) here.push({ base: dir, rules: ignore().add(text) });
     }
     entries.sort((a, b) => comparePaths(a.name, b.name));
@@ -640,4 +641,21 @@ function globMatcher(root: string, globs: readonly string[], option: 'exclude' |
     }
     return isMatch(path);
   };
+}
+
+/** The largest ignore file read (1 MiB, as a config file): each of its rules is matched against every path. */
+export const MAX_IGNORE_FILE_BYTES = MAX_CONFIG_BYTES;
+
+/**
+ * An ignore file's text, read as readBounded reads: a regular file of at most 1 MiB and, for one in
+ * the tree (`root` given), inside the root once symlinks are resolved; '' for any other (absent, a
+ * FIFO or a device such as a link to /dev/zero, too large, leading out of the root), which is read as
+ * no rules, as git reads a symlinked .gitignore.
+ */
+function readIgnoreFile(file: string, root?: string): string {
+  try {
+    return readBoundedText(file, { maxBytes: MAX_IGNORE_FILE_BYTES, ...(root !== undefined ? { root } : {}) }) ?? '';
+  } catch {
+    return '';
+  }
 }
