@@ -105,7 +105,9 @@ let webTreeSitter: Promise<typeof import('web-tree-sitter')> | undefined;
 
 function webTreeSitterModule(): Promise<typeof import('web-tree-sitter')> {
   return (webTreeSitter ??= import('web-tree-sitter').then(async (module) => {
-    await module.Parser.init();
+    // A grammar's WebAssembly may write to the process's stdout or stderr (fd_write, which the
+    // runtime gives it): its bytes would land in a map, unescaped. A grammar has nothing to say there.
+    await module.Parser.init({ print: () => {}, printErr: () => {} });
     return module;
   }));
 }
