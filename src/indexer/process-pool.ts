@@ -14,7 +14,9 @@ import type { BatchTask } from './worker-protocol.js';
 
 const CHILD = fileURLToPath(new URL('../../workers/extract-process.js', import.meta.url));
 /** A child's JavaScript heap: a batch's results are a few MB at most; a query gone wild ends there. */
-const CHILD_HEAP_MIB = 1024;
+const CHILD_HEAP_MIB = 2048;
+/** A child idle this long ends, as an idle parse thread does: a daemon holds no process between edits. */
+const IDLE_MS = 30_000;
 /** How much of a child's stderr is kept, to say why it died. */
 const STDERR_TAIL_CHARS = 2000;
 
@@ -103,7 +105,8 @@ class ExtractProcess {
 
 /** Up to `size` child processes, started as batches come and kept for the next ones. */
 export class ProcessPool implements TaskPool {
-  private readonly idle: ExtractProcess[] = [];
+  /** Idle processes, each with the timer that ends it (see IDLE_MS). */
+  private readonly idle: Array<{ worker: ExtractProcess; timer: NodeJS.Timeout }> = [];
   private readonly all = new Set<ExtractProcess>();
   /** Batches waiting for a process. */
   private readonly waiting: Array<() => void> = [];
@@ -116,7 +119,9 @@ export class ProcessPool implements TaskPool {
     if (this.busy >= this.size) await new Promise<void>((go) => this.waiting.push(go));
     if (this.closed) throw new Error('the extraction processes were stopped');
     this.busy++;
-    let worker = this.idle.pop();
+    const kept = this.idle.pop();
+    clearTimeout(kept?.timer);
+    let worker = kept?.worker;
     if (!worker || worker.ended) {
       worker = new ExtractProcess();
       this.all.add(worker);
@@ -126,13 +131,24 @@ export class ProcessPool implements TaskPool {
     } finally {
       this.busy--;
       if (worker.ended) this.all.delete(worker);
-      else this.idle.push(worker);
+      else this.keepIdle(worker);
       this.waiting.shift()?.();
     }
   }
 
+  private keepIdle(worker: ExtractProcess): void {
+    const timer = setTimeout(() => {
+      this.idle.splice(this.idle.findIndex((entry) => entry.worker === worker), 1);
+      this.all.delete(worker);
+      worker.kill();
+    }, IDLE_MS);
+    timer.unref();
+    this.idle.push({ worker, timer });
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    for (const { timer } of this.idle) clearTimeout(timer);
     for (const worker of this.all) worker.kill();
     for (const go of this.waiting.splice(0)) go();
   }
