@@ -4,11 +4,13 @@
 // nested functions. Every run is a child process under a hard kill timer and a memory ceiling, so
 // a crash, a hang or a blow-up fails the test instead of taking the suite with it.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { SCOPE_LINES_INNER, SCOPE_LINES_OUTER } from '../src/extract/extract.js';
 import { MAX_QUERY_PATTERNS } from '../src/extract/query-check.js';
+import { packageRoot } from '../src/paths.js';
 import { type BoundedOptions, type BoundedResult, runCliBounded } from './bounded.js';
 import { tempDir, writeTree } from './helpers.js';
 
@@ -24,6 +26,15 @@ def record(entry):
 function isolatedEnv(): NodeJS.ProcessEnv {
   return { XDG_CACHE_HOME: tempDir('repomap-cache-'), REPOMAP_SHARED_CACHE: '' };
 }
+
+/** A runtime folder as a daemon accepts one (the user's, 0700). */
+function privateRuntime(): string {
+  const runtime = tempDir('repomap-run-');
+  chmodSync(runtime, 0o700);
+  return runtime;
+}
+
+const CLI = join(packageRoot, 'bin', 'repomap.js');
 
 /** `repomap map ROOT --verbose` bounded, with `workers` parse threads (1: in this process's own thread). */
 function map(root: string, workers: number, options: BoundedOptions = {}): Promise<BoundedResult> {
@@ -77,9 +88,7 @@ after(async () => {
 test('item 2: a running daemon survives a crashing query written into .repomap/queries/ and goes on answering, with the built-in query', async () => {
   const root = tempDir();
   writeTree(root, { 'a.py': PYTHONISH });
-  const runtime = tempDir('repomap-run-');
-  chmodSync(runtime, 0o700);
-  const env = { ...isolatedEnv(), XDG_RUNTIME_DIR: runtime };
+  const env = { ...isolatedEnv(), XDG_RUNTIME_DIR: privateRuntime() };
   daemons.push({ root, env });
   const cache = tempDir('repomap-cache-');
   const query = () => runCliBounded(['query', root, '--cache-dir', cache, '--idle-timeout', '120'], { env, killAfterMs: 60_000 });
@@ -166,7 +175,7 @@ test('item 3: a parse thread stuck on a file is terminated at its batch\'s bound
   assert.match(run.stdout, /\(1 file not mapped: 1 query timed out/);
 });
 
-test('item 3: with one worker, a repository with a tag query of its own parses on a thread, so a parse stuck there is stopped at its batch\'s bound too', async () => {
+test('item 3: with one worker, a repository with a tag query of its own parses in a child process, so a parse stuck there is killed at its batch\'s bound too', async () => {
   const root = tempDir();
   writeTree(root, {
     'stuck_here.py': 'def stuck():\n    pass\n',
@@ -176,8 +185,84 @@ test('item 3: with one worker, a repository with a tag query of its own parses o
   });
   const run = await map(root, 1, { killAfterMs: 60_000, env: { REPOMAP_TEST_WORKER_STALL_ON: 'stuck_here', REPOMAP_TEST_BATCH_BOUND_MS: '2000' } });
   assert.equal(run.code, 0, ending(run));
-  assert.match(run.stderr, /^skipped stuck_here\.py: query timed out \(its thread ran past the batch's bound of 2000 ms and was stopped\)$/m);
+  assert.match(run.stderr, /^skipped stuck_here\.py: query timed out \(its process ran past the batch's bound of 2000 ms and was killed\)$/m);
   assert.match(run.stdout, /│def fine\(\):/);
+});
+
+/** Python functions whose bodies nest calls, lists, tuples and dicts: many matches for a wildcard pattern. */
+function nestedCalls(count: number): string {
+  return Array.from({ length: count }, (_, i) => `def f${i}(a, b, c):\n    return g(a, [b, c, (a, b)], {a: b})\n`).join('');
+}
+
+test('item 2: a project query tree-sitter compiles but crashes on as it runs (SIGSEGV) takes down a child process only: that file is skipped as "parse failed", the others mapped, a daemon answers', async () => {
+  const root = tempDir();
+  // Ten wildcard patterns over 200 such functions: node tree-sitter's captures() dies with SIGSEGV.
+  const crashing = Array.from({ length: 10 }, (_, i) => `(_ (_) @name.reference.call (_) @x${i})\n`).join('');
+  writeTree(root, { 'b.py': nestedCalls(200), 'ok.py': 'def fine():\n    pass\n', 'c.js': 'function built_in() {}\n', '.repomap/queries/python.scm': FUNCTIONS_QUERY + crashing });
+  const skipped = /^skipped b\.py: parse failed \(a worker died parsing it \(its process was killed by SIGSEGV\)\)$/m;
+  for (const workers of [1, 2]) {
+    const run = await map(root, workers);
+    assert.equal(run.code, 0, ending(run));
+    assert.deepEqual(queryNotices(run, 'python'), [], 'the query compiles');
+    assert.match(run.stderr, skipped);
+    assert.match(run.stdout, /│def fine\(\):/);
+    assert.match(run.stdout, /│function built_in\(\) \{\}/);
+  }
+  const env = { ...isolatedEnv(), XDG_RUNTIME_DIR: privateRuntime() };
+  daemons.push({ root, env });
+  const query = await runCliBounded(['query', root, '--verbose', '--idle-timeout', '60'], { env, killAfterMs: 90_000 });
+  assert.equal(query.code, 0, ending(query));
+  assert.match(query.stderr, skipped);
+  assert.match(query.stdout, /│def fine\(\):/);
+});
+
+test("item 3: a query whose native matching tree-sitter's own timeout does not stop: its child process is killed at the batch's bound (a thread stopped there aborted the process)", async () => {
+  const root = tempDir();
+  writeTree(root, { 'big.py': nestedCalls(3000), 'ok.js': 'function fine() {}\n', '.repomap/queries/python.scm': '(_ (_)* @name.reference.call)\n' });
+  for (const workers of [1, 2]) {
+    const run = await map(root, workers, { killAfterMs: 60_000, env: { REPOMAP_TEST_BATCH_BOUND_MS: '2000' } });
+    assert.equal(run.code, 0, ending(run));
+    assert.match(run.stderr, /^skipped big\.py: query timed out \(its process ran past the batch's bound of 2000 ms and was killed\)$/m);
+    assert.match(run.stdout, /│function fine\(\) \{\}/);
+  }
+});
+
+/** The pids of the processes whose parent is `pid`, from /proc. */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid ...: comm may hold spaces, so the fields after its last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
+}
+
+const isAlive = (pid: number) => existsSync(`/proc/${pid}`) && !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+
+test('a child process stuck in a query does not outlive its parent: when the parent is killed (SIGKILL), the child ends within seconds', { skip: process.platform !== 'linux' }, async () => {
+  const root = tempDir();
+  writeTree(root, { 'stuck_here.py': 'def stuck():\n    pass\n', '.repomap/queries/python.scm': FUNCTIONS_QUERY });
+  const parent = spawn(process.execPath, [CLI, 'map', root, '--workers', '1'], { env: { ...process.env, ...isolatedEnv(), REPOMAP_TEST_WORKER_STALL_ON: 'stuck_here', REPOMAP_TEST_BATCH_BOUND_MS: '600000' }, stdio: 'ignore' });
+  try {
+    const pid = parent.pid!;
+    let stuck: number[] = [];
+    for (const deadline = Date.now() + 30_000; stuck.length === 0 && Date.now() < deadline; ) {
+      await new Promise((resume) => setTimeout(resume, 200));
+      stuck = childrenOf(pid);
+    }
+    assert.equal(stuck.length, 1, 'the map started one extraction process');
+    parent.kill('SIGKILL');
+    for (const deadline = Date.now() + 10_000; isAlive(stuck[0]) && Date.now() < deadline; ) await new Promise((resume) => setTimeout(resume, 200));
+    assert.ok(!isAlive(stuck[0]), 'the stuck child ended after its parent');
+  } finally {
+    parent.kill('SIGKILL');
+  }
 });
 
 test('item 7: 10,000 nested JavaScript functions map under 600 MiB, each definition keeping a bounded number of enclosing scope lines', async () => {
@@ -215,20 +300,11 @@ const section = (id: number, body: number[]) => [id, ...leb(body.length), ...bod
 const vector = (items: number[][]) => [...leb(items.length), ...items.flat()];
 
 /**
- * A WebAssembly side module web-tree-sitter loads as a grammar `tree_sitter_foo`, whose start
- * function writes `message` to standard output through the runtime's fd_write, as a hostile
- * grammar could (it then fails to be a grammar: the point is what it wrote first).
+ * A WebAssembly side module web-tree-sitter loads as a grammar `tree_sitter_foo` (it then fails to
+ * be one: the point is what its start function does first), with `body` as that start function,
+ * `data` at the module's memory base, and fd_write imported.
  */
-function printingGrammar(message: string): Buffer {
-  const text = [...Buffer.from(message)];
-  const base = [0x23, 0x00]; // global.get $__memory_base
-  const i32 = (n: number) => [0x41, ...leb(n), ...((leb(n).at(-1)! & 0x40) !== 0 ? [0] : [])].map((byte, i, all) => (i > 0 && i < all.length - 1 ? byte | 0x80 : byte)); // i32.const: signed LEB128 of a non-negative value
-  const at = (offset: number) => [...base, ...i32(offset), 0x6a]; // base + offset
-  const body = [
-    ...at(128), ...base, 0x36, 0x02, 0x00, // iov.base = the text (at base)
-    ...at(132), ...i32(text.length), 0x36, 0x02, 0x00, // iov.len
-    ...i32(1), ...at(128), ...i32(1), ...at(136), 0x10, 0x00, 0x1a, 0x0b, // fd_write(1, iov, 1, nwritten); drop; end
-  ];
+function sideModule(body: number[], data: number[]): Buffer {
   const memoryInfo = [...leb(256), ...leb(0), ...leb(0), ...leb(0)]; // memory size and alignment, table size and alignment
   return Buffer.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
@@ -239,9 +315,42 @@ function printingGrammar(message: string): Buffer {
     ...section(7, vector([[...wasmName('tree_sitter_foo'), 0x00, 1]])),
     ...section(8, leb(1)),
     ...section(10, vector([[...leb(body.length + 1), 0, ...body]])),
-    ...section(11, vector([[0x00, ...base, 0x0b, ...leb(text.length), ...text]])),
+    ...section(11, vector([[0x00, 0x23, 0x00, 0x0b, ...leb(data.length), ...data]])),
   ]);
 }
+
+/** A grammar whose start function writes `message` to standard output through the runtime's fd_write, as a hostile one could. */
+function printingGrammar(message: string): Buffer {
+  const text = [...Buffer.from(message)];
+  const base = [0x23, 0x00]; // global.get $__memory_base
+  const i32 = (n: number) => [0x41, ...leb(n), ...((leb(n).at(-1)! & 0x40) !== 0 ? [0] : [])].map((byte, i, all) => (i > 0 && i < all.length - 1 ? byte | 0x80 : byte)); // i32.const: signed LEB128 of a non-negative value
+  const at = (offset: number) => [...base, ...i32(offset), 0x6a]; // base + offset
+  return sideModule([
+    ...at(128), ...base, 0x36, 0x02, 0x00, // iov.base = the text (at base)
+    ...at(132), ...i32(text.length), 0x36, 0x02, 0x00, // iov.len
+    ...i32(1), ...at(128), ...i32(1), ...at(136), 0x10, 0x00, 0x1a, 0x0b, // fd_write(1, iov, 1, nwritten); drop; end
+  ], text);
+}
+
+/** A grammar whose start function never returns. */
+function loopingGrammar(): Buffer {
+  return sideModule([0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b], []); // loop; br 0; end; end
+}
+
+test("a repository's WebAssembly grammar whose start never returns: its query is refused by the check's bound and the grammar never loaded in a thread; the map completes", async () => {
+  const root = tempDir();
+  writeTree(root, {
+    'repomap.config.json': JSON.stringify({ languages: { foo: { extensions: ['.foo'], grammar: './g.wasm', query: 'q.scm' } } }),
+    'q.scm': '(identifier) @name.definition.function\n',
+    'a.foo': 'x\n',
+    'a.py': PYTHONISH,
+  });
+  writeFileSync(join(root, 'g.wasm'), loopingGrammar());
+  const run = await map(root, 1, { killAfterMs: 60_000 });
+  assert.equal(run.code, 0, ending(run));
+  assert.match(run.stderr, /^skipped a\.foo: no grammar \(.*q\.scm: tag query for foo refused \(compiling it took longer than 15 s\)\)$/m);
+  assert.match(run.stdout, /│def record\(entry\):/);
+});
 
 test("a repository's WebAssembly grammar writes nothing into a map: its fd_write output is dropped", async () => {
   const root = tempDir();

@@ -198,9 +198,15 @@ function load(lang: LanguageSpec): ReadyLanguage | LanguageLoadError {
   const key = readyKey(lang);
   let entry = ready.get(key);
   if (!entry) {
-    if (lang.grammar.runtime === 'wasm') throw new Error(`the WebAssembly grammar of ${lang.id} is used before prepareLanguage`);
-    if (lang.grammar.runtime === 'scripts') throw new Error(`${lang.id} has no grammar of its own`);
-    entry = settle(lang, () => loadNative(lang as LanguageSpec & { grammar: { runtime: 'native' } }));
+    if (lang.queryError !== undefined) {
+      // A refused query's grammar is not loaded either: it may be what failed the check (a
+      // WebAssembly grammar whose start never returns).
+      entry = new LanguageLoadError(lang.queryError);
+    } else {
+      if (lang.grammar.runtime === 'wasm') throw new Error(`the WebAssembly grammar of ${lang.id} is used before prepareLanguage`);
+      if (lang.grammar.runtime === 'scripts') throw new Error(`${lang.id} has no grammar of its own`);
+      entry = settle(lang, () => loadNative(lang as LanguageSpec & { grammar: { runtime: 'native' } }));
+    }
     ready.set(key, entry);
   }
   return entry;
@@ -223,7 +229,7 @@ function loadFailure(lang: LanguageSpec, err: unknown): LanguageLoadError {
 
 /** Whether extractTags can run on this language's files now, without prepareLanguage. */
 export function isLanguageReady(lang: LanguageSpec): boolean {
-  return lang.grammar.runtime !== 'wasm' || ready.has(readyKey(lang));
+  return lang.grammar.runtime !== 'wasm' || lang.queryError !== undefined || ready.has(readyKey(lang));
 }
 
 /**

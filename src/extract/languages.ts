@@ -356,9 +356,25 @@ export class LanguageSet {
   private readonly byExtension = new Map<string, LanguageSpec>();
   private readonly byId: Map<string, LanguageSpec>;
 
+  /** Whether a language of this set runs a repository's own tag query (see isRepositoryOwn). */
+  readonly hasRepositoryOwn: boolean;
+
   constructor(readonly list: readonly LanguageSpec[]) {
     for (const lang of list) for (const ext of lang.extensions) this.byExtension.set(ext, lang);
     this.byId = new Map(list.map((lang) => [lang.id, lang]));
+    this.hasRepositoryOwn = list.some((lang) => runsOwnQuery(lang));
+  }
+
+  /**
+   * Whether extracting this path's tags runs a repository's own tag query (and, with it, a grammar
+   * the project named): such a file is parsed in a child process (see process-pool.ts), where a
+   * query that crashes or will not stop takes nothing else down. A single-file component's script
+   * blocks may be in such a language.
+   */
+  isRepositoryOwn(path: string): boolean {
+    const lang = this.forPath(path);
+    if (!lang || !this.hasRepositoryOwn) return false;
+    return lang.grammar.runtime === 'scripts' || runsOwnQuery(lang);
   }
 
   /** The language of a path, by its extension; undefined when no grammar handles it. */
@@ -379,6 +395,11 @@ export class LanguageSet {
     }
     return [...counts].filter(([, count]) => count >= minFiles).map(([id]) => id);
   }
+}
+
+/** A language whose query is a project's and will be compiled (one refused, or of a refused grammar, never loads). */
+function runsOwnQuery(lang: LanguageSpec): boolean {
+  return !isPackageQuery(lang.queryFiles) && lang.queryError === undefined && lang.grammar.runtime !== 'refused';
 }
 
 /** The built-in languages, as shipped. */

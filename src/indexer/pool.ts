@@ -1,10 +1,13 @@
 import { availableParallelism } from 'node:os';
-import type { Piscina } from 'piscina';
 import type { FileJob, FileResult, IndexFileOptions } from '../extract/file.js';
-import { languagesOf } from '../extract/languages.js';
+import { type LanguageSet, languagesOf } from '../extract/languages.js';
+import { languageSet } from '../extract/user-languages.js';
 import { TASKS_PER_THREAD, batchBoundMs } from '../extract/parse-bound.js';
 import type { BatchTask } from './worker-protocol.js';
 import type { TagStore } from '../store/store.js';
+import { ProcessPool } from './process-pool.js';
+import { BatchTimeout, type TaskPool } from './task-pool.js';
+import { ThreadPool } from './thread-pool.js';
 import { storeTags } from './tag-writer.js';
 import { errorMessage } from '../errors.js';
 
@@ -108,10 +111,9 @@ class OneWorkerRunner implements ParseRunner {
   async stream(root: string, chunks: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore) {
     const { indexFiles } = await extraction();
     const iterator = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
-    // A repository's own languages (a WebAssembly grammar or a tag query of its own) parse on the
-    // thread from the first file: there a parse stuck past its batch's bound can be stopped (see
-    // PoolRunner.run), where one stuck in this thread could not.
-    const inThread = options.languages?.length ? 0 : (this.options.inThreadFiles ?? IN_THREAD_FILES);
+    // A repository's own languages parse in child processes (see PoolRunner), so a pass that has
+    // any goes to the pool runner from the first file.
+    const inThread = languageSet(options.languages).hasRepositoryOwn ? 0 : (this.options.inThreadFiles ?? IN_THREAD_FILES);
     let from = 0;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const start = from;
@@ -143,82 +145,40 @@ class OneWorkerRunner implements ParseRunner {
   }
 }
 
-type ExtractPool = Piscina<BatchTask, FileResult[]>;
-
 /**
- * Piscina's threads load the worker module with require() first, and Node (20.19 on) then loads an
- * ES module synchronously: with several processes starting threads at once, that aborted the
- * process now and then (`v8::Module::IsGraphAsync must be used on an instantiated module`). Without
- * require of ES modules, the require fails and Piscina import()s the module, as it does on older
- * Node. The parent's own options are not passed on: V8 options are the process's anyway.
- */
-const WORKER_EXEC_ARGV = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? { execArgv: ['--no-experimental-require-module'] } : {};
-
-/** A Piscina pool of the extraction worker; `onStarted` hears each task that says it started (see BatchTask.startedId). */
-function startPool(threads: number, tasksPerThread: number, onStarted: (id: number) => void): Promise<ExtractPool> {
-  return import('piscina').then(({ Piscina }) => {
-    const pool = new Piscina<BatchTask, FileResult[]>({
-        filename: new URL('../../workers/extract-worker.js', import.meta.url).href,
-        minThreads: threads,
-        maxThreads: threads,
-        concurrentTasksPerWorker: tasksPerThread,
-      idleTimeout: 30_000,
-      ...WORKER_EXEC_ARGV,
-    });
-    pool.on('message', (message: unknown) => {
-      const id = (message as { batchStarted?: unknown } | null)?.batchStarted;
-      if (typeof id === 'number') onStarted(id);
-    });
-    return pool;
-  });
-}
-
-/** A batch stopped for running past its bound (see batchBoundMs): its thread was terminated. */
-class BatchTimeout extends Error {
-  override name = 'BatchTimeout';
-}
-
-/**
- * A Piscina pool of extraction workers, fed batches. A batch whose worker dies, or runs past its
- * bound (batchBoundMs, counted from when the worker starts it: the worker is then terminated), is
- * retried file by file on a quarantine thread that runs one task at a time, so a death or a stall
- * there is the file's own: a file that kills that thread on both of its tries is recorded as
- * failed, one that runs past its bound alone as 'query timed out' (parsing has its own bound, so
- * what runs on is a query: its predicates, or a stuck thread).
+ * Extraction workers fed batches: the languages repomap ships on a pool of threads, a repository's
+ * own languages (see LanguageSet.isRepositoryOwn) on child processes (see process-pool.ts); a
+ * batch with both is split between them. A batch whose worker dies, or runs past its bound
+ * (batchBoundMs, counted from when the worker starts it: the worker is then stopped), is retried
+ * file by file on a worker that runs one task at a time (a quarantine thread, or a child process),
+ * so a death or a stall there is the file's own: a file that kills its worker on both of its tries
+ * is recorded as failed, one that runs past its bound alone as 'query timed out' (parsing has its
+ * own bound, so what runs on is a query: its predicates, its native matching, or a stuck worker).
  */
 class PoolRunner implements ParseRunner {
-  private started: Promise<ExtractPool> | undefined;
-  private quarantined: Promise<ExtractPool> | undefined;
-  /** Tasks not yet settled: closing waits for them (a thread stopped inside native tree-sitter code aborts the whole process). */
-  private readonly inFlight = new Set<Promise<FileResult[]>>();
-  /** Bounded tasks not started yet, by id: each starts its timer when its worker says it started. */
-  private readonly starting = new Map<number, () => void>();
-  private lastTaskId = 0;
-  private readonly onTaskStarted = (id: number) => this.starting.get(id)?.();
-
-  constructor(
-    private readonly threads: number,
-    private readonly options: RunnerOptions,
-  ) {}
-
-  /**
-   * Threads start on the first work: a warm run with nothing to parse starts none. A second task
-   * waits in the worker itself, so it starts without a round trip through a busy main thread.
-   */
-  private pool(): Promise<ExtractPool> {
-    return (this.started ??= startPool(this.threads, TASKS_PER_THREAD, this.onTaskStarted));
-  }
-
+  /** The shared threads. A second task waits in the worker itself, so it starts without a round trip through a busy main thread. */
+  private readonly shared: ThreadPool;
   /**
    * One thread, one task at a time, started on the first retry: a task that dies on the shared
    * pool takes down every task queued in its worker with it (the other batch's files, or another
    * file's retry), so only here is a death the file's own.
    */
-  private quarantine(): Promise<ExtractPool> {
-    return (this.quarantined ??= startPool(1, 1, this.onTaskStarted));
+  private readonly quarantine = new ThreadPool(1, 1);
+  /** Child processes, one batch each at a time: a death or a kill there is already the batch's own. */
+  private readonly sandbox: ProcessPool;
+  /** Tasks not yet settled: closing waits for them (a thread stopped inside native tree-sitter code aborts the whole process). */
+  private readonly inFlight = new Set<Promise<FileResult[]>>();
+
+  constructor(
+    private readonly threads: number,
+    private readonly options: RunnerOptions,
+  ) {
+    this.shared = new ThreadPool(threads, TASKS_PER_THREAD);
+    this.sandbox = new ProcessPool(threads);
   }
 
   stream(root: string, chunks: JobChunks, options: IndexFileOptions, onResults: ResultSink, tagsTo?: TagStore): Promise<void> {
+    const languages = languageSet(options.languages);
     const jobs: FileJob[] = [];
     const ranges: Array<[number, number]> = [];
     // Results of batches that finished ahead of an earlier one wait here, so delivery keeps job
@@ -255,7 +215,7 @@ class PoolRunner implements ParseRunner {
         while (submitted < ranges.length && submitted - delivered < window) {
           const i = submitted++;
           const [start, end] = ranges[i];
-          this.runBatch(root, jobs.slice(start, end), options, tagsTo?.dir).then((results) => {
+          this.runBatch({ root, jobs: jobs.slice(start, end), options }, languages, tagsTo).then((results) => {
             finished[i] = results;
             pump();
           }, fail);
@@ -287,31 +247,13 @@ class PoolRunner implements ParseRunner {
   async warmUp(paths: readonly string[], tagsTo?: TagStore): Promise<void> {
     const preload = languagesOf(paths, BATCH_FILES);
     const options = { maxFileBytes: 0 };
-    await Promise.all(Array.from({ length: this.threads }, () => this.run({ root: '', jobs: [], options, preload, tagsTo: tagsTo?.dir })));
+    await Promise.all(Array.from({ length: this.threads }, () => this.run(this.shared, { root: '', jobs: [], options, preload, tagsTo: tagsTo?.dir })));
   }
 
-  /** Runs a task on a pool; with `boundMs`, its worker is terminated once the task has run that long (it rejects with BatchTimeout). */
-  private run(task: BatchTask, on: Promise<ExtractPool> = this.pool(), boundMs?: number): Promise<FileResult[]> {
+  /** Runs a task on a pool (see TaskPool.run), the test hooks added. */
+  private run(pool: TaskPool, task: BatchTask, boundMs?: number): Promise<FileResult[]> {
     const { exitOn, stallOn } = this.options;
-    const sent: BatchTask = { ...task, ...(exitOn !== undefined ? { exitOn } : {}), ...(stallOn !== undefined ? { stallOn } : {}) };
-    let running: Promise<FileResult[]>;
-    if (boundMs === undefined) {
-      running = on.then((pool) => pool.run(sent));
-    } else {
-      const id = ++this.lastTaskId;
-      const stop = new AbortController();
-      let timer: NodeJS.Timeout | undefined;
-      this.starting.set(id, () => (timer = setTimeout(() => stop.abort(), boundMs)));
-      running = on
-        .then((pool) => pool.run({ ...sent, startedId: id }, { signal: stop.signal }))
-        .catch((err: unknown) => {
-          throw stop.signal.aborted ? new BatchTimeout(`its thread ran past the batch's bound of ${boundMs} ms and was stopped`) : err;
-        })
-        .finally(() => {
-          clearTimeout(timer);
-          this.starting.delete(id);
-        });
-    }
+    const running = pool.run({ ...task, ...(exitOn !== undefined ? { exitOn } : {}), ...(stallOn !== undefined ? { stallOn } : {}) }, boundMs);
     this.inFlight.add(running);
     const settled = () => this.inFlight.delete(running);
     running.then(settled, settled);
@@ -323,37 +265,60 @@ class PoolRunner implements ParseRunner {
     return this.options.batchBoundMs ?? batchBoundMs(files, options.parseTimeoutMs);
   }
 
-  private async runBatch(root: string, jobs: FileJob[], options: IndexFileOptions, tagsTo: string | undefined): Promise<FileResult[]> {
-    try {
-      return await this.run({ root, jobs, options, tagsTo }, this.pool(), this.boundOf(jobs.length, options));
-    } catch {
-      // Retry alone each file of the batch, so one poisonous file cannot sink the others. A
-      // second try there spares a file a death that was not its own (a thread's out-of-memory);
-      // a file that runs past its bound alone has had its time.
-      const results: FileResult[] = [];
-      const { failedResult } = await extraction();
-      for (const job of jobs) {
-        let result: FileResult | undefined;
-        let reason = '';
-        for (let attempt = 0; attempt < 2 && !result; attempt++) {
-          result = await this.run({ root, jobs: [job], options, tagsTo }, this.quarantine(), this.boundOf(1, options)).then(
-            (single) => single[0],
-            (err: unknown) => {
-              if (err instanceof BatchTimeout) return failedResult(job, err.message, 'query timed out');
-              reason = errorMessage(err);
-              return undefined;
-            },
-          );
-        }
-        results.push(result ?? failedResult(job, `a worker died parsing it (${reason})`));
-      }
+  /** A batch's results in job order: its files of a repository's own languages parsed on the child processes, the others on the threads. */
+  private async runBatch(batch: BatchTask, languages: LanguageSet, tagsTo: TagStore | undefined): Promise<FileResult[]> {
+    const own = batch.jobs.map((job) => languages.isRepositoryOwn(job.path));
+    if (!own.includes(true)) return this.runBatchOn(this.shared, this.quarantine, { ...batch, tagsTo: tagsTo?.dir });
+    // A child writes to no store: the tags its results carry are written here.
+    const ownResults = this.runBatchOn(this.sandbox, this.sandbox, { ...batch, jobs: batch.jobs.filter((_, i) => own[i]) }).then((results) => {
+      if (tagsTo) storeTags(results, tagsTo);
       return results;
+    });
+    if (!own.includes(false)) return ownResults;
+    const [fromProcesses, fromThreads] = await Promise.all([ownResults, this.runBatchOn(this.shared, this.quarantine, { ...batch, jobs: batch.jobs.filter((_, i) => !own[i]), tagsTo: tagsTo?.dir })]);
+    let p = 0;
+    let t = 0;
+    return own.map((isOwn) => (isOwn ? fromProcesses[p++] : fromThreads[t++]));
+  }
+
+  /**
+   * A batch on `pool`; if it fails, each of its files alone on `retryPool`, so one poisonous file
+   * cannot sink the others. A second try there spares a file a death that was not its own (a
+   * thread's out-of-memory); a file that runs past its bound alone has had its time.
+   */
+  private async runBatchOn(pool: TaskPool, retryPool: TaskPool, batch: BatchTask): Promise<FileResult[]> {
+    let batchError: unknown;
+    try {
+      return await this.run(pool, batch, this.boundOf(batch.jobs.length, batch.options));
+    } catch (err) {
+      batchError = err;
     }
+    const { failedResult } = await extraction();
+    // A batch of one file on a worker of one task at a time was that file's first try alone.
+    const triedAlone = batch.jobs.length === 1 && pool === retryPool;
+    const results: FileResult[] = [];
+    for (const job of batch.jobs) {
+      const errors = triedAlone ? [batchError] : [];
+      let result: FileResult | undefined;
+      while (!result && errors.length < 2 && !(errors.at(-1) instanceof BatchTimeout)) {
+        try {
+          result = (await this.run(retryPool, { ...batch, jobs: [job] }, this.boundOf(1, batch.options)))[0];
+        } catch (err) {
+          errors.push(err);
+        }
+      }
+      const last = errors.at(-1);
+      result ??= last instanceof BatchTimeout ? failedResult(job, last.message, 'query timed out') : failedResult(job, `a worker died parsing it (${errorMessage(last)})`);
+      results.push(result);
+    }
+    return results;
   }
 
   async close() {
+    // The children first: killing them settles their batches, where a thread's must be waited for.
+    await this.sandbox.close();
     await Promise.allSettled([...this.inFlight]);
-    await Promise.all([this.started, this.quarantined].map(async (pool) => (await pool)?.destroy()));
+    await Promise.all([this.shared.close(), this.quarantine.close()]);
   }
 }
 
