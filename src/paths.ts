@@ -61,8 +61,18 @@ function toRootRelative(root: string, path: string, what: string, base: string):
   return rel;
 }
 
+/** The control characters (C0, DEL, C1): a path holding one is refused (see requestFilePath). */
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
-const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
+/**
+ * What escapeControls escapes beside the control characters: every format character (\p{Cf}: the
+ * bidi controls U+061C, U+200E, U+200F, U+202A..U+202E and U+2066..U+2069, the zero-width spaces
+ * and joiners, U+FEFF, the tag characters) and the line and paragraph separators U+2028 and U+2029.
+ * None shows itself, and each can change how the text around it displays: a line holding one can
+ * read differently from what it is (Trojan Source).
+ */
+const INVISIBLE = '\\p{Cf}\\u2028\\u2029';
+const ESCAPED = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${INVISIBLE}]`, 'u');
+const ESCAPED_ALL = new RegExp(ESCAPED.source, 'gu');
 
 /**
  * A path a caller or a repository gave, as a message names it: its control characters escaped
@@ -78,11 +88,12 @@ function isBelow(rel: string): boolean {
 }
 
 /**
- * Control characters (C0, DEL, C1) as escapes (`\n`, `\t`, `\x00`), so that a path prints on
- * one line whatever its name holds (a map line, an error message).
+ * Control characters (C0, DEL, C1) and invisible formatting characters (see INVISIBLE) as escapes
+ * (`\n`, `\t`, `\x00`, `\u202e`), so that a path prints on one line whatever its name holds (a
+ * map line, an error message), and reads as what it is.
  */
 export function escapeControls(text: string): string {
-  return CONTROL.test(text) ? text.replace(CONTROLS, escapeControl) : text;
+  return ESCAPED.test(text) ? text.replace(ESCAPED_ALL, escapeControl) : text;
 }
 
 /** A word a POSIX shell reads as itself: no blank, quote, glob, expansion or operator character ('=' left out too: zsh expands a leading one). */
@@ -100,26 +111,29 @@ export function shellWord(word: string): string {
   return SHELL_PLAIN.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
-/** The control characters of a source line but the tab (see escapeLineControls). */
-const LINE_CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/;
-const LINE_CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+/** What escapeControls escapes, but the tab (see escapeLineControls). */
+const LINE_ESCAPED = new RegExp(`[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f${INVISIBLE}]`, 'u');
+const LINE_ESCAPED_ALL = new RegExp(LINE_ESCAPED.source, 'gu');
 
 /**
- * A source line as a map or `repomap symbols` shows it: its control characters escaped as
- * escapeControls escapes them (an ESC sequence in a string literal would recolour or clear the
- * terminal, and reach the model as raw bytes), except the tab. A tab is indentation (Go's, a
+ * A source line as a map or `repomap symbols` shows it: its control and invisible formatting
+ * characters escaped as escapeControls escapes them (an ESC sequence in a string literal would
+ * recolour or clear the terminal, and reach the model as raw bytes; a bidi override in a comment
+ * would show code other than the code that runs), except the tab. A tab is indentation (Go's, a
  * Makefile's): it moves the cursor and hides nothing, and `\t` would change the code shown, and
  * what it costs in tokens, for nothing.
  */
 export function escapeLineControls(line: string): string {
-  return LINE_CONTROL.test(line) ? line.replace(LINE_CONTROLS, escapeControl) : line;
+  return LINE_ESCAPED.test(line) ? line.replace(LINE_ESCAPED_ALL, escapeControl) : line;
 }
 
 function escapeControl(char: string): string {
   if (char === '\n') return '\\n';
   if (char === '\t') return '\\t';
   if (char === '\r') return '\\r';
-  return `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  const code = char.codePointAt(0)!;
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
 /**

@@ -1,11 +1,11 @@
 // The hostile repository, its tag queries and its deepest code (issue 48, items 2, 3 and 7): a
 // project query that crashes tree-sitter's native Query, a predicate regex that backtracks
-// exponentially, a query whose matching never ends, a parse thread stuck in one, and 10,000
-// nested functions. Every run is a child process under a hard kill timer and a memory ceiling, so
+// exponentially, a query whose matching never ends or that crashes tree-sitter as it runs, a
+// parse worker stuck in one, and 10,000 nested functions. Every run is a child process under a hard kill timer and a memory ceiling, so
 // a crash, a hang or a blow-up fails the test instead of taking the suite with it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { SCOPE_LINES_INNER, SCOPE_LINES_OUTER } from '../src/extract/extract.js';
@@ -369,4 +369,40 @@ test("a repository's WebAssembly grammar writes nothing into a map: its fd_write
     if (format === 'json') JSON.parse(run.stdout);
     else assert.match(run.stdout, /│def record\(entry\):/);
   }
+});
+
+test("item 5: a WebAssembly grammar's query error quotes the failing text escaped and cut: an escape sequence or a bidi control in the query is never written raw", async () => {
+  const root = tempDir();
+  writeTree(root, {
+    'repomap.config.json': JSON.stringify({ languages: { settings: { extensions: ['.settings'], grammar: 'g.wasm', query: 'q.scm' } } }),
+    // The syntax error is at the '(' of the second line: web-tree-sitter quotes that line's rest.
+    // web-tree-sitter quotes 100 characters of it: escaped, the bidi controls make it longer than a message quotes.
+    'q.scm': `(pair) @name.definition.constant\n(\u001b[2J\u001b]0;pwned\u0007 ${'\u202e'.repeat(120)}\n`,
+    'a.settings': '{"a": 1}\n',
+    'a.py': PYTHONISH,
+  });
+  copyFileSync(join(packageRoot, 'node_modules', 'tree-sitter-wasms', 'out', 'tree-sitter-json.wasm'), join(root, 'g.wasm'));
+  const run = await map(root, 1);
+  assert.equal(run.code, 0, ending(run));
+  const notices = queryNotices(run, 'settings').filter((line) => line.startsWith('repomap: '));
+  assert.equal(notices.length, 1, run.stderr);
+  assert.match(notices[0], /tag query for settings is invalid \(Bad syntax at offset \d+: '\\x1b\[2J\\x1b\]0;pwned\\x07 (\\u202e)+… \(\d+ characters\)\); its files are left out as 'no grammar'$/);
+  assert.doesNotMatch(run.stdout + run.stderr, /[\u001b\u0007\u202e]/, 'a control character of the query written raw');
+});
+
+test('item 2: a project query for a built-in language (.repomap/queries/ocaml.scm) costs nothing in a repository without a file of that language; with one, it is checked and refused with one notice', async () => {
+  const root = tempDir();
+  // tree-sitter's Query dies on 'abc': only the checking child can tell, so a notice means a child ran.
+  writeTree(root, { 'a.py': PYTHONISH, '.repomap/queries/ocaml.scm': 'abc\n' });
+  const without = await map(root, 2);
+  assert.equal(without.code, 0, ending(without));
+  assert.deepEqual(queryNotices(without, 'ocaml'), [], 'a query of a language without files was checked');
+  assert.match(without.stdout, /│def record\(entry\):/);
+  writeTree(root, { 'b.ml': 'let double x = x * 2\n' });
+  const withFile = await map(root, 2);
+  assert.equal(withFile.code, 0, ending(withFile));
+  const notices = queryNotices(withFile, 'ocaml');
+  assert.equal(notices.length, 1, withFile.stderr);
+  assert.match(notices[0], /tag query for ocaml refused \(compiling it crashed tree-sitter: SIGSEGV\); the built-in query is used$/);
+  assert.match(withFile.stdout, /│let double x/);
 });

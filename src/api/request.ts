@@ -11,6 +11,8 @@ export const DEFAULT_MAX_TOKENS = 8192;
 export const MAX_TOKENS = 65536;
 /** The largest `maxFileBytes` (64 MiB), as a flag, a config key or an option: a file is read whole, and parsed, in memory, on each parse thread. */
 export const MAX_FILE_BYTES_LIMIT = 64 * 1024 * 1024;
+/** The longest `message` a request may give, in characters: it bounds the words and identifiers taken from it (eval cuts a commit's message to it). */
+export const MAX_MESSAGE_CHARS = 65536;
 /** With no chat files the model knows nothing of the repository yet: the budget grows (Aider's map_mul_no_files). */
 export const NO_CHAT_MULTIPLIER = 8;
 export const DEFAULT_ENCODING = 'cl100k_base';
@@ -34,7 +36,7 @@ export interface ValueSpec {
   choices?: readonly string[];
   /** A `string` field that must be given, and not empty. */
   required?: true;
-  /** A `count` field's largest value. */
+  /** A `count` field's largest value; a `string` field's most characters. */
   max?: number;
 }
 
@@ -79,9 +81,10 @@ export const MAP_REQUEST = {
   },
   message: {
     kind: 'string',
-    help: "The user's request as free text: identifiers and file names are taken from it.",
-    cli: { flag: 'message', value: 'TEXT', help: ["the user's request; identifiers and file names are taken from it"] },
-    mcp: { name: 'message', help: "The user's request as free text; identifiers and file names are taken from it." },
+    max: MAX_MESSAGE_CHARS,
+    help: `The user's request as free text, at most ${MAX_MESSAGE_CHARS} characters: identifiers and file names are taken from it.`,
+    cli: { flag: 'message', value: 'TEXT', help: ["the user's request; identifiers and file names are taken from it", `(at most ${MAX_MESSAGE_CHARS} characters)`] },
+    mcp: { name: 'message', help: `The user's request as free text (at most ${MAX_MESSAGE_CHARS} characters); identifiers and file names are taken from it.` },
   },
   tokens: {
     kind: 'count',
@@ -296,8 +299,24 @@ export function valueErrors<S extends ValueSpec>(given: Readonly<Record<string, 
 /** What is wrong with a value given for a field of this spec, named `name`; undefined when nothing is. */
 function valueError(spec: ValueSpec, value: unknown, name: string): string | undefined {
   if (!validValue(spec, value)) return `${name} must be ${expectedValue(spec)}, not ${shownValue(value)}`;
-  if (spec.max !== undefined && (value as number) > spec.max) return `${name} must be at most ${spec.max}, not ${shownValue(value)}`;
+  if (spec.max === undefined) return undefined;
+  // A string's bound is on its length, and the message gives the length only: the text can be megabytes.
+  if (typeof value === 'string') return value.length > spec.max ? `${name} must be at most ${spec.max} characters, not ${value.length}` : undefined;
+  if ((value as number) > spec.max) return `${name} must be at most ${spec.max}, not ${shownValue(value)}`;
   return undefined;
+}
+
+/**
+ * Text that is no caller's request but is taken as one (a commit message eval mines), cut to what a
+ * request may give (MAX_MESSAGE_CHARS) at the end of a word: a request over the bound is refused,
+ * such text is taken in part, the words and identifiers of a bounded text.
+ */
+export function messageWithinBound(text: string): string {
+  if (text.length <= MAX_MESSAGE_CHARS) return text;
+  const cut = text.slice(0, MAX_MESSAGE_CHARS + 1);
+  // The word the bound falls in is left out whole (one cut in two would be a word the text does not have).
+  const end = cut.search(/\s\S*$/u);
+  return end > 0 ? cut.slice(0, end) : cut.slice(0, MAX_MESSAGE_CHARS);
 }
 
 /** The daemon's `map` params, checked (see checkFields). */

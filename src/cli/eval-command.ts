@@ -1,5 +1,5 @@
 import { type ProjectConfig, configHelp, readProjectConfig, withProjectConfig } from '../config.js';
-import { MAX_FILE_BYTES_LIMIT, MAX_TOKENS, budgetFor } from '../api/request.js';
+import { MAX_FILE_BYTES_LIMIT, MAX_MESSAGE_CHARS, MAX_TOKENS, budgetFor } from '../api/request.js';
 import { badRequest } from '../errors.js';
 import { resolveRoot } from '../paths.js';
 import { DEFAULT_BUDGETS, DEFAULT_RANKERS, type EvalReport, type Ranker, formatReport, rankerByName, runEval } from '../eval/eval.js';
@@ -15,8 +15,9 @@ export const EVAL_HELP = `Usage: repomap eval [ROOT] [options]
 Scores the map against the repository's own history. Tasks are commits of the first-parent chain
 that modify 2 to 8 source files; for each, the parent commit is checked out in a scratch folder
 (outside ROOT, removed at the end), the map is built with the most-changed file as the chat file
-and the commit message's identifiers as mentions (its plain words as a message's words), and the
-other changed files are the targets.
+and the commit message's identifiers as mentions (its plain words as a message's words; of a
+message over a request's ${MAX_MESSAGE_CHARS} characters, those before the bound), and the other
+changed files are the targets.
 Reports, per budget and ranking, the recall of the targets among the files shown, the API recall
 (of the names the commit's added lines use from 1 to 3 other files, those shown on a line of a
 file defining them; '-' for the lists of paths, which show no line), the edit-site recall (of the

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { leftOutMatcher } from '../discover/discover.js';
+import { messageWithinBound } from '../api/request.js';
 import { badRequest, errorMessage } from '../errors.js';
 import { languageForPath } from '../extract/languages.js';
 import { mentionedIdentifiers } from '../mentions.js';
@@ -81,6 +82,7 @@ export interface CommitInfo {
   parents: string[];
   /** Committer time, seconds since the epoch. */
   time: number;
+  /** Its message, at most MAX_MESSAGE_CHARS characters (see messageWithinBound). */
   message: string;
   /** Changed files: status (A, M, D, T, ...) and lines added plus deleted (-1 for binary). */
   files: Array<{ path: string; status: string; changedLines: number }>;
@@ -126,7 +128,8 @@ export async function firstParentCommits(repo: GitRepo, count: number): Promise<
       }
     }
     const files = [...status].map(([path, s]) => ({ path, status: s, changedLines: lines.get(path) ?? 0 }));
-    commits.push({ commit, parents: parents.split(' ').filter(Boolean), time: Number(time), message: message.trim(), files });
+    // Cut as a request's message is bounded: a commit made with `git commit -F` of a huge file is a task of a bounded message.
+    commits.push({ commit, parents: parents.split(' ').filter(Boolean), time: Number(time), message: messageWithinBound(message).trim(), files });
   }
   return commits;
 }

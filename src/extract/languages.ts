@@ -2,7 +2,7 @@ import { MAX_CONFIG_BYTES, readBounded } from '../bounded-read.js';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { quoted } from '../errors.js';
-import { packageRoot } from '../paths.js';
+import { escapeControls, packageRoot } from '../paths.js';
 
 const require = createRequire(import.meta.url);
 
@@ -487,12 +487,14 @@ export function queryPosition(lang: Pick<LanguageSpec, 'queryFiles'>, offset: nu
 
 /**
  * What a query tree-sitter rejects is: its file, line and column (when the error gives an offset
- * into `source`, the query's text), and the error's first line, cut (it may quote the query).
+ * into `source`, the query's text), and the error's first line, escaped and cut: it may quote the
+ * query (web-tree-sitter quotes up to 100 characters of the failing line), which is repository
+ * content, control and bidi characters included (see escapeControls).
  */
 export function invalidQueryMessage(lang: Pick<LanguageSpec, 'id' | 'queryFiles'>, source: string, message: string, offset: number | undefined): string {
   const where = offset === undefined ? undefined : queryPosition(lang, offset, source);
   const place = where ? `${where.file}:${where.line}:${where.column}` : lang.queryFiles.join(', ');
-  return `${place}: tag query for ${lang.id} is invalid (${quoted(message.split('\n')[0])})`;
+  return `${escapeControls(place)}: tag query for ${escapeControls(lang.id)} is invalid (${quoted(escapeControls(message.split('\n')[0]))})`;
 }
 
 // Which grammars this thread has loaded, for tests and diagnostics (see extract.ts).

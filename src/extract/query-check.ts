@@ -1,9 +1,9 @@
 // A project's tag query (.repomap/queries/<id>.scm, a config `query`) is repository content, and
 // node tree-sitter's Query dies with SIGSEGV on some texts (a bare word, tens of thousands of
-// patterns). So before any thread of repomap's compiles one, a child process compiles it
-// (workers/query-check.ts), the grammar loaded as a parse loads it, under a hard timeout; the
-// child also refuses a predicate regex V8's linear-time engine cannot run. Each verdict is kept
-// for the process, by the text and grammar it is about. A refused query is one notice, and the
+// patterns). So before any thread of repomap's compiles one (when a pass first meets a file of its
+// language), a child process compiles it (workers/query-check.ts), the grammar loaded as a parse
+// loads it, under a hard timeout; the child also refuses a predicate regex V8's linear-time engine
+// cannot run. Each verdict is kept for the process, by the text and grammar it is about. A refused query is one notice, and the
 // language's built-in query is used instead (its files are skipped as 'no grammar' with the
 // reason when it has none).
 import { spawnSync } from 'node:child_process';
@@ -38,13 +38,16 @@ const CHILD = fileURLToPath(new URL('../../workers/query-check.js', import.meta.
 const verdicts = new Map<string, string | undefined>();
 
 /**
- * The overrides with every project query checked (marked queryChecked), or, where one is
- * refused, the built-in query in its place (said once through `onNotice`) or the refusal kept as
- * queryError (said as its files are skipped, as a query that fails to load is). Overrides checked
- * before pass through as they are.
+ * The overrides with the project query of each language in `ids` checked (marked queryChecked),
+ * or, where one is refused, the built-in query in its place (said once through `onNotice`) or the
+ * refusal kept as queryError (said as its files are skipped, as a query that fails to load is).
+ * Overrides checked before, and those of other languages, pass through as they are (the same
+ * objects): a caller checks the languages it has files of, as it meets them, so that a query of a
+ * language the repository has no file of (a stray .repomap/queries/ocaml.scm) costs no child.
  */
-export function checkQueries(overrides: readonly LanguageOverride[], onNotice?: (message: string) => void): LanguageOverride[] {
+export function checkQueries(overrides: readonly LanguageOverride[], ids: ReadonlySet<string>, onNotice?: (message: string) => void): LanguageOverride[] {
   return overrides.map((override) => {
+    if (!ids.has(override.id)) return override;
     // A grammar the user has not allowed is never loaded, here or in a child: its files are skipped.
     if (override.queryChecked || override.queryError !== undefined || override.grammar?.runtime === 'refused') return override;
     if (isPackageQuery(override.queryFiles)) return { ...override, queryChecked: true };

@@ -138,11 +138,11 @@ export function wroteTags(stats: IndexStats): boolean {
  * it can, once the runner's threads are closed, so that the store can let go of its map meanwhile.
  */
 export class Reconciler {
-  private readonly extract: IndexFileOptions;
+  private extract: IndexFileOptions;
   /** The files the passes since the last publish parsed, in the order they were stat'ed (see publishShared). */
   private unpublished: Unpublished[] = [];
   private readonly publishReleaseEvery: number;
-  private readonly languages: LanguageSet;
+  private languages: LanguageSet;
   /** Whether the stored records were checked against the languages' signatures (see dropStaleLanguages). */
   private languagesChecked = false;
   private readonly onNotice: ((message: string) => void) | undefined;
@@ -158,8 +158,8 @@ export class Reconciler {
   ) {
     this.publishReleaseEvery = settings.publishReleaseEvery ?? PUBLISH_RELEASE_EVERY;
     this.onNotice = settings.onNotice;
-    // A project query is compiled in a child process first (see checkQueries): it could crash this one.
-    const overrides = checkQueries(settings.languageOverrides ?? resolveLanguages(root, settings.languages, settings.allowGrammars), settings.onNotice);
+    // A project query is checked in a child process (see checkQueries) when a pass first meets a file of its language (see checkQueriesOf).
+    const overrides = settings.languageOverrides ?? resolveLanguages(root, settings.languages, settings.allowGrammars);
     // Said when the languages are read, not when another reconciler's are taken over.
     if (!settings.languageOverrides) for (const notice of refusedGrammarNotices(overrides)) this.onNotice?.(notice);
     this.languages = languageSet(overrides);
@@ -171,7 +171,7 @@ export class Reconciler {
     };
   }
 
-  /** The project's languages this reconciler parses with (see resolveLanguages); none: the built-in ones as shipped. */
+  /** The project's languages this reconciler parses with (see resolveLanguages), their queries checked as far as its passes met their files; none: the built-in ones as shipped. */
   get languageOverrides(): readonly LanguageOverride[] {
     return this.extract.languages ?? [];
   }
@@ -216,13 +216,18 @@ export class Reconciler {
       batch = new Map();
     };
     const sources: string[] = [];
+    const languageIds = new Set<string>();
     for (const path of paths) {
       // A FIFO, socket or device discovery found, or a name that is not UTF-8, is never read (see Discovery.unread); one with a grammar's extension is found by its stat.
       const unreadFor = unread?.get(path);
+      const lang = unreadFor ? undefined : this.languages.forPath(path);
       if (unreadFor) settle(path, { skip: { path, reason: unreadFor } });
-      else if (this.languages.forPath(path)) sources.push(path);
-      else settle(path, { skip: { path, reason: 'no grammar' } });
+      else if (lang) {
+        sources.push(path);
+        languageIds.add(lang.id);
+      } else settle(path, { skip: { path, reason: 'no grammar' } });
     }
+    this.checkQueriesOf(languageIds);
     // A first index parses everything: the workers load their grammars while the files are
     // stat'ed, and parse each chunk of files as soon as it is stat'ed. With records stored, the
     // parsing waits for the last stat, so that the graph takes every reused record before any
@@ -398,6 +403,20 @@ export class Reconciler {
     this.store.remove(gone);
     stats.removed += gone.length;
     return states;
+  }
+
+  /**
+   * Checks the project queries of these languages that are not checked yet (see checkQueries),
+   * before a file of theirs is parsed or looked up: the threads compile only a checked query. A
+   * check changes no language's extensions or signature, so what the pass found stands.
+   */
+  private checkQueriesOf(ids: ReadonlySet<string>): void {
+    const overrides = this.extract.languages;
+    if (!overrides) return;
+    const checked = checkQueries(overrides, ids, this.onNotice);
+    if (checked.every((override, i) => override === overrides[i])) return;
+    this.languages = languageSet(checked);
+    this.extract = { ...this.extract, languages: checked };
   }
 
   /**

@@ -115,8 +115,10 @@ function zodOf(spec: FieldSpec): z.ZodTypeAny {
   switch (spec.kind) {
     case 'strings':
       return z.array(z.string());
-    case 'string':
-      return spec.required ? z.string().min(1) : z.string();
+    case 'string': {
+      const text = spec.required ? z.string().min(1) : z.string();
+      return spec.max === undefined ? text : text.max(spec.max);
+    }
     case 'count':
       return spec.max === undefined ? z.number().int().positive() : z.number().int().positive().max(spec.max);
     case 'seconds':
