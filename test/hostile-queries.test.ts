@@ -185,7 +185,7 @@ test('item 3: with one worker, a repository with a tag query of its own parses i
   });
   const run = await map(root, 1, { killAfterMs: 60_000, env: { REPOMAP_TEST_WORKER_STALL_ON: 'stuck_here', REPOMAP_TEST_BATCH_BOUND_MS: '2000' } });
   assert.equal(run.code, 0, ending(run));
-  assert.match(run.stderr, /^skipped stuck_here\.py: query timed out \(its process ran past the batch's bound of 2000 ms and was killed\)$/m);
+  assert.match(run.stderr, /^skipped stuck_here\.py: query timed out \(its process ran past its bound of 2000 ms and was killed\)$/m);
   assert.match(run.stdout, /│def fine\(\):/);
 });
 
@@ -222,7 +222,7 @@ test("item 3: a query whose native matching tree-sitter's own timeout does not s
   for (const workers of [1, 2]) {
     const run = await map(root, workers, { killAfterMs: 60_000, env: { REPOMAP_TEST_BATCH_BOUND_MS: '2000' } });
     assert.equal(run.code, 0, ending(run));
-    assert.match(run.stderr, /^skipped big\.py: query timed out \(its process ran past the batch's bound of 2000 ms and was killed\)$/m);
+    assert.match(run.stderr, /^skipped big\.py: query timed out \(its process ran past its bound of 2000 ms and was killed\)$/m);
     assert.match(run.stdout, /│function fine\(\) \{\}/);
   }
 });
