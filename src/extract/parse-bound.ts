@@ -26,8 +26,8 @@ export interface FileBounds {
   fileMs: number;
 }
 
-/** A child process's bounds; undefined when parses are unbounded. `testMs` (tests only) is both. */
-export function fileBounds(parseTimeoutMs = DEFAULT_PARSE_TIMEOUT_MS, testMs?: number): FileBounds | undefined {
-  if (testMs !== undefined) return { startMs: testMs, fileMs: testMs };
+/** A child process's bounds; undefined when parses are unbounded. `testFileMs` (tests only) is a file's. */
+export function fileBounds(parseTimeoutMs = DEFAULT_PARSE_TIMEOUT_MS, testFileMs?: number): FileBounds | undefined {
+  if (testFileMs !== undefined) return { startMs: START_MS, fileMs: testFileMs };
   return parseTimeoutMs > 0 ? { startMs: START_MS, fileMs: parseTimeoutMs + FILE_MARGIN_MS } : undefined;
 }

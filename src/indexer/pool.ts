@@ -78,7 +78,7 @@ export interface RunnerOptions {
   exitOn?: string;
   /** Tests only, for a pool: a worker that meets a path containing this text spins, as one stuck in a query would. */
   stallOn?: string;
-  /** Tests only, for a pool: every batch's bound, instead of batchBoundMs's. */
+  /** Tests only, for a pool: every batch's bound, instead of batchBoundMs's, and a file's in a child process (see fileBounds). */
   batchBoundMs?: number;
 }
 
