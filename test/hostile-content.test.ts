@@ -139,3 +139,20 @@ test('Trojan Source: bidi controls and invisible formatting characters in a sign
     }
   }
 });
+
+test("a grammar name a config gives is escaped and cut in --verbose's skipped-file line, as in the notice", async () => {
+  const root = tempDir('repomap-hostile-');
+  const grammar = `tree-sitter-x\u202e\n\u001b[2J\u001b[31mFAKE: all good\u001b[0m${'y'.repeat(400)}`;
+  writeTree(root, {
+    'repomap.config.json': JSON.stringify({ languages: { foo: { extensions: ['.foo'], grammar, query: 'q/foo.scm', family: 'python' } } }),
+    'q/foo.scm': '(identifier) @name.definition.function\n',
+    'a.foo': 'hi\n',
+  });
+  const run = await runCliBounded(['map', root, '--verbose'], { killAfterMs: 30_000, env: isolatedEnv() });
+  assert.equal(run.code, 0, ending(run));
+  for (const raw of ['\u202e', '\u001b', 'FAKE: all good\u001b']) assert.ok(!run.stderr.includes(raw), `${JSON.stringify(raw)} written raw:\n${run.stderr}`);
+  const skipped = run.stderr.split('\n').filter((line) => line.startsWith('skipped a.foo: grammar not allowed ('));
+  assert.equal(skipped.length, 1, run.stderr);
+  assert.match(skipped[0], /tree-sitter-x\\u202e\\n\\x1b\[2J/);
+  assert.match(skipped[0], /… \(\d+ characters\)/, 'the name is cut');
+});
