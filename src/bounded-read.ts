@@ -6,7 +6,7 @@
 // once symlinks are resolved. Any failure is one bad-request line naming the file, never its content.
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { RepomapError, badRequest, describeOsCode, errorCode, isAbsent, quoted } from './errors.js';
-import { escapeControls, isInRoot } from './paths.js';
+import { escapeControls, isInRoot, shownQuoted } from './paths.js';
 
 /** The largest config or query file read (1 MiB): far above any real one. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -51,7 +51,7 @@ function size(bytes: number): string {
  * end of a symlink: a link that leads nowhere is no file either).
  */
 export function readBounded(file: string, { maxBytes, root, name = file }: BoundedRead): Buffer | undefined {
-  const shown = escapeControls(quoted(name));
+  const shown = shownQuoted(name);
   const failed = (err: unknown) => badRequest(`${shown}: cannot be read (${describeOsCode(errorCode(err))})`);
   let real: string;
   try {
@@ -60,7 +60,7 @@ export function readBounded(file: string, { maxBytes, root, name = file }: Bound
     if (isAbsent(err)) return undefined;
     throw failed(err);
   }
-  if (root !== undefined && !isInRoot(root, real)) throw badRequest(`${shown}: leads outside the repository root ${root} (to ${escapeControls(quoted(real))})`);
+  if (root !== undefined && !isInRoot(root, real)) throw badRequest(`${shown}: leads outside the repository root ${root} (to ${shownQuoted(real)})`);
   let fd: number;
   try {
     // Non-blocking: a FIFO without a writer opens at once (and is refused below) instead of hanging.

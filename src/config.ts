@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { MAX_CONFIG_BYTES, parseJson, readBoundedText } from './bounded-read.js';
 import { badRequest, quoted, quotedJson } from './errors.js';
-import { escapeControls, resolveRoot, rootRelativeGlobs } from './paths.js';
+import { escapeControls, resolveRoot, rootRelativeGlobs, shownQuoted } from './paths.js';
 import { type LanguageConfig, checkLanguagesConfig } from './extract/user-languages.js';
 import { ENCODINGS, MAX_FILE_BYTES_LIMIT, MAX_TOKENS } from './api/request.js';
 
@@ -109,7 +109,7 @@ export function parseProjectConfig(raw: unknown, source: string): ProjectConfig 
   const config: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     const spec = Object.hasOwn(KEYS, key) ? KEYS[key as ConfigKey] : undefined;
-    if (!spec) throw badRequest(`${source}: unknown key '${escapeControls(quoted(key))}' (known: ${Object.keys(KEYS).join(', ')})`);
+    if (!spec) throw badRequest(`${source}: unknown key '${shownQuoted(key)}' (known: ${Object.keys(KEYS).join(', ')})`);
     const expected = spec.check(value);
     if (typeof expected === 'string') throw badRequest(`${source}: '${key}' must be ${expected}, not ${quotedJson(value)}`);
     if (expected) throw badRequest(`${source}: '${key}' must be ${expected.parts}`);

@@ -96,6 +96,11 @@ export function escapeControls(text: string): string {
   return ESCAPED.test(text) ? text.replace(ESCAPED_ALL, escapeControl) : text;
 }
 
+/** A repository's (or a caller's) text as a message shows it: cut (see quoted) and escaped (see escapeControls). */
+export function shownQuoted(text: string, max?: number): string {
+  return escapeControls(quoted(text, max));
+}
+
 /** A word a POSIX shell reads as itself: no blank, quote, glob, expansion or operator character ('=' left out too: zsh expands a leading one). */
 const SHELL_PLAIN = /^[A-Za-z0-9_@%+:,./-]+$/;
 
@@ -233,13 +238,13 @@ const GLOB_SEGMENT = /[*?[\]{}()!\\]/;
  */
 export function rootRelativeGlob(root: string, glob: string, option: string): string {
   // picomatch takes a leading '!' as "all but", which would leave out (or keep) everything else without a word.
-  if (glob.startsWith('!')) throw badRequest(`${option} glob ${escapeControls(quoted(glob))}: a negation ('!') is not supported; the globs name what to ${option === 'include' ? 'keep' : 'leave out'}`);
+  if (glob.startsWith('!')) throw badRequest(`${option} glob ${shownQuoted(glob)}: a negation ('!') is not supported; the globs name what to ${option === 'include' ? 'keep' : 'leave out'}`);
   const segments = glob.split('/');
   const firstWild = segments.findIndex((segment) => GLOB_SEGMENT.test(segment));
   const literal = firstWild === -1 ? segments.length : firstWild;
   const folders = segments.slice(0, literal).join('/') || (isAbsolute(glob) ? '/' : '.');
   const from = pathFromRoot(root, resolve(root, folders));
-  const named = `${option} glob ${escapeControls(quoted(glob))}`;
+  const named = `${option} glob ${shownQuoted(glob)}`;
   if (from === undefined) throw badRequest(`${named} lies outside the repository root ${root} (globs are matched against paths from the root)`);
   const wild = segments.slice(literal).join('/');
   // resolve() drops the trailing slash of a folder written as in a .gitignore (`vendor/`): kept, it still floats.

@@ -12,9 +12,9 @@
 //   REPOMAP_TEST_PUBLISH_RELEASE_EVERY  the daemon's publishing lets go of the store's map every this many copies (ExtractSettings.publishReleaseEvery)
 //   REPOMAP_TEST_LINK_RELEASE_EVERY  the daemon's warm-up lets go of the store's map every this many files' names read (DaemonOptions.linkReleaseEvery)
 //   REPOMAP_TEST_MCP_WAIT_MS     the MCP server's wait for the index (McpServerOptions.indexWaitMs)
-//   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s parse workers die on a path containing this text (RunnerOptions.exitOn)
+//   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s and the daemon's parse workers die on a path containing this text (RunnerOptions.exitOn)
 //   REPOMAP_TEST_WORKER_STALL_ON `repomap map`'s and the daemon's parse workers spin on a path containing this text (RunnerOptions.stallOn)
-//   REPOMAP_TEST_BATCH_BOUND_MS  `repomap map`'s pool stops a batch's thread after this long (RunnerOptions.batchBoundMs)
+//   REPOMAP_TEST_BATCH_BOUND_MS  `repomap map`'s and the daemon's pool stops a batch's thread, or a child process on a file, after this long (RunnerOptions.batchBoundMs)
 import type { DaemonOptions, DaemonTimings } from './daemon/settings.js';
 import type { RunnerOptions } from './indexer/pool.js';
 
@@ -38,14 +38,13 @@ export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'un
   const releaseFrom = env.REPOMAP_TEST_RELEASE_FROM_BYTES;
   const publishEvery = env.REPOMAP_TEST_PUBLISH_RELEASE_EVERY;
   const linkEvery = env.REPOMAP_TEST_LINK_RELEASE_EVERY;
-  const stallOn = env.REPOMAP_TEST_WORKER_STALL_ON;
   return {
     ...(Object.keys(timings).length > 0 ? { timings } : {}),
     ...(unwatchable ? { unwatchable } : {}),
     ...(releaseFrom !== undefined ? { releasePagesFromBytes: Number(releaseFrom) } : {}),
     ...(publishEvery !== undefined ? { publishReleaseEvery: Number(publishEvery) } : {}),
     ...(linkEvery !== undefined ? { linkReleaseEvery: Number(linkEvery) } : {}),
-    ...(stallOn ? { runnerOptions: { stallOn } } : {}),
+    ...runnerTestOptions(env),
   };
 }
 
@@ -57,6 +56,11 @@ export function mcpTestOptions(env: Env): { indexWaitMs?: number } {
 
 /** `repomap map`'s test options set in `env` (none in production). */
 export function mapTestOptions(env: Env): { runnerOptions?: RunnerOptions } {
+  return runnerTestOptions(env);
+}
+
+/** The parse runner's test options set in `env`, for a map and a daemon alike. */
+function runnerTestOptions(env: Env): { runnerOptions?: RunnerOptions } {
   const exitOn = env.REPOMAP_TEST_WORKER_EXIT_ON;
   const stallOn = env.REPOMAP_TEST_WORKER_STALL_ON;
   const bound = env.REPOMAP_TEST_BATCH_BOUND_MS;

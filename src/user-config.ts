@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_CONFIG_BYTES, parseJson, readBoundedText } from './bounded-read.js';
 import { badRequest, quoted, quotedJson } from './errors.js';
-import { escapeControls } from './paths.js';
+import { escapeControls, shownQuoted } from './paths.js';
 
 /** What the user config holds. */
 export interface UserConfig {
@@ -38,7 +38,7 @@ export function readUserConfig(env: NodeJS.ProcessEnv = process.env): UserConfig
   const raw = parseJson(text, file);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest(`${file}: the user config must be a JSON object`);
   for (const key of Object.keys(raw)) {
-    if (key !== 'allowGrammars') throw badRequest(`${file}: unknown key '${escapeControls(quoted(key))}' (known: allowGrammars)`);
+    if (key !== 'allowGrammars') throw badRequest(`${file}: unknown key '${shownQuoted(key)}' (known: allowGrammars)`);
   }
   const allowGrammars = (raw as { allowGrammars?: unknown }).allowGrammars ?? [];
   const problem = allowedGrammarsProblem(allowGrammars);

@@ -88,13 +88,14 @@ const INVISIBLE: ReadonlyArray<[string, string]> = [
   ['\u{e0041}', '\\u{e0041}'],
 ];
 
-test('Trojan Source: bidi controls and invisible formatting characters in a signature are escaped in map lines, symbols text and MCP text', async () => {
+test('Trojan Source: bidi controls and invisible formatting characters in a signature or a file name are escaped in map lines, symbols text and MCP answers (text and structured content)', async () => {
   const root = tempDir('repomap-hostile-');
   const hidden = INVISIBLE.map(([char]) => char).join('');
   const shown = INVISIBLE.map(([, escape]) => escape).join('');
   writeTree(root, {
     'auth.py': `def is_admin(user, role="user${hidden}"):\n    return role == "admin"\n`,
     'app.py': `from auth import is_admin\n\ndef serve(user):\n    return is_admin(user)  # ${hidden}\n`,
+    [`tricky${hidden}.py`]: 'def tricky_one():\n    pass\n',
   });
   const runtime = tempDir('repomap-run-');
   chmodSync(runtime, 0o700);
@@ -114,23 +115,44 @@ test('Trojan Source: bidi controls and invisible formatting characters in a sign
     stderr: 'pipe',
   });
   const client = new Client({ name: 'repomap-test', version: '1.0.0' });
-  const textOf = (answer: Awaited<ReturnType<Client['callTool']>>) => (answer.content as Array<{ type: string; text: string }>).map((part) => part.text).join('');
+  // Everything a model may be handed: the text and the structured content.
+  const textOf = (answer: Awaited<ReturnType<Client['callTool']>>) => (answer.content as Array<{ type: string; text: string }>).map((part) => part.text).join('') + JSON.stringify(answer.structuredContent);
   let mcpMap: string;
   let mcpSymbols: string;
   await client.connect(transport);
   try {
     mcpMap = textOf(await client.callTool({ name: 'repo_map', arguments: { chat_files: ['app.py'] } }));
-    mcpSymbols = textOf(await client.callTool({ name: 'find_symbol', arguments: { name: 'is_admin' } }));
+    mcpSymbols = textOf(await client.callTool({ name: 'find_symbol', arguments: { name: 'is_admin' } })) + textOf(await client.callTool({ name: 'find_symbol', arguments: { name: 'tricky_one' } }));
   } finally {
     await client.close();
     runCli(['stop', root], { env });
   }
   assert.ok(mcpMap.includes(`│def is_admin(user, role="user${shown}"):`), mcpMap);
   assert.ok(mcpSymbols.includes(`return is_admin(user)  # ${shown}`), mcpSymbols);
+  const escapedName = `tricky${shown.replaceAll('\\', '\\\\')}.py`; // as JSON writes the escape's backslash
+  assert.ok(mcpMap.includes(escapedName), mcpMap);
+  assert.ok(mcpSymbols.includes(escapedName), mcpSymbols);
 
   for (const [char] of INVISIBLE) {
     for (const [what, text] of Object.entries({ map: map.stdout, symbols: symbols.stdout, 'MCP repo_map': mcpMap, 'MCP find_symbol': mcpSymbols })) {
       assert.ok(!text.includes(char), `${what}: U+${char.codePointAt(0)!.toString(16)} written raw`);
     }
   }
+});
+
+test("a grammar name a config gives is escaped and cut in --verbose's skipped-file line, as in the notice", async () => {
+  const root = tempDir('repomap-hostile-');
+  const grammar = `tree-sitter-x\u202e\n\u001b[2J\u001b[31mFAKE: all good\u001b[0m${'y'.repeat(400)}`;
+  writeTree(root, {
+    'repomap.config.json': JSON.stringify({ languages: { foo: { extensions: ['.foo'], grammar, query: 'q/foo.scm', family: 'python' } } }),
+    'q/foo.scm': '(identifier) @name.definition.function\n',
+    'a.foo': 'hi\n',
+  });
+  const run = await runCliBounded(['map', root, '--verbose'], { killAfterMs: 30_000, env: isolatedEnv() });
+  assert.equal(run.code, 0, ending(run));
+  for (const raw of ['\u202e', '\u001b', 'FAKE: all good\u001b']) assert.ok(!run.stderr.includes(raw), `${JSON.stringify(raw)} written raw:\n${run.stderr}`);
+  const skipped = run.stderr.split('\n').filter((line) => line.startsWith('skipped a.foo: grammar not allowed ('));
+  assert.equal(skipped.length, 1, run.stderr);
+  assert.match(skipped[0], /tree-sitter-x\\u202e\\n\\x1b\[2J/);
+  assert.match(skipped[0], /… \(\d+ characters\)/, 'the name is cut');
 });

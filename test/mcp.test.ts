@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -254,6 +254,24 @@ test('the server ends, status 0, when the client closes its stdin: after a call 
   const codes = shapes.answers.map((answer) => `${answer.id}:${answer.error?.code ?? 'answered'}`).sort();
   assert.deepEqual(codes, ['1:answered', '4:-32602', '5:-32602', 'null:-32600'], 'params null is no JSON-RPC request at all');
   assert.equal(runCli(['stop', root], { env }).code, 0, 'the daemon the call started still runs, for the next client');
+});
+
+test('a client that writes its requests and closes stdin at once (a script, a pipe) gets every answer before the server ends', { timeout: 120_000 }, async () => {
+  const root = copyFixture('shop');
+  const runtime = tempDir('repomap-run-');
+  chmodSync(runtime, 0o700);
+  const env = { ...process.env, XDG_RUNTIME_DIR: runtime };
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'repomap-test', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'repo_map', arguments: { max_tokens: 256 } } },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'find_symbol', arguments: { name: 'Cart' } } },
+  ];
+  const run = spawnSync(process.execPath, [join(packageRoot, 'bin', 'repomap.js'), 'mcp', root], { env, input: lines.map((line) => JSON.stringify(line)).join('\n') + '\n', encoding: 'utf8', timeout: 100_000 });
+  runCli(['stop', root], { env });
+  assert.equal(run.status, 0, run.stderr);
+  const answers = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: number; result?: { isError?: boolean } });
+  assert.deepEqual(answers.map((answer) => [answer.id, answer.result?.isError ?? false]).sort(), [[1, false], [2, false], [3, false]]);
 });
 
 test('a request before initialize is refused with JSON-RPC\'s invalid request (ping aside, notifications ignored), and answered after it', { timeout: 120_000 }, async () => {

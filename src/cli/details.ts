@@ -25,7 +25,7 @@ export function printDetails(map: MapDetails, { daemon }: { daemon: boolean }): 
       (restoredGraphs > 0 ? `; related graph read from the ${restoredSharedGraphs > 0 ? 'shared ' : ''}cache` : ''),
     `repomap: map of ${map.tokens} tokens (budget ${map.budget}), ${map.files.length} files shown`,
     ...(daemon ? [] : [`repomap: peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`]),
-    ...map.skippedFiles.map((file) => `skipped ${escapeControls(file.path)}: ${file.reason}${file.detail ? ` (${file.detail})` : ''}`),
+    ...map.skippedFiles.map((file) => `skipped ${escapeControls(file.path)}: ${file.reason}${file.detail ? ` (${escapeControls(file.detail)})` : ''}`),
   ];
   process.stderr.write(lines.join('\n') + '\n');
 }

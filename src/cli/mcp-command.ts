@@ -5,7 +5,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { configHelp, readProjectConfig } from '../config.js';
 import { RepomapError, badRequest } from '../errors.js';
-import { answerMalformedMessages, createMcpServer, refuseBadArguments, refuseBeforeInitialize } from '../mcp/server.js';
+import { answerMalformedMessages, closeWhenAnswered, createMcpServer, refuseBadArguments, refuseBeforeInitialize } from '../mcp/server.js';
 import { inputLines } from '../mcp/input-lines.js';
 import { packageVersion, resolveRoot, rootRelativeGlobs } from '../paths.js';
 import { mcpTestOptions } from '../test-hooks.js';
@@ -62,14 +62,15 @@ export async function mcpCommand(args: string[]): Promise<number> {
         done();
       }),
   );
-  // The SDK's stdio transport does not hear its input end: a client that closes the server's
-  // stdin ends the server (and with it the connection to the daemon, see createMcpServer).
-  process.stdin.once('end', () => void transport.close());
   await server.connect(transport);
   refuseBadArguments(transport);
   // After refuseBadArguments: the last installed sees a message first, and a request before initialize is refused for that alone.
   refuseBeforeInitialize(transport);
   answerMalformedMessages(transport);
+  // The SDK's stdio transport does not hear its input end: a client that closes the server's stdin
+  // ends the server (and with it the connection to the daemon, see createMcpServer) once every
+  // request it sent is answered. The lines' end, not stdin's: by then the transport has read them all.
+  input.once('end', closeWhenAnswered(transport));
   await closed;
   return 0;
 }

@@ -6,6 +6,7 @@ import type { SkipReason } from '../api/types.js';
 import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, invalidQueryMessage, isPackageQuery, noteLoaded, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
 import { DEFAULT_PARSE_TIMEOUT_MS } from './parse-bound.js';
+import { shownQuoted } from '../paths.js';
 import { packRefs } from './refs.js';
 import { type ScopeSpan, setExtents } from './extents.js';
 
@@ -285,7 +286,7 @@ export function extractTags(lang: LanguageSpec, source: string, options: Extract
     parsedText = scripts.text;
   }
   if (parsedAs.grammar.runtime === 'refused') {
-    const grammar = quoted(parsedAs.grammar.package);
+    const grammar = shownQuoted(parsedAs.grammar.package);
     return { ok: false, skip: 'grammar not allowed', detail: `${parsedAs.id}: native grammar ${grammar}, which the user has not allowed (--allow-grammar ${grammar})` };
   }
   const language = load(parsedAs);

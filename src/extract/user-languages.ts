@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { MAX_CONFIG_BYTES, readBounded } from '../bounded-read.js';
 import { badRequest, describeOsCode, errorCode, isAbsent, quoted } from '../errors.js';
-import { escapeControls, shellWord } from '../paths.js';
+import { escapeControls, shellWord, shownQuoted } from '../paths.js';
 import { readUserConfig, userConfigFile } from '../user-config.js';
 import { BUILTIN_LANGUAGES, type GrammarSource, LANGUAGES, LanguageSet, type LanguageSpec, loadNativeGrammarAt, noteFamilies } from './languages.js';
 
@@ -98,7 +98,7 @@ export function checkLanguagesConfig(value: unknown): string | undefined {
   if (count > MAX_LANGUAGES) return `${expected}; it has ${count} languages, more than ${MAX_LANGUAGES}`;
   for (const [id, entry] of Object.entries(value)) {
     // An id is a short word: one quoted is cut shorter than other values, the message being long already.
-    const name = escapeControls(quoted(id, SHORT_QUOTE));
+    const name = shownQuoted(id, SHORT_QUOTE);
     if (!ID.test(id)) return `${expected}; '${name}' is not such an id`;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return `${expected}; '${name}' is not an object`;
     for (const [key, field] of Object.entries(entry)) {
@@ -110,7 +110,7 @@ export function checkLanguagesConfig(value: unknown): string | undefined {
       } else if (['grammar', 'export', 'query', 'family'].includes(key)) {
         if (typeof field !== 'string' || field === '') return `${expected}; '${name}.${key}' must be a non-empty string`;
         if (field.length > MAX_NAME_LENGTH) return `${expected}; '${name}.${key}' must be at most ${MAX_NAME_LENGTH} characters, not ${field.length}`;
-      } else return `${expected}; '${name}' has an unknown key '${escapeControls(quoted(key, SHORT_QUOTE))}'`;
+      } else return `${expected}; '${name}' has an unknown key '${shownQuoted(key, SHORT_QUOTE)}'`;
     }
     const builtin = BUILTIN_LANGUAGES.byIdOf(id);
     const given = entry as LanguageConfig;
@@ -136,7 +136,7 @@ export function resolveLanguages(root: string, config: Readonly<Record<string, L
     const given = config[id] ?? {};
     const builtin = BUILTIN_LANGUAGES.byIdOf(id);
     if (!builtin && !config[id]) {
-      throw badRequest(`${escapeControls(queryFiles.get(id)!)}: no language '${escapeControls(quoted(id))}' (built-in ones: ${LANGUAGES.map((lang) => lang.id).join(', ')}; add others under 'languages' in the project config)`);
+      throw badRequest(`${escapeControls(queryFiles.get(id)!)}: no language '${shownQuoted(id)}' (built-in ones: ${LANGUAGES.map((lang) => lang.id).join(', ')}; add others under 'languages' in the project config)`);
     }
     const grammar = given.grammar === undefined ? undefined : resolveGrammar(root, id, given.grammar, given.export, allowed);
     const query = given.query !== undefined ? resolve(root, given.query) : queryFiles.get(id);
@@ -144,10 +144,10 @@ export function resolveLanguages(root: string, config: Readonly<Record<string, L
     if (!files) throw badRequest(`language '${id}': no tag query (give 'query', or write ${join(QUERY_DIR, `${id}.scm`)})`);
     // The project's own query files, read from the root; the built-in ones, from repomap's package.
     const own = query !== undefined;
-    const name = given.query !== undefined ? `language '${id}': query '${escapeControls(quoted(given.query))}'` : undefined;
+    const name = given.query !== undefined ? `language '${id}': query '${shownQuoted(given.query)}'` : undefined;
     const texts = files.map((file) => {
       const text = readBounded(file, { maxBytes: MAX_CONFIG_BYTES, ...(own ? { root } : {}), ...(name ? { name } : {}) });
-      if (text === undefined) throw badRequest(`language '${id}': cannot read its tag query ${escapeControls(quoted(file))} (it does not exist)`);
+      if (text === undefined) throw badRequest(`language '${id}': cannot read its tag query ${shownQuoted(file)} (it does not exist)`);
       return text.toString('utf8');
     });
     const extensions = (given.extensions ?? builtin?.extensions ?? []).map((ext) => ext.toLowerCase());
@@ -185,12 +185,12 @@ function allowedGrammars(given: readonly string[]): (grammar: string) => boolean
 }
 
 function resolveGrammar(root: string, id: string, grammar: string, exported: string | undefined, allowed: (grammar: string) => boolean): ResolvedGrammar {
-  const shown = escapeControls(quoted(grammar));
+  const shown = shownQuoted(grammar);
   if (grammar.endsWith('.wasm')) {
     if (isAbsolute(grammar)) throw badRequest(`language '${id}': grammar '${shown}' is an absolute path; a WebAssembly grammar is a file inside the repository, named from its root`);
     const file = resolve(root, grammar);
     const bytes = readBounded(file, { maxBytes: MAX_WASM_BYTES, root, name: `language '${id}': grammar '${shown}'` });
-    if (bytes === undefined) throw badRequest(`language '${id}': grammar file ${escapeControls(quoted(file))} does not exist`);
+    if (bytes === undefined) throw badRequest(`language '${id}': grammar file ${shownQuoted(file)} does not exist`);
     return { runtime: 'wasm', package: grammar, file, digest: createHash('sha1').update(bytes).digest('hex') };
   }
   // Not even resolved: resolving reads the package.json files the repository may have committed.
@@ -213,7 +213,7 @@ export function refusedGrammarNotices(overrides: readonly LanguageOverride[]): s
   return overrides.flatMap((lang) =>
     lang.grammar?.runtime === 'refused'
       ? [
-          `repomap: ${lang.id}: grammar ${escapeControls(quoted(lang.grammar.package))} is not allowed: a native grammar runs code, which a repository cannot choose alone; ` +
+          `repomap: ${lang.id}: grammar ${shownQuoted(lang.grammar.package)} is not allowed: a native grammar runs code, which a repository cannot choose alone; ` +
             `allow it with --allow-grammar ${shellWord(lang.grammar.package)} (the library's allowGrammars) or in "allowGrammars" of ${userConfigFile()}; ` +
             `its files are left out as 'grammar not allowed'`,
         ]
@@ -227,7 +227,7 @@ function manifestOf(entry: string, pkg: string): string {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === pkg) return manifest;
   }
-  throw badRequest(`grammar package '${escapeControls(quoted(pkg))}': no package.json above ${entry}`);
+  throw badRequest(`grammar package '${shownQuoted(pkg)}': no package.json above ${entry}`);
 }
 
 /** What changes a grammar's parses: its package's version (or the .wasm file's content). */

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { FileJob, FileResult, IndexFileOptions } from '../extract/file.js';
 import { type LanguageSet, languagesOf } from '../extract/languages.js';
 import { languageSet } from '../extract/user-languages.js';
-import { TASKS_PER_THREAD, batchBoundMs } from '../extract/parse-bound.js';
+import { TASKS_PER_THREAD, batchBoundMs, fileBounds } from '../extract/parse-bound.js';
 import type { BatchTask } from './worker-protocol.js';
 import type { TagStore } from '../store/store.js';
 import { ProcessPool } from './process-pool.js';
@@ -78,7 +78,7 @@ export interface RunnerOptions {
   exitOn?: string;
   /** Tests only, for a pool: a worker that meets a path containing this text spins, as one stuck in a query would. */
   stallOn?: string;
-  /** Tests only, for a pool: every batch's bound, instead of batchBoundMs's. */
+  /** Tests only, for a pool: every batch's bound, instead of batchBoundMs's, and a file's in a child process (see fileBounds). */
   batchBoundMs?: number;
 }
 
@@ -147,13 +147,13 @@ class OneWorkerRunner implements ParseRunner {
 
 /**
  * Extraction workers fed batches: the languages repomap ships on a pool of threads, a repository's
- * own languages (see LanguageSet.isRepositoryOwn) on child processes (see process-pool.ts); a
- * batch with both is split between them. A batch whose worker dies, or runs past its bound
- * (batchBoundMs, counted from when the worker starts it: the worker is then stopped), is retried
- * file by file on a worker that runs one task at a time (a quarantine thread, or a child process),
- * so a death or a stall there is the file's own: a file that kills its worker on both of its tries
- * is recorded as failed, one that runs past its bound alone as 'query timed out' (parsing has its
- * own bound, so what runs on is a query: its predicates, its native matching, or a stuck worker).
+ * own languages (see LanguageSet.isRepositoryOwn) on child processes, which charge a death or a
+ * stall to the file it happened on (see process-pool.ts); a batch with both is split between them.
+ * A batch whose thread dies, or runs past its bound (batchBoundMs, counted from when the thread
+ * starts it: the thread is then stopped), is retried file by file on a quarantine thread that runs
+ * one task at a time, so a death or a stall there is the file's own: a file that kills that thread
+ * on both of its tries is recorded as failed, one that runs past its bound alone as 'query timed
+ * out' (parsing has its own bound, so what runs on is a query: its predicates, or a stuck thread).
  */
 class PoolRunner implements ParseRunner {
   /** The shared threads. A second task waits in the worker itself, so it starts without a round trip through a busy main thread. */
@@ -252,8 +252,16 @@ class PoolRunner implements ParseRunner {
 
   /** Runs a task on a pool (see TaskPool.run), the test hooks added. */
   private run(pool: TaskPool, task: BatchTask, boundMs?: number): Promise<FileResult[]> {
+    return this.track(pool.run(this.withTestHooks(task), boundMs));
+  }
+
+  private withTestHooks(task: BatchTask): BatchTask {
     const { exitOn, stallOn } = this.options;
-    const running = pool.run({ ...task, ...(exitOn !== undefined ? { exitOn } : {}), ...(stallOn !== undefined ? { stallOn } : {}) }, boundMs);
+    return { ...task, ...(exitOn !== undefined ? { exitOn } : {}), ...(stallOn !== undefined ? { stallOn } : {}) };
+  }
+
+  /** Keeps a task in inFlight until it settles. */
+  private track(running: Promise<FileResult[]>): Promise<FileResult[]> {
     this.inFlight.add(running);
     const settled = () => this.inFlight.delete(running);
     running.then(settled, settled);
@@ -268,48 +276,47 @@ class PoolRunner implements ParseRunner {
   /** A batch's results in job order: its files of a repository's own languages parsed on the child processes, the others on the threads. */
   private async runBatch(batch: BatchTask, languages: LanguageSet, tagsTo: TagStore | undefined): Promise<FileResult[]> {
     const own = batch.jobs.map((job) => languages.isRepositoryOwn(job.path));
-    if (!own.includes(true)) return this.runBatchOn(this.shared, this.quarantine, { ...batch, tagsTo: tagsTo?.dir });
+    if (!own.includes(true)) return this.runOnThreads({ ...batch, tagsTo: tagsTo?.dir });
     // A child writes to no store: the tags its results carry are written here.
-    const ownResults = this.runBatchOn(this.sandbox, this.sandbox, { ...batch, jobs: batch.jobs.filter((_, i) => own[i]) }).then((results) => {
+    const bounds = fileBounds(batch.options.parseTimeoutMs, this.options.batchBoundMs);
+    const ownResults = this.track(this.sandbox.run({ ...this.withTestHooks(batch), jobs: batch.jobs.filter((_, i) => own[i]) }, bounds)).then((results) => {
       if (tagsTo) storeTags(results, tagsTo);
       return results;
     });
     if (!own.includes(false)) return ownResults;
-    const [fromProcesses, fromThreads] = await Promise.all([ownResults, this.runBatchOn(this.shared, this.quarantine, { ...batch, jobs: batch.jobs.filter((_, i) => !own[i]), tagsTo: tagsTo?.dir })]);
+    const [fromProcesses, fromThreads] = await Promise.all([ownResults, this.runOnThreads({ ...batch, jobs: batch.jobs.filter((_, i) => !own[i]), tagsTo: tagsTo?.dir })]);
     let p = 0;
     let t = 0;
     return own.map((isOwn) => (isOwn ? fromProcesses[p++] : fromThreads[t++]));
   }
 
   /**
-   * A batch on `pool`; if it fails, each of its files alone on `retryPool`, so one poisonous file
-   * cannot sink the others. A second try there spares a file a death that was not its own (a
-   * thread's out-of-memory); a file that runs past its bound alone has had its time.
+   * A batch on the shared threads; if it fails, each of its files alone on the quarantine thread,
+   * so one poisonous file cannot sink the others. A second try there spares a file a death that
+   * was not its own (a thread's out-of-memory); a file that runs past its bound alone has had its time.
    */
-  private async runBatchOn(pool: TaskPool, retryPool: TaskPool, batch: BatchTask): Promise<FileResult[]> {
-    let batchError: unknown;
+  private async runOnThreads(batch: BatchTask): Promise<FileResult[]> {
     try {
-      return await this.run(pool, batch, this.boundOf(batch.jobs.length, batch.options));
-    } catch (err) {
-      batchError = err;
+      return await this.run(this.shared, batch, this.boundOf(batch.jobs.length, batch.options));
+    } catch {
+      // retried below, file by file
     }
     const { failedResult } = await extraction();
-    // A batch of one file on a worker of one task at a time was that file's first try alone.
-    const triedAlone = batch.jobs.length === 1 && pool === retryPool;
     const results: FileResult[] = [];
     for (const job of batch.jobs) {
-      const errors = triedAlone ? [batchError] : [];
       let result: FileResult | undefined;
-      while (!result && errors.length < 2 && !(errors.at(-1) instanceof BatchTimeout)) {
-        try {
-          result = (await this.run(retryPool, { ...batch, jobs: [job] }, this.boundOf(1, batch.options)))[0];
-        } catch (err) {
-          errors.push(err);
-        }
+      let reason = '';
+      for (let attempt = 0; attempt < 2 && !result; attempt++) {
+        result = await this.run(this.quarantine, { ...batch, jobs: [job] }, this.boundOf(1, batch.options)).then(
+          (single) => single[0],
+          (err: unknown) => {
+            if (err instanceof BatchTimeout) return failedResult(job, err.message, 'query timed out');
+            reason = errorMessage(err);
+            return undefined;
+          },
+        );
       }
-      const last = errors.at(-1);
-      result ??= last instanceof BatchTimeout ? failedResult(job, last.message, 'query timed out') : failedResult(job, `a worker died parsing it (${errorMessage(last)})`);
-      results.push(result);
+      results.push(result ?? failedResult(job, `a worker died parsing it (${reason})`));
     }
     return results;
   }

@@ -2,14 +2,16 @@
 // languages: its tag queries, and the grammars its config names. Such a query can crash
 // tree-sitter's native runtime (SIGSEGV) or match for minutes inside native code, where no
 // timeout of tree-sitter's reaches; a thread stopped there aborts the whole process, and a thread's
-// crash is its process's. A child process dies alone, and is killed (SIGKILL) past a batch's
-// bound. Each runs one batch at a time, so a death or a kill is that batch's own. Results come
-// back with their tags: a child writes to no store.
+// crash is its process's. A child process dies alone, and is killed (SIGKILL) once a file has run
+// past its bound. A child parses one batch at a time and sends each file's result as it has it, so
+// the file it was on when it died or was killed is known: that file alone is charged (`query timed
+// out` at once; `parse failed` when a fresh child dies on it again), and the rest of the batch goes
+// on in a fresh child. Results come back with their tags: a child writes to no store.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FileResult } from '../extract/file.js';
-import { quoted } from '../errors.js';
-import { BatchTimeout, type TaskPool } from './task-pool.js';
+import type { FileBounds } from '../extract/parse-bound.js';
+import { shownQuoted } from '../paths.js';
 import type { BatchTask } from './worker-protocol.js';
 
 const CHILD = fileURLToPath(new URL('../../workers/extract-process.js', import.meta.url));
@@ -20,8 +22,8 @@ const IDLE_MS = 30_000;
 /** How much of a child's stderr is kept, to say why it died. */
 const STDERR_TAIL_CHARS = 2000;
 
-/** What a child sends back for a batch. */
-export type ProcessReply = { results: FileResult[] } | { error: string };
+/** What a child sends: that it has loaded the batch's languages, the next file's result, or that the batch is done. */
+export type ProcessReply = { ready: true } | { result: FileResult } | { done: true };
 
 /** Every child of this process that runs: killed when the process exits, whatever it is doing. */
 const running = new Set<ChildProcess>();
@@ -32,12 +34,21 @@ export function killExtractProcesses(): void {
   for (const child of running) child.kill('SIGKILL');
 }
 
+/** Where a child stopped short of a batch's end: the index of the file it was on, and why. */
+interface Stop {
+  at: number;
+  /** Set when it was killed past that file's bound: the bound. */
+  timedOutAfterMs: number | undefined;
+  reason: string;
+}
+
 /** One child process and the batch it runs. */
 class ExtractProcess {
   private readonly child: ChildProcess;
   private stderr = '';
-  private pending: { resolve: (results: FileResult[]) => void; reject: (err: Error) => void } | undefined;
-  private boundPassed: number | undefined;
+  private pending: { onResult: (index: number, result: FileResult) => void; done: (stop?: Stop) => void; next: number; armTimer: (boundMs?: number) => void } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private timedOutAfterMs: number | undefined;
   ended = false;
 
   constructor() {
@@ -48,26 +59,47 @@ class ExtractProcess {
     this.child = fork(CHILD, [], { execArgv: [`--max-old-space-size=${CHILD_HEAP_MIB}`], serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     running.add(this.child);
     this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL_CHARS)));
-    this.child.on('message', (reply: ProcessReply) => this.settle('results' in reply ? reply.results : new Error(reply.error)));
+    this.child.on('message', (reply: ProcessReply) => this.receive(reply));
     this.child.once('exit', (code, signal) => this.end(signal ? `its process was killed by ${signal}` : `its process exited with status ${code}`));
     this.child.once('error', (err) => this.end(`its process failed: ${err.message}`));
   }
 
-  run(task: BatchTask, boundMs: number | undefined): Promise<FileResult[]> {
-    this.boundPassed = undefined;
+  /**
+   * Runs the batch's jobs from index `from` on, handing each result to `onResult`; resolves with
+   * nothing once all are done, or with where the child stopped (it is then dead).
+   */
+  run(batch: BatchTask, from: number, bounds: FileBounds | undefined, onResult: (index: number, result: FileResult) => void): Promise<Stop | undefined> {
     this.holdCaller(true);
-    return new Promise<FileResult[]>((resolve, reject) => {
-      const timer = boundMs === undefined ? undefined : setTimeout(() => {
-        this.boundPassed = boundMs;
-        this.child.kill('SIGKILL');
-      }, boundMs);
-      const settled = () => {
-        clearTimeout(timer);
-        this.holdCaller(false);
+    return new Promise<Stop | undefined>((resolve) => {
+      // Until the child says it is ready, the bound is its start's; then each file's.
+      const armTimer = (boundMs = bounds?.fileMs) => {
+        clearTimeout(this.timer);
+        if (boundMs === undefined) return;
+        this.timer = setTimeout(() => {
+          this.timedOutAfterMs = boundMs;
+          this.child.kill('SIGKILL');
+        }, boundMs);
       };
-      this.pending = { resolve: (results) => (settled(), resolve(results)), reject: (err) => (settled(), reject(err)) };
-      this.child.send(task, (err) => err && this.end(`its process could not be sent the batch: ${err.message}`));
+      const done = (stop?: Stop) => {
+        clearTimeout(this.timer);
+        this.pending = undefined;
+        this.holdCaller(false);
+        resolve(stop);
+      };
+      this.pending = { onResult, done, next: from, armTimer };
+      armTimer(bounds?.startMs);
+      this.child.send({ ...batch, jobs: batch.jobs.slice(from) }, (err) => err && this.end(`its process could not be sent the batch: ${err.message}`));
     });
+  }
+
+  private receive(reply: ProcessReply): void {
+    const pending = this.pending;
+    if (!pending) return;
+    if ('done' in reply) return pending.done();
+    if ('ready' in reply) return pending.armTimer();
+    pending.onResult(pending.next, reply.result);
+    pending.next++;
+    pending.armTimer();
   }
 
   /** An idle child (and its channel) keeps no caller's process from exiting. */
@@ -89,22 +121,15 @@ class ExtractProcess {
     if (this.ended) return;
     this.ended = true;
     running.delete(this.child);
-    if (this.boundPassed !== undefined) return this.settle(new BatchTimeout(`its process ran past the batch's bound of ${this.boundPassed} ms and was killed`));
-    const said = this.stderr.trim().split('\n').pop();
-    this.settle(new Error(said ? `${why}: ${quoted(said)}` : why));
-  }
-
-  private settle(outcome: FileResult[] | Error): void {
     const pending = this.pending;
-    this.pending = undefined;
     if (!pending) return;
-    if (outcome instanceof Error) pending.reject(outcome);
-    else pending.resolve(outcome);
+    const said = this.stderr.trim().split('\n').pop();
+    pending.done({ at: pending.next, timedOutAfterMs: this.timedOutAfterMs, reason: said ? `${why}: ${shownQuoted(said)}` : why });
   }
 }
 
 /** Up to `size` child processes, started as batches come and kept for the next ones. */
-export class ProcessPool implements TaskPool {
+export class ProcessPool {
   /** Idle processes, each with the timer that ends it (see IDLE_MS). */
   private readonly idle: Array<{ worker: ExtractProcess; timer: NodeJS.Timeout }> = [];
   private readonly all = new Set<ExtractProcess>();
@@ -115,7 +140,36 @@ export class ProcessPool implements TaskPool {
 
   constructor(private readonly size: number) {}
 
-  async run(task: BatchTask, boundMs?: number): Promise<FileResult[]> {
+  /**
+   * Every job's result, in job order. A file its child was on past its bound is skipped as 'query
+   * timed out'; one a child died on is tried again in a fresh child (a death there may not have
+   * been its own: an out-of-memory), and recorded as failed when that one dies on it too. Rejects
+   * only when the pool is closed.
+   */
+  async run(batch: BatchTask, bounds: FileBounds | undefined): Promise<FileResult[]> {
+    const results: FileResult[] = [];
+    const diedOn = new Set<number>();
+    for (let from = 0; from < batch.jobs.length; ) {
+      const stop = await this.withProcess((worker) => worker.run(batch, from, bounds, (index, result) => (results[index] = result)));
+      if (!stop) break;
+      const job = batch.jobs[stop.at];
+      const { failedResult } = await import('../extract/file.js');
+      if (stop.timedOutAfterMs !== undefined) {
+        results[stop.at] = failedResult(job, `its process ran past its bound of ${stop.timedOutAfterMs} ms and was killed`, 'query timed out');
+      } else if (diedOn.has(stop.at)) {
+        results[stop.at] = failedResult(job, `a worker died parsing it (${stop.reason})`);
+      } else {
+        diedOn.add(stop.at);
+        from = stop.at;
+        continue;
+      }
+      from = stop.at + 1;
+    }
+    return results;
+  }
+
+  /** Runs `work` on an idle process or a new one, once fewer than `size` are busy. */
+  private async withProcess<T>(work: (worker: ExtractProcess) => Promise<T>): Promise<T> {
     if (this.busy >= this.size) await new Promise<void>((go) => this.waiting.push(go));
     if (this.closed) throw new Error('the extraction processes were stopped');
     this.busy++;
@@ -127,7 +181,7 @@ export class ProcessPool implements TaskPool {
       this.all.add(worker);
     }
     try {
-      return await worker.run(task, boundMs);
+      return await work(worker);
     } finally {
       this.busy--;
       if (worker.ended) this.all.delete(worker);

@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type ServerNotification, type ServerRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { StartOptions } from '../client/client.js';
+import { escapeControls } from '../paths.js';
 import { RepomapError, errorMessage, quoted } from '../errors.js';
 import { type FieldSpec, MAP_REQUEST, MCP_NAMES, type MapRequest, SYMBOL_QUERY, type SymbolQuery, budgetFor, valueErrors } from '../api/request.js';
 import { indexingProgress } from '../daemon/protocol.js';
@@ -240,6 +241,38 @@ export function refuseBeforeInitialize(transport: Transport): void {
 }
 
 /**
+ * Returns what to call when the transport's input has ended: the transport then closes once every
+ * request it read has been answered, so a client that writes its requests and closes the server's
+ * stdin (a script, a pipe) gets every answer. Installed after the other wrappers, it sees each
+ * message first, the ones they answer themselves too.
+ */
+export function closeWhenAnswered(transport: Transport): () => void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('closeWhenAnswered: connect the server to the transport first');
+  const unanswered = new Set<string | number>();
+  let inputEnded = false;
+  const closeIfDone = () => {
+    if (inputEnded && unanswered.size === 0) void transport.close();
+  };
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && 'id' in message && message.id !== undefined) unanswered.add(message.id);
+    deliver(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    await send(message, options);
+    if (!('method' in message) && 'id' in message && message.id !== null && message.id !== undefined) {
+      unanswered.delete(message.id);
+      closeIfDone();
+    }
+  };
+  return () => {
+    inputEnded = true;
+    closeIfDone();
+  };
+}
+
+/**
  * Answers a line that is not JSON with JSON-RPC's parse error, and one that is JSON but no JSON-RPC
  * message with its invalid-request error (id null: none could be read), as JSON-RPC 2.0 asks: the
  * SDK's stdio transport only reports such a line to the server's error handler, and a client would
@@ -401,7 +434,8 @@ export function createMcpServer(root: string, version: string, options: McpServe
         whenIndexed('find_symbol', extra, async (repo) => {
           const answer = await repo.symbols(fromArguments(args, SYMBOL_QUERY) as SymbolQuery);
           const { definitions, references, totalDefinitions, totalReferences } = answer;
-          return { text: renderSymbols(answer, MCP_NAMES), structured: { definitions, references, totalDefinitions, totalReferences } };
+          const shown = <T extends { path: string }>(hit: T): T => ({ ...hit, path: escapeControls(hit.path) });
+          return { text: renderSymbols(answer, MCP_NAMES), structured: { definitions: definitions.map(shown), references: references.map(shown), totalDefinitions, totalReferences } };
         }),
       ),
   );
@@ -428,7 +462,9 @@ export function createMcpServer(root: string, version: string, options: McpServe
  * A map file's structure without its text (the text content has the map): its shown lines by role
  * (MapLine's), as line numbers. Merged in order, they are the lines of the file's block, one each.
  */
-function fileStructure({ path, tokens, lines }: MapFile): Record<string, unknown> {
+/** A file of a map as structured content: its path escaped as the text shows it (an answer goes to a model), its line numbers by role. */
+function fileStructure({ path: exact, tokens, lines }: MapFile): Record<string, unknown> {
+  const path = escapeControls(exact);
   const byRole: Record<MapLine['role'], number[]> = { definition: [], signature: [], scope: [] };
   for (const shown of lines) byRole[shown.role].push(shown.line);
   // A bare path is its path alone: its tokens are its line's, and it shows no line.
