@@ -16,7 +16,7 @@ import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
 import { parseCommandArgs } from './args.js';
 import { START_HELP, START_OPTIONS, startOptionsOf } from './start-options.js';
-import { printDetails } from './details.js';
+import { fallbackLine, printDetails } from './details.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 
 export const QUERY_HELP = `Usage: repomap query [ROOT] [options]
@@ -416,6 +416,7 @@ export function statusReport(status: DaemonStatus): string {
     `state:           ${state}`,
     `files:           ${files}`,
     `skipped:         ${skipped}`,
+    ...[fallbackLine(status.grammarFallbacks)].flatMap((line) => (line ? [`grammars:        ${line}`] : [])),
     `pending changes: ${status.pendingChanges}`,
     `watching:        ${status.watching ? 'yes' : status.state === 'ready' ? 'starting (changes meanwhile are caught up)' : 'after the index'}` +
       (status.unwatchedPaths > 0 ? `; ${status.unwatchedPaths} paths over the system's limit of watches, stat'ed every 30 s instead` : ''),
