@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { extractTags, prepareLanguage } from '../src/extract/extract.js';
-import { LANGUAGES, type LanguageSpec, languageForPath } from '../src/extract/languages.js';
+import { LANGUAGES, type LanguageSpec, type WasmBuild, languageForPath } from '../src/extract/languages.js';
 import { fallbackBuild } from '../src/extract/native.js';
 import { runCliBounded } from './bounded.js';
 import { runtimeEnv, startDaemon } from './daemon-helpers.js';
@@ -72,12 +72,13 @@ describe('item 2: WebAssembly when native will not load', () => {
   });
 });
 
-/** The language as its WebAssembly build runs it, beside the native one in the same thread (its own signature keeps the two apart). */
-function onWasm(lang: LanguageSpec): LanguageSpec {
-  const build = fallbackBuild(lang);
-  assert.ok(build, `${lang.id} has no WebAssembly build`);
-  return { ...lang, grammar: { runtime: 'wasm', package: build.package, file: build.file }, signature: 'wasm' };
+/** The language as a WebAssembly build runs it, beside the native one in the same thread (its own signature keeps the two apart). */
+function onWasm(lang: LanguageSpec, build: WasmBuild, index: number): LanguageSpec {
+  return { ...lang, grammar: { runtime: 'wasm', package: build.package, file: build.file }, signature: `wasm ${index}` };
 }
+
+/** A language's WebAssembly fallbacks, in order of preference. */
+const buildsOf = (lang: LanguageSpec): readonly WasmBuild[] => (lang.grammar.runtime === 'native' ? (lang.grammar.wasm ?? []) : []);
 
 /** Every fixture file (fixtures/lang/<dir>/<file>) whose language is `lang`. */
 function fixturesOf(lang: LanguageSpec): string[] {
@@ -89,26 +90,29 @@ function fixturesOf(lang: LanguageSpec): string[] {
 }
 
 describe('item 2: the same tags from the native and the WebAssembly runtime', () => {
-  const withBuild = LANGUAGES.filter((lang) => fallbackBuild(lang) !== undefined);
+  const withBuild = LANGUAGES.filter((lang) => buildsOf(lang).length > 0);
 
-  test('every language with a WebAssembly fallback has a fixture to compare on', () => {
+  test('every language with a WebAssembly fallback has a fixture to compare on, and its builds are installed here', () => {
     assert.deepEqual(withBuild.filter((lang) => fixturesOf(lang).length === 0).map((lang) => lang.id), []);
+    assert.deepEqual(withBuild.filter((lang) => fallbackBuild(lang) === undefined).map((lang) => lang.id), []);
     assert.ok(withBuild.length > 0);
   });
 
   for (const lang of withBuild) {
-    test(`${lang.id}: every fixture's tags are the same on ${fallbackBuild(lang)!.package}'s WebAssembly build as natively`, async () => {
-      const wasm = onWasm(lang);
-      await prepareLanguage(lang);
-      await prepareLanguage(wasm);
-      for (const path of fixturesOf(lang)) {
-        const source = readFileSync(join(LANG_FIXTURES, path), 'utf8');
-        const native = extractTags(lang, source);
-        const web = extractTags(wasm, source);
-        assert.ok(native.ok, `${path} natively: ${native.ok ? '' : native.detail}`);
-        assert.ok(web.ok, `${path} on WebAssembly: ${web.ok ? '' : web.detail}`);
-        assert.deepEqual(web.tags, native.tags, path);
-      }
-    });
+    for (const [index, build] of buildsOf(lang).entries()) {
+      test(`${lang.id}: every fixture's tags are the same on ${build.package}'s WebAssembly build as natively`, async () => {
+        const wasm = onWasm(lang, build, index);
+        await prepareLanguage(lang);
+        await prepareLanguage(wasm);
+        for (const path of fixturesOf(lang)) {
+          const source = readFileSync(join(LANG_FIXTURES, path), 'utf8');
+          const native = extractTags(lang, source);
+          const web = extractTags(wasm, source);
+          assert.ok(native.ok, `${path} natively: ${native.ok ? '' : native.detail}`);
+          assert.ok(web.ok, `${path} on WebAssembly: ${web.ok ? '' : web.detail}`);
+          assert.deepEqual(web.tags, native.tags, path);
+        }
+      });
+    }
   }
 });

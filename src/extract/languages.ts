@@ -13,17 +13,17 @@ export interface WasmBuild {
 }
 
 /**
- * Where a language's grammar comes from. `native`: a Node binding, loaded synchronously; `wasm`,
- * when it has one, is the WebAssembly build its files are parsed with where the native runtime or
- * grammar does not load (see native.ts), one whose tags are the native grammar's on every fixture
- * (test/runtimes.test.ts). `wasm`: a WebAssembly grammar run by web-tree-sitter, for languages
+ * Where a language's grammar comes from. `native`: a Node binding, loaded synchronously; `wasm`
+ * lists the WebAssembly builds its files are parsed with where the native runtime or grammar does
+ * not load (see native.ts), the first one installed, each one whose tags are the native grammar's
+ * on every fixture (test/runtimes.test.ts). `wasm`: a WebAssembly grammar run by web-tree-sitter, for languages
  * without a native package that installs cleanly from the registry. `scripts`: a single-file component (Vue, Svelte) whose
  * `<script>` blocks are parsed with another language's grammar and query, chosen by their `lang`.
  * `refused`: a native grammar a project config names that the user has not allowed (see
  * user-languages.ts): never loaded, its files are skipped as 'grammar not allowed'.
  */
 export type GrammarSource =
-  | { runtime: 'native'; package: string; load: () => unknown; wasm?: WasmBuild }
+  | { runtime: 'native'; package: string; load: () => unknown; wasm?: readonly WasmBuild[] }
   | { runtime: 'wasm'; package: string; file: () => string }
   | { runtime: 'scripts'; package: string; typescript: string; javascript: string }
   | { runtime: 'refused'; package: string };
@@ -61,8 +61,8 @@ export function grammarPackage(lang: LanguageSpec): string {
   return lang.grammar.package;
 }
 
-function native(pkg: string, load: () => unknown, wasm?: WasmBuild): GrammarSource {
-  return { runtime: 'native', package: pkg, load, ...(wasm ? { wasm } : {}) };
+function native(pkg: string, load: () => unknown, ...wasm: WasmBuild[]): GrammarSource {
+  return { runtime: 'native', package: pkg, load, ...(wasm.length > 0 ? { wasm } : {}) };
 }
 
 /** The WebAssembly build a grammar package ships beside its binding: `file` in its folder. */
@@ -70,9 +70,14 @@ function shipped(pkg: string, file: string): WasmBuild {
   return { package: pkg, file: () => require.resolve(`${pkg}/${file}`) };
 }
 
-/** A grammar of the tree-sitter-wasms package (prebuilt .wasm files, one per language), its only runtime. */
+/** A build of the tree-sitter-wasms package (prebuilt .wasm files, one per language). */
+function wasmsBuild(name: string): WasmBuild {
+  return { package: 'tree-sitter-wasms', file: () => require.resolve(`tree-sitter-wasms/out/tree-sitter-${name}.wasm`) };
+}
+
+/** A grammar of the tree-sitter-wasms package, its only runtime. */
 function wasms(name: string): GrammarSource {
-  return { runtime: 'wasm', package: 'tree-sitter-wasms', file: () => require.resolve(`tree-sitter-wasms/out/tree-sitter-${name}.wasm`) };
+  return { runtime: 'wasm', ...wasmsBuild(name) };
 }
 
 /** A single-file component's script blocks: TypeScript or JavaScript, with the ecma queries. */
@@ -206,7 +211,9 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'elixir',
       family: 'elixir',
       extensions: ['.ex', '.exs'],
-      grammar: native('tree-sitter-elixir', () => require('tree-sitter-elixir'), shipped('tree-sitter-elixir', 'tree-sitter-elixir.wasm')),
+      // tree-sitter-elixir's peer dependency on tree-sitter is not optional: where tree-sitter fails
+      // to install, npm removes tree-sitter-elixir too, its own build with it; tree-sitter-wasms' is there.
+      grammar: native('tree-sitter-elixir', () => require('tree-sitter-elixir'), shipped('tree-sitter-elixir', 'tree-sitter-elixir.wasm'), wasmsBuild('elixir')),
       queryFiles: queries('elixir.scm'),
     },
     {

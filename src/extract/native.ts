@@ -70,9 +70,9 @@ function firstLine(err: unknown): string {
   return quoted(errorMessage(err).split('\n')[0]);
 }
 
-/** The WebAssembly build a language runs on when its native grammar does not load; undefined when it has none. */
+/** The WebAssembly build a language runs on when its native grammar does not load: the first of its builds installed; undefined when none is. */
 export function fallbackBuild(lang: LanguageSpec): WasmBuild | undefined {
-  return lang.grammar.runtime === 'native' ? lang.grammar.wasm : undefined;
+  return lang.grammar.runtime === 'native' ? lang.grammar.wasm?.find((build) => wasmFile(build) !== undefined) : undefined;
 }
 
 /**
@@ -89,9 +89,7 @@ export function grammarFallbacks(langs: readonly LanguageSpec[]): GrammarFallbac
     seen.add(lang.id);
     const native = nativeGrammar(lang as LanguageSpec & { grammar: { runtime: 'native' } });
     if (!('failure' in native)) continue;
-    const build = fallbackBuild(lang);
-    const file = build && wasmFile(build);
-    fallbacks.push({ language: lang.id, runtime: file ? 'wasm' : 'none', reason: native.failure });
+    fallbacks.push({ language: lang.id, runtime: fallbackBuild(lang) ? 'wasm' : 'none', reason: native.failure });
   }
   return fallbacks;
 }
