@@ -27,7 +27,8 @@ map' (a subfolder of a git work tree maps only what is under it). The answer is 
 'repomap map' prints.
 
 Map options:
-${REQUEST_HELP}  --verbose            on stderr: the daemon's work counts, the map's size and every skipped file
+${REQUEST_HELP}  --verbose            on stderr: the daemon's work counts, the map's size, the languages that do
+                       not run natively in the daemon (and why) and every skipped file
   --quiet              no progress line on stderr while the daemon indexes (shown only on a terminal anyway)
 
 Options used when this command starts the daemon (a running daemon keeps its own, and a line on
