@@ -215,9 +215,15 @@ function load(lang: LanguageSpec): ReadyLanguage | LanguageLoadError {
   const key = readyKey(lang);
   let entry = ready.get(key);
   if (!entry) {
-    const runtime = runtimeOf(lang);
-    if ('file' in runtime) throw new Error(`the WebAssembly grammar of ${lang.id} is used before prepareLanguage`);
-    entry = 'failure' in runtime ? new LanguageLoadError(`${lang.id}: ${runtime.failure}`) : settle(lang, () => loadNative(lang, runtime.native));
+    if (lang.queryError !== undefined) {
+      // A refused query's grammar is not loaded either: it may be what failed the check (a
+      // WebAssembly grammar whose start never returns).
+      entry = new LanguageLoadError(lang.queryError);
+    } else {
+      const runtime = runtimeOf(lang);
+      if ('file' in runtime) throw new Error(`the WebAssembly grammar of ${lang.id} is used before prepareLanguage`);
+      entry = 'failure' in runtime ? new LanguageLoadError(`${lang.id}: ${runtime.failure}`) : settle(lang, () => loadNative(lang, runtime.native));
+    }
     ready.set(key, entry);
   }
   return entry;
@@ -241,7 +247,7 @@ function loadFailure(lang: LanguageSpec, err: unknown, runtime?: { build: string
 
 /** Whether extractTags can run on this language's files now, without prepareLanguage (`set`: the repository's languages). */
 export function isLanguageReady(lang: LanguageSpec, set: LanguageSet = BUILTIN_LANGUAGES): boolean {
-  return parsedWith(lang, set).every((parsed) => ready.has(readyKey(parsed)) || !('file' in runtimeOf(parsed)));
+  return parsedWith(lang, set).every((parsed) => parsed.queryError !== undefined || ready.has(readyKey(parsed)) || !('file' in runtimeOf(parsed)));
 }
 
 /**
@@ -253,6 +259,10 @@ export async function prepareLanguage(lang: LanguageSpec, set: LanguageSet = BUI
   for (const parsed of parsedWith(lang, set)) {
     const key = readyKey(parsed);
     if (ready.has(key)) continue;
+    if (parsed.queryError !== undefined) {
+      load(parsed);
+      continue;
+    }
     const runtime = runtimeOf(parsed);
     if (!('file' in runtime)) {
       load(parsed);
