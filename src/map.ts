@@ -19,7 +19,8 @@ import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
 import { type StoreOptions, TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag } from './records.js';
-import type { SkipReason, SkippedFile } from './api/types.js';
+import type { GrammarFallback, SkipReason, SkippedFile } from './api/types.js';
+import { repositoryFallbacks } from './extract/native.js';
 import { entryAt, escapeControls, pathFromRoot, requestFilePath, requestFilePaths, resolveRoot, unreadableFile } from './paths.js';
 import { badRequest, quoted } from './errors.js';
 import { applyProjectConfig } from './config.js';
@@ -38,6 +39,8 @@ export interface BuiltMap {
   /** Skipped files counted by reason, in a fixed order. */
   skipped: Partial<Record<SkipReason, number>>;
   skippedFiles: SkippedFile[];
+  /** With `listSkipped`: the repository's languages that do not run natively here, and why (see repositoryFallbacks). */
+  grammarFallbacks?: GrammarFallback[];
   stats: MapStats;
   request: { chatFiles: string[]; mentionedFiles: string[]; mentionedIdents: string[] };
   /** Set on a map made before the index was complete (see MapRequest.waitSeconds): how far it was. */
@@ -230,6 +233,7 @@ export function packedMap(index: RepoIndex, graph: ReferenceGraph, request: MapR
     files,
     skipped,
     skippedFiles,
+    ...(request.listSkipped ? { grammarFallbacks: repositoryFallbacks(index.paths) } : {}),
     stats: { ...index.stats, nodes: graph.fileCount, edges: graph.linkCount, unlinkedFiles: graph.pendingCount },
     request: {
       chatFiles: [...chatFiles].sort(comparePaths),
@@ -482,6 +486,7 @@ export function publicMap(map: BuiltMap, { listSkipped }: { listSkipped: boolean
     })),
     skipped: map.skipped,
     skippedFiles: listSkipped ? map.skippedFiles : [],
+    ...(listSkipped && map.grammarFallbacks ? { grammarFallbacks: map.grammarFallbacks } : {}),
     stats: map.stats,
     request: map.request,
     ...(map.partial ? { partial: map.partial } : {}),

@@ -15,6 +15,10 @@
 //   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s and the daemon's parse workers die on a path containing this text (RunnerOptions.exitOn)
 //   REPOMAP_TEST_WORKER_STALL_ON `repomap map`'s and the daemon's parse workers spin on a path containing this text (RunnerOptions.stallOn)
 //   REPOMAP_TEST_BATCH_BOUND_MS  `repomap map`'s and the daemon's pool stops a batch's thread, or a child process on a file, after this long (RunnerOptions.batchBoundMs)
+//   REPOMAP_TEST_NATIVE_FAILS    native loads fail as a broken install's would: `tree-sitter` (the runtime) or language
+//                                ids (their native grammars), comma-separated. Read by the extraction itself, at its first
+//                                native load in each thread (see nativeFailureForTests): the parse threads and child
+//                                processes that load grammars are made deep inside the indexer, and inherit the environment.
 import type { DaemonOptions, DaemonTimings } from './daemon/settings.js';
 import type { RunnerOptions } from './indexer/pool.js';
 
@@ -66,4 +70,13 @@ function runnerTestOptions(env: Env): { runnerOptions?: RunnerOptions } {
   const bound = env.REPOMAP_TEST_BATCH_BOUND_MS;
   const runnerOptions: RunnerOptions = { ...(exitOn ? { exitOn } : {}), ...(stallOn ? { stallOn } : {}), ...(bound !== undefined ? { batchBoundMs: Number(bound) } : {}) };
   return Object.keys(runnerOptions).length > 0 ? { runnerOptions } : {};
+}
+
+/**
+ * Why a native load (`tree-sitter` for the runtime, else a language id for its grammar) is made to
+ * fail by REPOMAP_TEST_NATIVE_FAILS; undefined when it is not (always, in production).
+ */
+export function nativeFailureForTests(what: string): string | undefined {
+  const listed = process.env.REPOMAP_TEST_NATIVE_FAILS?.split(',') ?? [];
+  return listed.includes(what) ? `${what} made to fail by REPOMAP_TEST_NATIVE_FAILS` : undefined;
 }

@@ -33,7 +33,7 @@ test('repomap query on a terminal draws the daemon\'s indexing progress while it
 test('status says what a daemon does at each step of its cold index, in the counts of its files line, never "0 of 0 files"', () => {
   // `done` counts the source files skipped by their stat too (indexed does not): as many as indexed unless given.
   const status = (counts: Pick<DaemonStatus, 'files' | 'sourceFiles' | 'indexed'> & { done?: number }, state: DaemonStatus['state'] = 'indexing'): DaemonStatus => ({
-    root: '/repo', pid: 1, state, progress: { done: counts.done ?? counts.indexed, total: counts.sourceFiles }, files: counts.files, sourceFiles: counts.sourceFiles, indexed: counts.indexed, parsed: counts.indexed, skipped: state === 'ready' ? { 'no grammar': 2 } : {},
+    root: '/repo', pid: 1, state, progress: { done: counts.done ?? counts.indexed, total: counts.sourceFiles }, files: counts.files, sourceFiles: counts.sourceFiles, indexed: counts.indexed, parsed: counts.indexed, skipped: state === 'ready' ? { 'no grammar': 2 } : {}, grammarFallbacks: [],
     pendingChanges: 0, watching: false, unwatchedPaths: 0, lastUpdate: null, memory: { rssBytes: 0, heapUsedBytes: 0 }, uptimeSeconds: 0, workers: 2,
     exclude: [], include: [], idleTimeoutSeconds: 1800, socket: '/run/s', cacheDir: '/cache', startedWith: {},
   });

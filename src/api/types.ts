@@ -36,6 +36,17 @@ export interface SkippedFile {
   detail?: string;
 }
 
+/**
+ * A language that does not run on the native tree-sitter runtime in the process that parses (its
+ * runtime or grammar binary did not load): its files are parsed with its WebAssembly build
+ * (`wasm`), or skipped as 'no grammar' when it has none (`none`). `reason` says what failed.
+ */
+export interface GrammarFallback {
+  language: string;
+  runtime: 'wasm' | 'none';
+  reason: string;
+}
+
 /** The index pass's work counts. */
 export interface IndexStats {
   /** Files discovered (after --exclude), of any language. */
@@ -100,6 +111,8 @@ export interface RepoMap {
   skipped: Partial<Record<SkipReason, number>>;
   /** Every skipped file when the request says `listSkipped` (else empty; the counts are in `skipped`). */
   skippedFiles: SkippedFile[];
+  /** With `listSkipped`: the repository's languages that do not run natively where the map was made, and why (none: absent). */
+  grammarFallbacks?: GrammarFallback[];
   /** The index's work counts (a daemon's: since it started). */
   stats: MapStats;
   /** The request as understood: its files relative to the root, the message's identifiers added. */
@@ -173,6 +186,8 @@ export interface DaemonStatus {
   parsed: number;
   /** Skipped files by reason, as a map counts them (the important files it names are not skipped); empty until the index is complete. */
   skipped: Record<string, number>;
+  /** The repository's languages that do not run natively in the daemon, and why; empty until the index is complete. */
+  grammarFallbacks: GrammarFallback[];
   pendingChanges: number;
   /** Whether the watcher follows the tree (it starts once the index is complete, and catches up). */
   watching: boolean;

@@ -16,7 +16,7 @@ import { type RepomapDaemon, connect } from '../api/index.js';
 import { progressReporter } from './progress.js';
 import { parseCommandArgs } from './args.js';
 import { START_HELP, START_OPTIONS, startOptionsOf } from './start-options.js';
-import { printDetails } from './details.js';
+import { fallbackLine, printDetails } from './details.js';
 import { REQUEST_HELP, REQUEST_OPTIONS, requestFromOptions } from './request-options.js';
 
 export const QUERY_HELP = `Usage: repomap query [ROOT] [options]
@@ -27,7 +27,8 @@ map' (a subfolder of a git work tree maps only what is under it). The answer is 
 'repomap map' prints.
 
 Map options:
-${REQUEST_HELP}  --verbose            on stderr: the daemon's work counts, the map's size and every skipped file
+${REQUEST_HELP}  --verbose            on stderr: the daemon's work counts, the map's size, the languages that do
+                       not run natively in the daemon (and why) and every skipped file
   --quiet              no progress line on stderr while the daemon indexes (shown only on a terminal anyway)
 
 Options used when this command starts the daemon (a running daemon keeps its own, and a line on
@@ -416,6 +417,7 @@ export function statusReport(status: DaemonStatus): string {
     `state:           ${state}`,
     `files:           ${files}`,
     `skipped:         ${skipped}`,
+    ...[fallbackLine(status.grammarFallbacks)].flatMap((line) => (line ? [`grammars:        ${line}`] : [])),
     `pending changes: ${status.pendingChanges}`,
     `watching:        ${status.watching ? 'yes' : status.state === 'ready' ? 'starting (changes meanwhile are caught up)' : 'after the index'}` +
       (status.unwatchedPaths > 0 ? `; ${status.unwatchedPaths} paths over the system's limit of watches, stat'ed every 30 s instead` : ''),

@@ -31,8 +31,9 @@ ${REQUEST_HELP}  --cache-dir DIR      where the tag cache lives (default $XDG_CA
   --workers N          parse threads (default and most: the cores available, ${defaultWorkerCount()}); 1 parses
                        in this thread, and on one parse thread past 1,000 files
 ${allowGrammarHelp()}  --quiet              no progress line on stderr (it is shown only on a terminal anyway)
-  --verbose            list skipped files, indexing counts and peak memory on stderr (and the
-                       skipped files in JSON's skippedFiles, as 'repomap query --verbose' does)
+  --verbose            list skipped files, indexing counts, peak memory and the languages that
+                       do not run natively (and why) on stderr (and the skipped files in JSON's
+                       skippedFiles, as 'repomap query --verbose' does)
   -h, --help           show this help
 
 ${configHelp(MAP_CONFIG_KEYS)}`;

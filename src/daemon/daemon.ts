@@ -13,6 +13,7 @@ import type { DaemonStatus } from '../api/types.js';
 import { type DaemonMethods, serveConnection } from './rpc.js';
 import { DAEMON_TIMINGS, type DaemonOptions } from './settings.js';
 import { RepoSync } from './sync.js';
+import { repositoryFallbacks } from '../extract/native.js';
 import { WarmUp } from './warmup.js';
 
 /** A map slower than this is logged with its time. */
@@ -119,6 +120,8 @@ export class Daemon {
     const { settled, ...counts } = this.cold.passCounts() ?? { files: state.fileCount, sourceFiles: state.sourceFileCount, settled: state.sourceFileCount };
     // Counted by the map's rule (see notMapped), once the index is complete: its views are not sorted for every status meanwhile.
     const skipped = engine.phase === 'ready' ? notMapped(state.index()).skipped : {};
+    // Asked of this process's runtimes, as the parse threads load them (see grammarFallbacks).
+    const grammarFallbacks = engine.phase === 'ready' ? repositoryFallbacks(state.index().paths) : [];
     const memory = process.memoryUsage();
     return {
       root: options.root,
@@ -130,6 +133,7 @@ export class Daemon {
       indexed: state.indexedFileCount,
       parsed: state.stats.parsed,
       skipped,
+      grammarFallbacks,
       pendingChanges: this.sync.pendingChanges,
       watching: this.sync.isWatching,
       unwatchedPaths: this.sync.unwatchedPaths,

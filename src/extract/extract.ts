@@ -1,10 +1,11 @@
 import { setFlagsFromString } from 'node:v8';
-import Parser from 'tree-sitter';
+import type Parser from 'tree-sitter';
 import { errorMessage, quoted } from '../errors.js';
 import type { DefTag, FileTags, RefTag } from '../records.js';
 import type { SkipReason } from '../api/types.js';
-import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, invalidQueryMessage, isPackageQuery, noteLoaded, readQuerySource } from './languages.js';
+import { BUILTIN_LANGUAGES, type LanguageSet, type LanguageSpec, invalidQueryMessage, isPackageQuery, noteLoaded, parsedWith, readQuerySource } from './languages.js';
 import { noteParsedSource } from './memory.js';
+import { type NativeGrammar, fallbackBuild, nativeGrammar } from './native.js';
 import { DEFAULT_PARSE_TIMEOUT_MS } from './parse-bound.js';
 import { shownQuoted } from '../paths.js';
 import { packRefs } from './refs.js';
@@ -74,12 +75,10 @@ const loading = new Map<string, Promise<void>>();
 
 const readyKey = (lang: LanguageSpec) => `${lang.id}\0${lang.signature}`;
 
-function loadNative(lang: LanguageSpec & { grammar: { runtime: 'native' } }): ReadyLanguage {
-  const grammar = lang.grammar.load() as Parser.Language;
+function loadNative(lang: LanguageSpec, native: Exclude<NativeGrammar, { failure: string }>): ReadyLanguage {
+  const { Parser: NativeParser, grammar, parser } = native;
   noteLoaded(lang.id);
-  const parser = new Parser();
-  parser.setLanguage(grammar);
-  const query = compileQuery(lang, (source) => new Parser.Query(grammar, source), nativeErrorOffset);
+  const query = compileQuery(lang, (source) => new NativeParser.Query(grammar, source), nativeErrorOffset);
   return {
     parse(source, timeoutMs) {
       parser.setTimeoutMicros(timeoutMs * 1000);
@@ -113,9 +112,10 @@ function webTreeSitterModule(): Promise<typeof import('web-tree-sitter')> {
   }));
 }
 
-async function loadWasm(lang: LanguageSpec & { grammar: { runtime: 'wasm' } }): Promise<ReadyLanguage> {
+/** A language on WebAssembly: its own grammar's, or the fallback build of a native one (`file`). */
+async function loadWasm(lang: LanguageSpec, file: string): Promise<ReadyLanguage> {
   const { Parser: WasmParser, Language, Query } = await webTreeSitterModule();
-  const grammar = await Language.load(lang.grammar.file());
+  const grammar = await Language.load(file);
   noteLoaded(lang.id);
   const parser = new WasmParser();
   parser.setLanguage(grammar);
@@ -160,17 +160,17 @@ function compileQuery<Q>(lang: LanguageSpec, compile: (source: string) => Q, err
 export async function uncheckedCompiler(lang: LanguageSpec, source: string): Promise<() => { message: string; offset: number | undefined } | undefined> {
   let compile: () => unknown;
   let errorOffset: (err: unknown) => number | undefined;
-  if (lang.grammar.runtime === 'native') {
-    const grammar = lang.grammar.load() as Parser.Language;
-    compile = () => new Parser.Query(grammar, source);
+  const runtime = runtimeOf(lang);
+  if ('failure' in runtime) throw new Error(runtime.failure);
+  if ('native' in runtime) {
+    const { Parser: NativeParser, grammar } = runtime.native;
+    compile = () => new NativeParser.Query(grammar, source);
     errorOffset = nativeErrorOffset;
-  } else if (lang.grammar.runtime === 'wasm') {
+  } else {
     const { Language, Query } = await webTreeSitterModule();
-    const grammar = await Language.load(lang.grammar.file());
+    const grammar = await Language.load(runtime.file());
     compile = () => new Query(grammar, source);
     errorOffset = (err) => wasmErrorOffset(err, source);
-  } else {
-    throw new Error(`${lang.id} has no grammar of its own`);
   }
   return () => {
     try {
@@ -194,7 +194,24 @@ function wasmErrorOffset(err: unknown, source: string): number | undefined {
   return typeof index === 'number' ? Buffer.byteLength(source.slice(0, index)) : undefined;
 }
 
-/** The language ready in this thread, loading it now if it is native (a WebAssembly one must have been prepared). */
+/**
+ * What a language runs on in this thread: its native grammar when the runtime and the grammar load,
+ * else the WebAssembly file of its own grammar or of its fallback build (with why the native one
+ * did not load), else why it has no grammar.
+ */
+type Runtime = { native: Exclude<NativeGrammar, { failure: string }> } | { file: () => string; build: string; nativeFailure?: string } | { failure: string };
+
+function runtimeOf(lang: LanguageSpec): Runtime {
+  const { grammar } = lang;
+  if (grammar.runtime === 'wasm') return { file: grammar.file, build: grammar.package };
+  if (grammar.runtime !== 'native') throw new Error(`${lang.id} has no grammar of its own`);
+  const native = nativeGrammar({ ...lang, grammar });
+  if (!('failure' in native)) return { native };
+  const build = fallbackBuild(lang);
+  return build ? { file: build.file, build: build.package, nativeFailure: native.failure } : { failure: `${native.failure}; no WebAssembly build` };
+}
+
+/** The language ready in this thread, loading it now if it runs natively (one on WebAssembly must have been prepared). */
 function load(lang: LanguageSpec): ReadyLanguage | LanguageLoadError {
   const key = readyKey(lang);
   let entry = ready.get(key);
@@ -204,9 +221,9 @@ function load(lang: LanguageSpec): ReadyLanguage | LanguageLoadError {
       // WebAssembly grammar whose start never returns).
       entry = new LanguageLoadError(lang.queryError);
     } else {
-      if (lang.grammar.runtime === 'wasm') throw new Error(`the WebAssembly grammar of ${lang.id} is used before prepareLanguage`);
-      if (lang.grammar.runtime === 'scripts') throw new Error(`${lang.id} has no grammar of its own`);
-      entry = settle(lang, () => loadNative(lang as LanguageSpec & { grammar: { runtime: 'native' } }));
+      const runtime = runtimeOf(lang);
+      if ('file' in runtime) throw new Error(`the WebAssembly grammar of ${lang.id} is used before prepareLanguage`);
+      entry = 'failure' in runtime ? new LanguageLoadError(`${lang.id}: ${runtime.failure}`) : settle(lang, () => loadNative(lang, runtime.native));
     }
     ready.set(key, entry);
   }
@@ -221,44 +238,54 @@ function settle(lang: LanguageSpec, create: () => ReadyLanguage): ReadyLanguage 
   }
 }
 
-/** A grammar's or query's failure to load as the detail its files are skipped with. */
-function loadFailure(lang: LanguageSpec, err: unknown): LanguageLoadError {
+/** A grammar's or query's failure to load as the detail its files are skipped with (`nativeFailure`: why the native grammar did not load before). */
+function loadFailure(lang: LanguageSpec, err: unknown, runtime?: { build: string; nativeFailure?: string }): LanguageLoadError {
   if (err instanceof LanguageLoadError) return err;
-  const message = errorMessage(err).split('\n')[0];
+  const message = quoted(errorMessage(err).split('\n')[0]);
+  if (runtime?.nativeFailure) return new LanguageLoadError(`${lang.id}: ${runtime.nativeFailure}; WebAssembly build of ${runtime.build} failed to load (${message})`);
   return new LanguageLoadError(`${lang.id}: grammar ${lang.grammar.package} failed to load (${message})`);
 }
 
-/** Whether extractTags can run on this language's files now, without prepareLanguage. */
-export function isLanguageReady(lang: LanguageSpec): boolean {
-  return lang.grammar.runtime !== 'wasm' || lang.queryError !== undefined || ready.has(readyKey(lang));
+/** Whether extractTags can run on this language's files now, without prepareLanguage (`set`: the repository's languages). */
+export function isLanguageReady(lang: LanguageSpec, set: LanguageSet = BUILTIN_LANGUAGES): boolean {
+  return parsedWith(lang, set).every((parsed) => parsed.queryError !== undefined || ready.has(readyKey(parsed)) || !('file' in runtimeOf(parsed)));
 }
 
 /**
- * Loads a WebAssembly grammar (web-tree-sitter's loading is asynchronous) and compiles its query;
- * a no-op for the others, which load on first use. Never rejects: a failure is kept and reported
- * per file by extractTags.
+ * Loads a language's grammar and compiles its query in this thread: natively when it runs so,
+ * else its WebAssembly build (web-tree-sitter's loading is asynchronous). Never rejects: a failure
+ * is kept and reported per file by extractTags.
  */
-export function prepareLanguage(lang: LanguageSpec): Promise<void> {
-  if (isLanguageReady(lang)) return Promise.resolve();
-  const key = readyKey(lang);
-  let pending = loading.get(key);
-  if (!pending) {
-    pending = loadWasm(lang as LanguageSpec & { grammar: { runtime: 'wasm' } }).then(
-      (entry) => void ready.set(key, entry),
-      (err: unknown) => void ready.set(key, loadFailure(lang, err)),
-    );
-    loading.set(key, pending);
+export async function prepareLanguage(lang: LanguageSpec, set: LanguageSet = BUILTIN_LANGUAGES): Promise<void> {
+  for (const parsed of parsedWith(lang, set)) {
+    const key = readyKey(parsed);
+    if (ready.has(key)) continue;
+    if (parsed.queryError !== undefined) {
+      load(parsed);
+      continue;
+    }
+    const runtime = runtimeOf(parsed);
+    if (!('file' in runtime)) {
+      load(parsed);
+      continue;
+    }
+    let pending = loading.get(key);
+    if (!pending) {
+      pending = Promise.resolve()
+        .then(() => loadWasm(parsed, runtime.file()))
+        .then(
+          (entry) => void ready.set(key, entry),
+          (err: unknown) => void ready.set(key, loadFailure(parsed, err, runtime)),
+        );
+      loading.set(key, pending);
+    }
+    await pending;
   }
-  return pending;
 }
 
 /** Loads the grammars and compiles the queries of these languages in this thread now, not on first use. */
 export async function preloadLanguages(langs: readonly LanguageSpec[]): Promise<void> {
-  for (const lang of langs) {
-    if (lang.grammar.runtime === 'scripts' || lang.grammar.runtime === 'refused') continue;
-    if (lang.grammar.runtime === 'wasm') await prepareLanguage(lang);
-    else load(lang);
-  }
+  for (const lang of langs) await prepareLanguage(lang);
 }
 
 export type ExtractResult =

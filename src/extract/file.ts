@@ -126,7 +126,7 @@ export async function indexFiles(root: string, jobs: readonly FileJob[], options
   const languages = languageSet(options.languages);
   for (let i = 0; i < jobs.length; i++) {
     const lang = languages.forPath(jobs[i].path);
-    if (lang && !isLanguageReady(lang)) await prepareLanguage(lang);
+    if (lang && !isLanguageReady(lang, languages)) await prepareLanguage(lang, languages);
     let preread = ahead.take(i);
     if (preread instanceof Promise) preread = await preread;
     onResult(i, indexFileSafely(root, jobs[i], options, preread));

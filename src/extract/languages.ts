@@ -6,16 +6,24 @@ import { escapeControls, packageRoot } from '../paths.js';
 
 const require = createRequire(import.meta.url);
 
+/** A grammar's WebAssembly build: the npm package that ships it, and its file's path. */
+export interface WasmBuild {
+  package: string;
+  file: () => string;
+}
+
 /**
- * Where a language's grammar comes from. `native`: a Node binding, loaded synchronously. `wasm`: a
- * WebAssembly grammar run by web-tree-sitter, for languages without a native package that
- * installs cleanly from the registry. `scripts`: a single-file component (Vue, Svelte) whose
+ * Where a language's grammar comes from. `native`: a Node binding, loaded synchronously; `wasm`
+ * lists the WebAssembly builds its files are parsed with where the native runtime or grammar does
+ * not load (see native.ts), the first one installed, each one whose tags are the native grammar's
+ * on every fixture (test/runtimes.test.ts). `wasm`: a WebAssembly grammar run by web-tree-sitter, for languages
+ * without a native package that installs cleanly from the registry. `scripts`: a single-file component (Vue, Svelte) whose
  * `<script>` blocks are parsed with another language's grammar and query, chosen by their `lang`.
  * `refused`: a native grammar a project config names that the user has not allowed (see
  * user-languages.ts): never loaded, its files are skipped as 'grammar not allowed'.
  */
 export type GrammarSource =
-  | { runtime: 'native'; package: string; load: () => unknown }
+  | { runtime: 'native'; package: string; load: () => unknown; wasm?: readonly WasmBuild[] }
   | { runtime: 'wasm'; package: string; file: () => string }
   | { runtime: 'scripts'; package: string; typescript: string; javascript: string }
   | { runtime: 'refused'; package: string };
@@ -53,13 +61,23 @@ export function grammarPackage(lang: LanguageSpec): string {
   return lang.grammar.package;
 }
 
-function native(pkg: string, load: () => unknown): GrammarSource {
-  return { runtime: 'native', package: pkg, load };
+function native(pkg: string, load: () => unknown, ...wasm: WasmBuild[]): GrammarSource {
+  return { runtime: 'native', package: pkg, load, ...(wasm.length > 0 ? { wasm } : {}) };
 }
 
-/** A grammar of the tree-sitter-wasms package (prebuilt .wasm files, one per language). */
+/** The WebAssembly build a grammar package ships beside its binding: `file` in its folder. */
+function shipped(pkg: string, file: string): WasmBuild {
+  return { package: pkg, file: () => require.resolve(`${pkg}/${file}`) };
+}
+
+/** A build of the tree-sitter-wasms package (prebuilt .wasm files, one per language). */
+function wasmsBuild(name: string): WasmBuild {
+  return { package: 'tree-sitter-wasms', file: () => require.resolve(`tree-sitter-wasms/out/tree-sitter-${name}.wasm`) };
+}
+
+/** A grammar of the tree-sitter-wasms package, its only runtime. */
 function wasms(name: string): GrammarSource {
-  return { runtime: 'wasm', package: 'tree-sitter-wasms', file: () => require.resolve(`tree-sitter-wasms/out/tree-sitter-${name}.wasm`) };
+  return { runtime: 'wasm', ...wasmsBuild(name) };
 }
 
 /** A single-file component's script blocks: TypeScript or JavaScript, with the ecma queries. */
@@ -76,56 +94,56 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'typescript',
       family: 'ecma',
       extensions: ['.ts', '.mts', '.cts'],
-      grammar: native('tree-sitter-typescript', () => require('tree-sitter-typescript').typescript),
+      grammar: native('tree-sitter-typescript', () => require('tree-sitter-typescript').typescript, shipped('tree-sitter-typescript', 'tree-sitter-typescript.wasm')),
       queryFiles: queries('ecma.scm', 'typescript.scm'),
     },
     {
       id: 'tsx',
       family: 'ecma',
       extensions: ['.tsx'],
-      grammar: native('tree-sitter-typescript', () => require('tree-sitter-typescript').tsx),
+      grammar: native('tree-sitter-typescript', () => require('tree-sitter-typescript').tsx, shipped('tree-sitter-typescript', 'tree-sitter-tsx.wasm')),
       queryFiles: queries('ecma.scm', 'typescript.scm', 'jsx.scm'),
     },
     {
       id: 'javascript',
       family: 'ecma',
       extensions: ['.js', '.mjs', '.cjs', '.jsx'],
-      grammar: native('tree-sitter-javascript', () => require('tree-sitter-javascript')),
+      grammar: native('tree-sitter-javascript', () => require('tree-sitter-javascript'), shipped('tree-sitter-javascript', 'tree-sitter-javascript.wasm')),
       queryFiles: queries('ecma.scm', 'javascript.scm', 'jsx.scm'),
     },
     {
       id: 'python',
       family: 'python',
       extensions: ['.py', '.pyi'],
-      grammar: native('tree-sitter-python', () => require('tree-sitter-python')),
+      grammar: native('tree-sitter-python', () => require('tree-sitter-python'), shipped('tree-sitter-python', 'tree-sitter-python.wasm')),
       queryFiles: queries('python.scm'),
     },
     {
       id: 'rust',
       family: 'rust',
       extensions: ['.rs'],
-      grammar: native('tree-sitter-rust', () => require('tree-sitter-rust')),
+      grammar: native('tree-sitter-rust', () => require('tree-sitter-rust'), shipped('tree-sitter-rust', 'tree-sitter-rust.wasm')),
       queryFiles: queries('rust.scm'),
     },
     {
       id: 'go',
       family: 'go',
       extensions: ['.go'],
-      grammar: native('tree-sitter-go', () => require('tree-sitter-go')),
+      grammar: native('tree-sitter-go', () => require('tree-sitter-go'), shipped('tree-sitter-go', 'tree-sitter-go.wasm')),
       queryFiles: queries('go.scm'),
     },
     {
       id: 'java',
       family: 'jvm',
       extensions: ['.java'],
-      grammar: native('tree-sitter-java', () => require('tree-sitter-java')),
+      grammar: native('tree-sitter-java', () => require('tree-sitter-java'), shipped('tree-sitter-java', 'tree-sitter-java.wasm')),
       queryFiles: queries('java.scm'),
     },
     {
       id: 'c',
       family: 'c',
       extensions: ['.c'],
-      grammar: native('tree-sitter-c', () => require('tree-sitter-c')),
+      grammar: native('tree-sitter-c', () => require('tree-sitter-c'), shipped('tree-sitter-c', 'tree-sitter-c.wasm')),
       queryFiles: queries('c.scm'),
     },
     {
@@ -136,21 +154,21 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       // leaves out fewer files than C's, with as many definitions. The C query's patterns are part
       // of C++'s.
       extensions: ['.h', '.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp'],
-      grammar: native('tree-sitter-cpp', () => require('tree-sitter-cpp')),
+      grammar: native('tree-sitter-cpp', () => require('tree-sitter-cpp'), shipped('tree-sitter-cpp', 'tree-sitter-cpp.wasm')),
       queryFiles: queries('cpp.scm', 'c.scm'),
     },
     {
       id: 'csharp',
       family: 'dotnet',
       extensions: ['.cs'],
-      grammar: native('tree-sitter-c-sharp', () => loadNativeGrammar('tree-sitter-c-sharp')),
+      grammar: native('tree-sitter-c-sharp', () => loadNativeGrammar('tree-sitter-c-sharp'), shipped('tree-sitter-c-sharp', 'tree-sitter-c_sharp.wasm')),
       queryFiles: queries('csharp.scm'),
     },
     {
       id: 'ruby',
       family: 'ruby',
       extensions: ['.rb', '.rake', '.gemspec', '.ru'],
-      grammar: native('tree-sitter-ruby', () => require('tree-sitter-ruby')),
+      grammar: native('tree-sitter-ruby', () => require('tree-sitter-ruby'), shipped('tree-sitter-ruby', 'tree-sitter-ruby.wasm')),
       queryFiles: queries('ruby.scm'),
     },
     {
@@ -158,56 +176,58 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       family: 'php',
       extensions: ['.php'],
       // `php` parses whole files, HTML around <?php ... ?> included; `php_only` expects bare PHP.
-      grammar: native('tree-sitter-php', () => require('tree-sitter-php').php),
+      grammar: native('tree-sitter-php', () => require('tree-sitter-php').php, shipped('tree-sitter-php', 'tree-sitter-php.wasm')),
       queryFiles: queries('php.scm'),
     },
     {
       id: 'kotlin',
       family: 'jvm',
       extensions: ['.kt', '.kts'],
-      grammar: native('@tree-sitter-grammars/tree-sitter-kotlin', () => require('@tree-sitter-grammars/tree-sitter-kotlin')),
+      grammar: native('@tree-sitter-grammars/tree-sitter-kotlin', () => require('@tree-sitter-grammars/tree-sitter-kotlin'), shipped('@tree-sitter-grammars/tree-sitter-kotlin', 'tree-sitter-kotlin.wasm')),
       queryFiles: queries('kotlin.scm'),
     },
     {
       id: 'scala',
       family: 'jvm',
       extensions: ['.scala', '.sc'],
-      grammar: native('tree-sitter-scala', () => require('tree-sitter-scala')),
+      grammar: native('tree-sitter-scala', () => require('tree-sitter-scala'), shipped('tree-sitter-scala', 'tree-sitter-scala.wasm')),
       queryFiles: queries('scala.scm'),
     },
     {
       id: 'bash',
       family: 'shell',
       extensions: ['.sh', '.bash'],
-      grammar: native('tree-sitter-bash', () => require('tree-sitter-bash')),
+      grammar: native('tree-sitter-bash', () => require('tree-sitter-bash'), shipped('tree-sitter-bash', 'tree-sitter-bash.wasm')),
       queryFiles: queries('bash.scm'),
     },
     {
       id: 'lua',
       family: 'lua',
       extensions: ['.lua'],
-      grammar: native('@tree-sitter-grammars/tree-sitter-lua', () => loadNativeGrammar('@tree-sitter-grammars/tree-sitter-lua')),
+      grammar: native('@tree-sitter-grammars/tree-sitter-lua', () => loadNativeGrammar('@tree-sitter-grammars/tree-sitter-lua'), shipped('@tree-sitter-grammars/tree-sitter-lua', 'tree-sitter-lua.wasm')),
       queryFiles: queries('lua.scm'),
     },
     {
       id: 'elixir',
       family: 'elixir',
       extensions: ['.ex', '.exs'],
-      grammar: native('tree-sitter-elixir', () => require('tree-sitter-elixir')),
+      // tree-sitter-elixir's peer dependency on tree-sitter is not optional: where tree-sitter fails
+      // to install, npm removes tree-sitter-elixir too, its own build with it; tree-sitter-wasms' is there.
+      grammar: native('tree-sitter-elixir', () => require('tree-sitter-elixir'), shipped('tree-sitter-elixir', 'tree-sitter-elixir.wasm'), wasmsBuild('elixir')),
       queryFiles: queries('elixir.scm'),
     },
     {
       id: 'haskell',
       family: 'haskell',
       extensions: ['.hs'],
-      grammar: native('tree-sitter-haskell', () => require('tree-sitter-haskell')),
+      grammar: native('tree-sitter-haskell', () => require('tree-sitter-haskell'), shipped('tree-sitter-haskell', 'tree-sitter-haskell.wasm')),
       queryFiles: queries('haskell.scm'),
     },
     {
       id: 'ocaml',
       family: 'ocaml',
       extensions: ['.ml'],
-      grammar: native('tree-sitter-ocaml', () => require('tree-sitter-ocaml').ocaml),
+      grammar: native('tree-sitter-ocaml', () => require('tree-sitter-ocaml').ocaml, shipped('tree-sitter-ocaml', 'tree-sitter-ocaml.wasm')),
       queryFiles: queries('ocaml.scm'),
     },
     {
@@ -222,14 +242,14 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'zig',
       family: 'zig',
       extensions: ['.zig'],
-      grammar: native('@tree-sitter-grammars/tree-sitter-zig', () => require('@tree-sitter-grammars/tree-sitter-zig')),
+      grammar: native('@tree-sitter-grammars/tree-sitter-zig', () => require('@tree-sitter-grammars/tree-sitter-zig'), shipped('@tree-sitter-grammars/tree-sitter-zig', 'tree-sitter-zig.wasm')),
       queryFiles: queries('zig.scm'),
     },
     {
       id: 'hcl',
       family: 'hcl',
       extensions: ['.tf', '.tfvars', '.hcl'],
-      grammar: native('@tree-sitter-grammars/tree-sitter-hcl', () => require('@tree-sitter-grammars/tree-sitter-hcl')),
+      grammar: native('@tree-sitter-grammars/tree-sitter-hcl', () => require('@tree-sitter-grammars/tree-sitter-hcl'), shipped('@tree-sitter-grammars/tree-sitter-hcl', 'tree-sitter-hcl.wasm')),
       queryFiles: queries('hcl.scm'),
     },
     {
@@ -244,28 +264,28 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'julia',
       family: 'julia',
       extensions: ['.jl'],
-      grammar: native('tree-sitter-julia', () => require('tree-sitter-julia')),
+      grammar: native('tree-sitter-julia', () => require('tree-sitter-julia'), shipped('tree-sitter-julia', 'tree-sitter-julia.wasm')),
       queryFiles: queries('julia.scm'),
     },
     {
       id: 'r',
       family: 'r',
       extensions: ['.r'],
-      grammar: native('@davisvaughan/tree-sitter-r', () => require('@davisvaughan/tree-sitter-r')),
+      grammar: native('@davisvaughan/tree-sitter-r', () => require('@davisvaughan/tree-sitter-r'), shipped('@davisvaughan/tree-sitter-r', 'tree-sitter-r.wasm')),
       queryFiles: queries('r.scm'),
     },
     {
       id: 'objc',
       family: 'c',
       extensions: ['.m'],
-      grammar: native('tree-sitter-objc', () => require('tree-sitter-objc')),
+      grammar: native('tree-sitter-objc', () => require('tree-sitter-objc'), shipped('tree-sitter-objc', 'tree-sitter-objc.wasm')),
       queryFiles: queries('objc.scm', 'c.scm'),
     },
     {
       id: 'groovy',
       family: 'jvm',
       extensions: ['.groovy', '.gradle'],
-      grammar: native('tree-sitter-groovy', () => require('tree-sitter-groovy')),
+      grammar: native('tree-sitter-groovy', () => require('tree-sitter-groovy'), shipped('tree-sitter-groovy', 'tree-sitter-groovy.wasm')),
       queryFiles: queries('groovy.scm', 'java.scm'),
     },
     {
@@ -280,7 +300,8 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'elisp',
       family: 'elisp',
       extensions: ['.el'],
-      // An optional dependency without a prebuilt binary, compiled at install (see package.json).
+      // An optional dependency without a prebuilt binary, compiled at install (see package.json). No
+      // WebAssembly fallback: tree-sitter-wasms' elisp is an older grammar (no function_quote node).
       grammar: native('tree-sitter-elisp', () => require('tree-sitter-elisp')),
       queryFiles: queries('elisp.scm'),
     },
@@ -304,7 +325,8 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'elm',
       family: 'elm',
       extensions: ['.elm'],
-      // An optional dependency without a prebuilt binary, compiled at install (see package.json).
+      // An optional dependency without a prebuilt binary, compiled at install (see package.json). No
+      // WebAssembly fallback: tree-sitter-wasms' elm fails to load in web-tree-sitter 0.25 (memory access out of bounds).
       grammar: native('@elm-tooling/tree-sitter-elm', () => require('@elm-tooling/tree-sitter-elm')),
       queryFiles: queries('elm.scm'),
     },
@@ -400,6 +422,13 @@ export class LanguageSet {
 /** A language whose query is a project's and will be compiled (one refused, or of a refused grammar, never loads). */
 function runsOwnQuery(lang: LanguageSpec): boolean {
   return !isPackageQuery(lang.queryFiles) && lang.queryError === undefined && lang.grammar.runtime !== 'refused';
+}
+
+/** The languages whose grammars a language's files are parsed with: its own, or a single-file component's script languages (none: a refused grammar). */
+export function parsedWith(lang: LanguageSpec, set: LanguageSet): LanguageSpec[] {
+  if (lang.grammar.runtime === 'refused') return [];
+  if (lang.grammar.runtime !== 'scripts') return [lang];
+  return [lang.grammar.typescript, lang.grammar.javascript].flatMap((id) => set.byIdOf(id) ?? []);
 }
 
 /** The built-in languages, as shipped. */

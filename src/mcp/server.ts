@@ -89,6 +89,7 @@ const REPO_STATUS_OUTPUT = {
   indexed: z.number().int(),
   parsed: z.number().int(),
   skipped: z.record(z.string(), z.number().int()),
+  grammarFallbacks: z.array(z.object({ language: z.string(), runtime: z.enum(['wasm', 'none']), reason: z.string() })),
   pendingChanges: z.number().int(),
   watching: z.boolean(),
   unwatchedPaths: z.number().int(),
