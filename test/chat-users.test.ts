@@ -141,8 +141,13 @@ test('item 4: a plain word of the message that names a test fixture\'s file does
 });
 
 test('item 1: eval\'s edit-site recall counts the callers a change to the chat file touches, shown with their use lines', () => {
+  // The chat file calls forty helpers: the code it uses fills the depth section.
+  const helpers = Array.from({ length: 40 }, (_, i) => `unrelatedHelper${i}`);
+  const pricing = `import { ${helpers.join(', ')} } from '../other/helpers';\n${PRICING}export const warmed = [${helpers.map((name) => `${name}(1)`).join(', ')}];\n`;
+  const helperModule = helpers.map((name, i) => `export function ${name}(value: number): number {\n  return value + ${i};\n}\n`).join('');
   const root = repo({
-    'src/pricing.ts': PRICING,
+    'src/pricing.ts': pricing,
+    'other/helpers.ts': helperModule,
     'src/checkout/invoice.ts': "import { sumLineItems } from '../pricing';\n\nexport function issueInvoice(customer: string, cents: number[]): string {\n  const total = sumLineItems(cents.map((c) => ({ cents: c })));\n  return `${customer}: ${total}`;\n}\n",
     'src/cart/basket.ts': "import { sumLineItems } from '../pricing';\n\nexport function basketTotal(cents: number[]): number {\n  return sumLineItems(cents.map((c) => ({ cents: c })));\n}\n",
     ...filler(300),
@@ -152,15 +157,15 @@ test('item 1: eval\'s edit-site recall counts the callers a change to the chat f
   git(root, 'commit', '-qm', 'initial tree');
   // The change: sumLineItems takes a currency; its callers pass one.
   writeTree(root, {
-    'src/pricing.ts': PRICING.replace('sumLineItems(items: readonly LineItem[]): number {', 'sumLineItems(items: readonly LineItem[], currency: string): number {\n  void currency;'),
+    'src/pricing.ts': pricing.replace('sumLineItems(items: readonly LineItem[]): number {', 'sumLineItems(items: readonly LineItem[], currency: string): number {\n  void currency;'),
     'src/checkout/invoice.ts': "import { sumLineItems } from '../pricing';\n\nexport function issueInvoice(customer: string, cents: number[]): string {\n  const total = sumLineItems(cents.map((c) => ({ cents: c })), 'EUR');\n  return `${customer}: ${total}`;\n}\n",
     'src/cart/basket.ts': "import { sumLineItems } from '../pricing';\n\nexport function basketTotal(cents: number[]): number {\n  return sumLineItems(cents.map((c) => ({ cents: c })), 'EUR');\n}\n",
   });
   git(root, 'commit', '-qam', 'Pass a currency to the line items sum');
-  const result = runCli(['eval', root, '--budgets', '512', '--ranking', 'repomap', '--format', 'json', '--workers', '1']);
+  const result = runCli(['eval', root, '--budgets', '768', '--ranking', 'repomap', '--format', 'json', '--workers', '1']);
   assert.equal(result.code, 0, result.stderr);
   const report = JSON.parse(result.stdout) as { tasks: Array<{ chatFile: string; scores: Record<string, Record<string, { editRecall: number | null; shownSites: string[] }>> }> };
   assert.equal(report.tasks.length, 1);
   assert.equal(report.tasks[0].chatFile, 'src/pricing.ts');
-  assert.deepEqual(report.tasks[0].scores['512'].repomap.shownSites, ['src/cart/basket.ts:3 basketTotal', 'src/checkout/invoice.ts:3 issueInvoice']);
+  assert.deepEqual(report.tasks[0].scores['768'].repomap.shownSites, ['src/cart/basket.ts:3 basketTotal', 'src/checkout/invoice.ts:3 issueInvoice']);
 });
