@@ -319,8 +319,8 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
   const users = entriesWithin(
     usersEntries(
       {
-        namesOf: (idents) => graph.namesOfAll(idents),
-        importsOf: index.lookups.importsOf,
+        linksOf: ranking.linksOf,
+        definersOf: (idents) => graph.definersOfAll(idents),
         outlineOf,
         refsOf: index.lookups.refsOf,
         linesOf: (path) => shownLinesOf(index.root, path),

@@ -86,10 +86,10 @@ export const NEEDED_MODEL = {
   /**
    * A word of the request held by at most this many of the names at hand (those the request's
    * files and their peers use, those of the files its words are matched in) weighs in full; one
-   * held by more weighs this over their number (`input` in a terminal's code points at no name).
+   * held by more weighs the square root of this over their number (`input` in a terminal's code).
    */
-  specificWordMatches: 3,
-  /** A name only a plain word of a message points at, which the request's files do not use, weighs at most this share of the least name they use. */
+  specificWordMatches: 10,
+  /** A name only common plain words of a message point at, which the request's files do not use, weighs at most this share of the least name they use. */
   belowCalled: 0.999,
   /** A definition the request's files do not use yet, named in part by the request's words: less likely needed than one they use. */
   unusedName: 1 / 4,
@@ -114,20 +114,12 @@ export const NEEDED_MODEL = {
 
 /** Which users of the chat files' definitions the depth section shows (users.ts). */
 export const USERS_MODEL = {
-  /**
-   * A chat file's name defined in more files of its family than this links no user by name alone;
-   * one defined in more than linkedDefiners links none (as a reference with more definers links
-   * no file in the related graph).
-   */
-  maxDefiners: 3,
-  linkedDefiners: 10,
-  /** How surely a reference means the chat file's definition: its file imports the chat file (1), sits in its folder, or neither. */
-  folderCertainty: 2 / 3,
-  byNameCertainty: 1 / 2,
-  /** A chat file's name the request mentions weighs this many times more, and so do its users. */
+  /** Links to a name of a file the chat files use that they define too (an interface their class implements) weigh this share. */
+  throughShared: 1 / 2,
+  /** A chat file's name the request names (a --mention, a name of two words or more) weighs this many times more, and so do its users. */
   mentionBoost: 4,
-  /** Files whose references are read for users, the best first: a map shows a few dozen users at most. */
-  userFiles: 30,
+  /** Files whose references are read for users, those with most weight first: a map shows a few dozen users at most. */
+  userFiles: 16,
   /** The share of the depth section's tokens the users may take; the code the request uses takes the rest. */
   share: 0.25,
 } as const;

@@ -149,10 +149,15 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   for (const { outline } of wordOutlines) for (let i = 0; i < (outline?.defCount ?? 0); i++) pool.push(outline!.defName(i));
   const words = requestWords(mentionedIdents, pool);
   const wordBoost = words.boost;
-  // A name only a plain word of a message points at (not a --mention, nor a word of a named
-  // identifier) is likelier prose than a call: it never comes before a name the files call.
+  // A plain word of a message (not a --mention, nor a word of a named identifier) is likelier prose
+  // than a name: a name equal to it weighs as a mention by how specific the word is, and a name
+  // only common plain words point at never comes before a name the files use.
   const namedWords = new Set([...request.namedIdents].flatMap(identifierWords));
   const plainOnly = (ident: string) => !identifierWords(ident).some((word) => namedWords.has(word));
+  const mentionWeight = (ident: string) => {
+    if (request.namedIdents.has(ident) || !mentionedIdents.has(ident)) return 1;
+    return 1 + (EDGE_WEIGHTS.mentionedIdent - 1) * words.specificity(ident);
+  };
   /**
    * The files a name's users mean (see resolveName), and the name's weight: Aider's weight of the
    * name times the square root of its uses, times how sure the resolution is, times one more for
@@ -164,7 +169,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     const resolved = resolveName(all, users, imported, shownFile);
     if (!resolved) return undefined;
     const { files, tier } = resolved;
-    return { files, weight: nameWeight(ident, all.size, request.namedIdents) * Math.sqrt(useCount) * certainty(tier, files.length) * wordBoost(ident) };
+    return { files, weight: nameWeight(ident, all.size, request.namedIdents) * mentionWeight(ident) * Math.sqrt(useCount) * certainty(tier, files.length) * wordBoost(ident) };
   };
   const needs: Need[] = [];
   /**
@@ -188,7 +193,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   }
   // The definitions the request's words name in part (`stream` in `ListStream`) that its files do
   // not use yet: what a change may start to use, in the modules imported, beside, or ranked first.
-  // Below every name the files call (a plain word's), else at its own weight.
+  // Below every name the files use (a common plain word's), else at its own weight.
   let called = Infinity;
   for (const need of needs) if (need.score !== Infinity) called = Math.min(called, need.score);
   const belowCalled = called === Infinity ? Infinity : called * NEEDED_MODEL.belowCalled;
@@ -201,8 +206,9 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
         if (uses.has(ident) || own.has(ident) || mentionedIdents.has(ident) || ident.startsWith('_')) continue;
         const boost = wordBoost(ident);
         if (boost === 1 || (!aboutTests && inTestScope(outline, i))) continue;
-        const score = nameWeight(ident, 1, request.namedIdents) * relation * boost * UNUSED_NAME;
-        needs.push({ ident, score: plainOnly(ident) ? Math.min(score, belowCalled) : score, files: [path], index: i });
+        const score = nameWeight(ident, 1, request.namedIdents) * mentionWeight(ident) * relation * boost * UNUSED_NAME;
+        const common = plainOnly(ident) && words.specificity(ident) < 1;
+        needs.push({ ident, score: common ? Math.min(score, belowCalled) : score, files: [path], index: i });
       }
     }
   }
@@ -387,7 +393,7 @@ const BARREL = /(^|\/)(index\.[cm]?[jt]sx?|__init__\.pyi?|mod\.rs|lib\.rs)$/;
  * The files `path` imports, and those its imported barrels import: a name imported from a
  * package's index is defined in the module the index re-exports it from.
  */
-export function importsThroughBarrels(path: string, importsOf: (path: string) => readonly string[]): Set<string> {
+function importsThroughBarrels(path: string, importsOf: (path: string) => readonly string[]): Set<string> {
   const files = new Set(importsOf(path));
   // A Set iterates what is added while it runs: a barrel a barrel imports is followed in turn.
   for (const file of files) if (BARREL.test(file)) for (const next of importsOf(file)) if (next !== path) files.add(next);

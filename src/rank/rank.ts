@@ -162,6 +162,16 @@ export interface RelatedRanking {
   rankOf: (path: string) => number;
   /** The rank of each definition of `files`, by file then identifier: Aider's sharing, over the forward edges. */
   definitionRanks: (files: readonly string[]) => Map<string, Map<string, number>>;
+  /** A file's links in the related graph, by identifier: the files it uses (forward) and those that use it, each with the link's weight. */
+  linksOf: (path: string) => FileLink[];
+}
+
+/** A link of a file in the related graph: the other file, the identifier, its weight, and whether the file references (forward) or defines it. */
+export interface FileLink {
+  path: string;
+  ident: string;
+  weight: number;
+  forward: boolean;
 }
 
 /** Unpersonalized ranks of a related graph, by its CSR (a graph keeps one until it changes). */
@@ -248,7 +258,17 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     }
     return byFile;
   };
-  return { files, rankOf: (path) => ranks[nodeOf(path) ?? -1] ?? 0, definitionRanks };
+  const linksOf = (path: string): FileLink[] => {
+    const v = nodeOf(path);
+    if (v === undefined) return [];
+    const { offsets, targets, weights } = csr;
+    const links: FileLink[] = [];
+    for (let e = offsets[v]; e < offsets[v + 1]; e++) {
+      links.push({ path: paths[targets[e]], ident: idents[edgeIdent[e]], weight: forward[e] ? weights[e] : weights[e] / RELATED_WEIGHTS.reverse, forward: forward[e] === 1 });
+    }
+    return links;
+  };
+  return { files, rankOf: (path) => ranks[nodeOf(path) ?? -1] ?? 0, definitionRanks, linksOf };
 }
 
 /**

@@ -12,11 +12,14 @@ export interface RequestWords {
   readonly any: boolean;
   /** 1 when the name holds none of the words, else 1 plus NEEDED_MODEL.wordMatchBoost times each held word's specificity. */
   boost(ident: string): number;
+  /** The specificity of the words a name holds, the most specific one's (0 when it holds none): 1 for a word few names hold, less for one many do. */
+  specificity(ident: string): number;
 }
 
 /**
- * The words of `mentionedIdents` (see identifierWords), each weighing min(1, specificWordMatches /
- * the names of `pool` holding it): a word the pool's names hold at most that often weighs in full.
+ * The words of `mentionedIdents` (see identifierWords), each weighing min(1, the square root of
+ * specificWordMatches over the names of `pool` holding it): a word the pool's names hold at most
+ * that often weighs in full, one a hundred times as many hold a tenth.
  */
 export function requestWords(mentionedIdents: Iterable<string>, pool: Iterable<string>): RequestWords {
   const words = new Set([...mentionedIdents].flatMap(identifierWords));
@@ -28,7 +31,7 @@ export function requestWords(mentionedIdents: Iterable<string>, pool: Iterable<s
   };
   const matches = new Map<string, number>();
   for (const ident of new Set(pool)) for (const word of new Set(holds(ident))) matches.set(word, (matches.get(word) ?? 0) + 1);
-  const weightOf = (word: string) => Math.min(1, SPECIFIC_MATCHES / Math.max(1, matches.get(word) ?? 0));
+  const weightOf = (word: string) => Math.min(1, Math.sqrt(SPECIFIC_MATCHES / Math.max(1, matches.get(word) ?? 0)));
   return {
     any: words.size > 0,
     boost: (ident) => {
@@ -36,6 +39,7 @@ export function requestWords(mentionedIdents: Iterable<string>, pool: Iterable<s
       for (const word of holds(ident)) boost += WORD_MATCH_BOOST * weightOf(word);
       return boost;
     },
+    specificity: (ident) => Math.max(0, ...holds(ident).map(weightOf)),
   };
 }
 

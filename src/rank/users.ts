@@ -3,29 +3,30 @@
 // that uses the chat file's definition under it. A change to a file's API lands in its users: the
 // functions a refactor has to touch are those that call what it changes.
 //
-// A reference means a chat file's definition when its file imports the chat file (through a
-// package's index), sits in the chat file's folder (a Go package, sibling modules), or when few
-// files of the family define the name. A user is ranked by how much of the chat files' API it
-// uses, each name weighed by how surely it means the chat file's, by how few files define it, and
-// by the request (a name it mentions, or one holding its words, first); then by its file's rank.
+// The users are the files the related graph links to a chat file's functions and types (its
+// resolution: imports first, then the folder, then by name among few definers; never two language
+// families), and those it links to the same name in a file the chat file uses (an interface its
+// class implements, a base class whose method it overrides). A user is ranked by how much of the
+// chat files' API it uses: the links' weights, times the request's weight of each name (a name it
+// names, or one holding its words), and of the user's own name; then by its file's rank.
 import { comparePaths } from '../discover/discover.js';
 import { EDIT_SITE_KINDS } from '../eval/edit-sites.js';
 import { getOrCreate } from '../graph/nodes.js';
-import type { NameFiles } from '../graph/graph-types.js';
 import { USERS_MODEL } from '../model.js';
 import type { PackEntry } from '../pack/pack.js';
 import type { RefTag } from '../records.js';
 import type { Outline } from '../store/outline.js';
-import { importsThroughBarrels } from './needed.js';
+import type { FileLink } from './rank.js';
 import { requestWords } from './request-words.js';
 
-const { maxDefiners: MAX_DEFINERS, linkedDefiners: LINKED_DEFINERS, userFiles: USER_FILES, mentionBoost: MENTION_BOOST, folderCertainty: FOLDER, byNameCertainty: BY_NAME } = USERS_MODEL;
+const { userFiles: USER_FILES, mentionBoost: MENTION_BOOST, throughShared: THROUGH_SHARED } = USERS_MODEL;
 
 /** What finding users reads of the graph and the index. */
 export interface UsersSources {
-  /** The files defining and referencing each name. */
-  namesOf: (idents: readonly string[]) => ReadonlyMap<string, NameFiles>;
-  importsOf: (path: string) => readonly string[];
+  /** A file's links in the related graph (see RelatedRanking.linksOf). */
+  linksOf: (path: string) => readonly FileLink[];
+  /** The files defining each of `idents`. */
+  definersOf: (idents: readonly string[]) => ReadonlyMap<string, ReadonlySet<string> | undefined>;
   outlineOf: (path: string) => Outline | undefined;
   /** A file's reference tags, with their lines. */
   refsOf: (path: string) => readonly RefTag[];
@@ -62,51 +63,55 @@ interface User {
  */
 export function usersEntries(sources: UsersSources, request: UsersRequest): PackEntry[] {
   const { chatFiles, foreign, rankOf } = request;
+  const chats = new Set(chatFiles);
+  const shown = (path: string) => !chats.has(path) && !foreign(path);
   // Each file's text read once (its import lines, then its use lines).
   const texts = new Map<string, readonly string[] | null>();
   const read = sources.linesOf;
   sources = { ...sources, linesOf: (path) => getOrCreate(texts, path, () => read(path) ?? null) ?? undefined };
-  const chats = new Set(chatFiles);
-  const chatFolders = new Set(chatFiles.map(folderOf));
-  const family = (path: string) => !chats.has(path) && !foreign(path);
+  // The chat files' API: functions and types (a field's or a local's name is read everywhere, and meant nowhere in particular).
   const names = new Set<string>();
   for (const chat of chatFiles) {
     const outline = sources.outlineOf(chat);
-    // Its API: functions and types (a field's or a local's name is read everywhere, and meant nowhere in particular).
     for (let i = 0; i < (outline?.defCount ?? 0); i++) if (EDIT_SITE_KINDS.has(outline!.defSubkind(i))) names.add(outline!.defName(i));
   }
   if (names.size === 0) return [];
-  const named = sources.namesOf([...names].sort(comparePaths));
   // How much the request points at a name: a name it names, or the words it holds, each word by how few of the chat files' names hold it.
   const words = requestWords(request.mentionedIdents, names);
   const requestWeight = (ident: string) => (request.namedIdents.has(ident) ? MENTION_BOOST : words.boost(ident));
 
-  // Each candidate file's names with their weights: certainty times the request's weight, over the
-  // definers (a name many files define says less about which one a user means).
+  // Each user file's names with their weights: the links into the chat files, and, at a share, into
+  // the files they use that define the same name.
   const weightsOf = new Map<string, Map<string, number>>();
-  const importsOf = new Map<string, ReadonlySet<string>>();
-  const importedBy = (path: string) => getOrCreate(importsOf, path, () => importsThroughBarrels(path, sources.importsOf));
-  for (const [ident, { definers, referencers }] of named) {
-    const others = [...(definers ?? [])].filter((path) => !chats.has(path) && family(path));
-    const count = others.length + 1;
-    if (count > LINKED_DEFINERS) continue;
-    const weight = requestWeight(ident) / count;
-    for (const [path] of referencers ?? []) {
-      if (!family(path)) continue;
-      const imports = importedBy(path);
+  const addLinks = (links: readonly FileLink[], share: number) => {
+    for (const { path, ident, weight, forward } of links) {
+      if (forward || !names.has(ident) || !shown(path)) continue;
+      const weights = getOrCreate(weightsOf, path, () => new Map<string, number>());
+      weights.set(ident, (weights.get(ident) ?? 0) + weight * share * requestWeight(ident));
+    }
+  };
+  const used = new Set<string>();
+  for (const chat of chatFiles) {
+    const links = sources.linksOf(chat);
+    addLinks(links, 1);
+    for (const link of links) if (link.forward && !chats.has(link.path)) used.add(link.path);
+  }
+  for (const path of [...used].sort(comparePaths)) {
+    const outline = sources.outlineOf(path);
+    let shares = false;
+    for (let i = 0; i < (outline?.defCount ?? 0) && !shares; i++) shares = names.has(outline!.defName(i));
+    if (shares) addLinks(sources.linksOf(path), THROUGH_SHARED);
+  }
+  // A Go package's names are in scope unqualified: a user whose package defines the name means its own.
+  const goNames = new Set<string>();
+  for (const [path, weights] of weightsOf) if (path.endsWith('.go')) for (const ident of weights.keys()) goNames.add(ident);
+  if (goNames.size > 0) {
+    const definers = sources.definersOf([...goNames].sort(comparePaths));
+    for (const [path, weights] of weightsOf) {
+      if (!path.endsWith('.go')) continue;
       const folder = folderOf(path);
-      // Another definer in the user's own folder is the one it means (a Go package's name, unqualified).
-      // One it imports may be an interface the chat file's class implements: the name alone decides then.
-      const certainty = others.some((other) => folderOf(other) === folder)
-        ? 0
-        : chatFiles.some((chat) => imports.has(chat))
-          ? 1
-          : chatFolders.has(folder)
-            ? FOLDER
-            : count <= MAX_DEFINERS
-              ? BY_NAME
-              : 0;
-      if (certainty > 0) getOrCreate(weightsOf, path, () => new Map()).set(ident, weight * certainty);
+      for (const ident of [...weights.keys()]) if ([...(definers.get(ident) ?? [])].some((other) => !chats.has(other) && folderOf(other) === folder)) weights.delete(ident);
+      if (weights.size === 0) weightsOf.delete(path);
     }
   }
   const total = (weights: ReadonlyMap<string, number>) => [...weights.values()].reduce((sum, w) => sum + w, 0);
