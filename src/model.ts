@@ -88,8 +88,12 @@ export const NEEDED_MODEL = {
    * files and their peers use, those of the files its words are matched in) weighs in full; one
    * held by more weighs the square root of this over their number (`input` in a terminal's code).
    */
-  specificWordMatches: 10,
-  /** A name only common plain words of a message point at, which the request's files do not use, weighs at most this share of the least name they use. */
+  specificWordMatches: 30,
+  /**
+   * A plain word of a message weighing less than this is common: a name only such words point at,
+   * which the request's files do not use, weighs at most belowCalled of the least name they use.
+   */
+  commonWord: 0.8,
   belowCalled: 0.999,
   /** A definition the request's files do not use yet, named in part by the request's words: less likely needed than one they use. */
   unusedName: 1 / 4,

@@ -207,7 +207,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
         const boost = wordBoost(ident);
         if (boost === 1 || (!aboutTests && inTestScope(outline, i))) continue;
         const score = nameWeight(ident, 1, request.namedIdents) * mentionWeight(ident) * relation * boost * UNUSED_NAME;
-        const common = plainOnly(ident) && words.specificity(ident) < 1;
+        const common = plainOnly(ident) && words.specificity(ident) < NEEDED_MODEL.commonWord;
         needs.push({ ident, score: common ? Math.min(score, belowCalled) : score, files: [path], index: i });
       }
     }
