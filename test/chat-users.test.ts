@@ -169,3 +169,15 @@ test('item 1: eval\'s edit-site recall counts the callers a change to the chat f
   assert.equal(report.tasks[0].chatFile, 'src/pricing.ts');
   assert.deepEqual(report.tasks[0].scores['768'].repomap.shownSites, ['src/cart/basket.ts:3 basketTotal', 'src/checkout/invoice.ts:3 issueInvoice']);
 });
+
+test('item 1: a user in a file over the 1 MiB a map reads for lines is shown by its signature, without the use line', () => {
+  const padding = `// ${'x'.repeat(100)}\n`.repeat(11_000);
+  const root = repo({
+    'src/pricing.ts': PRICING,
+    'src/cart/basket.ts': `import { sumLineItems } from '../pricing';\n\nexport function basketTotal(cents: number[]): number {\n  return sumLineItems(cents.map((c) => ({ cents: c })));\n}\n${padding}`,
+    ...filler(40),
+  });
+  const text = map(root, 'src/pricing.ts', '--tokens', '1024', '--max-file-bytes', '2000000').stdout;
+  assert.match(text, /src\/cart\/basket\.ts:\n…\n│export function basketTotal\(cents: number\[\]\): number \{\n…\n/, text);
+  assert.doesNotMatch(text, /│  return sumLineItems/, text);
+});
