@@ -125,7 +125,7 @@ export const USERS_MODEL = {
   /** Files whose references are read for users, those with most weight first: a map shows a few dozen users at most. */
   userFiles: 16,
   /** The share of the depth section's tokens the users may take; the code the request uses takes the rest. */
-  share: 0.25,
+  share: 0.125,
 } as const;
 
 /**

@@ -141,8 +141,8 @@ test('item 4: a plain word of the message that names a test fixture\'s file does
 });
 
 test('item 1: eval\'s edit-site recall counts the callers a change to the chat file touches, shown with their use lines', () => {
-  // The chat file calls forty helpers: the code it uses fills the depth section.
-  const helpers = Array.from({ length: 40 }, (_, i) => `unrelatedHelper${i}`);
+  // The chat file calls eighty helpers: the code it uses fills the depth section.
+  const helpers = Array.from({ length: 80 }, (_, i) => `unrelatedHelper${i}`);
   const pricing = `import { ${helpers.join(', ')} } from '../other/helpers';\n${PRICING}export const warmed = [${helpers.map((name) => `${name}(1)`).join(', ')}];\n`;
   const helperModule = helpers.map((name, i) => `export function ${name}(value: number): number {\n  return value + ${i};\n}\n`).join('');
   const root = repo({
@@ -162,12 +162,12 @@ test('item 1: eval\'s edit-site recall counts the callers a change to the chat f
     'src/cart/basket.ts': "import { sumLineItems } from '../pricing';\n\nexport function basketTotal(cents: number[]): number {\n  return sumLineItems(cents.map((c) => ({ cents: c })), 'EUR');\n}\n",
   });
   git(root, 'commit', '-qam', 'Pass a currency to the line items sum');
-  const result = runCli(['eval', root, '--budgets', '768', '--ranking', 'repomap', '--format', 'json', '--workers', '1']);
+  const result = runCli(['eval', root, '--budgets', '1536', '--ranking', 'repomap', '--format', 'json', '--workers', '1']);
   assert.equal(result.code, 0, result.stderr);
   const report = JSON.parse(result.stdout) as { tasks: Array<{ chatFile: string; scores: Record<string, Record<string, { editRecall: number | null; shownSites: string[] }>> }> };
   assert.equal(report.tasks.length, 1);
   assert.equal(report.tasks[0].chatFile, 'src/pricing.ts');
-  assert.deepEqual(report.tasks[0].scores['768'].repomap.shownSites, ['src/cart/basket.ts:3 basketTotal', 'src/checkout/invoice.ts:3 issueInvoice']);
+  assert.deepEqual(report.tasks[0].scores['1536'].repomap.shownSites, ['src/cart/basket.ts:3 basketTotal', 'src/checkout/invoice.ts:3 issueInvoice']);
 });
 
 test('item 1: a user in a file over the 1 MiB a map reads for lines is shown by its signature, without the use line', () => {
