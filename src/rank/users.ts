@@ -96,12 +96,10 @@ export function usersEntries(sources: UsersSources, request: UsersRequest): Pack
     addLinks(links, 1);
     for (const link of links) if (link.forward && !chats.has(link.path)) used.add(link.path);
   }
-  for (const path of [...used].sort(comparePaths)) {
-    const outline = sources.outlineOf(path);
-    let shares = false;
-    for (let i = 0; i < (outline?.defCount ?? 0) && !shares; i++) shares = names.has(outline!.defName(i));
-    if (shares) addLinks(sources.linksOf(path), THROUGH_SHARED);
-  }
+  // The files it uses that define one of its names too, from the graph's name index (not their outlines: a chat file uses hundreds).
+  const sharing = new Set<string>();
+  for (const definers of sources.definersOf([...names].sort(comparePaths)).values()) for (const path of definers ?? []) if (used.has(path)) sharing.add(path);
+  for (const path of [...sharing].sort(comparePaths)) addLinks(sources.linksOf(path), THROUGH_SHARED);
   // A Go package's names are in scope unqualified: a user whose package defines the name means its own.
   const goNames = new Set<string>();
   for (const [path, weights] of weightsOf) if (path.endsWith('.go')) for (const ident of weights.keys()) goNames.add(ident);
