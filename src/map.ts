@@ -14,6 +14,10 @@ import { type RankRequest, rankDefinitions, rankRelated, unpersonalizedRanks } f
 import { DEFAULT_RANKING } from './api/request.js';
 import { depthTokens, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
+import { usersEntries } from './rank/users.js';
+import { readBoundedText } from './bounded-read.js';
+import { boundedLine } from './extract/extract.js';
+import { USERS_MODEL } from './model.js';
 import { isPathNamed, neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
@@ -21,7 +25,7 @@ import { type StoreOptions, TagStore, isStoreFailure } from './store/store.js';
 import type { DefTag } from './records.js';
 import type { GrammarFallback, SkipReason, SkippedFile } from './api/types.js';
 import { repositoryFallbacks } from './extract/native.js';
-import { entryAt, escapeControls, pathFromRoot, requestFilePath, requestFilePaths, resolveRoot, unreadableFile } from './paths.js';
+import { entryAt, escapeControls, escapeLineControls, pathFromRoot, requestFilePath, requestFilePaths, resolveRoot, unreadableFile } from './paths.js';
 import { badRequest, quoted } from './errors.js';
 import { applyProjectConfig } from './config.js';
 import { excludeMatcher, leftOutMatcher } from './discover/discover.js';
@@ -314,7 +318,25 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
     // A shown definition takes a few tokens at the least: more entries than this never fit.
     { from, hidden: chatFiles, mentionedIdents, namedIdents: namedIdents ?? mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4), ranked: ranking.files },
   );
-  const depth = entriesWithin(needed, depthTokens(layoutBudget), outlineOf, countTokens, layoutBudget);
+  // The chat files' users, within their share of the depth section; the code the request uses gets the rest.
+  const depthBudget = depthTokens(layoutBudget);
+  const users = entriesWithin(
+    usersEntries(
+      {
+        linksOf: ranking.linksOf,
+        definersOf: (idents) => graph.definersOfAll(idents),
+        outlineOf,
+        refsOf: index.lookups.refsOf,
+        linesOf: (path) => shownLinesOf(index.root, path),
+      },
+      { chatFiles: [...chatFiles], foreign: foreignTo(from), mentionedIdents, namedIdents: namedIdents ?? mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) },
+    ),
+    depthBudget * USERS_MODEL.share,
+    outlineOf,
+    countTokens,
+  );
+  const uses = entriesWithin(needed, depthBudget - users.tokens, outlineOf, countTokens, layoutBudget);
+  const depth = { entries: [...uses.entries, ...users.entries], tokens: uses.tokens + users.tokens };
   const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
     mentioned: mentionedIdents,
     isLate: foreignTo(from),
@@ -498,4 +520,22 @@ function getOrPush<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
+}
+
+/** The largest file whose lines a map quotes as a use (as a request's file is scanned for its identifiers: see identifiersInFile). */
+const MAX_QUOTED_FILE_BYTES = 1 << 20;
+
+/**
+ * A file's lines as a map shows an outline's (trailing space off, bounded, escaped), read bounded:
+ * a regular file of at most MAX_QUOTED_FILE_BYTES inside the root; undefined otherwise (removed
+ * since it was indexed, grown past the bound, replaced by a link out of the root).
+ */
+function shownLinesOf(root: string, path: string): string[] | undefined {
+  let text: string | undefined;
+  try {
+    text = readBoundedText(join(root, path), { maxBytes: MAX_QUOTED_FILE_BYTES, root });
+  } catch {
+    return undefined;
+  }
+  return text?.split('\n').map((line) => escapeLineControls(boundedLine(line)));
 }

@@ -81,8 +81,20 @@ export const NEEDED_MODEL = {
   importedCertainty: 1,
   folderCertainty: 2 / 3,
   byNameCertainty: 1 / 2,
-  /** Each word of the request a name holds multiplies its weight by one more times this. */
+  /** Each word of the request a name holds multiplies its weight by one more times this, times the word's specificity (below). */
   wordMatchBoost: 1,
+  /**
+   * A word of the request held by at most this many of the names at hand (those the request's
+   * files and their peers use, those of the files its words are matched in) weighs in full; one
+   * held by more weighs the square root of this over their number (`input` in a terminal's code).
+   */
+  specificWordMatches: 30,
+  /**
+   * A plain word of a message weighing less than this is common: a name only such words point at,
+   * which the request's files do not use, weighs at most belowCalled of the least name they use.
+   */
+  commonWord: 0.8,
+  belowCalled: 0.999,
   /** A definition the request's files do not use yet, named in part by the request's words: less likely needed than one they use. */
   unusedName: 1 / 4,
   /** Files whose definitions are matched against the request's words: imported, beside, best ranked. */
@@ -102,6 +114,18 @@ export const NEEDED_MODEL = {
   rankedApiFiles: 10,
   /** Of several files a needed name may mean, those the request's ranking puts after the first weigh this share of the name's weight. */
   otherDefiners: 1 / 4,
+} as const;
+
+/** Which users of the chat files' definitions the depth section shows (users.ts). */
+export const USERS_MODEL = {
+  /** Links to a name of a file the chat files use that they define too (an interface their class implements) weigh this share. */
+  throughShared: 1 / 2,
+  /** A chat file's name the request names (a --mention, a name of two words or more) weighs this many times more, and so do its users. */
+  mentionBoost: 4,
+  /** Files whose references are read for users, those with most weight first: a map shows a few dozen users at most. */
+  userFiles: 16,
+  /** The share of the depth section's tokens the users may take; the code the request uses takes the rest. */
+  share: 0.125,
 } as const;
 
 /**

@@ -7,7 +7,7 @@ import type { ReferenceGraph } from './graph/graph.js';
 import type { NameFiles } from './graph/graph-types.js';
 import type { TagStore } from './store/store.js';
 import type { Outline } from './store/outline.js';
-import { unpackRefs } from './extract/refs.js';
+import { referenceTags } from './extract/refs.js';
 import { escapeControls, escapeLineControls } from './paths.js';
 import { signatureRows } from './rank/layout.js';
 import type { RefTag } from './records.js';
@@ -36,10 +36,7 @@ export function namesIn(graph: ReferenceGraph, store: Pick<TagStore, 'referenceS
       graph.linkPending();
       return graph.namesOfAll(idents);
     },
-    refsOf: (path) => {
-      const sites = store.referenceSites(path);
-      return sites ? unpackRefs({ names: graph.fileNames(path).referenced, ...sites }) : [];
-    },
+    refsOf: (path) => referenceTags(store, path, () => graph.fileNames(path).referenced),
   };
 }
 

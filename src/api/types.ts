@@ -73,11 +73,12 @@ export interface IndexStats {
 
 /**
  * What a shown line is: a definition's own line (with its name and kind), a further line of its
- * signature, or the header of a scope that encloses a shown definition.
+ * signature, the header of a scope that encloses a shown definition, or a line of a shown
+ * definition's body that uses a chat file's definition (the depth section's users of the chat files).
  */
 export type MapLine =
   | { line: number; text: string; role: 'definition'; name: string; kind: string }
-  | { line: number; text: string; role: 'signature' | 'scope' };
+  | { line: number; text: string; role: 'signature' | 'scope' | 'use' };
 
 /** One file of a map: its shown lines (1-based, sorted), or none for a bare path. */
 export interface MapFile {

@@ -6,6 +6,7 @@ import { type IndexLookups, OutlineCache, type PathState, type RepoIndex, emptyS
 import { type IndexStats } from '../api/types.js';
 import { centrality } from '../map.js';
 import type { TagStore } from '../store/store.js';
+import { referenceTags } from '../extract/refs.js';
 import { ImportLookup } from '../resolve/imports.js';
 import { isProjectFile } from '../resolve/resolve.js';
 import type { FileRecord } from '../records.js';
@@ -54,12 +55,13 @@ export class RepoState {
     important: () => (this.important ??= importantFiles(this.sortedPaths)),
     importsOf: (path) => this.importLookup().importsOf(path),
     projectKey: () => this.projectKey(),
+    refsOf: (path) => (this.lookups.outlineOf(path) ? referenceTags(this.store, path, () => this.graph.fileNames(path).referenced) : []),
   };
 
   /** `store` has a file's outline and names by the time its record is applied. */
   constructor(
     readonly root: string,
-    store: Pick<TagStore, 'outline' | 'names'>,
+    private readonly store: Pick<TagStore, 'outline' | 'names' | 'referenceSites'>,
   ) {
     this.outlines = new OutlineCache((path) => store.outline(path), OUTLINES_KEPT);
     this.graph = new ReferenceGraph((path) => store.names(path));

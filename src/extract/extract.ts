@@ -493,7 +493,7 @@ function lastRow(node: SyntaxNodeView): number {
 }
 
 /** A line as stored: trailing space off, cut at MAX_STORED_LINE with an ellipsis saying so. */
-function boundedLine(text: string): string {
+export function boundedLine(text: string): string {
   const line = text.trimEnd();
   return line.length <= MAX_STORED_LINE ? line : `${line.slice(0, MAX_STORED_LINE - 1)}…`;
 }

@@ -31,6 +31,12 @@ export function packRefs(refs: readonly RefTag[]): FileRefs {
   };
 }
 
+/** An indexed file's reference tags: its stored sites, named by the file's referenced names (`referenced`, asked only when it has sites). */
+export function referenceTags(store: { referenceSites(path: string): Pick<FileRefs, 'subkinds' | 'sites'> | undefined }, path: string, referenced: () => readonly string[]): RefTag[] {
+  const sites = store.referenceSites(path);
+  return sites ? unpackRefs({ names: referenced(), ...sites }) : [];
+}
+
 /** The references as tags again, in file order (for the few readers that want each one). */
 export function unpackRefs(refs: { names: readonly string[] } & Pick<FileRefs, 'subkinds' | 'sites'>): RefTag[] {
   const { names, subkinds, sites } = refs;

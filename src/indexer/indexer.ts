@@ -10,7 +10,8 @@ import { checkQueries } from '../extract/query-check.js';
 import type { StoredCopy, TagStore } from '../store/store.js';
 import { GitBlobs, blobId } from './git-index.js';
 import type { Outline } from '../store/outline.js';
-import { type FileRecord, statMatches, statOf } from '../records.js';
+import { type FileRecord, type RefTag, statMatches, statOf } from '../records.js';
+import { referenceTags } from '../extract/refs.js';
 import type { SkipReason, SkippedFile } from '../api/types.js';
 import { importantFiles } from '../important.js';
 import { type ParseRunner, type RunnerOptions, createRunner, workersNotice } from './pool.js';
@@ -104,6 +105,8 @@ export interface IndexLookups {
   importsOf: (path: string) => readonly string[];
   /** A digest of the project files that resolution reads (see ImportLookup.projectKey). */
   projectKey: () => string;
+  /** The reference tags of an indexed file, with their lines (none when it has none, or is not indexed). */
+  refsOf: (path: string) => readonly RefTag[];
 }
 
 /** What one path is after an update: its record, a skip without a record, or gone. */
@@ -638,6 +641,7 @@ function storeLookups(root: string, store: TagStore, paths: readonly string[], r
     important: () => (important ??= importantFiles(paths)),
     importsOf: (path) => importLookup().importsOf(path),
     projectKey: () => importLookup().projectKey(),
+    refsOf: (path) => (indexed.has(path) ? referenceTags(store, path, () => (graph ? graph.fileNames(path).referenced : (store.names(path)?.referenced ?? []))) : []),
   };
 }
 

@@ -52,6 +52,7 @@ const REPO_MAP_OUTPUT = {
         definitions: z.array(z.number().int()).optional().describe("Its shown lines that are a definition's own (1-based, sorted; none for a bare path)"),
         signatures: z.array(z.number().int()).optional().describe("Those that continue a definition's signature"),
         scopes: z.array(z.number().int()).optional().describe('Those that are the header of a scope around a shown definition'),
+        uses: z.array(z.number().int()).optional().describe("Those of a shown definition's body that use a chat file's definition"),
       }),
     )
     .optional()
@@ -460,18 +461,25 @@ export function createMcpServer(root: string, version: string, options: McpServe
 }
 
 /**
- * A map file's structure without its text (the text content has the map): its shown lines by role
- * (MapLine's), as line numbers. Merged in order, they are the lines of the file's block, one each.
+ * A map file's structure without its text (the text content has the map): its path escaped as the
+ * text shows it (an answer goes to a model), and its shown lines by role (MapLine's), as line
+ * numbers. Merged in order, they are the lines of the file's block, one each.
  */
-/** A file of a map as structured content: its path escaped as the text shows it (an answer goes to a model), its line numbers by role. */
 function fileStructure({ path: exact, tokens, lines }: MapFile): Record<string, unknown> {
   const path = escapeControls(exact);
-  const byRole: Record<MapLine['role'], number[]> = { definition: [], signature: [], scope: [] };
+  const byRole: Record<MapLine['role'], number[]> = { definition: [], signature: [], scope: [], use: [] };
   for (const shown of lines) byRole[shown.role].push(shown.line);
   // A bare path is its path alone: its tokens are its line's, and it shows no line.
   if (lines.length === 0) return { path };
-  const { definition, signature, scope } = byRole;
-  return { path, tokens, definitions: definition, ...(signature.length > 0 ? { signatures: signature } : {}), ...(scope.length > 0 ? { scopes: scope } : {}) };
+  const { definition, signature, scope, use } = byRole;
+  return {
+    path,
+    tokens,
+    definitions: definition,
+    ...(signature.length > 0 ? { signatures: signature } : {}),
+    ...(scope.length > 0 ? { scopes: scope } : {}),
+    ...(use.length > 0 ? { uses: use } : {}),
+  };
 }
 
 /** The progress a call has reported so far: kept across the call's reconnects. */

@@ -8,6 +8,14 @@ export interface PackEntry {
   path: string;
   rank: number;
   def?: DefTag;
+  /** A line of the file shown under the definition: where it uses a chat file's definition (see users.ts). */
+  use?: UseLine;
+}
+
+/** A line shown for what it does, not what it defines: its 0-based number and its text (bounded and escaped, as an outline's lines). */
+export interface UseLine {
+  line: number;
+  text: string;
 }
 
 /**
@@ -151,7 +159,7 @@ export function buildBlocks(
 ): MapBlock[] {
   const rowsByPath = new Map<string, { rank: number; rows: Map<number, ShownLine> }>();
   for (const i of chosen) {
-    const { path, rank, def } = entries.at(i)!;
+    const { path, rank, def, use } = entries.at(i)!;
     let entry = rowsByPath.get(path);
     if (!entry) {
       entry = { rank, rows: new Map() };
@@ -164,12 +172,14 @@ export function buildBlocks(
       for (let line = def.line + 1; line <= def.signatureEnd; line++) if (rows.get(line)?.role !== 'definition') rows.set(line, { line, text: '', role: 'signature' });
       if (rows.get(def.line)?.role !== 'definition') rows.set(def.line, { line: def.line, text: '', role: 'definition', name: def.name, kind: def.subkind });
     }
+    // A use line is no outline's line: its text comes with it, and any other role a line has comes first.
+    if (use && !entry.rows.has(use.line)) entry.rows.set(use.line, { line: use.line, text: use.text, role: 'use' });
   }
   const blocks: MapBlock[] = [];
   for (const [path, { rank, rows }] of rowsByPath) {
     const tags = outlineOf(path);
     const lines = [...rows.values()].sort((a, b) => a.line - b.line);
-    for (const row of lines) row.text = tags?.lineText(row.line) ?? '';
+    for (const row of lines) if (row.role !== 'use') row.text = tags?.lineText(row.line) ?? '';
     blocks.push({ path, rank, lang: tags?.lang ?? '', lines, lineCount: tags?.lineCount ?? 0 });
   }
   // Array sort is stable: equal places keep their order of first appearance.

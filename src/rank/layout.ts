@@ -214,15 +214,12 @@ export function entriesWithin(
   // The lines of the next COUNT_AHEAD entries counted at once: the counts below then come from the
   // counter's memo, not one round trip to its thread each; the entries past the ones that fit
   // (most of a long list) are never counted.
-  const rowsOf = entries.map(({ def }) => (def ? [...def.scopes, ...signatureRows(def)] : []));
+  const rowsOf = entries.map((entry) => shownRows(entry, outlineOf(entry.path)));
   let countedTo = 0;
   const countAhead = (from: number) => {
     const texts: string[] = [];
     countedTo = Math.min(entries.length, from + COUNT_AHEAD);
-    for (let k = from; k < countedTo; k++) {
-      const outline = outlineOf(entries[k].path);
-      texts.push(entries[k].path + ':', ...rowsOf[k].map((row) => SHOWN_MARK + (outline?.lineText(row) ?? '')));
-    }
+    for (let k = from; k < countedTo; k++) texts.push(entries[k].path + ':', ...rowsOf[k].map(([, text]) => SHOWN_MARK + text));
     countTokens(texts.join('\n'));
   };
   const shownByPath = new Map<string, Set<number>>();
@@ -233,16 +230,22 @@ export function entriesWithin(
     const { path } = entries[k];
     const shown = shownByPath.get(path) ?? new Set<number>();
     const lines: string[] = shownByPath.has(path) ? [] : ['', path + ':'];
-    const outline = outlineOf(path);
     // Each new line, and the elision mark that usually comes before it.
-    for (const row of rowsOf[k]) if (!shown.has(row)) lines.push(ELIDED_MARK, SHOWN_MARK + (outline?.lineText(row) ?? ''));
+    for (const [row, text] of rowsOf[k]) if (!shown.has(row)) lines.push(ELIDED_MARK, SHOWN_MARK + text);
     const cost = countTokens(lines.join('\n') + '\n');
     if (used + cost > (k === 0 ? Math.max(tokens, firstWithin) : tokens)) break;
     used += cost;
     shownByPath.set(path, shown);
-    for (const row of rowsOf[k]) shown.add(row);
+    for (const [row] of rowsOf[k]) shown.add(row);
   }
   return { entries: entries.slice(0, k), tokens: used };
+}
+
+/** The lines an entry shows, with their texts: its definition's scopes and signature, and its use line. */
+function shownRows({ def, use }: PackEntry, outline: Outline | undefined): Array<[number, string]> {
+  const rows: Array<[number, string]> = def ? [...def.scopes, ...signatureRows(def)].map((row) => [row, outline?.lineText(row) ?? '']) : [];
+  if (use) rows.push([use.line, use.text]);
+  return rows;
 }
 
 /** The lines of a definition's signature: its own line to the signature's last (a map shows them all). */

@@ -16,11 +16,11 @@ import { getOrCreate } from '../graph/nodes.js';
 import { EDGE_WEIGHTS, NEEDED_MODEL } from '../model.js';
 import type { PackEntry } from '../pack/pack.js';
 import type { Outline } from '../store/outline.js';
+import { identifierWords, requestWords } from './request-words.js';
 
 const {
   maxNameDefiners: MAX_NAME_DEFINERS,
   maxDefinitionsPerName: MAX_DEFINITIONS_PER_NAME,
-  wordMatchBoost: WORD_MATCH_BOOST,
   unusedName: UNUSED_NAME,
   wordMatchFiles: WORD_MATCH_FILES,
   peerFolderFiles: PEER_FOLDER_FILES,
@@ -140,15 +140,23 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   // One look-up for both: a map whose index links names lazily scans the files once per look-up.
   const definers = sources.definersOf([...wanted, ...peerUses.keys()]);
 
-  const requestWords = new Set([...mentionedIdents].flatMap(identifierWords));
-  const wordList = [...requestWords];
-  const wordBoost = (ident: string) => {
-    // Most names hold none of the words: a substring test rules them out before any split.
-    const lower = ident.toLowerCase();
-    if (!wordList.some((word) => lower.includes(word))) return 1;
-    let matches = 0;
-    for (const word of identifierWords(ident)) if (requestWords.has(word)) matches++;
-    return 1 + WORD_MATCH_BOOST * matches;
+  // The files whose definitions the request's words may name though the request's files do not use them yet.
+  const wordFiles = mentionedIdents.size > 0 ? firstOf([near, beside, request.ranked], shownFile, WORD_MATCH_FILES) : [];
+  const wordOutlines = wordFiles.map((path) => ({ path, outline: sources.outlineOf(path) }));
+  // A word weighs by how few of the names at hand hold it: those the files use, those their peers
+  // use, those defined in the files the words are matched in.
+  const pool = [...wanted, ...peerUses.keys()];
+  for (const { outline } of wordOutlines) for (let i = 0; i < (outline?.defCount ?? 0); i++) pool.push(outline!.defName(i));
+  const words = requestWords(mentionedIdents, pool);
+  const wordBoost = words.boost;
+  // A plain word of a message (not a --mention, nor a word of a named identifier) is likelier prose
+  // than a name: a name equal to it weighs as a mention by how specific the word is, and a name
+  // only common plain words point at never comes before a name the files use.
+  const namedWords = new Set([...request.namedIdents].flatMap(identifierWords));
+  const plainOnly = (ident: string) => !identifierWords(ident).some((word) => namedWords.has(word));
+  const mentionWeight = (ident: string) => {
+    if (request.namedIdents.has(ident) || !mentionedIdents.has(ident)) return 1;
+    return 1 + (EDGE_WEIGHTS.mentionedIdent - 1) * words.specificity(ident);
   };
   /**
    * The files a name's users mean (see resolveName), and the name's weight: Aider's weight of the
@@ -161,7 +169,7 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
     const resolved = resolveName(all, users, imported, shownFile);
     if (!resolved) return undefined;
     const { files, tier } = resolved;
-    return { files, weight: nameWeight(ident, all.size, mentionedIdents) * Math.sqrt(useCount) * certainty(tier, files.length) * wordBoost(ident) };
+    return { files, weight: nameWeight(ident, all.size, request.namedIdents) * mentionWeight(ident) * Math.sqrt(useCount) * certainty(tier, files.length) * wordBoost(ident) };
   };
   const needs: Need[] = [];
   /**
@@ -185,10 +193,12 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
   }
   // The definitions the request's words name in part (`stream` in `ListStream`) that its files do
   // not use yet: what a change may start to use, in the modules imported, beside, or ranked first.
-  if (requestWords.size > 0) {
-    const files = firstOf([near, beside, request.ranked], shownFile, WORD_MATCH_FILES);
-    for (const path of files) {
-      const outline = sources.outlineOf(path);
+  // Below every name the files use (a common plain word's), else at its own weight.
+  let called = Infinity;
+  for (const need of needs) if (need.score !== Infinity) called = Math.min(called, need.score);
+  const belowCalled = called === Infinity ? Infinity : called * NEEDED_MODEL.belowCalled;
+  if (words.any) {
+    for (const { path, outline } of wordOutlines) {
       if (!outline) continue;
       const relation = certainty(near.has(path) ? IMPORTED : beside.has(path) ? SAME_FOLDER : BY_NAME, 1);
       for (let i = 0; i < outline.defCount; i++) {
@@ -196,8 +206,9 @@ export function neededEntries(sources: NeededSources, request: NeededRequest): P
         if (uses.has(ident) || own.has(ident) || mentionedIdents.has(ident) || ident.startsWith('_')) continue;
         const boost = wordBoost(ident);
         if (boost === 1 || (!aboutTests && inTestScope(outline, i))) continue;
-        const score = nameWeight(ident, 1, mentionedIdents) * relation * boost * UNUSED_NAME;
-        needs.push({ ident, score, files: [path], index: i });
+        const score = nameWeight(ident, 1, request.namedIdents) * mentionWeight(ident) * relation * boost * UNUSED_NAME;
+        const common = plainOnly(ident) && words.specificity(ident) < NEEDED_MODEL.commonWord;
+        needs.push({ ident, score: common ? Math.min(score, belowCalled) : score, files: [path], index: i });
       }
     }
   }
@@ -387,16 +398,6 @@ function importsThroughBarrels(path: string, importsOf: (path: string) => readon
   // A Set iterates what is added while it runs: a barrel a barrel imports is followed in turn.
   for (const file of files) if (BARREL.test(file)) for (const next of importsOf(file)) if (next !== path) files.add(next);
   return files;
-}
-
-/** The lower-case words of four letters or more of an identifier: `parseHTTPHeaders` gives parse, http, headers. */
-function identifierWords(ident: string): string[] {
-  return ident
-    .replace(/([\p{Ll}\p{Nd}])(\p{Lu})/gu, '$1_$2')
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1_$2')
-    .split(/[_\-$]+/)
-    .filter((word) => word.length >= 4)
-    .map((word) => word.toLowerCase());
 }
 
 const FUNCTION_KINDS: ReadonlySet<string> = new Set(['function', 'method']);

@@ -4,6 +4,7 @@ import { RELATED_MODEL, RELATED_WEIGHTS } from '../model.js';
 import { type CsrGraph, factoredOutWeights, pagerank, pagerankFactored, pagerankPush } from './pagerank.js';
 import { folderOrder, nodeOfPath, nodesNamed, nodesOfSubject, pathIndex, sharedDepth, subjectName } from './path-index.js';
 import { scratchFloat64, scratchUint32, scratchUint8 } from './lent-arrays.js';
+import { isTestPath } from '../file-kinds.js';
 
 
 
@@ -146,8 +147,9 @@ export function personalizationVector(
     any ||= i !== undefined;
   }
   const matched = new Set<number>();
+  const named = namedByWord(request, paths);
   for (const ident of request.mentionedIdents) {
-    for (const i of nodesNamed(index, ident, maxMatches) ?? []) matched.add(i);
+    for (const i of nodesNamed(index, ident, maxMatches) ?? []) if (named(ident, i)) matched.add(i);
   }
   for (const i of matched) vector[i] += 1;
   return any || matched.size > 0 ? vector : undefined;
@@ -160,6 +162,16 @@ export interface RelatedRanking {
   rankOf: (path: string) => number;
   /** The rank of each definition of `files`, by file then identifier: Aider's sharing, over the forward edges. */
   definitionRanks: (files: readonly string[]) => Map<string, Map<string, number>>;
+  /** A file's links in the related graph, by identifier: the files it uses (forward) and those that use it, each with the link's weight. */
+  linksOf: (path: string) => FileLink[];
+}
+
+/** A link of a file in the related graph: the other file, the identifier, its weight, and whether the file references (forward) or defines it. */
+export interface FileLink {
+  path: string;
+  ident: string;
+  weight: number;
+  forward: boolean;
 }
 
 /** Unpersonalized ranks of a related graph, by its CSR (a graph keeps one until it changes). */
@@ -197,14 +209,14 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
   const lexical = lexicalScores(n, request, names);
   fuse(lexicalOrder(lexical, isChat), lexicalWeight);
   if (request.chatFiles.size > 0) fuse(folderOrder([...request.chatFiles], paths, isChat), folderWeight);
-  const nodesNamed = (subjects: Iterable<string>) => {
+  const nodesNamed = (subjects: Iterable<string>, takes: (subject: string, node: number) => boolean = () => true) => {
     const found = new Set<number>();
-    for (const subject of subjects) for (const i of nodesOfSubject(index, subject)) if (!isChat[i]) found.add(i);
+    for (const subject of subjects) for (const i of nodesOfSubject(index, subject)) if (!isChat[i] && takes(subject, i)) found.add(i);
     return [...found].sort((a, b) => a - b);
   };
   fuse(nearestPartners(nodesNamed([...request.chatFiles].map(subjectName)), [...request.chatFiles], paths), partnerWeight);
   // Files whose name is a mentioned identifier (mailer for mailer.ts) ...
-  fuse(nodesNamed(request.mentionedIdents), namedWeight);
+  fuse(nodesNamed(request.mentionedIdents, namedByWord(request, paths)), namedWeight);
   // ... and, before anything, the files the request names.
   for (const path of request.mentionedFiles) {
     const i = nodeOf(path);
@@ -246,7 +258,28 @@ export function rankRelated(graph: RelatedGraph, request: RankRequest, names: Re
     }
     return byFile;
   };
-  return { files, rankOf: (path) => ranks[nodeOf(path) ?? -1] ?? 0, definitionRanks };
+  const linksOf = (path: string): FileLink[] => {
+    const v = nodeOf(path);
+    if (v === undefined) return [];
+    const { offsets, targets, weights } = csr;
+    const links: FileLink[] = [];
+    for (let e = offsets[v]; e < offsets[v + 1]; e++) {
+      links.push({ path: paths[targets[e]], ident: idents[edgeIdent[e]], weight: forward[e] ? weights[e] : weights[e] / RELATED_WEIGHTS.reverse, forward: forward[e] === 1 });
+    }
+    return links;
+  };
+  return { files, rankOf: (path) => ranks[nodeOf(path) ?? -1] ?? 0, definitionRanks, linksOf };
+}
+
+/**
+ * Whether a file named after a mentioned identifier counts as named by it: always for a --mention
+ * or a name written as code; for a plain word of a message (`state`), only a file that is not a
+ * test, unless the request is about tests (a fixture named state.js is not what `state` asks for).
+ */
+function namedByWord(request: RankRequest, paths: readonly string[]): (ident: string, node: number) => boolean {
+  const { namedIdents } = request;
+  if (namedIdents === undefined || [...request.chatFiles, ...request.mentionedFiles].some(isTestPath)) return () => true;
+  return (ident, node) => namedIdents.has(ident) || !isTestPath(paths[node]);
 }
 
 /** Adds each file's reciprocal-rank share of `order` (files by position) to `fused`. */
