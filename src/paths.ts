@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
 import { type Stats, existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import picomatch from 'picomatch';
 import { type RepomapError, badRequest, describeOsCode, errorCode, errorMessage, isAbsent, leadsNowhere, quoted } from './errors.js';
-import { gitArgs } from './git-args.js';
-
-const execFileAsync = promisify(execFile);
+import { runGitCommand } from './git-args.js';
 
 /** The package's root folder (where package.json and queries/ live), found from this module's location. */
 export const packageRoot: string = (() => {
@@ -339,10 +335,7 @@ function realRootOf(root: string): string {
 export async function refuseGitFolder(root: string): Promise<void> {
   const looksLikeOne = root.split(sep).includes('.git') || ['HEAD', 'objects', 'refs'].every((name) => existsSync(join(root, name)));
   if (!looksLikeOne) return;
-  const answer = await execFileAsync('git', gitArgs(['rev-parse', '--is-bare-repository', '--is-inside-git-dir']), { cwd: root, encoding: 'utf8' }).then(
-    (out) => out.stdout,
-    () => '',
-  );
+  const answer = await runGitCommand(['rev-parse', '--is-bare-repository', '--is-inside-git-dir'], { cwd: root, encoding: 'utf8' }).catch(() => '');
   if (answer.split('\n').includes('true')) {
     throw badRequest(`repository root ${root} is a git folder without a work tree (a bare repository or a .git folder): give the folder of a checkout`);
   }

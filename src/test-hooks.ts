@@ -15,6 +15,7 @@
 //   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s parse workers die on a path containing this text (RunnerOptions.exitOn)
 //   REPOMAP_TEST_WORKER_STALL_ON `repomap map`'s and the daemon's parse workers spin on a path containing this text (RunnerOptions.stallOn)
 //   REPOMAP_TEST_BATCH_BOUND_MS  `repomap map`'s pool stops a batch's thread after this long (RunnerOptions.batchBoundMs)
+//   REPOMAP_TEST_GIT_BOUND_MS    every git command is killed after this long (GIT_BOUND_MS), read as each one starts
 import type { DaemonOptions, DaemonTimings } from './daemon/settings.js';
 import type { RunnerOptions } from './indexer/pool.js';
 
@@ -62,4 +63,10 @@ export function mapTestOptions(env: Env): { runnerOptions?: RunnerOptions } {
   const bound = env.REPOMAP_TEST_BATCH_BOUND_MS;
   const runnerOptions: RunnerOptions = { ...(exitOn ? { exitOn } : {}), ...(stallOn ? { stallOn } : {}), ...(bound !== undefined ? { batchBoundMs: Number(bound) } : {}) };
   return Object.keys(runnerOptions).length > 0 ? { runnerOptions } : {};
+}
+
+/** The bound on every git command set in `env` (see GIT_BOUND_MS); undefined in production. */
+export function gitBoundMs(env: Env): number | undefined {
+  const bound = env.REPOMAP_TEST_GIT_BOUND_MS;
+  return bound !== undefined ? Number(bound) : undefined;
 }

@@ -1,4 +1,5 @@
 // repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
+import { killAll } from '../child-processes.js';
 import { folderOption, globsOption, idleTimeoutOption, integerOption, maxFileBytesOption, parseCommandArgs } from '../cli/args.js';
 import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
 import { exitStatus } from '../cli/exit-status.js';
@@ -132,5 +133,6 @@ function endNow(daemon: Daemon, log: (line: string) => void): void {
   log(`shutdown did not finish within ${SHUTDOWN_DEADLINE_MS / 1000} s (a parse thread or the store does not return): ending the process`);
   daemon.releaseHold();
   killExtractProcesses();
+  killAll(); // git children: a SIGKILL to itself runs no exit handler
   process.kill(process.pid, 'SIGKILL');
 }
