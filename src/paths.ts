@@ -2,9 +2,9 @@ import { type Stats, existsSync, lstatSync, mkdirSync, realpathSync, statSync } 
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import picomatch from 'picomatch';
 import { type RepomapError, badRequest, describeOsCode, errorCode, errorMessage, isAbsent, leadsNowhere, quoted } from './errors.js';
 import { runGitCommand } from './git-args.js';
+import { linearGlobRegExp } from './linear-glob.js';
 
 /** The package's root folder (where package.json and queries/ live), found from this module's location. */
 export const packageRoot: string = (() => {
@@ -264,8 +264,9 @@ export const GLOB_OPTIONS = { dot: true, strictBrackets: true, debug: true } as 
  */
 function globSyntaxProblem(glob: string): string | undefined {
   try {
-    picomatch.makeRe(glob, GLOB_OPTIONS);
-    return undefined;
+    // Matched on the linear-time engine (see linear-glob.ts): a glob it cannot run is refused, never backtracked.
+    if (linearGlobRegExp(glob, GLOB_OPTIONS)) return undefined;
+    return 'an extglob negation such as !(...) cannot be matched in linear time; write the glob without it';
   } catch (err) {
     const message = errorMessage(err);
     const unpaired = /^Missing (opening|closing): "(.)"/.exec(message);

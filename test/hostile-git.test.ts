@@ -117,3 +117,40 @@ test('F1: the daemon answers past a git that hangs, and stop leaves no git behin
   for (let waited = 0; gitsIn(blocked).length > 0 && waited < 10_000; waited += 100) await sleep(100);
   assert.deepEqual(gitsIn(blocked), [], 'a git left running after stop (re-parented to pid 1)');
 });
+
+/** An exclude glob picomatch's regular expression backtracks on exponentially (`*a*a*a*a*a*b`: minutes against LONG_NAME). */
+const SLOW_GLOB = `*${'a*'.repeat(5)}b`;
+
+test('F2: an exclude glob that backtracks exponentially in picomatch, in repomap.config.json: map and the daemon answer', async (t) => {
+  const root = repoWithLongName();
+  writeTree(root, { '.gitignore': '', 'repomap.config.json': JSON.stringify({ exclude: [SLOW_GLOB] }) });
+  const env = testEnv();
+  const map = await runCliBounded(['map', root, '--cache-dir', tempDir()], { ...BOUNDS, env });
+  assertMapped(map, 'map', undefined);
+  assert.match(map.stdout, new RegExp(`${LONG_NAME}`), 'the glob leaves out no file it does not match');
+  t.after(() => runCli(['stop', root], { env }));
+  const query = await runCliBounded(['query', root, '--cache-dir', tempDir()], { ...BOUNDS, env });
+  assertMapped(query, 'query', undefined);
+  assert.equal(runCli(['stop', root], { env }).code, 0);
+});
+
+test('F2: the same pattern in .repomapignore (in git and outside), and in .gitignore outside git (a walked tree), and a glob only a backtracking engine runs is refused in one line', async () => {
+  const cases: Array<[string, boolean, string]> = [
+    ['.repomapignore in git', true, '.repomapignore'],
+    ['.repomapignore outside git', false, '.repomapignore'],
+    ['.gitignore outside git', false, '.gitignore'],
+  ];
+  for (const [what, inGit, file] of cases) {
+    const root = repoWithLongName(inGit);
+    writeTree(root, { [file]: `${SLOW_GLOB}\n${SLOW_PATTERN}\n` });
+    const run = await runCliBounded(['map', root, '--cache-dir', tempDir()], { ...BOUNDS, env: testEnv() });
+    assertMapped(run, what, undefined);
+  }
+  const root = repoWithLongName();
+  writeTree(root, { 'repomap.config.json': JSON.stringify({ exclude: ['*.!(js)'] }) });
+  const refused = await runCliBounded(['map', root, '--cache-dir', tempDir()], { ...BOUNDS, env: testEnv() });
+  assert.equal(refused.killedFor, undefined);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.equal(refused.stderr.trimEnd().split('\n').length, 1, refused.stderr);
+  assert.match(refused.stderr, /exclude glob \*\.!\(js\): an extglob negation such as !\(\.\.\.\) cannot be matched in linear time/);
+});

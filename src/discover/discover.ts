@@ -2,11 +2,11 @@ import { type Dirent, realpathSync } from 'node:fs';
 import { access, lstat, readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import picomatch from 'picomatch';
 import { badRequest, isAbsent } from '../errors.js';
 import type { SkipReason } from '../api/types.js';
 import { GLOB_OPTIONS, refuseGitFolder, rootRelativeGlobs } from '../paths.js';
 import { GitTimeoutError, runGitCommand } from '../git-args.js';
+import { linearGlobTest } from '../linear-glob.js';
 import { MAX_CONFIG_BYTES, readBoundedText } from '../bounded-read.js';
 
 export interface DiscoverOptions {
@@ -638,8 +638,8 @@ function globMatcher(root: string, globs: readonly string[], option: 'exclude' |
   const names = patterns.filter((pattern) => !pattern.includes('/'));
   const anchored = patterns.filter((pattern) => pattern.includes('/'));
   const tests: Array<(path: string) => boolean> = [];
-  if (names.length > 0) tests.push(picomatch(names, { ...GLOB_OPTIONS, basename: true }));
-  if (anchored.length > 0) tests.push(picomatch(anchored, GLOB_OPTIONS));
+  if (names.length > 0) tests.push(linearGlobTest(names, { ...GLOB_OPTIONS, basename: true }));
+  if (anchored.length > 0) tests.push(linearGlobTest(anchored, GLOB_OPTIONS));
   const isMatch = (path: string) => tests.some((test) => test(path));
   return (path) => {
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
