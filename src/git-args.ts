@@ -8,6 +8,7 @@
 //   core.quotepath=off       names are written as they are (UTF-8), not quoted
 import { execFile } from 'node:child_process';
 import { adopt } from './child-processes.js';
+import { RepomapError } from './errors.js';
 import { gitBoundMs } from './test-hooks.js';
 
 const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'log.showSignature=false', '-c', 'core.quotepath=off'] as const;
@@ -25,14 +26,13 @@ export function gitArgs(args: readonly string[]): string[] {
  */
 export const GIT_BOUND_MS = 60_000;
 
-/** A git command that ran past its bound, and was killed. */
-export class GitTimeoutError extends Error {
+/** A git command that ran past its bound, and was killed: refused work (exit 2), one line naming the command. */
+export class GitTimeoutError extends RepomapError {
   constructor(
     readonly command: string,
     readonly boundMs: number,
   ) {
-    super(`git ${command} did not finish within ${boundMs / 1000} s`);
-    this.name = 'GitTimeoutError';
+    super('refused', `git ${command} did not finish within ${boundMs / 1000} s`);
   }
 }
 

@@ -154,3 +154,15 @@ test('F2: the same pattern in .repomapignore (in git and outside), and in .gitig
   assert.equal(refused.stderr.trimEnd().split('\n').length, 1, refused.stderr);
   assert.match(refused.stderr, /exclude glob \*\.!\(js\): an extglob negation such as !\(\.\.\.\) cannot be matched in linear time/);
 });
+
+test('F1: any other git command past its bound is one line naming it (eval), never a hang or a stack trace', async () => {
+  const root = repoWithLongName();
+  git(root, 'add', '.');
+  git(root, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init');
+  // A bound of 1 ms: no git finishes within it, as a git held by a hostile repository would not within a minute.
+  const run = await runCliBounded(['eval', root, '--cache-dir', tempDir()], { ...BOUNDS, env: testEnv(1) });
+  assert.equal(run.killedFor, undefined);
+  assert.equal(run.code, 2, run.stderr);
+  assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr);
+  assert.match(run.stderr, /^repomap: git rev-parse did not finish within 0\.001 s$/m);
+});

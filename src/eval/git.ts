@@ -45,13 +45,15 @@ export async function openRepo(root: string, rev = 'HEAD'): Promise<GitRepo> {
   let prefix: string;
   try {
     [gitDir, prefix] = (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-prefix'], { cwd: root })).split('\n');
-  } catch {
+  } catch (err) {
+    if (err instanceof GitTimeoutError) throw err;
     throw badRequest(`${root} is not a git repository (eval reads its history)`);
   }
   let head: string;
   try {
     head = (await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `${rev}^{commit}`])).trim();
-  } catch {
+  } catch (err) {
+    if (err instanceof GitTimeoutError) throw err;
     // HEAD names no commit only in a repository without any (the first not made yet).
     throw badRequest(rev === 'HEAD' ? `${root} has no commits yet (eval reads its history)` : `--rev ${rev} is not a commit of ${root}`);
   }
