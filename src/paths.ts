@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
 import { type Stats, existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import picomatch from 'picomatch';
 import { type RepomapError, badRequest, describeOsCode, errorCode, errorMessage, isAbsent, leadsNowhere, quoted } from './errors.js';
-import { gitArgs } from './git-args.js';
-
-const execFileAsync = promisify(execFile);
+import { runGitCommand } from './git-args.js';
+import { linearGlobRegExp } from './linear-glob.js';
 
 /** The package's root folder (where package.json and queries/ live), found from this module's location. */
 export const packageRoot: string = (() => {
@@ -273,8 +269,9 @@ export const GLOB_OPTIONS = { dot: true, strictBrackets: true, debug: true } as 
  */
 function globSyntaxProblem(glob: string): string | undefined {
   try {
-    picomatch.makeRe(glob, GLOB_OPTIONS);
-    return undefined;
+    // Matched on the linear-time engine (see linear-glob.ts): a glob it cannot run is refused, never backtracked.
+    if (linearGlobRegExp(glob, GLOB_OPTIONS)) return undefined;
+    return 'an extglob negation such as !(...) cannot be matched in linear time; write the glob without it';
   } catch (err) {
     const message = errorMessage(err);
     const unpaired = /^Missing (opening|closing): "(.)"/.exec(message);
@@ -344,10 +341,7 @@ function realRootOf(root: string): string {
 export async function refuseGitFolder(root: string): Promise<void> {
   const looksLikeOne = root.split(sep).includes('.git') || ['HEAD', 'objects', 'refs'].every((name) => existsSync(join(root, name)));
   if (!looksLikeOne) return;
-  const answer = await execFileAsync('git', gitArgs(['rev-parse', '--is-bare-repository', '--is-inside-git-dir']), { cwd: root, encoding: 'utf8' }).then(
-    (out) => out.stdout,
-    () => '',
-  );
+  const answer = await runGitCommand(['rev-parse', '--is-bare-repository', '--is-inside-git-dir'], { cwd: root, encoding: 'utf8' }).catch(() => '');
   if (answer.split('\n').includes('true')) {
     throw badRequest(`repository root ${root} is a git folder without a work tree (a bare repository or a .git folder): give the folder of a checkout`);
   }

@@ -19,6 +19,7 @@
 //                                ids (their native grammars), comma-separated. Read by the extraction itself, at its first
 //                                native load in each thread (see nativeFailureForTests): the parse threads and child
 //                                processes that load grammars are made deep inside the indexer, and inherit the environment.
+//   REPOMAP_TEST_GIT_BOUND_MS    every git command is killed after this long (GIT_BOUND_MS), read as each one starts
 import type { DaemonOptions, DaemonTimings } from './daemon/settings.js';
 import type { RunnerOptions } from './indexer/pool.js';
 
@@ -79,4 +80,10 @@ function runnerTestOptions(env: Env): { runnerOptions?: RunnerOptions } {
 export function nativeFailureForTests(what: string): string | undefined {
   const listed = process.env.REPOMAP_TEST_NATIVE_FAILS?.split(',') ?? [];
   return listed.includes(what) ? `${what} made to fail by REPOMAP_TEST_NATIVE_FAILS` : undefined;
+}
+
+/** The bound on every git command set in `env` (see GIT_BOUND_MS); undefined in production. */
+export function gitBoundMs(env: Env): number | undefined {
+  const bound = env.REPOMAP_TEST_GIT_BOUND_MS;
+  return bound !== undefined ? Number(bound) : undefined;
 }

@@ -1,4 +1,5 @@
 // repomapd: one repository's daemon. Usually started by `repomap query` or `repomap start`.
+import { killAll } from '../child-processes.js';
 import { folderOption, globsOption, idleTimeoutOption, integerOption, maxFileBytesOption, parseCommandArgs } from '../cli/args.js';
 import { RepomapError, badRequest, errorMessage, errorStack } from '../errors.js';
 import { exitStatus } from '../cli/exit-status.js';
@@ -14,7 +15,6 @@ import { DEFAULT_IDLE_TIMEOUT_MS, daemonSettings } from './settings.js';
 import type { DaemonFlags } from '../api/types.js';
 import { daemonPaths } from './runtime.js';
 import { MAX_FILE_BYTES_LIMIT } from '../api/request.js';
-import { killExtractProcesses } from '../indexer/process-pool.js';
 
 export const DAEMON_HELP = `Usage: repomapd [ROOT] [options]
 
@@ -131,6 +131,6 @@ export async function daemonMain(argv: string[]): Promise<number> {
 function endNow(daemon: Daemon, log: (line: string) => void): void {
   log(`shutdown did not finish within ${SHUTDOWN_DEADLINE_MS / 1000} s (a parse thread or the store does not return): ending the process`);
   daemon.releaseHold();
-  killExtractProcesses();
+  killAll(); // git and extraction children: a SIGKILL to itself runs no exit handler
   process.kill(process.pid, 'SIGKILL');
 }

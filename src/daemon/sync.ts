@@ -79,7 +79,7 @@ export class RepoSync {
 
   /** Lists the tree, and with it the rules new paths are judged by and the folders left unwatched. */
   async discover(): Promise<Discovery> {
-    const discovery = await discoverFiles(this.engine.options.root, this.engine.options);
+    const discovery = await listTree(this.engine);
     this.readRules(discovery);
     return discovery;
   }
@@ -212,7 +212,7 @@ export class RepoSync {
 
   /** Paths discovery lists that the daemon does not know: files created where no watch sees them. */
   private async newPaths(): Promise<string[]> {
-    const { paths } = await discoverFiles(this.engine.options.root, this.engine.options);
+    const { paths } = await listTree(this.engine);
     return paths.filter((path) => !this.engine.state.has(path));
   }
 
@@ -301,7 +301,7 @@ export class RepoSync {
     // git rewrites its index on most commands (`git status` refreshes it): the tree is listed, and
     // nothing more is done unless the files listed changed.
     if (indexChanged) {
-      const listing = await discoverFiles(engine.options.root, engine.options);
+      const listing = await listTree(engine);
       if (await this.listsOtherwise(listing.paths)) {
         await this.rediscover(listing);
         return;
@@ -401,7 +401,7 @@ export class RepoSync {
     const damage = engine.store.damage();
     if (damage) await engine.rebuildStore(damage);
     const before = engine.state.stats.parsed;
-    const discovery = listing ?? (await discoverFiles(engine.options.root, engine.options));
+    const discovery = listing ?? (await listTree(engine));
     this.readRules(discovery);
     await this.rulesReady;
     const { state, reconciler } = engine;
@@ -545,4 +545,10 @@ function inFolder(path: string, isFolder: (folder: string) => boolean): boolean 
     if (isFolder(path.slice(0, slash))) return true;
   }
   return false;
+}
+
+/** Discovery of the engine's tree, its notices (git past its bound, the tree walked instead) in the daemon's log. */
+function listTree(engine: DaemonEngine): Promise<Discovery> {
+  const { options } = engine;
+  return discoverFiles(options.root, { ...options, onNotice: options.log });
 }

@@ -1,17 +1,13 @@
-import { execFile } from 'node:child_process';
 import { type Dirent, realpathSync } from 'node:fs';
 import { access, lstat, readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { promisify } from 'node:util';
 import ignore, { type Ignore } from 'ignore';
-import picomatch from 'picomatch';
 import { badRequest, isAbsent } from '../errors.js';
 import type { SkipReason } from '../api/types.js';
 import { GLOB_OPTIONS, refuseGitFolder, rootRelativeGlobs } from '../paths.js';
-import { gitArgs } from '../git-args.js';
+import { GitTimeoutError, runGitCommand } from '../git-args.js';
+import { linearGlobTest } from '../linear-glob.js';
 import { MAX_CONFIG_BYTES, readBoundedText } from '../bounded-read.js';
-
-const execFileAsync = promisify(execFile);
 
 export interface DiscoverOptions {
   /** Globs of paths to leave out (matched against the path relative to the root, and against each parent folder; an absolute one inside the root is taken from it: see rootRelativeGlob). */
@@ -25,6 +21,8 @@ export interface DiscoverOptions {
    */
   cacheDir?: string;
   sharedCacheDir?: string;
+  /** Receives one-line notices: git's listing past its bound, the tree walked instead. */
+  onNotice?: (message: string) => void;
 }
 
 export interface Discovery {
@@ -78,14 +76,10 @@ export async function ignoredFolders(root: string, source: Discovery['source']):
   const folders = new Set<string>(['.git']);
   if (source === 'git') {
     try {
-      const { stdout } = await execFileAsync(
-        'git',
-        gitArgs(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
-        { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8' },
-      );
+      const stdout = await runGitCommand(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { cwd: root, encoding: 'utf8' });
       for (const entry of stdout.split('\0')) if (entry.endsWith('/')) folders.add(entry.slice(0, -1));
     } catch {
-      // git gone since discovery: the watcher filters events by discovery anyway
+      // git gone since discovery, or past its bound: the watcher filters events by discovery anyway
     }
   } else {
     await walkFiles(root, folders);
@@ -100,7 +94,7 @@ export async function ignoredFolders(root: string, source: Discovery['source']):
 export async function discoverFiles(root: string, options: DiscoverOptions = {}): Promise<Discovery> {
   await refuseGitFolder(root);
   const undecodable: string[] = [];
-  const listed = await gitFiles(root, undefined, undecodable);
+  const listed = await gitFiles(root, undefined, undecodable, (late) => options.onNotice?.(gitTimeoutNotice(late)));
   const found: string[] = [];
   const links: string[] = [];
   let paths: string[];
@@ -187,12 +181,11 @@ async function checkListedFolders(root: string, listed: readonly string[]): Prom
   const found = await Promise.all(absent.map((path) => lstat(join(root, path)).then(() => true, () => false)));
   absent.forEach((path, i) => found[i] || deleted.add(path));
   if (candidates.length === 0) return { special: [], symlinks, deleted };
-  const ignored = await new Promise<Set<string>>((resolve) => {
-    const child = execFile('git', gitArgs(['check-ignore', '-z', '--stdin']), { cwd: root, encoding: 'utf8' }, (_error, stdout) =>
-      resolve(new Set(String(stdout ?? '').split('\0'))),
-    );
-    child.stdin?.end(candidates.join('\0') + '\0');
-  });
+  // check-ignore exits 1 when it ignores none of them; past its bound, none is taken as ignored.
+  const answer = await runGitCommand(['check-ignore', '-z', '--stdin'], { cwd: root, encoding: 'utf8', input: candidates.join('\0') + '\0' }).catch(
+    (err: unknown) => (err instanceof GitTimeoutError ? '' : String((err as { stdout?: unknown }).stdout ?? '')),
+  );
+  const ignored = new Set(answer.split('\0'));
   return { special: candidates.filter((path) => !ignored.has(path)), symlinks, deleted };
 }
 
@@ -326,7 +319,7 @@ interface GitRepository {
 
 /** The repository holding `root`, as git says; undefined when git cannot tell (no git any more). */
 async function gitRepository(root: string): Promise<GitRepository | undefined> {
-  const git = (args: string[]) => execFileAsync('git', gitArgs(args), { cwd: root, encoding: 'utf8' }).then((out) => out.stdout);
+  const git = (args: string[]) => runGitCommand(args, { cwd: root, encoding: 'utf8' });
   try {
     const [top, prefix, exclude, index] = (
       await git(['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'info/exclude', '--git-path', 'index'])
@@ -372,20 +365,33 @@ function exists(path: string): Promise<boolean> {
 /** Paths per `git ls-files` call when asking about given paths, to stay far below argument limits. */
 const PATHS_PER_CALL = 500;
 
-/** The files git lists (all, or those of `only`); those whose names are not UTF-8 written as nameOf writes them, and added to `undecodable`. */
-async function gitFiles(root: string, only?: readonly string[], undecodable?: string[]): Promise<string[] | null> {
-  const args = gitArgs(['--literal-pathspecs', 'ls-files', '-z', '--cached', '--others', '--exclude-standard']);
+/**
+ * What discovery says when git's listing ran past its bound. Outside git's own rules a walk is
+ * bounded: it reads ignore files as readIgnoreFile does (a FIFO is no rules) and matches their
+ * patterns in linear time.
+ */
+function gitTimeoutNotice(late: GitTimeoutError): string {
+  return `repomap: ${late.message} (a .gitignore pattern it matches slowly, or an ignore file that is a FIFO); the tree is walked instead`;
+}
+
+/**
+ * The files git lists (all, or those of `only`); those whose names are not UTF-8 written as nameOf
+ * writes them, and added to `undecodable`. Null when git cannot list them (`onTimeout` told when
+ * it ran past its bound).
+ */
+async function gitFiles(root: string, only?: readonly string[], undecodable?: string[], onTimeout?: (late: GitTimeoutError) => void): Promise<string[] | null> {
+  const args = ['--literal-pathspecs', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'];
   try {
-    if (!only) return splitNul((await execFileAsync('git', args, { cwd: root, maxBuffer: 1 << 30, encoding: 'buffer' })).stdout, undecodable);
+    if (!only) return splitNul(await runGitCommand(args, { cwd: root, encoding: 'buffer' }), undecodable);
     const listed: string[] = [];
     for (let start = 0; start < only.length; start += PATHS_PER_CALL) {
       const chunk = only.slice(start, start + PATHS_PER_CALL);
-      const { stdout } = await execFileAsync('git', [...args, '--', ...chunk], { cwd: root, maxBuffer: 1 << 30, encoding: 'buffer' });
-      listed.push(...splitNul(stdout, undecodable));
+      listed.push(...splitNul(await runGitCommand([...args, '--', ...chunk], { cwd: root, encoding: 'buffer' }), undecodable));
     }
     return [...new Set(listed)];
-  } catch {
-    return null; // not a work tree (any more), or no git
+  } catch (err) {
+    if (err instanceof GitTimeoutError) onTimeout?.(err);
+    return null; // not a work tree (any more), no git, or git past its bound
   }
 }
 
@@ -632,8 +638,8 @@ function globMatcher(root: string, globs: readonly string[], option: 'exclude' |
   const names = patterns.filter((pattern) => !pattern.includes('/'));
   const anchored = patterns.filter((pattern) => pattern.includes('/'));
   const tests: Array<(path: string) => boolean> = [];
-  if (names.length > 0) tests.push(picomatch(names, { ...GLOB_OPTIONS, basename: true }));
-  if (anchored.length > 0) tests.push(picomatch(anchored, GLOB_OPTIONS));
+  if (names.length > 0) tests.push(linearGlobTest(names, { ...GLOB_OPTIONS, basename: true }));
+  if (anchored.length > 0) tests.push(linearGlobTest(anchored, GLOB_OPTIONS));
   const isMatch = (path: string) => tests.some((test) => test(path));
   return (path) => {
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {

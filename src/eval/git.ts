@@ -1,7 +1,5 @@
 // Reading a repository's history for `repomap eval`: git is run on the object database only, so a
 // bare repository works as well as a checkout, and the user's work tree and index are never read.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { leftOutMatcher } from '../discover/discover.js';
 import { messageWithinBound } from '../api/request.js';
 import { badRequest, errorMessage } from '../errors.js';
@@ -9,22 +7,14 @@ import { languageForPath } from '../extract/languages.js';
 import { mentionedIdentifiers } from '../mentions.js';
 import { seededRandom } from '../random.js';
 import { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
-import { gitArgs } from '../git-args.js';
+import { GitTimeoutError, runGitCommand } from '../git-args.js';
 
-
-const execFileAsync = promisify(execFile);
-
-/** Runs git with the given arguments; its stdout, or an error carrying git's first stderr line. */
+/** Runs git with the given arguments; its stdout, or an error carrying git's first stderr line (or saying it ran past its bound). */
 export async function runGit(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
   try {
-    const { stdout } = await execFileAsync('git', gitArgs(args), {
-      cwd: options.cwd,
-      env: options.env ? { ...process.env, ...options.env } : process.env,
-      maxBuffer: 1 << 30,
-      encoding: 'utf8',
-    });
-    return stdout;
+    return await runGitCommand(args, { cwd: options.cwd, env: options.env ? { ...process.env, ...options.env } : process.env, encoding: 'utf8' });
   } catch (err) {
+    if (err instanceof GitTimeoutError) throw err; // its message names the command and the bound
     const stderr = (err as { stderr?: string }).stderr ?? '';
     const first = stderr.split('\n').find((line) => line.trim().length > 0) ?? errorMessage(err);
     throw new Error(`git ${args[0] === '--git-dir' ? args.slice(1).join(' ') : args.join(' ')}: ${first.trim()}`);
@@ -55,13 +45,15 @@ export async function openRepo(root: string, rev = 'HEAD'): Promise<GitRepo> {
   let prefix: string;
   try {
     [gitDir, prefix] = (await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-prefix'], { cwd: root })).split('\n');
-  } catch {
+  } catch (err) {
+    if (err instanceof GitTimeoutError) throw err;
     throw badRequest(`${root} is not a git repository (eval reads its history)`);
   }
   let head: string;
   try {
     head = (await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `${rev}^{commit}`])).trim();
-  } catch {
+  } catch (err) {
+    if (err instanceof GitTimeoutError) throw err;
     // HEAD names no commit only in a repository without any (the first not made yet).
     throw badRequest(rev === 'HEAD' ? `${root} has no commits yet (eval reads its history)` : `--rev ${rev} is not a commit of ${root}`);
   }

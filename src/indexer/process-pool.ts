@@ -8,6 +8,7 @@
 // out` at once; `parse failed` when a fresh child dies on it again), and the rest of the batch goes
 // on in a fresh child. Results come back with their tags: a child writes to no store.
 import { type ChildProcess, fork } from 'node:child_process';
+import { adopt } from '../child-processes.js';
 import { fileURLToPath } from 'node:url';
 import type { FileResult } from '../extract/file.js';
 import type { FileBounds } from '../extract/parse-bound.js';
@@ -24,15 +25,6 @@ const STDERR_TAIL_CHARS = 2000;
 
 /** What a child sends: that it has loaded the batch's languages, the next file's result, or that the batch is done. */
 export type ProcessReply = { ready: true } | { result: FileResult } | { done: true };
-
-/** Every child of this process that runs: killed when the process exits, whatever it is doing. */
-const running = new Set<ChildProcess>();
-let killedOnExit = false;
-
-/** Kills every extraction child of this process (one stuck in native code never reads a request to stop). */
-export function killExtractProcesses(): void {
-  for (const child of running) child.kill('SIGKILL');
-}
 
 /** Where a child stopped short of a batch's end: the index of the file it was on, and why. */
 interface Stop {
@@ -52,12 +44,8 @@ class ExtractProcess {
   ended = false;
 
   constructor() {
-    if (!killedOnExit) {
-      killedOnExit = true;
-      process.once('exit', killExtractProcesses);
-    }
-    this.child = fork(CHILD, [], { execArgv: [`--max-old-space-size=${CHILD_HEAP_MIB}`], serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-    running.add(this.child);
+    // Adopted: killed when this process exits, whatever the child is doing (see child-processes.ts).
+    this.child = adopt(fork(CHILD, [], { execArgv: [`--max-old-space-size=${CHILD_HEAP_MIB}`], serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] }));
     this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL_CHARS)));
     this.child.on('message', (reply: ProcessReply) => this.receive(reply));
     this.child.once('exit', (code, signal) => this.end(signal ? `its process was killed by ${signal}` : `its process exited with status ${code}`));
@@ -120,7 +108,6 @@ class ExtractProcess {
   private end(why: string): void {
     if (this.ended) return;
     this.ended = true;
-    running.delete(this.child);
     const pending = this.pending;
     if (!pending) return;
     const said = this.stderr.trim().split('\n').pop();
