@@ -6,8 +6,7 @@ import { TASKS_PER_THREAD, batchBoundMs, fileBounds } from '../extract/parse-bou
 import type { BatchTask } from './worker-protocol.js';
 import type { TagStore } from '../store/store.js';
 import { ProcessPool } from './process-pool.js';
-import { BatchTimeout, type TaskPool } from './task-pool.js';
-import { ThreadPool } from './thread-pool.js';
+import { BatchTimeout, ThreadPool } from './thread-pool.js';
 import { storeTags } from './tag-writer.js';
 import { errorMessage } from '../errors.js';
 
@@ -250,8 +249,8 @@ class PoolRunner implements ParseRunner {
     await Promise.all(Array.from({ length: this.threads }, () => this.run(this.shared, { root: '', jobs: [], options, preload, tagsTo: tagsTo?.dir })));
   }
 
-  /** Runs a task on a pool (see TaskPool.run), the test hooks added. */
-  private run(pool: TaskPool, task: BatchTask, boundMs?: number): Promise<FileResult[]> {
+  /** Runs a task on a pool of threads (see ThreadPool.run), the test hooks added. */
+  private run(pool: ThreadPool, task: BatchTask, boundMs?: number): Promise<FileResult[]> {
     return this.track(pool.run(this.withTestHooks(task), boundMs));
   }
 

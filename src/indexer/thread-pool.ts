@@ -2,7 +2,6 @@
 // and the grammars a user allowed. A bounded batch's thread is terminated past its bound.
 import type { Piscina } from 'piscina';
 import type { FileResult } from '../extract/file.js';
-import { BatchTimeout, type TaskPool } from './task-pool.js';
 import type { BatchTask } from './worker-protocol.js';
 
 type ExtractPool = Piscina<BatchTask, FileResult[]>;
@@ -36,7 +35,12 @@ function startPool(threads: number, tasksPerThread: number, onStarted: (id: numb
 }
 
 /** `threads` threads running up to `tasksPerThread` batches each; started on the first batch. */
-export class ThreadPool implements TaskPool {
+/** A batch stopped for running past its bound (see batchBoundMs): its thread was terminated. */
+export class BatchTimeout extends Error {
+  override name = 'BatchTimeout';
+}
+
+export class ThreadPool {
   private started: Promise<ExtractPool> | undefined;
   /** Bounded tasks not started yet, by id: each starts its timer when its worker says it started. */
   private readonly starting = new Map<number, () => void>();
@@ -51,6 +55,11 @@ export class ThreadPool implements TaskPool {
     return (this.started ??= startPool(this.threads, this.tasksPerThread, (id) => this.starting.get(id)?.()));
   }
 
+  /**
+   * Runs a batch. With `boundMs`, its thread is terminated once the batch has run that long
+   * (counted from when the thread starts it), and the promise rejects with BatchTimeout; a thread
+   * that dies rejects it with another error.
+   */
   run(task: BatchTask, boundMs?: number): Promise<FileResult[]> {
     if (boundMs === undefined) return this.pool().then((pool) => pool.run(task));
     const id = ++this.lastTaskId;
@@ -68,6 +77,7 @@ export class ThreadPool implements TaskPool {
       });
   }
 
+  /** Stops the threads; batches still running reject. */
   async close(): Promise<void> {
     await (await this.started)?.destroy();
   }
