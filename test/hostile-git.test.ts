@@ -109,9 +109,16 @@ test('F1: the daemon answers past a git that hangs, and stop leaves no git behin
   t.after(() => killGitsIn(blocked));
   const slowEnv = testEnv(undefined);
   t.after(() => runCli(['stop', blocked], { env: slowEnv }));
-  assert.equal(runCli(['start', blocked, '--cache-dir', tempDir()], { env: slowEnv }).code, 0);
+  const cacheDir = tempDir();
+  assert.equal(runCli(['start', blocked, '--cache-dir', cacheDir], { env: slowEnv }).code, 0);
   for (let waited = 0; gitsIn(blocked).length === 0 && waited < 20_000; waited += 100) await sleep(100);
   assert.notDeepEqual(gitsIn(blocked), [], 'the daemon runs git on the tree');
+  // A bounded request is answered while the tree is still being listed (git's minute): a partial map of nothing yet.
+  const early = await runCliBounded(['query', blocked, '--cache-dir', cacheDir, '--chat', 'ok.py', '--wait', '1'], { ...BOUNDS, killAfterMs: 20_000, env: slowEnv });
+  assert.equal(early.killedFor, undefined, `query --wait 1 waited for the listing\n${early.stderr}`);
+  assert.equal(early.code, 0, early.stderr);
+  assert.match(early.stdout, /^\(partial map: the index is still being built, its files are still being listed;/);
+  assert.match(early.stderr, /nothing indexed yet in /);
   const stopped = runCli(['stop', blocked], { env: slowEnv, timeout: 30_000 });
   assert.equal(stopped.code, 0, stopped.stderr);
   for (let waited = 0; gitsIn(blocked).length > 0 && waited < 10_000; waited += 100) await sleep(100);

@@ -118,7 +118,9 @@ export class ColdIndex {
     const { engine } = this;
     // The bound counts from the request, not from the end of the discovery it may wait for.
     const deadline = Date.now() + (waitMs ?? 0);
-    if (waitMs !== undefined && engine.phase === 'indexing') await this.discovery;
+    // Listing a tree can take long (a huge one, a git past its bound that gives way to a walk):
+    // the bound holds there too, and a request it ends first is a partial map of nothing yet.
+    if (waitMs !== undefined && engine.phase === 'indexing' && !(await settlesBy(this.discovery, deadline))) return { indexedFiles: 0, files: 0 };
     const pass = this.pass;
     if (waitMs === undefined || !pass) {
       await this.sync.settled();
@@ -129,14 +131,8 @@ export class ColdIndex {
     const graph = engine.state.graph;
     const { core, queued } = prioritize(seeds, { root, paths: pass.paths, queue: pass.queue, namesOf: (path) => graph.fileNames(path), signal: engine.signal });
     queued.catch((err: unknown) => log(`prioritizing failed: ${errorMessage(err)}`));
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
-    try {
-      await Promise.race([this.done, bound]);
-      await core;
-    } finally {
-      clearTimeout(timer);
-    }
+    await settlesBy(this.done, deadline);
+    await core;
     if (engine.phase === 'ready') {
       await this.sync.settled();
       return undefined;
@@ -152,5 +148,16 @@ export class ColdIndex {
     await engine.store.written();
     // A pass that failed was started again (see run): how far the new one is.
     return whole ? undefined : (this.pass ?? pass).queue.progress();
+  }
+}
+
+/** Whether `work` is done before `deadline` (epoch ms); its failure is thrown, as awaiting it would. */
+async function settlesBy(work: Promise<unknown> | undefined, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  try {
+    return await Promise.race([(work ?? Promise.resolve()).then(() => true), bound]);
+  } finally {
+    clearTimeout(timer);
   }
 }

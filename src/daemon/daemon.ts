@@ -93,7 +93,8 @@ export class Daemon {
     const { state, options } = this.engine;
     const { exclude, include, config } = options;
     const asked = { ...withProjectConfig(params, config), exclude, include };
-    const map = publicMap({ ...mapFromIndex(state.index(), state.graph, asked), ...(partial ? { partial } : {}) }, { listSkipped: params.listSkipped === true });
+    const index = partial ? { ...state.index(), partial } : state.index();
+    const map = publicMap({ ...mapFromIndex(index, state.graph, asked), ...(partial ? { partial } : {}) }, { listSkipped: params.listSkipped === true });
     const ms = performance.now() - started;
     if (ms > SLOW_MAP_MS) options.log(`map took ${ms.toFixed(0)} ms`);
     setImmediate(() => this.warmup.start()); // once the answer is written

@@ -4,7 +4,8 @@ import type { MapStats, PartialIndex } from '../api/types.js';
 
 /** The line that starts a partial map's text output: what it is made of, and that a later one is complete. */
 export function partialNote({ indexedFiles, files }: PartialIndex): string {
-  return `(partial map: the index is still being built, ${indexedFiles} of ${files} source files indexed; ask again for the complete map)\n`;
+  const done = files === 0 ? 'its files are still being listed' : `${indexedFiles} of ${files} source files indexed`;
+  return `(partial map: the index is still being built, ${done}; ask again for the complete map)\n`;
 }
 
 /**
