@@ -375,8 +375,8 @@ function indexedFilePath(index: RepoIndex, path: string, what: string, indexedBy
     if (skip?.reason === 'unreadable') throw unreadableFile(what, path, skip.detail);
     return rel;
   }
-  // A partial index may not have listed the file yet (the tree is still being listed): it checks out above.
-  if (index.partial) return rel;
+  // A partial index of a tree still being listed (no file counted yet) cannot say: the file checked out above.
+  if (index.partial?.files === 0) return rel;
   throw badRequest(`${what} ${escapeControls(path)} is not indexed (${whyNotListed(index.root, rel, indexedBy)})`);
 }
 
