@@ -1400,7 +1400,8 @@ test('a map asked for with a bound during the cold index is a partial map of wha
   const env = runtimeEnv();
   const daemon = await startDaemon(root, env);
   const request = { chatFiles: ['src/checkout.ts'], tokens: 1024 };
-  const early = await call<RepoMap>(daemon.socket, 'map', { ...request, waitSeconds: 0 });
+  // Long enough for the listing (a bound ending in it answers a map of nothing yet), not for the 3009 files.
+  const early = await call<RepoMap>(daemon.socket, 'map', { ...request, waitSeconds: 0.5 });
   assert.ok(early.partial, 'answered before the index was complete');
   assert.equal(early.partial.files, 3009);
   assert.ok(early.partial.indexedFiles < early.partial.files, JSON.stringify(early.partial));
@@ -1558,7 +1559,7 @@ test('a map asked for with a bound once every file of the cold index is indexed 
   for (let run = 0; run < 3; run++) {
     const root = gitRepo();
     const daemon = await startDaemon(root, env);
-    const early = await call<RepoMap>(daemon.socket, 'map', { ...request, waitSeconds: 0 });
+    const early = await call<RepoMap>(daemon.socket, 'map', { ...request, waitSeconds: 0.5 });
     const complete = await call<RepoMap>(daemon.socket, 'map', request);
     assert.equal(complete.partial, undefined);
     // A partial map says what it lacks: files not indexed yet, or (no file counted) the listing not done.
