@@ -69,6 +69,8 @@ export class ColdIndex {
       countRestored(state.stats, saved);
       log(`related graph read from ${saved} in ${Date.now() - prepared} ms`);
     } else {
+      // The definitions of names nobody references leave the definer index before the build (see coldParsedDefinitions).
+      state.graph.coldParsedDefinitions();
       state.graph.prepareRelated({ spare: false });
       // A change derives the edges of the files it makes stale, as on a graph restored.
       state.graph.forgetFileEdges();

@@ -65,10 +65,26 @@ export class ColdLinks {
    * references here: `defined` keeps the rest. Returns how many moved.
    */
   split(node: FileNode): number {
+    return this.splitBy(node, (ident) => this.rows.referencedAs(ident));
+  }
+
+  /**
+   * split for a file whose definitions are linked, its names the store's, `isReferenced` saying
+   * which names some file references: those moved leave the definer rows (their links are counted
+   * still, as cold ones).
+   */
+  splitLinked(node: FileNode, isReferenced: (ident: string) => boolean): void {
+    const before = node.defined;
+    if (this.splitBy(node, (ident) => (isReferenced(ident) ? ident : undefined)) === 0) return;
+    for (const ident of before) if (!isReferenced(ident)) this.rows.unlinkDefinition(ident, node);
+  }
+
+  /** Moves the definitions of `node` for which `referencedAs` gives no string here; `defined` keeps the strings it gives. */
+  private splitBy(node: FileNode, referencedAs: (ident: string) => string | undefined): number {
     const referenced: string[] = [];
     const unreferenced: string[] = [];
     for (const ident of node.defined) {
-      const shared = this.rows.referencedAs(ident);
+      const shared = referencedAs(ident);
       if (shared !== undefined) referenced.push(shared);
       else unreferenced.push(ident);
     }

@@ -286,16 +286,19 @@ export class ReferenceGraph {
    * first anyway; returns whether that read names from the store, whose pages a caller may then let go of.
    */
   linkForRelated(): boolean {
-    return this.index.linkForRelated();
+    const fromStore = this.index.linkForRelated();
+    // Names from a parse: the definitions of those nobody references leave the definer index first.
+    if (!fromStore) this.coldParsedDefinitions();
+    return fromStore;
   }
 
   /**
-   * See NameIndex.unlinkParsedDefinitions. The definers cache holds the definer index's entries,
-   * which are made anew: it is emptied. What was derived from the names stays (the related graph's
-   * edges, Aider's graph): every name keeps its definers, in the same order.
+   * See NameIndex.coldParsedDefinitions. The definers cache holds the definer index's entries,
+   * some of which leave it: it is emptied. What was derived from the names stays (the related
+   * graph's edges, Aider's graph): every name keeps its definers, in the same order.
    */
-  unlinkParsedDefinitions(): boolean {
-    if (!this.index.unlinkParsedDefinitions()) return false;
+  coldParsedDefinitions(): boolean {
+    if (!this.index.coldParsedDefinitions()) return false;
     this.definers.release();
     return true;
   }

@@ -16,13 +16,17 @@ function sharedName(list: Referencers): string {
  */
 export class NameRows {
   /** Per name, the files defining it: one node, or a set of two or more (most names have one definer). */
-  readonly definers = new Map<string, DefinerFiles>();
+  private definerRows = new Map<string, DefinerFiles>();
   /**
    * Per name, the files referencing it, each followed by the name's position in its refNames: a
    * count is then read without a search (a request counts the referencers of every name it asks
    * about, thousands for a common one). An array per name, not a Map: there are millions of links.
    */
   readonly referencers = new Map<string, Referencers>();
+  get definers(): Map<string, DefinerFiles> {
+    return this.definerRows;
+  }
+
   /** Links held: one per (file, name it defines) and per (file, name it references); the NameIndex adds the cold ones. */
   links = 0;
   /** Definitions linked so far, file by file (FileNode.linkedAt). */
@@ -41,6 +45,13 @@ export class NameRows {
     if (entry === undefined) this.definers.set(ident, node);
     else if (entry instanceof Set) entry.add(node);
     else this.definers.set(ident, new Set([entry, node]));
+  }
+
+  /** Takes `node` out of the definers of `ident` (the caller counts the link). */
+  unlinkDefinition(ident: string, node: FileNode): void {
+    const entry = this.definers.get(ident);
+    if (entry === node) this.definers.delete(ident);
+    else if (entry instanceof Set && entry.delete(node) && entry.size === 1) this.definers.set(ident, entry.values().next().value!);
   }
 
   /** Links a file's references, each of its names then the string its referencers share. */
@@ -62,11 +73,7 @@ export class NameRows {
 
   /** Takes a linked file's definitions (those in `defined`) and references out of the rows. */
   unlink(node: FileNode): void {
-    for (const ident of node.defined) {
-      const entry = this.definers.get(ident);
-      if (entry === node) this.definers.delete(ident);
-      else if (entry instanceof Set && entry.delete(node) && entry.size === 1) this.definers.set(ident, entry.values().next().value!);
-    }
+    for (const ident of node.defined) this.unlinkDefinition(ident, node);
     const { refNames, refSlots } = node;
     for (let k = 0; k < refNames.length; k++) {
       const ident = refNames[k];
@@ -91,9 +98,9 @@ export class NameRows {
     return list && sharedName(list);
   }
 
-  /** Empties the definer rows (the caller links the definitions again: see NameIndex.unlinkParsedDefinitions). */
-  clearDefiners(): void {
-    this.definers.clear();
+  /** Copies the definer rows into a Map of their size, in the same order (after many were taken out: a Map keeps its room). */
+  compactDefiners(): void {
+    this.definerRows = new Map(this.definerRows);
   }
 
   /** Each referencer of `ident` with its count of the name, in no particular order. */
