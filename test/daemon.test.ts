@@ -290,11 +290,11 @@ test('a cold index and a restart keep the definitions nobody references out of t
       assert.equal(hot.text, (await buildMap({ root, cacheDir: tempDir(), ...request })).text, JSON.stringify(request));
     }
   };
-  // A cold index links every parsed definition as it comes; its warm-up links them again from the
-  // store, after the references, so that the masks leave the definer index there too.
+  // A cold index links every parsed definition as it comes; before it builds the related graph,
+  // the masks leave the definer index, moved from the names in memory.
   const first = await startDaemon(root, env);
   await linkedAndSame(first);
-  assert.match(first.stderr(), /definitions to be linked again from the store/);
+  assert.match(first.stderr(), /definitions of names no file references moved out of the definer index/);
   await call(first.socket, 'shutdown');
   await first.exited;
 
@@ -302,7 +302,7 @@ test('a cold index and a restart keep the definitions nobody references out of t
   // referenced by no file, go to the cold definitions.
   const second = await startDaemon(root, env);
   await linkedAndSame(second);
-  assert.doesNotMatch(second.stderr(), /definitions to be linked again/, 'linked once, from the store');
+  assert.doesNotMatch(second.stderr(), /definitions of names no file references moved/, 'linked once, from the store');
 
   // The chat file comes to reference a mask: the mask's definer is linked, and ranks from it.
   const checkout = join(root, 'src', 'checkout.ts');

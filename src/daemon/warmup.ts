@@ -11,6 +11,8 @@ import type { RepoSync } from './sync.js';
 
 /** Files linked into the name indexes per turn of the event loop, so requests are answered between slices. */
 const LINK_SLICE_FILES = 1500;
+/** What the log says when the definitions of names no file references leave the definer index (see ReferenceGraph.coldParsedDefinitions). */
+export const UNREFERENCED_MOVED = 'definitions of names no file references moved out of the definer index';
 
 /**
  * While linking, the store lets go of its map (a large store's: see DaemonEngine.releaseStorePages)
@@ -59,7 +61,7 @@ export class WarmUp {
         // names no file references leave the definer index (on a kernel most of them), unless the
         // cold index did so before it built the related graph. The pass stored every file's names
         // (see coldParsedDefinitions).
-        if (graph.coldParsedDefinitions()) log('definitions of names no file references moved out of the definer index');
+        if (graph.coldParsedDefinitions()) log(UNREFERENCED_MOVED);
         readFrom = readAtRelease = graph.namesRead;
       }
       if (!graph.linkPending(sliceFiles)) {
