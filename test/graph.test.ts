@@ -561,7 +561,7 @@ test('a pass over stored records that parses some files (a touch) links every re
   assertSameRelated(cold, graphOf(current), mentioning, 'cold');
 });
 
-test('a graph whose every file a pass parsed links its definitions again from the store after its references: those nobody references leave the definer index, and every answer stays the same', () => {
+test('a graph whose every file a pass parsed moves the definitions of names nobody references out of the definer index, reading no name, and every answer stays the same', () => {
   const { current } = randomRepository(47);
   const unreferenced = 'reg_mask_7pfs';
   current.set('hw/regs.ts', tags([unreferenced, 'n1'], ['n2']));
@@ -590,15 +590,16 @@ test('a graph whose every file a pass parsed links its definitions again from th
   assert.deepEqual([...cold.definersOfAll([unreferenced]).get(unreferenced)!], ['hw/regs_b.ts', 'hw/regs.ts']);
   assert.equal(reads, 0, 'every definition is in the definer index');
 
-  assert.ok(cold.unlinkParsedDefinitions());
-  assert.deepEqual(answers(cold), before, 'while the definitions wait');
-  assert.ok(cold.linkPending());
-  reads = 0;
+  assert.ok(cold.coldParsedDefinitions());
+  assert.equal(reads, 0, 'no name read to move them');
   assert.deepEqual([...cold.definersOfAll([unreferenced]).get(unreferenced)!], ['hw/regs_b.ts', 'hw/regs.ts'], 'in the order they were linked first');
   assert.ok(reads > 0, 'a name nobody references is confirmed from the store: its definitions left the definer index');
-  assert.deepEqual(answers(cold), before, 'once linked again');
-  assert.equal(cold.unlinkParsedDefinitions(), false, 'only once, before the references are linked');
-  assertSameRelated(cold, graphOf(current), mentioning, 'linked again');
+  assert.deepEqual(answers(cold), before, 'while the references wait');
+  assert.equal(cold.pendingCount, cold.fileCount, 'no reference linked');
+  assert.ok(cold.linkPending());
+  assert.deepEqual(answers(cold), before, 'once the references are linked');
+  assert.equal(cold.coldParsedDefinitions(), false, 'only once');
+  assertSameRelated(cold, graphOf(current), mentioning, 'references linked');
   assert.deepEqual(edges(cold.compile(mentioning)), edges(graphOf(current).compile(mentioning)), "Aider's graph");
   cold.rehearseChange();
   assert.deepEqual(answers(cold), before, 'after a rehearsed change');
@@ -607,7 +608,7 @@ test('a graph whose every file a pass parsed links its definitions again from th
   // A graph over stored records, or with a file linked, is left as it is.
   const warm = new ReferenceGraph((path) => stored.get(path));
   for (const path of current.keys()) warm.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: 1 });
-  assert.equal(warm.unlinkParsedDefinitions(), false);
+  assert.equal(warm.coldParsedDefinitions(), false);
 });
 
 test('a save that keeps every name of a file with cold definitions moves nothing; its cold names are compared by hash, and answers come from the stored names', () => {

@@ -14,6 +14,7 @@ import { countRestored, restoreSavedGraph } from '../graph/graph-file.js';
 import { startTokenizer } from '../pack/tokens.js';
 import type { DaemonEngine } from './engine.js';
 import type { RepoSync } from './sync.js';
+import { UNREFERENCED_MOVED } from './warmup.js';
 
 export class ColdIndex {
   /**
@@ -69,6 +70,8 @@ export class ColdIndex {
       countRestored(state.stats, saved);
       log(`related graph read from ${saved} in ${Date.now() - prepared} ms`);
     } else {
+      // The definitions of names nobody references leave the definer index before the build (see coldParsedDefinitions).
+      if (state.graph.coldParsedDefinitions()) log(UNREFERENCED_MOVED);
       state.graph.prepareRelated({ spare: false });
       // A change derives the edges of the files it makes stale, as on a graph restored.
       state.graph.forgetFileEdges();

@@ -1,18 +1,17 @@
 // Keeping the index in step with the tree after the cold index: the watcher and its catch-up, the
-// sweep where paths cannot be watched, changes applied one batch after another, discovery run
-// again when its rules change, and the related graph saved once changes stop.
-import { lstat, stat } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
-import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, filesUnder, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
+// sweep where paths cannot be watched, changes applied one batch after another (what a batch names:
+// batch-paths.ts), discovery run again when its rules change, and the related graph saved once
+// changes stop (graph-saves.ts).
+import { isAbsolute } from 'node:path';
+import { type DiscoverableFilter, type Discovery, discoverFiles, discoverableFilter, ignoredFolders, isIgnoreFile } from '../discover/discover.js';
 import { RepomapError, errorMessage } from '../errors.js';
 import { requestFilePaths } from '../paths.js';
 import { isConfigPath } from '../config.js';
-import { type PathState, outOfDate } from '../indexer/indexer.js';
-import { isUnreachable, statAll } from '../indexer/stat.js';
-import { languageForPath } from '../extract/languages.js';
+import type { PathState } from '../indexer/indexer.js';
 import { QUERY_DIR, isQueryFolder, isQueryPath } from '../extract/user-languages.js';
-import { publishRelatedGraph, saveGraphOrSay } from '../graph/graph-file.js';
 import type { DaemonEngine } from './engine.js';
+import { type BatchRules, changedSince, filesOf, inFolder, listsOtherwise, modifiedSince, newPaths, notThere } from './batch-paths.js';
+import { GraphSaves } from './graph-saves.js';
 import type { DaemonTimings } from './settings.js';
 import { SymlinkPaths } from './symlinks.js';
 import { RepoWatcher, isWatchLimit } from './watcher.js';
@@ -45,11 +44,15 @@ export class RepoSync {
   private catchingUp: Promise<unknown> | undefined;
   /** Updates run one after another; map requests wait for the ones queued before them. */
   private work: Promise<void> = Promise.resolve();
-  /** Set while the saved related graph is older than the hot one. */
-  private graphUnsaved = false;
-  /** Set when the next save also goes to the shared cache (a graph the cold index built). */
-  private graphToPublish = false;
-  private graphSaveTimer: NodeJS.Timeout | undefined;
+  /** The related graph's saves for the next start. */
+  private readonly graphSaves: GraphSaves;
+  /** The rules a batch is judged by, as they stand (see filesOf). */
+  private readonly batchRules: BatchRules = {
+    ready: () => this.rulesReady,
+    skips: (folder) => this.discoverable.skips(folder),
+    isWatchIgnored: (path) => this.isWatchIgnored(path),
+    rewatch: (folder) => this.watcher?.rewatch(folder),
+  };
 
   /**
    * `rootGone` says why the root is no longer the folder the daemon started on (deleted, moved),
@@ -59,7 +62,9 @@ export class RepoSync {
     private readonly engine: DaemonEngine,
     private readonly timings: DaemonTimings,
     private readonly rootGone: () => Promise<string | undefined>,
-  ) {}
+  ) {
+    this.graphSaves = new GraphSaves(engine, timings.graphSaveDelayMs, () => this.pendingChanges > 0, () => this.rebuildIfDamaged());
+  }
 
   /** Queues the cold index first: every update and request comes after it. */
   begin(coldIndex: Promise<void>): void {
@@ -191,7 +196,7 @@ export class RepoSync {
    * query file (git ignores `.repomap/`) and the two before miss it then.
    */
   private async changedUnseen(sinceMs: number): Promise<Set<string>> {
-    const [added, changed, gitChanged] = await Promise.all([this.newPaths(), this.changedSince(sinceMs), this.gitFilesChangedSince(sinceMs)]);
+    const [added, changed, gitChanged] = await Promise.all([newPaths(this.engine, listTree), changedSince(this.engine, sinceMs), modifiedSince(this.gitFiles(), sinceMs)]);
     const paths = new Set([...added, ...changed, ...gitChanged]);
     if (this.engine.languagesChanged()) paths.add(QUERY_DIR);
     return paths;
@@ -201,25 +206,6 @@ export class RepoSync {
   private gitFiles(): string[] {
     const files = this.discoverable.gitFiles;
     return files ? [files.index, ...files.excludes] : [];
-  }
-
-  /** Those of git's files modified since `sinceMs`: the catch-up's, for its index and ignore files, as changedSince's for a .gitignore. */
-  private async gitFilesChangedSince(sinceMs: number): Promise<string[]> {
-    const files = this.gitFiles();
-    const times = await Promise.all(files.map((file) => stat(file).then((info) => info.mtimeMs, () => -Infinity)));
-    return files.filter((_, i) => times[i] >= sinceMs);
-  }
-
-  /** Paths discovery lists that the daemon does not know: files created where no watch sees them. */
-  private async newPaths(): Promise<string[]> {
-    const { paths } = await listTree(this.engine);
-    return paths.filter((path) => !this.engine.state.has(path));
-  }
-
-  /** The known paths an update would not reuse (see outOfDate): what changed without an event. */
-  private changedSince(sinceMs: number): Promise<string[]> {
-    const { state } = this.engine;
-    return outOfDate(this.engine.options.root, state.paths(), (path) => state.recordOf(path), sinceMs);
   }
 
   /** A folder discovery lists nothing in, found after the start: no longer watched, its events dropped. */
@@ -286,7 +272,7 @@ export class RepoSync {
     // The batch is judged by its files, those under the folders it names too: a folder made with
     // its files in it (`mkdir -p .repomap/queries` and a write in one go, a checkout that adds the
     // folder) is named alone, and its query or ignore file must re-run discovery all the same.
-    const { files, leftOut } = await this.filesOf(changed);
+    const { files, leftOut } = await filesOf(engine, changed, this.batchRules);
     const configMoved = [...files].some(isConfigPath) && (await engine.reloadConfig());
     // A query file (.repomap/queries/) changes what its language's files give: a new reconciler
     // resolves the languages again, and its first update re-parses the files whose query changed.
@@ -302,7 +288,7 @@ export class RepoSync {
     // nothing more is done unless the files listed changed.
     if (indexChanged) {
       const listing = await listTree(engine);
-      if (await this.listsOtherwise(listing.paths)) {
+      if (await listsOtherwise(engine, listing.paths)) {
         await this.rediscover(listing);
         return;
       }
@@ -322,7 +308,7 @@ export class RepoSync {
     const listed = await this.discoverable(unknown);
     for (const path of candidates) if (state.has(path)) listed.add(path);
     // A watcher names any entry, a folder or a file just deleted: those are gone.
-    for (const path of await this.notThere([...listed], (path) => state.has(path))) listed.delete(path);
+    for (const path of await notThere(engine.options.root, [...listed], (path) => state.has(path))) listed.delete(path);
     const filtered = performance.now();
     const updates: Map<string, PathState> = await engine.reconciler.update(
       candidates.filter((path) => listed.has(path)),
@@ -348,48 +334,6 @@ export class RepoSync {
   }
 
   /**
-   * The files a batch changed: the files it names, and for each folder that went or appeared (the
-   * watcher follows folders, so it named none of their files) or whose own entry changed (a chmod
-   * that puts the files under it out of reach, or back within it) the known paths under it and the
-   * files on disk under it, a folder inside another of the batch walked with it. A new folder that
-   * discovery would list nothing in is not walked but returned in `leftOut`, to be left out unless
-   * the batch re-runs discovery; a query folder (isQueryFolder) never is: it stays watched.
-   */
-  private async filesOf(changed: Set<string>): Promise<{ files: Set<string>; leftOut: string[] }> {
-    const { state } = this.engine;
-    const files = new Set([...changed].filter((path) => !path.endsWith('/')));
-    const folders = new Set([...changed].filter((path) => path.endsWith('/')).map((path) => path.slice(0, -1)));
-    // A folder's own change (a chmod, a chown) comes as its entry's, named without the slash: what
-    // the index holds is a file, the other names are few and stat'ed (a symlink is a file, as discovery lists it).
-    const unknown = [...files].filter((path) => !state.has(path));
-    const isFolderAt = await Promise.all(unknown.map((path) => lstat(join(this.engine.options.root, path)).then((info) => info.isDirectory(), () => false)));
-    /** Folders whose own entry changed, not made (a new folder comes with its slash too, watched already). */
-    const touched = new Set<string>();
-    unknown.forEach((path, i) => {
-      if (!isFolderAt[i]) return;
-      files.delete(path);
-      if (!folders.has(path)) touched.add(path);
-      folders.add(path);
-    });
-    const leftOut: string[] = [];
-    if (folders.size === 0) return { files, leftOut };
-    // The rules say which folders are walked (awaited only here: a batch of files that re-runs
-    // discovery needs none, and one found earlier that could not be read does not block it).
-    await this.rulesReady;
-    const isInBatch = (folder: string) => folders.has(folder);
-    for (const path of state.paths()) if (inFolder(path, isInBatch)) files.add(path);
-    for (const folder of folders) {
-      if (inFolder(folder, isInBatch) || this.isWatchIgnored(folder)) continue;
-      if (!(await this.discoverable.skips(folder))) {
-        if (touched.has(folder)) this.watcher?.rewatch(folder);
-        for (const path of await filesUnder(this.engine.options.root, folder, (sub) => this.isWatchIgnored(sub))) files.add(path);
-      } else if (!isQueryFolder(folder)) leftOut.push(folder);
-      // A query folder discovery lists nothing in stays watched, not walked: its entry reloads the queries.
-    }
-    return { files, leftOut };
-  }
-
-  /**
    * Lists the tree again (or takes `listing`, one just made) and brings the index up to date with
    * it: files and files parsed.
    */
@@ -409,7 +353,7 @@ export class RepoSync {
     // rediscovery its .gitignore starts can list the files of the tree before it, deleted already,
     // their events handled (see notThere).
     // A path listed but never read (a name that is not UTF-8 names nothing a stat can find) is kept as listed.
-    const missing = new Set(await this.notThere(discovery.paths.filter((path) => !discovery.unread.has(path)), () => true));
+    const missing = new Set(await notThere(engine.options.root, discovery.paths.filter((path) => !discovery.unread.has(path)), () => true));
     const paths = missing.size === 0 ? discovery.paths : discovery.paths.filter((path) => !missing.has(path));
     const present = new Set(paths);
     const updates = await reconciler.update(paths, state.stats, undefined, undefined, engine.signal, discovery.unread);
@@ -422,40 +366,6 @@ export class RepoSync {
     engine.options.log(`rediscovered ${paths.length} files`);
     await engine.publishShared();
     return { files: paths.length, parsed: state.stats.parsed - before };
-  }
-
-  /**
-   * Whether a listing of the tree differs from the paths the daemon holds: one it holds is not
-   * listed, or one it does not hold is listed and exists (git lists the files of its index, deleted
-   * ones too, whose deletion the daemon has taken).
-   */
-  private async listsOtherwise(paths: readonly string[]): Promise<boolean> {
-    const { state } = this.engine;
-    const unknown = paths.filter((path) => !state.has(path));
-    if (paths.length - unknown.length !== state.fileCount) return true;
-    const found = await statAll(this.engine.options.root, unknown);
-    return found.some((info) => info !== 'missing');
-  }
-
-  /**
-   * Of paths about to be updated, those that are not there: gone. First those without a grammar
-   * whose file is missing. An update stats each source file (and finds it gone), but takes a path
-   * without a grammar for a file, as discovery lists files, and does not stat it. Taken so while
-   * missing, a file whose deletion was handled already would stay until a restart, in the skips
-   * and the counts: no event would come to take it out. A watcher names deleted entries, and git
-   * lists its index, which a checkout writes after it has changed the tree. (The cold index's list
-   * is checked by the catch-up: see watch.)
-   *
-   * Then those that cannot be reached (see Unreachable) and that no listing vouches for (`listed`
-   * false: a name a watcher gave, not a path discovery listed or the index holds). A listed one is
-   * skipped as unreadable, as a map skips it; an unlisted one may not exist (a folder's own watch
-   * names the folder itself in it, when a chmod makes it unreadable), and no discovery would list
-   * it: git lists the files of a folder it cannot read only when it tracks them, and a walk none.
-   */
-  private async notThere(paths: readonly string[], listed: (path: string) => boolean): Promise<string[]> {
-    const checked = paths.filter((path) => !languageForPath(path) || !listed(path));
-    const found = await statAll(this.engine.options.root, checked);
-    return checked.filter((path, i) => found[i] === 'missing' || (isUnreachable(found[i]) && !listed(path)));
   }
 
   /** Waits for the cold index, for the watcher's catch-up when it runs, and for every update queued so far. */
@@ -489,43 +399,9 @@ export class RepoSync {
     return run;
   }
 
-  /** Saves the related graph once changes have stopped for a while (see DaemonTimings.graphSaveDelayMs). */
+  /** Saves the related graph once changes have stopped for a while (see GraphSaves). */
   scheduleGraphSave({ publish = false } = {}): void {
-    this.graphUnsaved = true;
-    this.graphToPublish ||= publish;
-    clearTimeout(this.graphSaveTimer);
-    this.graphSaveTimer = setTimeout(() => this.saveGraph(), this.timings.graphSaveDelayMs);
-    this.graphSaveTimer.unref();
-  }
-
-  /** Writes the related graph for the next start, unless changes are still coming in (then later). */
-  private saveGraph(): void {
-    const { engine } = this;
-    if (!this.graphUnsaved || engine.phase !== 'ready') return;
-    if (this.pendingBatches > 0 || (this.watcher?.pendingCount ?? 0) > 0) {
-      this.scheduleGraphSave();
-      return;
-    }
-    // Its inputs are read from the store (see graphInputs): one damaged meanwhile is rebuilt first, which saves the graph again.
-    if (engine.store.damage()) {
-      if (!engine.isStopping) void this.rebuildIfDamaged();
-      return;
-    }
-    const started = Date.now();
-    const { graph } = engine.state;
-    // Built now if the last change is not in it yet (no request asked since).
-    graph.prepareRelated({ spare: false });
-    const { log } = engine.options;
-    const sharedCacheDir = engine.store.shared?.dir;
-    const inputsKey = engine.graphInputs();
-    if (saveGraphOrSay(graph, engine.store.dir, engine.hashOf, inputsKey, log)) {
-      log(`related graph saved in ${Date.now() - started} ms`);
-      if (this.graphToPublish && sharedCacheDir && publishRelatedGraph(graph, engine.store.dir, sharedCacheDir, engine.hashOf, inputsKey, log)) {
-        log('related graph published to the shared cache');
-      }
-    }
-    this.graphUnsaved = false;
-    this.graphToPublish = false;
+    this.graphSaves.schedule({ publish });
   }
 
   /** Stops watching, waits for the update under way, and saves the related graph if it changed. */
@@ -533,18 +409,9 @@ export class RepoSync {
     clearInterval(this.sweepTimer);
     await this.watcher?.close();
     await this.work.catch(() => {}); // each piece of work logs its own failure where it fails
-    clearTimeout(this.graphSaveTimer);
     // The graph holds what it took, and each file is checked by its hash when read back: a stopped update does not matter.
-    this.saveGraph();
+    this.graphSaves.close();
   }
-}
-
-/** Whether some folder above a path (not the path itself) is one `isFolder` picks. */
-function inFolder(path: string, isFolder: (folder: string) => boolean): boolean {
-  for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
-    if (isFolder(path.slice(0, slash))) return true;
-  }
-  return false;
 }
 
 /** Discovery of the engine's tree, its notices (git past its bound, the tree walked instead) in the daemon's log. */

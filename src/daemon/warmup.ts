@@ -11,6 +11,8 @@ import type { RepoSync } from './sync.js';
 
 /** Files linked into the name indexes per turn of the event loop, so requests are answered between slices. */
 const LINK_SLICE_FILES = 1500;
+/** What the log says when the definitions of names no file references leave the definer index (see ReferenceGraph.coldParsedDefinitions). */
+export const UNREFERENCED_MOVED = 'definitions of names no file references moved out of the definer index';
 
 /**
  * While linking, the store lets go of its map (a large store's: see DaemonEngine.releaseStorePages)
@@ -55,11 +57,11 @@ export class WarmUp {
       const { graph } = this.engine.state;
       if (!linking) {
         linking = Date.now();
-        // A cold index that parsed every file linked all their definitions as they came; they are
-        // linked again as a start over the stored names links them, so that those of names no
-        // file references leave the definer index (on a kernel most of them, some 600 MiB of
-        // heap at the end of linking). The pass stored every file's names (see unlinkParsedDefinitions).
-        if (graph.unlinkParsedDefinitions()) log('definitions to be linked again from the store, after the references');
+        // A cold index that parsed every file linked all their definitions as they came: those of
+        // names no file references leave the definer index (on a kernel most of them), unless the
+        // cold index did so before it built the related graph. The pass stored every file's names
+        // (see coldParsedDefinitions).
+        if (graph.coldParsedDefinitions()) log(UNREFERENCED_MOVED);
         readFrom = readAtRelease = graph.namesRead;
       }
       if (!graph.linkPending(sliceFiles)) {

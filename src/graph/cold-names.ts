@@ -1,7 +1,7 @@
 // The definitions no file references, kept out of the name indexes: per definition, a 32-bit hash
-// of the name (nameHash, also the saved related graph's, see NameIndex.definitionHashes) and the
+// of the name (nameHash, also the saved related graph's, see saved-definitions.ts) and the
 // number of its file, in one sorted typed array. A hash says only which files may define a name;
-// the caller confirms it from the file's names in the tag store (see NameIndex.coldDefiners). A
+// the caller confirms it from the file's names in the tag store (see ColdLinks.definersOf). A
 // generated header defines hundreds of thousands of names nobody references (register masks): held
 // as strings in a Map, they were most of a large graph's heap.
 import type { FileNode } from './nodes.js';

@@ -1,7 +1,9 @@
 // The reference graph's facade: the files' names in, the compiled graphs of both rankings out. It
 // composes the modules of each concern and keeps them in step when a file changes:
-//   name-index.ts   files, definer and referencer indexes, lazy reading and linking of names;
-//                   cold-names.ts holds the definitions of names no file references
+//   name-index.ts   files, and the lazy reading and linking of their names into name-rows.ts (the
+//                   definer and referencer rows) and cold-links.ts (the definitions of names no file
+//                   references, held as hashes by cold-names.ts); name-queries.ts answers a
+//                   request's names; saved-definitions.ts the definition hashes a saved graph keeps
 //   numbering.ts    the files' order by path (node numbers) and how it shifts
 //   definers.ts     per name, its definers grouped and Aider's multiplier (a cache)
 //   aider-graph.ts  Aider's compiled graph ('aider' ranking)
@@ -11,13 +13,14 @@
 //   warm-up.ts      rehearsals of a change after a start
 //   graph-file.ts   the related graph saved between runs (reads this facade)
 // Imports run one way, with no cycle: this facade -> warm-up -> related -> its parts (edges, build,
-// patch, weights); related and aider-graph -> definers -> name index -> cold names; numbering,
+// patch, weights); related and aider-graph -> definers -> name index -> rows, cold links -> cold names; numbering,
 // nodes.ts and graph-types.ts are leaves that all read. The model's weights come from src/model.ts.
 import type { FileNames, FileRecord } from '../records.js';
 import { type AiderBase, compileAiderBase, weighAiderRequest } from './aider-graph.js';
 import { DefinerCache } from './definers.js';
 import type { AiderGraph, EdgeRequest, NameFiles, RelatedGraph, SavedRelated } from './graph-types.js';
 import { NameIndex } from './name-index.js';
+import { definersOfAll, eachNamer, namesOfAll } from './name-queries.js';
 import { EMPTY_NAMES, type FileNode, NO_SLOTS, type NodeNames } from './nodes.js';
 import { Numbering } from './numbering.js';
 import { RelatedState } from './related.js';
@@ -283,16 +286,19 @@ export class ReferenceGraph {
    * first anyway; returns whether that read names from the store, whose pages a caller may then let go of.
    */
   linkForRelated(): boolean {
-    return this.index.linkForRelated();
+    const fromStore = this.index.linkForRelated();
+    // Names from a parse: the definitions of those nobody references leave the definer index first.
+    if (!fromStore) this.coldParsedDefinitions();
+    return fromStore;
   }
 
   /**
-   * See NameIndex.unlinkParsedDefinitions. The definers cache holds the definer index's entries,
-   * which are made anew: it is emptied. What was derived from the names stays (the related graph's
-   * edges, Aider's graph): every name keeps its definers, in the same order.
+   * See NameIndex.coldParsedDefinitions. The definers cache holds the definer index's entries,
+   * some of which leave it: it is emptied. What was derived from the names stays (the related
+   * graph's edges, Aider's graph): every name keeps its definers, in the same order.
    */
-  unlinkParsedDefinitions(): boolean {
-    if (!this.index.unlinkParsedDefinitions()) return false;
+  coldParsedDefinitions(): boolean {
+    if (!this.index.coldParsedDefinitions()) return false;
     this.definers.release();
     return true;
   }
@@ -345,17 +351,17 @@ export class ReferenceGraph {
   /** The files that define `ident`, and those that reference it (with their counts, in no particular order). */
   namesOf(ident: string): NameFiles {
     this.index.linkPending();
-    return this.index.namesOfAll([ident]).get(ident)!;
+    return namesOfAll(this.index, [ident]).get(ident)!;
   }
 
-  /** See NameIndex.namesOfAll. */
+  /** See name-queries.ts namesOfAll: files not linked yet are scanned, not linked. */
   namesOfAll(idents: Iterable<string>): Map<string, NameFiles> {
-    return this.index.namesOfAll(idents);
+    return namesOfAll(this.index, idents);
   }
 
-  /** See NameIndex.definersOfAll. */
+  /** See name-queries.ts definersOfAll. */
   definersOfAll(idents: Iterable<string>): Map<string, ReadonlySet<string> | undefined> {
-    return this.index.definersOfAll(idents);
+    return definersOfAll(this.index, idents);
   }
 
   /**
@@ -366,6 +372,6 @@ export class ReferenceGraph {
    */
   visitNamers(idents: Iterable<string>, next: () => void, visit: (node: number, count: number) => void): void {
     this.numbering.nodes();
-    this.index.eachNamer(idents, next, (node, count) => visit(node.dense, count));
+    eachNamer(this.index, idents, next, (node, count) => visit(node.dense, count));
   }
 }

@@ -1,0 +1,132 @@
+// Issue #51 item 1 (the graph's names held compactly): the definitions of names nobody references
+// leave the definer index before a cold index builds its related graph, no name read; the name
+// rows after a seeded run of adds, edits and removals are those of a graph built anew; a saved
+// related graph read back answers as the one written.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ReferenceGraph } from '../src/graph/graph.js';
+import { readSavedGraph, restoreRelatedGraph, saveRelatedGraph } from '../src/graph/graph-file.js';
+import type { FileNames } from '../src/records.js';
+import { seededRandom } from '../src/random.js';
+import { tempDir } from './helpers.js';
+
+const none = { chatFiles: new Set<string>(), mentionedIdents: new Set<string>() };
+
+/** A file's names: `defined` and `referenced` sorted and each once, every reference counted `count`. */
+function names(defined: string[], referenced: string[], count = 1): FileNames {
+  const refs = [...new Set(referenced)].sort();
+  return { defined: [...new Set(defined)].sort(), referenced: refs, counts: refs.map(() => count), imports: [], modules: [] };
+}
+
+/** A seeded tree: per file, a few of 60 names and some register masks of its own that nothing references. */
+function randomTree(seed: number): { random: () => number; tree: Map<string, FileNames>; randomFile: () => FileNames; randomPath: () => string } {
+  const random = seededRandom(seed);
+  const pick = (k: number) => Array.from({ length: k }, () => `name${Math.floor(random() * 60)}`);
+  let masks = 0;
+  const randomFile = () => names([...pick(Math.floor(random() * 5)), ...Array.from({ length: Math.floor(random() * 6) }, () => `mask${masks++ % 97}`)], pick(Math.floor(random() * 8)), 1 + Math.floor(random() * 3));
+  const randomPath = () => `d${Math.floor(random() * 4)}/f${Math.floor(random() * 25)}.c`;
+  const tree = new Map<string, FileNames>();
+  for (let i = 0; i < 80; i++) tree.set(randomPath(), randomFile());
+  return { random, tree, randomFile, randomPath };
+}
+
+/** A graph as a cold index builds it: every file parsed, its definitions linked as it comes; `stored` is the tag store. */
+function parsedGraph(tree: ReadonlyMap<string, FileNames>, stored: Map<string, FileNames>, counter = { reads: 0 }): ReferenceGraph {
+  const graph = new ReferenceGraph((path) => (counter.reads++, stored.get(path)));
+  for (const [path, fileNames] of tree) {
+    stored.set(path, fileNames);
+    graph.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, names: structuredClone(fileNames) });
+    graph.linkParsedDefiners();
+  }
+  return graph;
+}
+
+/** A graph built anew from the tree, every name in memory. */
+function freshGraph(tree: ReadonlyMap<string, FileNames>): ReferenceGraph {
+  const graph = new ReferenceGraph();
+  for (const path of [...tree.keys()].sort()) graph.setFile(path, structuredClone(tree.get(path)!));
+  return graph;
+}
+
+/** Every name's definers and referencers (with counts), sorted: what the name rows hold. */
+function rows(graph: ReferenceGraph): string[] {
+  const all = new Set([...graph.definedNames(), ...graph.referencedNames()]);
+  return [...graph.namesOfAll([...all].sort())].map(([name, { definers, referencers }]) => {
+    const refs = [...(referencers ?? [])].map(([path, count]) => `${path}x${count}`).sort();
+    return `${name}: ${[...(definers ?? [])].sort().join(' ')} | ${refs.join(' ')}`;
+  });
+}
+
+/** The related graph's edges as lines. */
+function relatedEdges(graph: ReferenceGraph): string[] {
+  const g = graph.compileRelated(none);
+  const out: string[] = [];
+  for (let u = 0; u < g.csr.nodeCount; u++) {
+    for (let e = g.csr.offsets[u]; e < g.csr.offsets[u + 1]; e++) out.push(`${g.paths[u]} ${g.paths[g.csr.targets[e]]} ${g.idents[g.edgeIdent[e]]} ${g.csr.weights[e]}`);
+  }
+  return out;
+}
+
+test('item 1: a cold index moves the definitions of names nobody references out of the definer index before it builds the related graph, reading no name', () => {
+  const { tree } = randomTree(11);
+  const counter = { reads: 0 };
+  const graph = parsedGraph(tree, new Map(), counter);
+  assert.equal(graph.linkForRelated(), false, 'names from a parse: nothing read from the store');
+  assert.equal(counter.reads, 0, 'no name read to move them');
+  const unreferenced = [...graph.definedNames((name) => name.startsWith('mask'))].sort();
+  assert.ok(unreferenced.length > 50);
+  assert.ok(counter.reads > 0, "a name nobody references is confirmed from the store's names: it left the definer index");
+  assert.deepEqual(rows(graph), rows(freshGraph(tree)), 'every name answers as in a graph built anew');
+  assert.deepEqual(relatedEdges(graph), relatedEdges(freshGraph(tree)));
+});
+
+test('item 1: the name rows after a seeded run of adds, edits and removals are those of a graph built anew', () => {
+  for (const seed of [3, 5, 8]) {
+    const { random, tree, randomFile, randomPath } = randomTree(seed);
+    const stored = new Map<string, FileNames>();
+    const graph = parsedGraph(tree, stored);
+    graph.linkForRelated();
+    graph.prepareRelated();
+    for (let step = 0; step < 60; step++) {
+      const path = randomPath();
+      if (random() < 0.25) {
+        graph.removeFile(path);
+        tree.delete(path);
+        stored.delete(path);
+      } else {
+        // A file gains a reference to a name nobody referenced, or keeps its names, or changes them.
+        const fileNames = random() < 0.3 ? names([...(tree.get(path)?.defined ?? [])], [`mask${Math.floor(random() * 97)}`, ...(tree.get(path)?.referenced ?? [])]) : randomFile();
+        tree.set(path, fileNames);
+        stored.set(path, fileNames); // the store has a save's names before the graph
+        graph.setFile(path, structuredClone(fileNames));
+      }
+      if (step % 15 === 14) {
+        assert.deepEqual(rows(graph), rows(freshGraph(tree)), `seed ${seed}, step ${step}`);
+        assert.deepEqual(relatedEdges(graph), relatedEdges(freshGraph(tree)), `seed ${seed}, step ${step}: edges`);
+      }
+    }
+    assert.equal(graph.linkCount, freshGraph(tree).linkCount, `seed ${seed}: links`);
+  }
+});
+
+test('item 1: the saved related graph read back answers as the one written, its definitions of names nobody references included', async () => {
+  const { tree } = randomTree(21);
+  const stored = new Map<string, FileNames>();
+  const written = parsedGraph(tree, stored);
+  written.linkForRelated();
+  written.prepareRelated({ spare: false });
+  const dir = tempDir('name-ids');
+  const hashOf = (path: string) => (tree.has(path) ? `h-${path}` : undefined);
+  assert.ok(saveRelatedGraph(written, dir, hashOf, 'key'));
+  const counter = { reads: 0 };
+  const read = new ReferenceGraph((path) => (counter.reads++, stored.get(path)));
+  for (const [path, fileNames] of tree) read.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: fileNames.defined.length + fileNames.referenced.length });
+  assert.equal(restoreRelatedGraph(read, await readSavedGraph(dir), hashOf, 'key'), 'restored');
+  assert.deepEqual(relatedEdges(read), relatedEdges(written));
+  const masks = [...written.definedNames((name) => name.startsWith('mask'))].sort();
+  counter.reads = 0;
+  const definers = (graph: ReferenceGraph) => [...graph.definersOfAll(masks)].map(([name, files]) => `${name}: ${[...(files ?? [])].sort().join(' ')}`);
+  assert.deepEqual(definers(read), definers(written));
+  assert.ok(counter.reads < tree.size, `the saved definition hashes name the files to read (${counter.reads} of ${tree.size})`);
+  assert.deepEqual(rows(read), rows(written));
+});
