@@ -19,6 +19,7 @@ import { languageForPath } from '../src/extract/languages.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { seededRandom } from '../src/random.js';
+import { bytesPerFile, formatRss, processMemory } from './per-file.js';
 
 const BIN = join(packageRoot, 'bin', 'repomap.js');
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
@@ -83,7 +84,7 @@ const seconds = (s: { p50: number; min: number; max: number }) =>
 
 const call = <T>(method: string, params?: object): Promise<T> => DaemonClient.once<T>(socket, method, params);
 
-async function startDaemon(): Promise<{ readyMs: number; exited: Promise<void> }> {
+async function startDaemon(): Promise<{ readyMs: number; exited: Promise<void>; pid: number }> {
   const started = performance.now();
   const child = spawn(process.execPath, [DAEMON, root, '--workers', String(workers), '--cache-dir', cacheDir, '--idle-timeout', '0'], {
     env,
@@ -93,7 +94,7 @@ async function startDaemon(): Promise<{ readyMs: number; exited: Promise<void> }
   for (;;) {
     try {
       await call('map', { tokens: 64, chatFiles: [] });
-      return { readyMs: performance.now() - started, exited };
+      return { readyMs: performance.now() - started, exited, pid: child.pid ?? 0 };
     } catch {
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -192,6 +193,12 @@ async function main(): Promise<void> {
     queryRuns.push(performance.now() - t0);
   }
 
+  // The first daemon's peak over everything above (VmHWM), and what it holds once the requests and
+  // saves are over; both per file it indexed.
+  const settled = await call<DaemonStatus>('status');
+  const memory = processMemory(cold.pid);
+  const perFile = (bytes: number | undefined) => (bytes === undefined ? undefined : bytesPerFile(bytes, settled.indexed));
+
   // Warm restart: stop, start again with nothing changed (three times; the first also until it watches).
   await call('shutdown');
   await cold.exited;
@@ -231,9 +238,18 @@ async function main(): Promise<void> {
     workers,
     coldStartMs: cold.readyMs,
     rssAfterColdMiB: afterCold.memory.rssBytes / 2 ** 20,
+    rssAfterColdBytesPerFile: bytesPerFile(afterCold.memory.rssBytes, afterCold.indexed),
     watchingMs,
     rssWatchingMiB: afterWatching.memory.rssBytes / 2 ** 20,
+    rssWatchingBytesPerFile: bytesPerFile(afterWatching.memory.rssBytes, afterWatching.indexed),
     indexed: afterCold.indexed,
+    /** The first daemon's peak RSS over the start, the requests and the saves (VmHWM; undefined without /proc). */
+    peakMiB: memory && memory.peakBytes / 2 ** 20,
+    peakBytesPerFile: perFile(memory?.peakBytes),
+    /** Its RSS once the requests and saves are over. */
+    settledMiB: settled.memory.rssBytes / 2 ** 20,
+    settledBytesPerFile: perFile(settled.memory.rssBytes),
+    settledIndexed: settled.indexed,
     mapLatencyMs: summary(latencies),
     editToMapMs: summary(editLatencies),
     saveToMapMs: summary(saveLatencies),
@@ -267,8 +283,9 @@ async function main(): Promise<void> {
       ] as const
     ).map(([name, s]) => `${name.padEnd(40)}${f(s.p50)}${f(s.p95)}${f(s.min)}${f(s.max)}`),
     '',
-    `${values['cache-dir'] ? 'first start (given cache)' : 'cold start'} to first map: ${(report.coldStartMs / 1000).toFixed(1)} s, ${report.indexed} files indexed, RSS after it ${report.rssAfterColdMiB.toFixed(0)} MiB`,
-    `  watching ${(watchingMs / 1000).toFixed(1)} s after the start, RSS then ${report.rssWatchingMiB.toFixed(0)} MiB`,
+    `${values['cache-dir'] ? 'first start (given cache)' : 'cold start'} to first map: ${(report.coldStartMs / 1000).toFixed(1)} s, ${report.indexed} files indexed, RSS after it ${formatRss(afterCold.memory.rssBytes, afterCold.indexed)}`,
+    `  watching ${(watchingMs / 1000).toFixed(1)} s after the start, RSS then ${formatRss(afterWatching.memory.rssBytes, afterWatching.indexed)}`,
+    `  peak over the start, the requests and the saves ${memory ? formatRss(memory.peakBytes, settled.indexed) : 'n/a (no /proc)'}; settled after them ${formatRss(settled.memory.rssBytes, settled.indexed)}; ${settled.indexed} files indexed`,
     `warm restart to first map: ${seconds(report.warmStartMs)} (${WARM_RESTARTS} restarts, ${report.warmStartParsed} files parsed in all); watching after ${(warmWatchingMs / 1000).toFixed(2)} s`,
     `  floor, listing the files and an lstat of each: ${seconds(report.warmStartFloorMs)}; the restart ${(report.warmStartMs.p50 / report.warmStartFloorMs.p50).toFixed(2)} x the floor`,
   ];

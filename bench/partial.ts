@@ -19,6 +19,7 @@ import { languageForPath } from '../src/extract/languages.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { seededRandom } from '../src/random.js';
+import { bytesPerFile, formatPerFile } from './per-file.js';
 
 const BIN = join(packageRoot, 'bin', 'repomap.js');
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
@@ -59,6 +60,8 @@ interface Trial {
   /** The complete map's first HEAD files that the partial map's first HEAD lacks. */
   missedHead: string[];
   peakRssMiB: number;
+  /** The daemon's peak RSS (until its shutdown right after the answer) per file indexed by the answer. */
+  peakBytesPerFile: number | undefined;
 }
 
 function sourceFiles(): string[] {
@@ -132,11 +135,13 @@ async function main(): Promise<void> {
     const partialHead = new Set(head(map));
     const sharedHead = [...full].filter((path) => partialHead.has(path)).length;
     const missedHead = [...full].filter((path) => !partialHead.has(path));
-    const trial = { chatFile, answerMs, fromStartMs, indexedFiles: map.partial?.indexedFiles ?? map.stats.discovered, files: map.partial?.files ?? map.stats.discovered, sharedHead, missedHead, peakRssMiB };
+    const indexedFiles = map.partial?.indexedFiles ?? map.stats.discovered;
+    const peakBytesPerFile = bytesPerFile(peakRssMiB * 2 ** 20, indexedFiles);
+    const trial = { chatFile, answerMs, fromStartMs, indexedFiles, files: map.partial?.files ?? map.stats.discovered, sharedHead, missedHead, peakRssMiB, peakBytesPerFile };
     results.push(trial);
     process.stdout.write(
       `${chatFile}: first map ${(answerMs / 1000).toFixed(1)} s after the request (${(fromStartMs / 1000).toFixed(1)} s after the spawn), ` +
-        `${map.partial ? `partial, ${trial.indexedFiles} of ${trial.files} files indexed` : 'complete'}; ${sharedHead} of the complete map's first ${HEAD} files; peak RSS ${peakRssMiB.toFixed(0)} MiB\n`,
+        `${map.partial ? `partial, ${trial.indexedFiles} of ${trial.files} files indexed` : 'complete'}; ${sharedHead} of the complete map's first ${HEAD} files; peak RSS ${peakRssMiB.toFixed(0)} MiB (${formatPerFile(peakBytesPerFile)} indexed)\n`,
     );
   }
   const summary = {
