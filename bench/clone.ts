@@ -16,10 +16,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RepoMap } from '../src/api/types.js';
 import { discoverFiles } from '../src/discover/discover.js';
-import { languageForPath } from '../src/extract/languages.js';
 import { statAll } from '../src/indexer/stat.js';
 import { packageRoot } from '../src/paths.js';
 import { bytesPerFile, formatRss } from './per-file.js';
+import { trackedSourceFiles } from './source-files.js';
 
 const BIN = join(packageRoot, 'bin', 'repomap.js');
 const USAGE = 'usage: node dist/bench/clone.js --repo DIR --shared-cache DIR [--clone DIR] [--runs 3] [--workers 2] [--json FILE]\n';
@@ -85,8 +85,7 @@ function cloneMap(run: number, sourceFiles: number): Omit<Run, 'floorMs'> {
 
 async function main(): Promise<void> {
   if (!values.clone) execFileSync('git', ['clone', '-q', repo, clone]);
-  const listed = execFileSync('git', ['ls-files', '-z'], { cwd: clone, encoding: 'utf8', maxBuffer: 1 << 30 });
-  const sourceFiles = listed.split('\0').filter((path) => path && languageForPath(path)).length;
+  const sourceFiles = trackedSourceFiles(clone).length;
   const results: Run[] = [];
   for (let r = 1; r <= runs; r++) {
     const t0 = performance.now();

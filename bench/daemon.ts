@@ -15,11 +15,11 @@ import type { DaemonStatus } from '../src/api/types.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { discoverFiles } from '../src/discover/discover.js';
 import { statAll } from '../src/indexer/stat.js';
-import { languageForPath } from '../src/extract/languages.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { seededRandom } from '../src/random.js';
 import { bytesPerFile, formatRss, processMemory } from './per-file.js';
+import { indexableSourceFiles } from './source-files.js';
 
 const BIN = join(packageRoot, 'bin', 'repomap.js');
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
@@ -111,14 +111,10 @@ async function untilWatching(): Promise<number> {
   return performance.now() - from;
 }
 
-function sourceFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 });
-  return listed.split('\0').filter((path) => path && languageForPath(path));
-}
 
 async function main(): Promise<void> {
   mkdirPrivate(runtime);
-  const files = sourceFiles();
+  const files = indexableSourceFiles(root);
   const rand = seededRandom(42);
   const pick = () => files[Math.floor(rand() * files.length)];
 

@@ -16,11 +16,11 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DaemonClient } from '../src/client/client.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
-import { languageForPath } from '../src/extract/languages.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { seededRandom } from '../src/random.js';
 import { bytesPerFile, formatPerFile } from './per-file.js';
+import { indexableSourceFiles } from './source-files.js';
 
 const BIN = join(packageRoot, 'bin', 'repomap.js');
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
@@ -65,10 +65,6 @@ interface Trial {
   peakBytesPerFile: number | undefined;
 }
 
-function sourceFiles(): string[] {
-  const listed = spawnSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 }).stdout;
-  return listed.split('\0').filter((path) => path && languageForPath(path));
-}
 
 function head(map: RepoMap): string[] {
   return map.files.slice(0, HEAD).map((file) => file.path);
@@ -125,7 +121,7 @@ function completeMap(chatFile: string, completeCache: string): RepoMap {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 async function main(): Promise<void> {
-  const files = sourceFiles();
+  const files = indexableSourceFiles(root);
   const rand = seededRandom(Number(values.seed));
   const chosen = Array.from({ length: trials }, () => files[Math.floor(rand() * files.length)]);
   const results: Trial[] = [];
