@@ -1,7 +1,7 @@
 // repomapd benchmark: map latency on a warm daemon, save-to-map latency, client start-up, daemon
 // memory, warm restart; compared in the same run with `repomap map` in-process.
 //
-//   npm run bench:daemon -- --repo DIR [--requests 200] [--saves 20] [--workers N] [--cache-dir DIR] [--json FILE]
+//   npm run bench:daemon -- --repo DIR [--requests 200] [--saves 20] [--workers N] [--cache-dir DIR] [--save-timeout 10] [--json FILE]
 //
 // --cache-dir reuses a tag cache (a large corpus then skips its cold index: the first start is warm).
 
@@ -15,15 +15,16 @@ import type { DaemonStatus } from '../src/api/types.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
 import { discoverFiles } from '../src/discover/discover.js';
 import { statAll } from '../src/indexer/stat.js';
-import { languageForPath } from '../src/extract/languages.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { seededRandom } from '../src/random.js';
+import { bytesPerFile, formatRss, processMemory } from './per-file.js';
+import { indexableSourceFiles } from './source-files.js';
 
 const BIN = join(packageRoot, 'bin', 'repomap.js');
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
 
-const USAGE = 'usage: npm run bench:daemon -- --repo DIR [--requests 200] [--saves 20] [--workers N] [--cache-dir DIR] [--json FILE]\n';
+const USAGE = 'usage: npm run bench:daemon -- --repo DIR [--requests 200] [--saves 20] [--workers N] [--cache-dir DIR] [--save-timeout 10] [--json FILE]\n';
 let values: ReturnType<typeof parseOptions>;
 try {
   values = parseOptions();
@@ -41,6 +42,7 @@ function parseOptions() {
       workers: { type: 'string', default: String(os.availableParallelism()) },
       'cache-dir': { type: 'string' },
       json: { type: 'string' },
+      'save-timeout': { type: 'string', default: '10' },
       help: { type: 'boolean', short: 'h' },
     },
   }).values;
@@ -58,6 +60,8 @@ const root = resolve(values.repo);
 const requests = Number(values.requests);
 const saves = Number(values.saves);
 const workers = Number(values.workers);
+/** Seconds a save may take to show in a map before the bench fails. */
+const saveTimeoutS = Number(values['save-timeout']);
 
 const scratch = mkdtempSync(join(os.tmpdir(), 'repomap-bench-daemon-'));
 const runtime = join(scratch, 'run');
@@ -83,7 +87,7 @@ const seconds = (s: { p50: number; min: number; max: number }) =>
 
 const call = <T>(method: string, params?: object): Promise<T> => DaemonClient.once<T>(socket, method, params);
 
-async function startDaemon(): Promise<{ readyMs: number; exited: Promise<void> }> {
+async function startDaemon(): Promise<{ readyMs: number; exited: Promise<void>; pid: number }> {
   const started = performance.now();
   const child = spawn(process.execPath, [DAEMON, root, '--workers', String(workers), '--cache-dir', cacheDir, '--idle-timeout', '0'], {
     env,
@@ -93,7 +97,7 @@ async function startDaemon(): Promise<{ readyMs: number; exited: Promise<void> }
   for (;;) {
     try {
       await call('map', { tokens: 64, chatFiles: [] });
-      return { readyMs: performance.now() - started, exited };
+      return { readyMs: performance.now() - started, exited, pid: child.pid ?? 0 };
     } catch {
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -107,14 +111,10 @@ async function untilWatching(): Promise<number> {
   return performance.now() - from;
 }
 
-function sourceFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 });
-  return listed.split('\0').filter((path) => path && languageForPath(path));
-}
 
 async function main(): Promise<void> {
   mkdirPrivate(runtime);
-  const files = sourceFiles();
+  const files = indexableSourceFiles(root);
   const rand = seededRandom(42);
   const pick = () => files[Math.floor(rand() * files.length)];
 
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       for (;;) {
         const map = await call<RepoMap>('map', { chatFiles: [chatFile], mentionedFiles: [path], tokens: 256 });
         if (map.text.includes(name)) return performance.now() - t0;
-        if (performance.now() - t0 > 10_000) throw new Error(`save of ${path} not reflected in 10 s`);
+        if (performance.now() - t0 > saveTimeoutS * 1000) throw new Error(`save of ${path} not reflected in ${saveTimeoutS} s`);
       }
     } finally {
       undo();
@@ -192,6 +192,12 @@ async function main(): Promise<void> {
     queryRuns.push(performance.now() - t0);
   }
 
+  // The first daemon's peak over everything above (VmHWM), and what it holds once the requests and
+  // saves are over; both per file it indexed.
+  const settled = await call<DaemonStatus>('status');
+  const memory = processMemory(cold.pid);
+  const perFile = (bytes: number | undefined) => (bytes === undefined ? undefined : bytesPerFile(bytes, settled.indexed));
+
   // Warm restart: stop, start again with nothing changed (three times; the first also until it watches).
   await call('shutdown');
   await cold.exited;
@@ -231,9 +237,18 @@ async function main(): Promise<void> {
     workers,
     coldStartMs: cold.readyMs,
     rssAfterColdMiB: afterCold.memory.rssBytes / 2 ** 20,
+    rssAfterColdBytesPerFile: bytesPerFile(afterCold.memory.rssBytes, afterCold.indexed),
     watchingMs,
     rssWatchingMiB: afterWatching.memory.rssBytes / 2 ** 20,
+    rssWatchingBytesPerFile: bytesPerFile(afterWatching.memory.rssBytes, afterWatching.indexed),
     indexed: afterCold.indexed,
+    /** The first daemon's peak RSS over the start, the requests and the saves (VmHWM; undefined without /proc). */
+    peakMiB: memory && memory.peakBytes / 2 ** 20,
+    peakBytesPerFile: perFile(memory?.peakBytes),
+    /** Its RSS once the requests and saves are over. */
+    settledMiB: settled.memory.rssBytes / 2 ** 20,
+    settledBytesPerFile: perFile(settled.memory.rssBytes),
+    settledIndexed: settled.indexed,
     mapLatencyMs: summary(latencies),
     editToMapMs: summary(editLatencies),
     saveToMapMs: summary(saveLatencies),
@@ -267,8 +282,9 @@ async function main(): Promise<void> {
       ] as const
     ).map(([name, s]) => `${name.padEnd(40)}${f(s.p50)}${f(s.p95)}${f(s.min)}${f(s.max)}`),
     '',
-    `${values['cache-dir'] ? 'first start (given cache)' : 'cold start'} to first map: ${(report.coldStartMs / 1000).toFixed(1)} s, ${report.indexed} files indexed, RSS after it ${report.rssAfterColdMiB.toFixed(0)} MiB`,
-    `  watching ${(watchingMs / 1000).toFixed(1)} s after the start, RSS then ${report.rssWatchingMiB.toFixed(0)} MiB`,
+    `${values['cache-dir'] ? 'first start (given cache)' : 'cold start'} to first map: ${(report.coldStartMs / 1000).toFixed(1)} s, ${report.indexed} files indexed, RSS after it ${formatRss(afterCold.memory.rssBytes, afterCold.indexed)}`,
+    `  watching ${(watchingMs / 1000).toFixed(1)} s after the start, RSS then ${formatRss(afterWatching.memory.rssBytes, afterWatching.indexed)}`,
+    `  peak over the start, the requests and the saves ${memory ? formatRss(memory.peakBytes, settled.indexed) : 'n/a (no /proc)'}; settled after them ${formatRss(settled.memory.rssBytes, settled.indexed)}; ${settled.indexed} files indexed`,
     `warm restart to first map: ${seconds(report.warmStartMs)} (${WARM_RESTARTS} restarts, ${report.warmStartParsed} files parsed in all); watching after ${(warmWatchingMs / 1000).toFixed(2)} s`,
     `  floor, listing the files and an lstat of each: ${seconds(report.warmStartFloorMs)}; the restart ${(report.warmStartMs.p50 / report.warmStartFloorMs.p50).toFixed(2)} x the floor`,
   ];

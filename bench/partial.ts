@@ -3,10 +3,11 @@
 // timed from the request and compared with the complete map of the same request (from a complete
 // cache, --complete-cache): how many of the complete map's first 20 files it has.
 //
-//   node dist/bench/partial.js --repo DIR --complete-cache DIR [--trials 5] [--seed 7] [--wait 8] [--workers 2] [--json FILE]
+//   node dist/bench/partial.js --repo DIR [--complete-cache DIR] [--trials 5] [--seed 7] [--wait 8] [--workers 2] [--json FILE]
 //
 // --complete-cache: a tag cache of DIR indexed in full (e.g. the cold bench's, or `repomap map DIR
-// --cache-dir CACHE` run once); each complete map is made in-process from it (a warm run).
+// --cache-dir CACHE` run once); each complete map is made in-process from it (a warm run). Without
+// it (a tree whose complete index is out of reach), the first maps are timed and not compared.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,16 +16,17 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DaemonClient } from '../src/client/client.js';
 import { daemonPaths } from '../src/daemon/runtime.js';
-import { languageForPath } from '../src/extract/languages.js';
 import type { RepoMap } from '../src/api/types.js';
 import { packageRoot } from '../src/paths.js';
 import { seededRandom } from '../src/random.js';
+import { bytesPerFile, formatPerFile } from './per-file.js';
+import { indexableSourceFiles } from './source-files.js';
 
 const BIN = join(packageRoot, 'bin', 'repomap.js');
 const DAEMON = join(packageRoot, 'bin', 'repomapd.js');
 /** The head of a map compared: its first files. */
 const HEAD = 20;
-const USAGE = 'usage: node dist/bench/partial.js --repo DIR --complete-cache DIR [--trials 5] [--seed 7] [--wait 8] [--workers 2] [--json FILE]\n';
+const USAGE = 'usage: node dist/bench/partial.js --repo DIR [--complete-cache DIR] [--trials 5] [--seed 7] [--wait 8] [--workers 2] [--json FILE]\n';
 
 const { values } = parseArgs({
   options: {
@@ -37,12 +39,12 @@ const { values } = parseArgs({
     json: { type: 'string' },
   },
 });
-if (!values.repo || !values['complete-cache']) {
+if (!values.repo) {
   process.stderr.write(USAGE);
   process.exit(2);
 }
 const root = resolve(values.repo);
-const completeCache = resolve(values['complete-cache']);
+const completeCache = values['complete-cache'] === undefined ? undefined : resolve(values['complete-cache']);
 const trials = Number(values.trials);
 const waitSeconds = Number(values.wait);
 
@@ -54,17 +56,15 @@ interface Trial {
   fromStartMs: number;
   indexedFiles: number;
   files: number;
-  /** Of the complete map's first HEAD files, how many the partial map's first HEAD has. */
-  sharedHead: number;
+  /** Of the complete map's first HEAD files, how many the partial map's first HEAD has (without --complete-cache: not compared). */
+  sharedHead?: number;
   /** The complete map's first HEAD files that the partial map's first HEAD lacks. */
-  missedHead: string[];
+  missedHead?: string[];
   peakRssMiB: number;
+  /** The daemon's peak RSS (until its shutdown right after the answer) per file indexed by the answer. */
+  peakBytesPerFile: number | undefined;
 }
 
-function sourceFiles(): string[] {
-  const listed = spawnSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 }).stdout;
-  return listed.split('\0').filter((path) => path && languageForPath(path));
-}
 
 function head(map: RepoMap): string[] {
   return map.files.slice(0, HEAD).map((file) => file.path);
@@ -109,7 +109,7 @@ async function coldFirstMap(chatFile: string): Promise<{ map: RepoMap; answerMs:
   }
 }
 
-function completeMap(chatFile: string): RepoMap {
+function completeMap(chatFile: string, completeCache: string): RepoMap {
   const result = spawnSync(process.execPath, [BIN, 'map', root, '--cache-dir', completeCache, '--chat', join(root, chatFile), '--format', 'json', '--quiet'], {
     encoding: 'utf8',
     maxBuffer: 1 << 28,
@@ -121,31 +121,35 @@ function completeMap(chatFile: string): RepoMap {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 async function main(): Promise<void> {
-  const files = sourceFiles();
+  const files = indexableSourceFiles(root);
   const rand = seededRandom(Number(values.seed));
   const chosen = Array.from({ length: trials }, () => files[Math.floor(rand() * files.length)]);
   const results: Trial[] = [];
   for (const chatFile of chosen) {
     const { map, answerMs, fromStartMs, peakRssMiB } = await coldFirstMap(chatFile);
-    const complete = completeMap(chatFile);
-    const full = new Set(head(complete));
+    const full = completeCache === undefined ? undefined : new Set(head(completeMap(chatFile, completeCache)));
     const partialHead = new Set(head(map));
-    const sharedHead = [...full].filter((path) => partialHead.has(path)).length;
-    const missedHead = [...full].filter((path) => !partialHead.has(path));
-    const trial = { chatFile, answerMs, fromStartMs, indexedFiles: map.partial?.indexedFiles ?? map.stats.discovered, files: map.partial?.files ?? map.stats.discovered, sharedHead, missedHead, peakRssMiB };
+    const sharedHead = full && [...full].filter((path) => partialHead.has(path)).length;
+    const missedHead = full && [...full].filter((path) => !partialHead.has(path));
+    const indexedFiles = map.partial?.indexedFiles ?? map.stats.discovered;
+    const peakBytesPerFile = bytesPerFile(peakRssMiB * 2 ** 20, indexedFiles);
+    const trial = { chatFile, answerMs, fromStartMs, indexedFiles, files: map.partial?.files ?? map.stats.discovered, sharedHead, missedHead, peakRssMiB, peakBytesPerFile };
     results.push(trial);
     process.stdout.write(
       `${chatFile}: first map ${(answerMs / 1000).toFixed(1)} s after the request (${(fromStartMs / 1000).toFixed(1)} s after the spawn), ` +
-        `${map.partial ? `partial, ${trial.indexedFiles} of ${trial.files} files indexed` : 'complete'}; ${sharedHead} of the complete map's first ${HEAD} files; peak RSS ${peakRssMiB.toFixed(0)} MiB\n`,
+        `${map.partial ? `partial, ${trial.indexedFiles} of ${trial.files} files indexed` : 'complete'}; ${full ? `${sharedHead} of the complete map's first ${HEAD} files` : 'not compared'}; peak RSS ${peakRssMiB.toFixed(0)} MiB (${formatPerFile(peakBytesPerFile)} indexed)\n`,
     );
   }
   const summary = {
     medianAnswerS: median(results.map((r) => r.answerMs)) / 1000,
-    medianSharedHead: median(results.map((r) => r.sharedHead)),
-    minSharedHead: Math.min(...results.map((r) => r.sharedHead)),
+    medianSharedHead: completeCache === undefined ? undefined : median(results.map((r) => r.sharedHead ?? 0)),
+    minSharedHead: completeCache === undefined ? undefined : Math.min(...results.map((r) => r.sharedHead ?? 0)),
+    medianPeakRssMiB: median(results.map((r) => r.peakRssMiB)),
   };
   process.stdout.write(
-    `median first map ${summary.medianAnswerS.toFixed(1)} s after the request (target <= 10 s); median ${summary.medianSharedHead} of ${HEAD} shared (target >= 16), min ${summary.minSharedHead}\n`,
+    `median first map ${summary.medianAnswerS.toFixed(1)} s after the request (target <= 10 s); ` +
+      (completeCache ? `median ${summary.medianSharedHead} of ${HEAD} shared (target >= 16), min ${summary.minSharedHead}` : 'not compared with the complete maps') +
+      `; median peak RSS ${summary.medianPeakRssMiB.toFixed(0)} MiB\n`,
   );
   if (values.json) writeFileSync(values.json, JSON.stringify({ root, waitSeconds, workers: Number(values.workers), seed: Number(values.seed), trials: results, summary }, null, 2) + '\n');
 }

@@ -24,6 +24,7 @@ import os from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { bytesPerFile } from './per-file.js';
 
 /** repomap's defaults for what it skips before parsing (src/indexer/indexer.ts, src/extract/file.ts). */
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -246,7 +247,8 @@ function duKiB(dir: string, apparent: boolean): number | undefined {
 interface Figure {
   key: string;
   label: string;
-  unit: 's' | 'MiB' | 'count';
+  /** 'B/file': bytes per source file, shown in KiB. */
+  unit: 's' | 'MiB' | 'count' | 'B/file';
   values: number[];
 }
 
@@ -342,6 +344,7 @@ function fmt(unit: Figure['unit'], value: number | undefined): string {
   if (value === undefined) return '-';
   if (unit === 's') return fmtSeconds(value);
   if (unit === 'MiB') return value >= 100 ? value.toFixed(0) : value.toFixed(1);
+  if (unit === 'B/file') return (value / 1024).toFixed(1);
   return String(Math.round(value));
 }
 
@@ -569,6 +572,8 @@ async function benchMain(argv: string[]): Promise<number> {
     const recordRepomap = (key: string, label: string, run: RepomapRun) => {
       figures.add(`${key}.time`, label, 's', run.ms);
       figures.add(`${key}.rss`, `${label}: peak RSS`, 'MiB', run.rssKiB !== undefined ? run.rssKiB / 1024 : undefined);
+      const perFile = run.rssKiB !== undefined ? bytesPerFile(run.rssKiB * 1024, sources.length) : undefined;
+      figures.add(`${key}.rssPerFile`, `${label}: peak RSS per source file`, 'B/file', perFile);
       // Counts beyond the index stats (tags, edges) when the CLI reports them.
       for (const [name, value] of Object.entries(run.stats)) {
         if (/tag|def|ref|edge|ident|node/i.test(name)) figures.add(`${key}.count.${name}`, `${label}: ${name}`, 'count', value);
@@ -745,7 +750,7 @@ async function benchMain(argv: string[]): Promise<number> {
     const header = ['figure', 'median', 'min', 'max', 'ratio / note'];
     const rows: string[][] = [];
     for (const figure of figures.list) {
-      const unit = figure.unit === 's' ? ' s' : figure.unit === 'MiB' ? ' MiB' : '';
+      const unit = figure.unit === 's' ? ' s' : figure.unit === 'MiB' ? ' MiB' : figure.unit === 'B/file' ? ' KiB/file' : '';
       rows.push([
         figure.label + (unit ? ` (${unit.trim()})` : ''),
         fmt(figure.unit, median(figure.values)),
@@ -787,7 +792,7 @@ async function benchMain(argv: string[]): Promise<number> {
         figures: Object.fromEntries(
           figures.list.map((f) => [
             f.key,
-            { label: f.label, unit: f.unit === 's' ? 'ms' : f.unit, values: f.values, median: median(f.values), min: Math.min(...f.values), max: Math.max(...f.values) },
+            { label: f.label, unit: f.unit === 's' ? 'ms' : f.unit === 'B/file' ? 'bytes/file' : f.unit, values: f.values, median: median(f.values), min: Math.min(...f.values), max: Math.max(...f.values) },
           ]),
         ),
         ratios,
