@@ -95,10 +95,11 @@ function staticRuntime(sourceDir: string): string {
   }
 }
 
-function copyLicense(from: string, to: string): void {
+/** The package's LICENSE file, and its package.json (its name, version and license, which is all some packages state it in). */
+function copyNotices(from: string, to: string): void {
+  copyFileSync(join(from, 'package.json'), join(to, 'package.json'));
   const license = readdirSync(from).find((name) => /^licen[cs]e/i.test(name));
-  if (!license) fail(`${from} has no LICENSE file`);
-  copyFileSync(join(from, license), join(to, license));
+  if (license) copyFileSync(join(from, license), join(to, license));
 }
 
 /** The runtime: package.json, LICENSE, index.js loading its binary by path (not through node-gyp-build, which the pack leaves out), and the binaries. */
@@ -106,8 +107,7 @@ function packRuntime(staging: string): string[] {
   const from = installedDir(RUNTIME_PACKAGE);
   const to = join(staging, RUNTIME_PACKAGE);
   mkdirSync(to, { recursive: true });
-  copyFileSync(join(from, 'package.json'), join(to, 'package.json'));
-  copyLicense(from, to);
+  copyNotices(from, to);
   const byGypBuild = "require('node-gyp-build')(__dirname)";
   const index = readFileSync(join(from, 'index.js'), 'utf8');
   if (!index.includes(byGypBuild)) fail(`tree-sitter ${version(from)}'s index.js no longer loads its binary with ${byGypBuild}: update pack-grammars.ts`);
@@ -123,15 +123,15 @@ function packRuntime(staging: string): string[] {
   return platforms;
 }
 
-/** A grammar package: its binaries (prebuilt, or compiled by this clone's install for this platform alone) and its WebAssembly files. */
-function packGrammar(staging: string, pkg: string, wasmFiles: readonly string[]): string[] {
+/** A grammar package: its native binaries (prebuilt, or compiled by this clone's install for this platform alone) and its WebAssembly files. */
+function packGrammar(staging: string, pkg: string, native: boolean, wasmFiles: readonly string[]): string[] {
   const from = installedDir(pkg);
   const to = join(staging, pkg);
   mkdirSync(to, { recursive: true });
-  copyLicense(from, to);
+  copyNotices(from, to);
   const platforms: string[] = [];
   const prebuilt = existsSync(join(from, 'prebuilds'));
-  for (const platform of PACKED_PLATFORMS) {
+  for (const platform of native ? PACKED_PLATFORMS : []) {
     const binary = prebuilt ? onlyBinary(join(from, 'prebuilds', platform)) : platform === hostPlatform() ? onlyBinary(join(from, 'build', 'Release')) : undefined;
     if (!binary) continue;
     if (!prebuilt && process.platform === 'linux') checkSymbolVersions(binary);
@@ -152,25 +152,26 @@ function sizeOf(dir: string): number {
 }
 
 function main(): void {
-  // The native grammar packages, each once, with the WebAssembly files of theirs that languages fall back to.
-  const grammars = new Map<string, Set<string>>();
+  // Each grammar package once: whether its native binaries are packed, and its WebAssembly files that languages run on or fall back to.
+  const packages = new Map<string, { native: boolean; files: Set<string> }>();
+  const entry = (pkg: string) => packages.get(pkg) ?? packages.set(pkg, { native: false, files: new Set() }).get(pkg)!;
   for (const lang of LANGUAGES) {
-    if (lang.grammar.runtime !== 'native') continue;
-    const files = grammars.get(lang.grammar.package) ?? new Set<string>();
-    for (const build of lang.grammar.wasm ?? []) if (build.package === lang.grammar.package && build.inPackage) files.add(build.inPackage);
-    grammars.set(lang.grammar.package, files);
+    const grammar = lang.grammar;
+    if (grammar.runtime === 'native') entry(grammar.package).native = true;
+    const builds = grammar.runtime === 'native' ? (grammar.wasm ?? []) : grammar.runtime === 'wasm' ? [grammar] : [];
+    for (const build of builds) if (build.inPackage) entry(build.package).files.add(build.inPackage);
   }
   // Written beside, then put in place: a test running from this dist/ meanwhile finds the old folder or the new one, whole.
   const staging = `${BUNDLE_DIR}.staging-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   const lines = [`tree-sitter: ${packRuntime(staging).join(' ')}`];
-  for (const [pkg, files] of [...grammars].sort(([a], [b]) => a.localeCompare(b))) {
-    const platforms = packGrammar(staging, pkg, [...files].sort());
-    lines.push(`${pkg}: ${platforms.join(' ') || 'no binary'}${files.size > 0 ? ' + wasm' : ''}`);
+  for (const [pkg, { native, files }] of [...packages].sort(([a], [b]) => a.localeCompare(b))) {
+    const platforms = packGrammar(staging, pkg, native, [...files].sort());
+    lines.push(`${pkg}: ${native ? platforms.join(' ') || 'no binary' : 'no native binary'}${files.size > 0 ? ` + ${files.size} wasm` : ''}`);
   }
   rmSync(BUNDLE_DIR, { recursive: true, force: true });
   renameSync(staging, BUNDLE_DIR);
-  process.stdout.write(`${lines.join('\n')}\npack-grammars: ${grammars.size} grammars, ${(sizeOf(BUNDLE_DIR) / 2 ** 20).toFixed(1)} MiB in ${BUNDLE_DIR}\n`);
+  process.stdout.write(`${lines.join('\n')}\npack-grammars: ${packages.size} packages, ${(sizeOf(BUNDLE_DIR) / 2 ** 20).toFixed(1)} MiB in ${BUNDLE_DIR}\n`);
 }
 
 main();

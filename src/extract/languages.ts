@@ -27,7 +27,7 @@ export interface WasmBuild {
  */
 export type GrammarSource =
   | { runtime: 'native'; package: string; load: () => unknown; wasm?: readonly WasmBuild[] }
-  | { runtime: 'wasm'; package: string; file: () => string }
+  | ({ runtime: 'wasm' } & WasmBuild)
   | { runtime: 'scripts'; package: string; typescript: string; javascript: string }
   | { runtime: 'refused'; package: string };
 
@@ -82,9 +82,9 @@ function shipped(pkg: string, file: string): WasmBuild {
   return { package: pkg, inPackage: file, file: () => grammarPackageFile(pkg, file) };
 }
 
-/** A build of the tree-sitter-wasms package (prebuilt .wasm files, one per language). */
+/** A build of the tree-sitter-wasms package (prebuilt .wasm files, one per language; the pack takes the ones named here). */
 function wasmsBuild(name: string): WasmBuild {
-  return { package: 'tree-sitter-wasms', file: () => require.resolve(`tree-sitter-wasms/out/tree-sitter-${name}.wasm`) };
+  return shipped('tree-sitter-wasms', `out/tree-sitter-${name}.wasm`);
 }
 
 /** A grammar of the tree-sitter-wasms package, its only runtime. */
