@@ -5,9 +5,10 @@
 // tree-sitter's own linux binary is compiled here with libstdc++ linked in, in place of the
 // prebuilt one, which needs a newer libstdc++ (GLIBCXX_3.4.31) than Debian 12 and Ubuntu 22.04 have.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { BUNDLE_DIR, PACKED_PLATFORMS, RUNTIME_PACKAGE, binaryName, hostPlatform } from '../src/extract/bundled.js';
 import { LANGUAGES } from '../src/extract/languages.js';
@@ -70,9 +71,18 @@ function checkSymbolVersions(binary: string): void {
   }
 }
 
-/** tree-sitter's binary for this linux machine, compiled from the installed package's sources with libstdc++ linked in; cached in node_modules/.cache per version. */
+/** How the runtime is linked (see staticRuntime): part of its cache key, with the version and the shim. */
+const RUNTIME_LDFLAGS = '-static-libstdc++ -Wl,--gc-sections';
+
+/**
+ * tree-sitter's binary for this linux machine, compiled from the installed package's sources with
+ * libstdc++ linked in. Cached outside node_modules (which npm ci removes), under the user's cache
+ * folder, by tree-sitter's version and a digest of how it is built.
+ */
 function staticRuntime(sourceDir: string): string {
-  const cached = join(packageRoot, 'node_modules', '.cache', 'repomap', `tree-sitter-${version(sourceDir)}-${hostPlatform()}.node`);
+  const recipe = createHash('sha256').update(`${RUNTIME_LDFLAGS}\0${ARC4RANDOM_SHIM}\0${run('cc', ['--version'])}`).digest('hex').slice(0, 16);
+  const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const cached = join(cacheRoot, 'repomap-pack', `tree-sitter-${version(sourceDir)}-${hostPlatform()}-${recipe}.node`);
   if (existsSync(cached)) return cached;
   const nodeGyp = process.env.npm_config_node_gyp;
   if (!nodeGyp) fail('run through npm (npm pack, or npm run prepack): node-gyp is found through npm');
@@ -82,13 +92,14 @@ function staticRuntime(sourceDir: string): string {
     cpSync(sourceDir, tree, { recursive: true, filter: (path) => !['build', 'prebuilds'].includes(basename(path)) });
     writeFileSync(join(work, 'arc4random.c'), ARC4RANDOM_SHIM);
     run('cc', ['-O2', '-fPIC', '-fvisibility=hidden', '-c', join(work, 'arc4random.c'), '-o', join(work, 'arc4random.o')]);
-    const env = { ...process.env, LDFLAGS: `-static-libstdc++ -Wl,--gc-sections ${join(work, 'arc4random.o')}`, NODE_PATH: join(packageRoot, 'node_modules') };
+    const env = { ...process.env, LDFLAGS: `${RUNTIME_LDFLAGS} ${join(work, 'arc4random.o')}`, NODE_PATH: join(packageRoot, 'node_modules') };
     run(process.execPath, [nodeGyp, 'rebuild', '--jobs', '2'], { cwd: tree, env });
     const built = join(tree, 'build', 'Release', 'tree_sitter_runtime_binding.node');
     checkSymbolVersions(built);
     if (/GLIBCXX_/.test(run('objdump', ['-T', built]))) fail(`${built} still needs the system's libstdc++`);
     mkdirSync(dirname(cached), { recursive: true });
-    copyFileSync(built, cached);
+    copyFileSync(built, `${cached}.${process.pid}`);
+    renameSync(`${cached}.${process.pid}`, cached);
     return cached;
   } finally {
     rmSync(work, { recursive: true, force: true });
