@@ -37,8 +37,9 @@ test('the installed tree is the one package.json declares: no invalid peer, no u
   assert.doesNotMatch(tool.stdout, /npm-check-updates@\d/);
 });
 
-// Slow (a minute or two: tree-sitter's linux binary is compiled once per clone, then cached; npm
-// installs the package's few dependencies from its cache when it holds them).
+// Slow (about two minutes; on a machine's first run two more, while the pack compiles tree-sitter's
+// linux binary, then cached per version: see scripts/pack-grammars.ts). npm installs the package's
+// dependencies from its cache when it holds them.
 test('SLOW: the packed package, installed into a fresh prefix, quietly, parses every built-in language natively and maps a repository from another folder', () => {
   const work = tempDir('repomap-install-');
   // dist/ is built by the test command: the grammars are packed into it as prepack does, without
