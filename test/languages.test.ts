@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { bundledPackageDir } from '../src/extract/bundled.js';
 import { LANGUAGES, languageForPath } from '../src/extract/languages.js';
 import { createRunner, parseAll } from '../src/indexer/pool.js';
 import { packageRoot } from '../src/paths.js';
@@ -1590,7 +1591,8 @@ describe('lazy grammar loading', () => {
     assert.deepEqual(report.mainThread, ['typescript']);
     assert.deepEqual(report.outcomes, ['typescript', 'typescript', 'go', 'swift', 'no grammar']);
     if (report.maps === null) return; // no /proc: the in-thread check above is all there is
-    const mapped = (pkg: string) => report.maps!.includes(`/node_modules/${pkg}/`);
+    // A grammar's binary is mapped from its installed package, or from the package's packed copy (see bundled.ts).
+    const mapped = (pkg: string) => report.maps!.includes(`/node_modules/${pkg}/`) || report.maps!.includes(`${bundledPackageDir(pkg)}/`);
     assert.ok(mapped('tree-sitter-typescript'), 'the TypeScript grammar is loaded');
     assert.ok(mapped('tree-sitter-go'), 'the Go grammar is loaded (by a worker)');
     const unused = [...new Set(LANGUAGES.map((lang) => lang.grammar.package))].filter(

@@ -3,12 +3,15 @@ import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { quoted } from '../errors.js';
 import { escapeControls, packageRoot } from '../paths.js';
+import { grammarPackageFile, loadBundled } from './bundled.js';
 
 const require = createRequire(import.meta.url);
 
 /** A grammar's WebAssembly build: the npm package that ships it, and its file's path. */
 export interface WasmBuild {
   package: string;
+  /** The file's path inside a grammar package that repomap packs (see bundled.ts); absent for a build of an npm dependency. */
+  inPackage?: string;
   file: () => string;
 }
 
@@ -24,7 +27,7 @@ export interface WasmBuild {
  */
 export type GrammarSource =
   | { runtime: 'native'; package: string; load: () => unknown; wasm?: readonly WasmBuild[] }
-  | { runtime: 'wasm'; package: string; file: () => string }
+  | ({ runtime: 'wasm' } & WasmBuild)
   | { runtime: 'scripts'; package: string; typescript: string; javascript: string }
   | { runtime: 'refused'; package: string };
 
@@ -61,18 +64,27 @@ export function grammarPackage(lang: LanguageSpec): string {
   return lang.grammar.package;
 }
 
-function native(pkg: string, load: () => unknown, ...wasm: WasmBuild[]): GrammarSource {
+/**
+ * A native grammar package's language: the binary packed into repomap's package for this platform
+ * (see bundled.ts), else the installed npm package's; `member`, for a package whose binary exports
+ * several languages (tree-sitter-typescript's typescript and tsx), names the one.
+ */
+function native(pkg: string, member: string | undefined, ...wasm: WasmBuild[]): GrammarSource {
+  const load = (): unknown => {
+    const binding = (loadBundled(pkg) ?? loadNativeGrammar(pkg)) as Record<string, unknown>;
+    return member === undefined ? binding : binding[member];
+  };
   return { runtime: 'native', package: pkg, load, ...(wasm.length > 0 ? { wasm } : {}) };
 }
 
-/** The WebAssembly build a grammar package ships beside its binding: `file` in its folder. */
+/** The WebAssembly build a grammar package ships beside its binding: `file` in its folder (packed with the native binaries, see bundled.ts). */
 function shipped(pkg: string, file: string): WasmBuild {
-  return { package: pkg, file: () => require.resolve(`${pkg}/${file}`) };
+  return { package: pkg, inPackage: file, file: () => grammarPackageFile(pkg, file) };
 }
 
-/** A build of the tree-sitter-wasms package (prebuilt .wasm files, one per language). */
+/** A build of the tree-sitter-wasms package (prebuilt .wasm files, one per language; the pack takes the ones named here). */
 function wasmsBuild(name: string): WasmBuild {
-  return { package: 'tree-sitter-wasms', file: () => require.resolve(`tree-sitter-wasms/out/tree-sitter-${name}.wasm`) };
+  return shipped('tree-sitter-wasms', `out/tree-sitter-${name}.wasm`);
 }
 
 /** A grammar of the tree-sitter-wasms package, its only runtime. */
@@ -94,56 +106,56 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'typescript',
       family: 'ecma',
       extensions: ['.ts', '.mts', '.cts'],
-      grammar: native('tree-sitter-typescript', () => require('tree-sitter-typescript').typescript, shipped('tree-sitter-typescript', 'tree-sitter-typescript.wasm')),
+      grammar: native('tree-sitter-typescript', 'typescript', shipped('tree-sitter-typescript', 'tree-sitter-typescript.wasm')),
       queryFiles: queries('ecma.scm', 'typescript.scm'),
     },
     {
       id: 'tsx',
       family: 'ecma',
       extensions: ['.tsx'],
-      grammar: native('tree-sitter-typescript', () => require('tree-sitter-typescript').tsx, shipped('tree-sitter-typescript', 'tree-sitter-tsx.wasm')),
+      grammar: native('tree-sitter-typescript', 'tsx', shipped('tree-sitter-typescript', 'tree-sitter-tsx.wasm')),
       queryFiles: queries('ecma.scm', 'typescript.scm', 'jsx.scm'),
     },
     {
       id: 'javascript',
       family: 'ecma',
       extensions: ['.js', '.mjs', '.cjs', '.jsx'],
-      grammar: native('tree-sitter-javascript', () => require('tree-sitter-javascript'), shipped('tree-sitter-javascript', 'tree-sitter-javascript.wasm')),
+      grammar: native('tree-sitter-javascript', undefined, shipped('tree-sitter-javascript', 'tree-sitter-javascript.wasm')),
       queryFiles: queries('ecma.scm', 'javascript.scm', 'jsx.scm'),
     },
     {
       id: 'python',
       family: 'python',
       extensions: ['.py', '.pyi'],
-      grammar: native('tree-sitter-python', () => require('tree-sitter-python'), shipped('tree-sitter-python', 'tree-sitter-python.wasm')),
+      grammar: native('tree-sitter-python', undefined, shipped('tree-sitter-python', 'tree-sitter-python.wasm')),
       queryFiles: queries('python.scm'),
     },
     {
       id: 'rust',
       family: 'rust',
       extensions: ['.rs'],
-      grammar: native('tree-sitter-rust', () => require('tree-sitter-rust'), shipped('tree-sitter-rust', 'tree-sitter-rust.wasm')),
+      grammar: native('tree-sitter-rust', undefined, shipped('tree-sitter-rust', 'tree-sitter-rust.wasm')),
       queryFiles: queries('rust.scm'),
     },
     {
       id: 'go',
       family: 'go',
       extensions: ['.go'],
-      grammar: native('tree-sitter-go', () => require('tree-sitter-go'), shipped('tree-sitter-go', 'tree-sitter-go.wasm')),
+      grammar: native('tree-sitter-go', undefined, shipped('tree-sitter-go', 'tree-sitter-go.wasm')),
       queryFiles: queries('go.scm'),
     },
     {
       id: 'java',
       family: 'jvm',
       extensions: ['.java'],
-      grammar: native('tree-sitter-java', () => require('tree-sitter-java'), shipped('tree-sitter-java', 'tree-sitter-java.wasm')),
+      grammar: native('tree-sitter-java', undefined, shipped('tree-sitter-java', 'tree-sitter-java.wasm')),
       queryFiles: queries('java.scm'),
     },
     {
       id: 'c',
       family: 'c',
       extensions: ['.c'],
-      grammar: native('tree-sitter-c', () => require('tree-sitter-c'), shipped('tree-sitter-c', 'tree-sitter-c.wasm')),
+      grammar: native('tree-sitter-c', undefined, shipped('tree-sitter-c', 'tree-sitter-c.wasm')),
       queryFiles: queries('c.scm'),
     },
     {
@@ -154,21 +166,21 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       // leaves out fewer files than C's, with as many definitions. The C query's patterns are part
       // of C++'s.
       extensions: ['.h', '.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp'],
-      grammar: native('tree-sitter-cpp', () => require('tree-sitter-cpp'), shipped('tree-sitter-cpp', 'tree-sitter-cpp.wasm')),
+      grammar: native('tree-sitter-cpp', undefined, shipped('tree-sitter-cpp', 'tree-sitter-cpp.wasm')),
       queryFiles: queries('cpp.scm', 'c.scm'),
     },
     {
       id: 'csharp',
       family: 'dotnet',
       extensions: ['.cs'],
-      grammar: native('tree-sitter-c-sharp', () => loadNativeGrammar('tree-sitter-c-sharp'), shipped('tree-sitter-c-sharp', 'tree-sitter-c_sharp.wasm')),
+      grammar: native('tree-sitter-c-sharp', undefined, shipped('tree-sitter-c-sharp', 'tree-sitter-c_sharp.wasm')),
       queryFiles: queries('csharp.scm'),
     },
     {
       id: 'ruby',
       family: 'ruby',
       extensions: ['.rb', '.rake', '.gemspec', '.ru'],
-      grammar: native('tree-sitter-ruby', () => require('tree-sitter-ruby'), shipped('tree-sitter-ruby', 'tree-sitter-ruby.wasm')),
+      grammar: native('tree-sitter-ruby', undefined, shipped('tree-sitter-ruby', 'tree-sitter-ruby.wasm')),
       queryFiles: queries('ruby.scm'),
     },
     {
@@ -176,35 +188,35 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       family: 'php',
       extensions: ['.php'],
       // `php` parses whole files, HTML around <?php ... ?> included; `php_only` expects bare PHP.
-      grammar: native('tree-sitter-php', () => require('tree-sitter-php').php, shipped('tree-sitter-php', 'tree-sitter-php.wasm')),
+      grammar: native('tree-sitter-php', 'php', shipped('tree-sitter-php', 'tree-sitter-php.wasm')),
       queryFiles: queries('php.scm'),
     },
     {
       id: 'kotlin',
       family: 'jvm',
       extensions: ['.kt', '.kts'],
-      grammar: native('@tree-sitter-grammars/tree-sitter-kotlin', () => require('@tree-sitter-grammars/tree-sitter-kotlin'), shipped('@tree-sitter-grammars/tree-sitter-kotlin', 'tree-sitter-kotlin.wasm')),
+      grammar: native('@tree-sitter-grammars/tree-sitter-kotlin', undefined, shipped('@tree-sitter-grammars/tree-sitter-kotlin', 'tree-sitter-kotlin.wasm')),
       queryFiles: queries('kotlin.scm'),
     },
     {
       id: 'scala',
       family: 'jvm',
       extensions: ['.scala', '.sc'],
-      grammar: native('tree-sitter-scala', () => require('tree-sitter-scala'), shipped('tree-sitter-scala', 'tree-sitter-scala.wasm')),
+      grammar: native('tree-sitter-scala', undefined, shipped('tree-sitter-scala', 'tree-sitter-scala.wasm')),
       queryFiles: queries('scala.scm'),
     },
     {
       id: 'bash',
       family: 'shell',
       extensions: ['.sh', '.bash'],
-      grammar: native('tree-sitter-bash', () => require('tree-sitter-bash'), shipped('tree-sitter-bash', 'tree-sitter-bash.wasm')),
+      grammar: native('tree-sitter-bash', undefined, shipped('tree-sitter-bash', 'tree-sitter-bash.wasm')),
       queryFiles: queries('bash.scm'),
     },
     {
       id: 'lua',
       family: 'lua',
       extensions: ['.lua'],
-      grammar: native('@tree-sitter-grammars/tree-sitter-lua', () => loadNativeGrammar('@tree-sitter-grammars/tree-sitter-lua'), shipped('@tree-sitter-grammars/tree-sitter-lua', 'tree-sitter-lua.wasm')),
+      grammar: native('@tree-sitter-grammars/tree-sitter-lua', undefined, shipped('@tree-sitter-grammars/tree-sitter-lua', 'tree-sitter-lua.wasm')),
       queryFiles: queries('lua.scm'),
     },
     {
@@ -213,21 +225,21 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       extensions: ['.ex', '.exs'],
       // tree-sitter-elixir's peer dependency on tree-sitter is not optional: where tree-sitter fails
       // to install, npm removes tree-sitter-elixir too, its own build with it; tree-sitter-wasms' is there.
-      grammar: native('tree-sitter-elixir', () => require('tree-sitter-elixir'), shipped('tree-sitter-elixir', 'tree-sitter-elixir.wasm'), wasmsBuild('elixir')),
+      grammar: native('tree-sitter-elixir', undefined, shipped('tree-sitter-elixir', 'tree-sitter-elixir.wasm'), wasmsBuild('elixir')),
       queryFiles: queries('elixir.scm'),
     },
     {
       id: 'haskell',
       family: 'haskell',
       extensions: ['.hs'],
-      grammar: native('tree-sitter-haskell', () => require('tree-sitter-haskell'), shipped('tree-sitter-haskell', 'tree-sitter-haskell.wasm')),
+      grammar: native('tree-sitter-haskell', undefined, shipped('tree-sitter-haskell', 'tree-sitter-haskell.wasm')),
       queryFiles: queries('haskell.scm'),
     },
     {
       id: 'ocaml',
       family: 'ocaml',
       extensions: ['.ml'],
-      grammar: native('tree-sitter-ocaml', () => require('tree-sitter-ocaml').ocaml, shipped('tree-sitter-ocaml', 'tree-sitter-ocaml.wasm')),
+      grammar: native('tree-sitter-ocaml', 'ocaml', shipped('tree-sitter-ocaml', 'tree-sitter-ocaml.wasm')),
       queryFiles: queries('ocaml.scm'),
     },
     {
@@ -242,14 +254,14 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'zig',
       family: 'zig',
       extensions: ['.zig'],
-      grammar: native('@tree-sitter-grammars/tree-sitter-zig', () => require('@tree-sitter-grammars/tree-sitter-zig'), shipped('@tree-sitter-grammars/tree-sitter-zig', 'tree-sitter-zig.wasm')),
+      grammar: native('@tree-sitter-grammars/tree-sitter-zig', undefined, shipped('@tree-sitter-grammars/tree-sitter-zig', 'tree-sitter-zig.wasm')),
       queryFiles: queries('zig.scm'),
     },
     {
       id: 'hcl',
       family: 'hcl',
       extensions: ['.tf', '.tfvars', '.hcl'],
-      grammar: native('@tree-sitter-grammars/tree-sitter-hcl', () => require('@tree-sitter-grammars/tree-sitter-hcl'), shipped('@tree-sitter-grammars/tree-sitter-hcl', 'tree-sitter-hcl.wasm')),
+      grammar: native('@tree-sitter-grammars/tree-sitter-hcl', undefined, shipped('@tree-sitter-grammars/tree-sitter-hcl', 'tree-sitter-hcl.wasm')),
       queryFiles: queries('hcl.scm'),
     },
     {
@@ -264,28 +276,28 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'julia',
       family: 'julia',
       extensions: ['.jl'],
-      grammar: native('tree-sitter-julia', () => require('tree-sitter-julia'), shipped('tree-sitter-julia', 'tree-sitter-julia.wasm')),
+      grammar: native('tree-sitter-julia', undefined, shipped('tree-sitter-julia', 'tree-sitter-julia.wasm')),
       queryFiles: queries('julia.scm'),
     },
     {
       id: 'r',
       family: 'r',
       extensions: ['.r'],
-      grammar: native('@davisvaughan/tree-sitter-r', () => require('@davisvaughan/tree-sitter-r'), shipped('@davisvaughan/tree-sitter-r', 'tree-sitter-r.wasm')),
+      grammar: native('@davisvaughan/tree-sitter-r', undefined, shipped('@davisvaughan/tree-sitter-r', 'tree-sitter-r.wasm')),
       queryFiles: queries('r.scm'),
     },
     {
       id: 'objc',
       family: 'c',
       extensions: ['.m'],
-      grammar: native('tree-sitter-objc', () => require('tree-sitter-objc'), shipped('tree-sitter-objc', 'tree-sitter-objc.wasm')),
+      grammar: native('tree-sitter-objc', undefined, shipped('tree-sitter-objc', 'tree-sitter-objc.wasm')),
       queryFiles: queries('objc.scm', 'c.scm'),
     },
     {
       id: 'groovy',
       family: 'jvm',
       extensions: ['.groovy', '.gradle'],
-      grammar: native('tree-sitter-groovy', () => require('tree-sitter-groovy'), shipped('tree-sitter-groovy', 'tree-sitter-groovy.wasm')),
+      grammar: native('tree-sitter-groovy', undefined, shipped('tree-sitter-groovy', 'tree-sitter-groovy.wasm')),
       queryFiles: queries('groovy.scm', 'java.scm'),
     },
     {
@@ -300,9 +312,9 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       id: 'elisp',
       family: 'elisp',
       extensions: ['.el'],
-      // An optional dependency without a prebuilt binary, compiled at install (see package.json). No
-      // WebAssembly fallback: tree-sitter-wasms' elisp is an older grammar (no function_quote node).
-      grammar: native('tree-sitter-elisp', () => require('tree-sitter-elisp')),
+      // A package without prebuilt binaries: the clone's npm ci compiles it, and the pack ships
+      // that binary, for the packing platform only (see scripts/pack-grammars.ts). No WebAssembly fallback: tree-sitter-wasms' elisp is an older grammar (no function_quote node).
+      grammar: native('tree-sitter-elisp', undefined),
       queryFiles: queries('elisp.scm'),
     },
     {
@@ -310,24 +322,25 @@ export const LANGUAGES: readonly LanguageSpec[] = (
       family: 'commonlisp',
       // Not .cl: OpenCL sources use it as much.
       extensions: ['.lisp', '.lsp', '.asd'],
-      grammar: native('tree-sitter-commonlisp', () => require('tree-sitter-commonlisp')),
+      grammar: native('tree-sitter-commonlisp', undefined),
       queryFiles: queries('commonlisp.scm'),
     },
     {
       id: 'd',
       family: 'd',
       extensions: ['.d'],
-      // An optional dependency without a prebuilt binary, compiled at install (see package.json).
-      grammar: native('tree-sitter-d', () => require('tree-sitter-d')),
+      // A package without prebuilt binaries: the clone's npm ci compiles it, and the pack ships
+      // that binary, for the packing platform only (see scripts/pack-grammars.ts).
+      grammar: native('tree-sitter-d', undefined),
       queryFiles: queries('d.scm'),
     },
     {
       id: 'elm',
       family: 'elm',
       extensions: ['.elm'],
-      // An optional dependency without a prebuilt binary, compiled at install (see package.json). No
-      // WebAssembly fallback: tree-sitter-wasms' elm fails to load in web-tree-sitter 0.25 (memory access out of bounds).
-      grammar: native('@elm-tooling/tree-sitter-elm', () => require('@elm-tooling/tree-sitter-elm')),
+      // A package without prebuilt binaries: the clone's npm ci compiles it, and the pack ships
+      // that binary, for the packing platform only (see scripts/pack-grammars.ts). No WebAssembly fallback: tree-sitter-wasms' elm fails to load in web-tree-sitter 0.25 (memory access out of bounds).
+      grammar: native('@elm-tooling/tree-sitter-elm', undefined),
       queryFiles: queries('elm.scm'),
     },
     {
@@ -348,11 +361,11 @@ export const LANGUAGES: readonly LanguageSpec[] = (
 ).map((lang) => ({ ...lang, signature: '' }));
 
 /**
- * Loads the native grammar of a package whose entry point is an ES module with top-level await
- * (tree-sitter-c-sharp 0.23.5, @tree-sitter-grammars/tree-sitter-lua 0.4.1), which require()
- * rejects and loadGrammar, being synchronous, cannot import(). It does what that entry point
- * does: node-gyp-build finds the package's prebuilt (or locally built) binary, and the grammar's
- * node types are attached as the tree-sitter binding expects.
+ * Loads an installed native grammar package's binding as its entry point does, without running
+ * that entry point: some are ES modules with top-level await (tree-sitter-c-sharp 0.23.5,
+ * @tree-sitter-grammars/tree-sitter-lua 0.4.1), which require() rejects and loadGrammar, being
+ * synchronous, cannot import(). node-gyp-build finds the package's prebuilt (or locally built)
+ * binary, and the grammar's node types are attached as the tree-sitter binding expects.
  */
 function loadNativeGrammar(pkg: string): unknown {
   return loadNativeGrammarAt(require.resolve(`${pkg}/package.json`));

@@ -1,13 +1,14 @@
 // The native tree-sitter runtime and a language's native grammar, loaded when they can be, and the
 // runtime each language runs on in this process. The runtime (tree-sitter's Node binding) and the
-// grammar packages are optional dependencies: a machine without a compiler, or whose C++ library is
-// older than a prebuilt binary needs, has not every one, and their languages run on WebAssembly.
+// grammars' binaries are packed into the package for four platforms (see bundled.ts): a platform
+// without one, or where one does not load, runs those languages on WebAssembly.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type Parser from 'tree-sitter';
 import type { GrammarFallback } from '../api/types.js';
 import { errorMessage, quoted } from '../errors.js';
 import { nativeFailureForTests } from '../test-hooks.js';
+import { RUNTIME_PACKAGE, loadBundled } from './bundled.js';
 import { BUILTIN_LANGUAGES, type LanguageSpec, type WasmBuild, parsedWith } from './languages.js';
 
 const require = createRequire(import.meta.url);
@@ -25,7 +26,7 @@ function nativeRuntime(): { Parser: ParserClass } | { failure: string } {
     try {
       const blocked = nativeFailureForTests('tree-sitter');
       if (blocked) throw new Error(blocked);
-      runtime = { Parser: require('tree-sitter') as ParserClass };
+      runtime = { Parser: (loadBundled(RUNTIME_PACKAGE) ?? require(RUNTIME_PACKAGE)) as ParserClass };
     } catch (err) {
       runtime = { failure: `native tree-sitter failed to load (${firstLine(err)})` };
     }

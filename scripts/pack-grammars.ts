@@ -1,0 +1,188 @@
+// Run by `npm pack` (package.json's prepack): copies into dist/grammars/ what the native parsing
+// needs at runtime (see src/extract/bundled.ts), so that the packed package has no grammar and no
+// tree-sitter among its npm dependencies. Per package: its LICENSE, its binaries for the platforms
+// in PACKED_PLATFORMS, named by platform, and the WebAssembly builds languages.ts falls back to.
+// tree-sitter's own linux binary is compiled here with libstdc++ linked in, in place of the
+// prebuilt one, which needs a newer libstdc++ (GLIBCXX_3.4.31) than Debian 12 and Ubuntu 22.04 have.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { BUNDLE_DIR, PACKED_PLATFORMS, RUNTIME_PACKAGE, binaryName, hostPlatform } from '../src/extract/bundled.js';
+import { LANGUAGES } from '../src/extract/languages.js';
+import { packageRoot } from '../src/paths.js';
+
+const require = createRequire(join(packageRoot, 'package.json'));
+
+/** The newest symbol versions a linux binary built here may need: glibc 2.35 (Ubuntu 22.04), GCC 11's libstdc++. */
+const MAX_GLIBC = [2, 35];
+const MAX_GLIBCXX = [3, 4, 29];
+
+/**
+ * libstdc++'s std::random_device, linked in with the rest of libstdc++ and never called by
+ * tree-sitter, refers to arc4random, which glibc has from 2.36 only: this hidden definition takes
+ * its place, so the binary loads on glibc 2.35.
+ */
+const ARC4RANDOM_SHIM = `#include <sys/random.h>
+unsigned int arc4random(void) { unsigned int value = 0; getentropy(&value, sizeof value); return value; }
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`pack-grammars: ${message}\n`);
+  process.exit(1);
+}
+
+function run(cmd: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
+  const result = spawnSync(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, encoding: 'utf8', timeout: 900_000, maxBuffer: 64 << 20 });
+  if (result.status !== 0) fail(`${cmd} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}):\n${(result.stdout ?? '') + (result.stderr ?? '')}`.slice(0, 8000));
+  return result.stdout;
+}
+
+function installedDir(pkg: string): string {
+  return dirname(require.resolve(`${pkg}/package.json`));
+}
+
+function version(dir: string): string {
+  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The one file in `dir` ending `.node`; undefined when `dir` is absent. */
+function onlyBinary(dir: string): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  const binaries = readdirSync(dir).filter((name) => name.endsWith('.node'));
+  if (binaries.length !== 1) fail(`expected one .node file in ${dir}, found ${binaries.length}`);
+  return join(dir, binaries[0]);
+}
+
+function compareVersions(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+  return 0;
+}
+
+/** Fails unless a linux binary built on this machine needs no glibc or libstdc++ newer than MAX_GLIBC and MAX_GLIBCXX. */
+function checkSymbolVersions(binary: string): void {
+  const needed = new Set(run('objdump', ['-T', binary]).match(/\bGLIBC(XX)?_[0-9.]+/g) ?? []);
+  for (const tag of needed) {
+    const [name, numbers] = tag.split('_');
+    const limit = name === 'GLIBC' ? MAX_GLIBC : MAX_GLIBCXX;
+    if (compareVersions(numbers.split('.').map(Number), limit) > 0) fail(`${binary} needs ${tag}, newer than ${name}_${limit.join('.')}: it would not load on Debian 12 or Ubuntu 22.04`);
+  }
+}
+
+/** How the runtime is linked (see staticRuntime): part of its cache key, with the version and the shim. */
+const RUNTIME_LDFLAGS = '-static-libstdc++ -Wl,--gc-sections';
+
+/**
+ * tree-sitter's binary for this linux machine, compiled from the installed package's sources with
+ * libstdc++ linked in. Cached outside node_modules (which npm ci removes), under the user's cache
+ * folder, by tree-sitter's version and a digest of how it is built.
+ */
+function staticRuntime(sourceDir: string): string {
+  const recipe = createHash('sha256').update(`${RUNTIME_LDFLAGS}\0${ARC4RANDOM_SHIM}\0${run('cc', ['--version'])}`).digest('hex').slice(0, 16);
+  const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const cached = join(cacheRoot, 'repomap-pack', `tree-sitter-${version(sourceDir)}-${hostPlatform()}-${recipe}.node`);
+  if (existsSync(cached)) return cached;
+  const nodeGyp = process.env.npm_config_node_gyp;
+  if (!nodeGyp) fail('run through npm (npm pack, or npm run prepack): node-gyp is found through npm');
+  const work = mkdtempSync(join(tmpdir(), 'repomap-runtime-'));
+  try {
+    const tree = join(work, 'tree-sitter');
+    cpSync(sourceDir, tree, { recursive: true, filter: (path) => !['build', 'prebuilds'].includes(basename(path)) });
+    writeFileSync(join(work, 'arc4random.c'), ARC4RANDOM_SHIM);
+    run('cc', ['-O2', '-fPIC', '-fvisibility=hidden', '-c', join(work, 'arc4random.c'), '-o', join(work, 'arc4random.o')]);
+    const env = { ...process.env, LDFLAGS: `${RUNTIME_LDFLAGS} ${join(work, 'arc4random.o')}`, NODE_PATH: join(packageRoot, 'node_modules') };
+    run(process.execPath, [nodeGyp, 'rebuild', '--jobs', '2'], { cwd: tree, env });
+    const built = join(tree, 'build', 'Release', 'tree_sitter_runtime_binding.node');
+    checkSymbolVersions(built);
+    if (/GLIBCXX_/.test(run('objdump', ['-T', built]))) fail(`${built} still needs the system's libstdc++`);
+    mkdirSync(dirname(cached), { recursive: true });
+    copyFileSync(built, `${cached}.${process.pid}`);
+    renameSync(`${cached}.${process.pid}`, cached);
+    return cached;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The package's LICENSE file, and its package.json (its name, version and license, which is all some packages state it in). */
+function copyNotices(from: string, to: string): void {
+  copyFileSync(join(from, 'package.json'), join(to, 'package.json'));
+  const license = readdirSync(from).find((name) => /^licen[cs]e/i.test(name));
+  if (license) copyFileSync(join(from, license), join(to, license));
+}
+
+/** The runtime: package.json, LICENSE, index.js loading its binary by path (not through node-gyp-build, which the pack leaves out), and the binaries. */
+function packRuntime(staging: string): string[] {
+  const from = installedDir(RUNTIME_PACKAGE);
+  const to = join(staging, RUNTIME_PACKAGE);
+  mkdirSync(to, { recursive: true });
+  copyNotices(from, to);
+  const byGypBuild = "require('node-gyp-build')(__dirname)";
+  const index = readFileSync(join(from, 'index.js'), 'utf8');
+  if (!index.includes(byGypBuild)) fail(`tree-sitter ${version(from)}'s index.js no longer loads its binary with ${byGypBuild}: update pack-grammars.ts`);
+  writeFileSync(join(to, 'index.js'), index.replace(byGypBuild, 'require(`./prebuilds/${process.platform}-${process.arch}/tree-sitter.node`)'));
+  const platforms: string[] = [];
+  for (const platform of PACKED_PLATFORMS) {
+    const binary = platform === hostPlatform() && process.platform === 'linux' ? staticRuntime(from) : join(from, 'prebuilds', platform, 'tree-sitter.node');
+    if (!existsSync(binary)) continue;
+    mkdirSync(join(to, 'prebuilds', platform), { recursive: true });
+    copyFileSync(binary, join(to, 'prebuilds', platform, 'tree-sitter.node'));
+    platforms.push(platform);
+  }
+  return platforms;
+}
+
+/** A grammar package: its native binaries (prebuilt, or compiled by this clone's install for this platform alone) and its WebAssembly files. */
+function packGrammar(staging: string, pkg: string, native: boolean, wasmFiles: readonly string[]): string[] {
+  const from = installedDir(pkg);
+  const to = join(staging, pkg);
+  mkdirSync(to, { recursive: true });
+  copyNotices(from, to);
+  const platforms: string[] = [];
+  const prebuilt = existsSync(join(from, 'prebuilds'));
+  for (const platform of native ? PACKED_PLATFORMS : []) {
+    const binary = prebuilt ? onlyBinary(join(from, 'prebuilds', platform)) : platform === hostPlatform() ? onlyBinary(join(from, 'build', 'Release')) : undefined;
+    if (!binary) continue;
+    if (!prebuilt && process.platform === 'linux') checkSymbolVersions(binary);
+    copyFileSync(binary, join(to, binaryName(platform)));
+    platforms.push(platform);
+  }
+  for (const file of wasmFiles) {
+    mkdirSync(dirname(join(to, file)), { recursive: true });
+    copyFileSync(join(from, file), join(to, file));
+  }
+  return platforms;
+}
+
+function sizeOf(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce((sum, entry) => sum + statSync(join(entry.parentPath, entry.name)).size, 0);
+}
+
+function main(): void {
+  // Each grammar package once: whether its native binaries are packed, and its WebAssembly files that languages run on or fall back to.
+  const packages = new Map<string, { native: boolean; files: Set<string> }>();
+  const entry = (pkg: string) => packages.get(pkg) ?? packages.set(pkg, { native: false, files: new Set() }).get(pkg)!;
+  for (const lang of LANGUAGES) {
+    const grammar = lang.grammar;
+    if (grammar.runtime === 'native') entry(grammar.package).native = true;
+    const builds = grammar.runtime === 'native' ? (grammar.wasm ?? []) : grammar.runtime === 'wasm' ? [grammar] : [];
+    for (const build of builds) if (build.inPackage) entry(build.package).files.add(build.inPackage);
+  }
+  // Written beside, then put in place: a test running from this dist/ meanwhile finds the old folder or the new one, whole.
+  const staging = `${BUNDLE_DIR}.staging-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  const lines = [`tree-sitter: ${packRuntime(staging).join(' ')}`];
+  for (const [pkg, { native, files }] of [...packages].sort(([a], [b]) => a.localeCompare(b))) {
+    const platforms = packGrammar(staging, pkg, native, [...files].sort());
+    lines.push(`${pkg}: ${native ? platforms.join(' ') || 'no binary' : 'no native binary'}${files.size > 0 ? ` + ${files.size} wasm` : ''}`);
+  }
+  rmSync(BUNDLE_DIR, { recursive: true, force: true });
+  renameSync(staging, BUNDLE_DIR);
+  process.stdout.write(`${lines.join('\n')}\npack-grammars: ${packages.size} packages, ${(sizeOf(BUNDLE_DIR) / 2 ** 20).toFixed(1)} MiB in ${BUNDLE_DIR}\n`);
+}
+
+main();
