@@ -126,6 +126,12 @@ export const USERS_MODEL = {
   userFiles: 16,
   /** The share of the depth section's tokens the users may take; the code the request uses takes the rest. */
   share: 0.125,
+  /**
+   * The best users shown with the line that uses the chat file (how its API is called); the
+   * others by their signatures alone, which name the definition a change lands in for half the
+   * tokens: at 1024 tokens the share holds four or five signatures, or two users with their lines.
+   */
+  useLines: 1,
 } as const;
 
 /**

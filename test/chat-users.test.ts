@@ -68,11 +68,15 @@ test('item 1: a function of the chat file called from two other files, one throu
     ].join('\n'),
     ...filler(80),
   });
+  // The best user (Basket, the wider type) with its call line; the other by its signature.
   const text = map(root, 'src/pricing.ts', '--tokens', '1024').stdout;
-  assert.match(text, /src\/checkout\/invoice\.ts:\n…\n│export function issueInvoice\(customer: string, lines: number\[\]\): string \{\n…\n│  const total = sumOf\(lines\.map\(\(cents\) => \(\{ cents \}\)\)\);\n…\n/, text);
   assert.match(text, /src\/cart\/basket\.ts:\n…\n│export class Basket \{\n…\n│  subtotal\(\): number \{\n…\n│    return sumLineItems\(kept\);\n…\n/, text);
+  assert.match(text, /src\/checkout\/invoice\.ts:\n…\n│export function issueInvoice\(customer: string, lines: number\[\]\): string \{\n…\n/, text);
+  // Named by the request, the caller through the alias comes first, with its call line.
+  const named = map(root, 'src/pricing.ts', '--tokens', '1024', '--mention', 'issueInvoice').stdout;
+  assert.match(named, /src\/checkout\/invoice\.ts:\n…\n│export function issueInvoice\(customer: string, lines: number\[\]\): string \{\n…\n│  const total = sumOf\(lines\.map\(\(cents\) => \(\{ cents \}\)\)\);\n…\n/, named);
   // The JSON says which line is a use.
-  const files = mapFiles(map(root, 'src/pricing.ts', '--tokens', '1024', '--format', 'json'));
+  const files = mapFiles(map(root, 'src/pricing.ts', '--tokens', '1024', '--mention', 'issueInvoice', '--format', 'json'));
   const invoice = files.find((file) => file.path === 'src/checkout/invoice.ts')!;
   assert.deepEqual(
     invoice.lines.map((line) => [line.line, line.role]),
@@ -140,7 +144,7 @@ test('item 4: a plain word of the message that names a test fixture\'s file does
   assert.match(named, /test\/fixtures\/deep\/state\.ts/, named);
 });
 
-test('item 1: eval\'s edit-site recall counts the callers a change to the chat file touches, shown with their use lines', () => {
+test('item 1: eval\'s edit-site recall counts the callers a change to the chat file touches', () => {
   // The chat file calls eighty helpers: the code it uses fills the depth section.
   const helpers = Array.from({ length: 80 }, (_, i) => `unrelatedHelper${i}`);
   const pricing = `import { ${helpers.join(', ')} } from '../other/helpers';\n${PRICING}export const warmed = [${helpers.map((name) => `${name}(1)`).join(', ')}];\n`;
@@ -180,4 +184,34 @@ test('item 1: a user in a file over the 1 MiB a map reads for lines is shown by 
   const text = map(root, 'src/pricing.ts', '--tokens', '1024', '--max-file-bytes', '2000000').stdout;
   assert.match(text, /src\/cart\/basket\.ts:\n…\n│export function basketTotal\(cents: number\[\]\): number \{\n…\n/, text);
   assert.doesNotMatch(text, /│  return sumLineItems/, text);
+});
+
+test('item 1: past the best user, users are shown by their signatures alone, so the share names more of the definitions a change lands in', () => {
+  // The chat file calls eighty helpers: the code it uses fills the rest of the depth section.
+  const helpers = Array.from({ length: 80 }, (_, i) => `unrelatedHelper${i}`);
+  const callers: Record<string, string> = {};
+  for (let i = 0; i < 12; i++) {
+    callers[`src/callers/caller_${i}.ts`] = [
+      "import { sumLineItems } from '../pricing';",
+      '',
+      `export function chargeCustomer${i}(cents: number[]): number {`,
+      `  const kept = cents.filter((c) => c > ${i});`,
+      '  return sumLineItems(kept.map((c) => ({ cents: c })));',
+      '}',
+      '',
+    ].join('\n');
+  }
+  const root = repo({
+    'src/pricing.ts': `import { ${helpers.join(', ')} } from '../other/helpers';\n${PRICING}export const warmed = [${helpers.map((name) => `${name}(1)`).join(', ')}];\n`,
+    'other/helpers.ts': helpers.map((name, i) => `export function ${name}(value: number): number {\n  return value + ${i};\n}\n`).join(''),
+    ...callers,
+    ...filler(300),
+  });
+  const text = map(root, 'src/pricing.ts', '--tokens', '1024').stdout;
+  const shown = text.match(/│export function chargeCustomer\d+\(/g) ?? [];
+  // With every user's use line, the share held one.
+  assert.ok(shown.length >= 2, text);
+  assert.equal((text.match(/│ {2}return sumLineItems\(kept/g) ?? []).length, 1, text);
+  // The best user's use line is under it.
+  assert.match(text, /│export function chargeCustomer\d+\(cents: number\[\]\): number \{\n…\n│ {2}return sumLineItems\(kept\.map/, text);
 });

@@ -1,7 +1,7 @@
 // The chat files' users: the definitions in other files whose bodies use what the chat files
-// define (their callers, the types that hold them), each shown as its signature with the line
-// that uses the chat file's definition under it. A change to a file's API lands in its users: the
-// functions a refactor has to touch are those that call what it changes.
+// define (their callers, the types that hold them), each shown as its signature, the best with
+// the line that uses the chat file's definition under it. A change to a file's API lands in its
+// users: the functions a refactor has to touch are those that call what it changes.
 //
 // The users are the files the related graph links to a chat file's functions and types (its
 // resolution: imports first, then the folder, then by name among few definers; never two language
@@ -19,7 +19,7 @@ import type { Outline } from '../store/outline.js';
 import type { FileLink } from './rank.js';
 import { requestWords } from './request-words.js';
 
-const { userFiles: USER_FILES, mentionBoost: MENTION_BOOST, throughShared: THROUGH_SHARED } = USERS_MODEL;
+const { userFiles: USER_FILES, mentionBoost: MENTION_BOOST, throughShared: THROUGH_SHARED, useLines: USE_LINES } = USERS_MODEL;
 
 /** What finding users reads of the graph and the index. */
 export interface UsersSources {
@@ -58,8 +58,9 @@ interface User {
 
 /**
  * The chat files' users as pack entries, best first: each a definition (a function, method or
- * type of another file, innermost around the use) with the first line in it that uses a chat
- * file's definition. At most `limit` entries, from at most USERS_MODEL.userFiles files.
+ * type of another file, innermost around the use), the first USERS_MODEL.useLines of them with
+ * the first line in it that uses a chat file's definition. At most `limit` entries, from at most
+ * USERS_MODEL.userFiles files.
  */
 export function usersEntries(sources: UsersSources, request: UsersRequest): PackEntry[] {
   const { chatFiles, foreign, rankOf } = request;
@@ -128,8 +129,10 @@ export function usersEntries(sources: UsersSources, request: UsersRequest): Pack
     const outline = sources.outlineOf(user.path);
     if (!outline) continue;
     const def = outline.def(user.index);
-    // The first use in the body; a use on the signature (a parameter's type) is shown by it.
-    const line = user.useLines.find((row) => row > def.signatureEnd);
+    // The best users' first use in the body (a use on the signature, a parameter's type, is shown by
+    // it); the others by their signatures alone: a site is found by its name, and a use line costs
+    // as much as another user.
+    const line = entries.length < USE_LINES ? user.useLines.find((row) => row > def.signatureEnd) : undefined;
     const text = line === undefined ? undefined : sources.linesOf(user.path)?.[line];
     entries.push({ path: user.path, rank: rankOf(user.path), def, ...(line === undefined || text === undefined ? {} : { use: { line, text } }) });
   }
