@@ -4,7 +4,7 @@ import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { packageRoot } from '../src/paths.js';
-import { runCli, tempDir } from './helpers.js';
+import { copyFixture, runCli, tempDir } from './helpers.js';
 
 /** The code blocks of README.md marked `<!-- example: NAME -->`, by name. */
 function readmeExamples(): Map<string, string> {
@@ -28,9 +28,7 @@ function runExample(name: string): { stdout: string; stderr: string; status: num
   writeFileSync(file, code);
   const cwd = tempDir();
   cpSync(join(packageRoot, 'fixtures', 'repos', 'shop'), join(cwd, 'fixtures', 'repos', 'shop'), { recursive: true });
-  const runtime = tempDir('repomap-run-');
-  chmodSync(runtime, 0o700);
-  const env = { ...process.env, XDG_CACHE_HOME: tempDir(), XDG_RUNTIME_DIR: runtime };
+  const env = { ...process.env, ...privateDaemonEnv() };
   const result = spawnSync(process.execPath, [file], { cwd, env, encoding: 'utf8' });
   return { stdout: result.stdout, stderr: result.stderr, status: result.status, cwd, env };
 }
@@ -53,6 +51,13 @@ test('README example: the daemon API', () => {
     runCli(['stop', join(run.cwd, 'fixtures', 'repos', 'shop')], { env: run.env });
   }
 });
+
+/** A cache and a private runtime folder (the daemon's socket) of a test's own. */
+function privateDaemonEnv(): { XDG_CACHE_HOME: string; XDG_RUNTIME_DIR: string } {
+  const runtime = tempDir('repomap-run-');
+  chmodSync(runtime, 0o700);
+  return { XDG_CACHE_HOME: tempDir(), XDG_RUNTIME_DIR: runtime };
+}
 
 /** The MCP client configurations of README.md, marked `<!-- mcp-config: CLIENT -->`, by client. */
 function mcpConfigs(): Map<string, { lang: string; text: string }> {
@@ -123,3 +128,84 @@ test('README: no setup runs `npx -y`, and the Install section says `npm ci` befo
   const install = readme.slice(readme.indexOf('## Install'), readme.indexOf('## Commands'));
   assert.match(install, /npm ci && npm pack/);
 });
+
+/** A folder with a `repomap` command running this package's CLI, as an installed one would be on PATH. */
+function repomapOnPath(): string {
+  const bin = tempDir('repomap-bin-');
+  writeFileSync(join(bin, 'repomap'), `#!/bin/sh\nexec '${process.execPath}' '${join(packageRoot, 'bin', 'repomap.js')}' "$@"\n`);
+  chmodSync(join(bin, 'repomap'), 0o755);
+  return bin;
+}
+
+/** The MCP Inspector's command: REPOMAP_TEST_MCP_INSPECTOR, else `mcp-inspector` on PATH; undefined when neither runs. */
+function inspectorCommand(): string | undefined {
+  const command = process.env.REPOMAP_TEST_MCP_INSPECTOR ?? 'mcp-inspector';
+  return spawnSync(command, ['--help'], { timeout: 30_000 }).error ? undefined : command;
+}
+
+/** The README's Claude Desktop server entry: `repomap mcp /path/to/your/repo`. */
+function readmeServerArgs(root: string): string[] {
+  const { mcpServers } = JSON.parse(mcpConfigs().get('claude-desktop')!.text) as { mcpServers: Record<string, ServerEntry> };
+  const { command, args } = mcpServers.repomap;
+  return [command, ...args.map((arg) => (arg === '/path/to/your/repo' ? root : arg))];
+}
+
+const inspector = inspectorCommand();
+test(
+  "README's MCP setup in the official MCP Inspector CLI: its tools listed and a map answered through the installed `repomap` command",
+  { skip: inspector ? false : 'the MCP Inspector is not installed (npm install @modelcontextprotocol/inspector, then REPOMAP_TEST_MCP_INSPECTOR=.../mcp-inspector)' },
+  () => {
+    const root = copyFixture('shop');
+    const env = { ...process.env, ...privateDaemonEnv(), PATH: `${repomapOnPath()}:${process.env.PATH}` };
+    try {
+      const run = (...method: string[]) => spawnSync(inspector!, ['--cli', ...readmeServerArgs(root), ...method], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
+      const listed = run('--method', 'tools/list');
+      assert.equal(listed.status, 0, listed.stderr);
+      const names = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name).sort();
+      assert.deepEqual(names, ['find_symbol', 'repo_map', 'repo_status']);
+      const called = run('--method', 'tools/call', '--tool-name', 'repo_map', '--tool-arg', 'chat_files=["src/checkout.ts"]', '--tool-arg', 'max_tokens=256');
+      assert.equal(called.status, 0, called.stderr);
+      const answer = JSON.parse(called.stdout) as { isError?: boolean; content: Array<{ text: string }>; structuredContent: { budget: number } };
+      assert.notEqual(answer.isError, true, called.stdout);
+      assert.equal(answer.structuredContent.budget, 256);
+      assert.match(answer.content[0].text, /^src\/cart\.ts:$/m, 'the map shows what the chat file uses');
+    } finally {
+      runCli(['stop', root], { env });
+    }
+  },
+);
+
+const pythonSdk = spawnSync('python3', ['-c', 'import mcp'], { timeout: 30_000 }).status === 0;
+test(
+  "README's MCP setup in the Python MCP SDK's stdio client: its tools listed and a map answered",
+  { skip: pythonSdk ? false : "the Python MCP SDK is not installed (`python3 -c 'import mcp'` fails: pip install mcp)" },
+  () => {
+    const root = copyFixture('shop');
+    const env = { ...process.env, ...privateDaemonEnv(), PATH: `${repomapOnPath()}:${process.env.PATH}` };
+    const [command, ...args] = readmeServerArgs(root);
+    const script = `
+import asyncio, json, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+async def main():
+    params = StdioServerParameters(command=${JSON.stringify(command)}, args=json.loads(sys.argv[1]), env=dict(__import__('os').environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = await session.list_tools()
+            result = await session.call_tool('repo_map', {'chat_files': ['src/checkout.ts'], 'max_tokens': 256})
+            print(json.dumps({'tools': sorted(t.name for t in tools.tools), 'isError': result.isError, 'text': result.content[0].text}))
+asyncio.run(main())
+`;
+    try {
+      const run = spawnSync('python3', ['-c', script, JSON.stringify(args)], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
+      assert.equal(run.status, 0, run.stderr);
+      const answer = JSON.parse(run.stdout.trim().split('\n').pop()!) as { tools: string[]; isError: boolean; text: string };
+      assert.deepEqual(answer.tools, ['find_symbol', 'repo_map', 'repo_status']);
+      assert.equal(answer.isError, false, answer.text);
+      assert.match(answer.text, /^src\/cart\.ts:$/m);
+    } finally {
+      runCli(['stop', root], { env });
+    }
+  },
+);
