@@ -150,14 +150,23 @@ function readmeServerArgs(root: string): string[] {
   return [command, ...args.map((arg) => (arg === '/path/to/your/repo' ? root : arg))];
 }
 
+/** Runs `client` on a copy of the shop fixture with a `repomap` command on PATH and a daemon of its own, stopped after. */
+function withInstalledServer(client: (root: string, env: NodeJS.ProcessEnv) => void): void {
+  const root = copyFixture('shop');
+  const env = { ...process.env, ...privateDaemonEnv(), PATH: `${repomapOnPath()}:${process.env.PATH}` };
+  try {
+    client(root, env);
+  } finally {
+    runCli(['stop', root], { env });
+  }
+}
+
 const inspector = inspectorCommand();
 test(
   "README's MCP setup in the official MCP Inspector CLI: its tools listed and a map answered through the installed `repomap` command",
   { skip: inspector ? false : 'the MCP Inspector is not installed (npm install @modelcontextprotocol/inspector, then REPOMAP_TEST_MCP_INSPECTOR=.../mcp-inspector)' },
-  () => {
-    const root = copyFixture('shop');
-    const env = { ...process.env, ...privateDaemonEnv(), PATH: `${repomapOnPath()}:${process.env.PATH}` };
-    try {
+  () =>
+    withInstalledServer((root, env) => {
       const run = (...method: string[]) => spawnSync(inspector!, ['--cli', ...readmeServerArgs(root), ...method], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
       const listed = run('--method', 'tools/list');
       assert.equal(listed.status, 0, listed.stderr);
@@ -169,21 +178,17 @@ test(
       assert.notEqual(answer.isError, true, called.stdout);
       assert.equal(answer.structuredContent.budget, 256);
       assert.match(answer.content[0].text, /^src\/cart\.ts:$/m, 'the map shows what the chat file uses');
-    } finally {
-      runCli(['stop', root], { env });
-    }
-  },
+    }),
 );
 
 const pythonSdk = spawnSync('python3', ['-c', 'import mcp'], { timeout: 30_000 }).status === 0;
 test(
   "README's MCP setup in the Python MCP SDK's stdio client: its tools listed and a map answered",
   { skip: pythonSdk ? false : "the Python MCP SDK is not installed (`python3 -c 'import mcp'` fails: pip install mcp)" },
-  () => {
-    const root = copyFixture('shop');
-    const env = { ...process.env, ...privateDaemonEnv(), PATH: `${repomapOnPath()}:${process.env.PATH}` };
-    const [command, ...args] = readmeServerArgs(root);
-    const script = `
+  () =>
+    withInstalledServer((root, env) => {
+      const [command, ...args] = readmeServerArgs(root);
+      const script = `
 import asyncio, json, sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -197,15 +202,11 @@ async def main():
             print(json.dumps({'tools': sorted(t.name for t in tools.tools), 'isError': result.isError, 'text': result.content[0].text}))
 asyncio.run(main())
 `;
-    try {
       const run = spawnSync('python3', ['-c', script, JSON.stringify(args)], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
       assert.equal(run.status, 0, run.stderr);
       const answer = JSON.parse(run.stdout.trim().split('\n').pop()!) as { tools: string[]; isError: boolean; text: string };
       assert.deepEqual(answer.tools, ['find_symbol', 'repo_map', 'repo_status']);
       assert.equal(answer.isError, false, answer.text);
       assert.match(answer.text, /^src\/cart\.ts:$/m);
-    } finally {
-      runCli(['stop', root], { env });
-    }
-  },
+    }),
 );
