@@ -166,10 +166,14 @@ test('F1: any other git command past its bound is one line naming it (eval), nev
   const root = repoWithLongName();
   git(root, 'add', '.');
   git(root, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init');
-  // A bound of 1 ms: no git finishes within it, as a git held by a hostile repository would not within a minute.
-  const run = await runCliBounded(['eval', root, '--cache-dir', tempDir()], { ...BOUNDS, env: testEnv(1) });
+  // A git that never answers, as one held by a hostile repository would not within a minute (a bound
+  // of 1 ms raced with a git that finished first on a loaded machine).
+  const bin = tempDir('repomap-stuck-git-');
+  writeFileSync(join(bin, 'git'), '#!/bin/sh\nexec sleep 60\n');
+  chmodSync(join(bin, 'git'), 0o755);
+  const run = await runCliBounded(['eval', root, '--cache-dir', tempDir()], { ...BOUNDS, env: { ...testEnv(500), PATH: `${bin}:${process.env.PATH}` } });
   assert.equal(run.killedFor, undefined);
   assert.equal(run.code, 2, run.stderr);
   assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr);
-  assert.match(run.stderr, /^repomap: git rev-parse did not finish within 0\.001 s$/m);
+  assert.match(run.stderr, /^repomap: git rev-parse did not finish within 0\.5 s$/m);
 });
