@@ -13,6 +13,13 @@ import { gitBoundMs } from './test-hooks.js';
 
 const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'log.showSignature=false', '-c', 'core.quotepath=off'] as const;
 
+/**
+ * How every diff repomap reads is written, whatever the repository's config says: no context
+ * lines, no rename detection, no colour, `a/` and `b/` before the paths, and no program of the
+ * repository's (an external diff, a text conversion) run on its files.
+ */
+export const DIFF_ARGS = ['--unified=0', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/'] as const;
+
 /** git's arguments for `args`, after the settings above. */
 export function gitArgs(args: readonly string[]): string[] {
   return [...SAFE_CONFIG, ...args];
@@ -42,6 +49,10 @@ export interface GitRunOptions<E extends 'utf8' | 'buffer'> {
   encoding: E;
   /** Written to git's standard input, which is then closed (default: closed at once). */
   input?: string;
+  /** Its bound, when shorter than GIT_BOUND_MS: a command whose answer the caller can do without. */
+  boundMs?: number;
+  /** With this bound on its output, git is stopped there and what it wrote so far is the answer (default: MAX_GIT_OUTPUT, past which it fails). */
+  maxBytes?: number;
 }
 
 /** The largest output read from git (1 GiB: a listing of millions of paths). */
@@ -55,14 +66,15 @@ const MAX_GIT_OUTPUT = 1 << 30;
 export function runGitCommand(args: readonly string[], options: GitRunOptions<'utf8'>): Promise<string>;
 export function runGitCommand(args: readonly string[], options: GitRunOptions<'buffer'>): Promise<Buffer>;
 export function runGitCommand(args: readonly string[], options: GitRunOptions<'utf8' | 'buffer'>): Promise<string | Buffer> {
-  const boundMs = gitBoundMs(process.env) ?? GIT_BOUND_MS;
+  const boundMs = gitBoundMs(process.env) ?? options.boundMs ?? GIT_BOUND_MS;
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
       'git',
       gitArgs(args),
-      { cwd: options.cwd, env: options.env, encoding: options.encoding, maxBuffer: MAX_GIT_OUTPUT, timeout: boundMs, killSignal: 'SIGKILL' },
+      { cwd: options.cwd, env: options.env, encoding: options.encoding, maxBuffer: options.maxBytes ?? MAX_GIT_OUTPUT, timeout: boundMs, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {
         if (!error) return resolvePromise(stdout);
+        if (options.maxBytes !== undefined && (error as { code?: string }).code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return resolvePromise(stdout);
         if ((error as { killed?: boolean }).killed && error.signal === 'SIGKILL') return reject(new GitTimeoutError(gitCommandName(args), boundMs));
         reject(Object.assign(error, { stdout, stderr: String(stderr) }));
       },

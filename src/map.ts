@@ -15,9 +15,11 @@ import { DEFAULT_RANKING } from './api/request.js';
 import { depthTokens, entriesWithin, fileLimit, relatedEntries } from './rank/layout.js';
 import { foreignTo, neededEntries } from './rank/needed.js';
 import { usersEntries } from './rank/users.js';
+import { coChangedEntries } from './rank/co-changed.js';
+import { type History, NO_HISTORY, readHistory } from './history/co-changes.js';
 import { readBoundedText } from './bounded-read.js';
 import { boundedLine } from './extract/extract.js';
-import { USERS_MODEL } from './model.js';
+import { HISTORY_MODEL, USERS_MODEL } from './model.js';
 import { isPathNamed, neighboursOf, pathIndex } from './rank/path-index.js';
 import { type MapBlock, renderText } from './render/render.js';
 import { defaultCacheDir, sharedCacheDir } from './store/cache-dir.js';
@@ -126,8 +128,9 @@ export async function buildMap(given: BuildMapOptions): Promise<BuiltMap> {
   try {
     // A partial index's graph is neither restored nor saved: it lacks files.
     if (index.partial) return { ...mapFromIndex(index, graph, options), partial: index.partial };
+    const history = readChatHistory(index, graph, options);
     if (related && savedGraph) await readyRelatedGraph({ index, graph, store, savedGraph }, options);
-    return mapFromIndex(index, graph, options);
+    return mapFromIndex(index, graph, options, await history);
   } finally {
     await store.close();
   }
@@ -179,13 +182,29 @@ export function centrality(graph: ReferenceGraph): Map<string, number> {
 const DEFINITIONS_PER_TOKEN = 4;
 
 /**
+ * The history of a request's chat files in the root's git repository (see readHistory), read for
+ * the default ranking (by `read`: the daemon keeps them). None for a root outside git, for the
+ * 'aider' ranking, and for a request without chat files.
+ */
+export function readChatHistory(
+  index: RepoIndex,
+  graph: ReferenceGraph,
+  request: MapRequest & IndexedBy,
+  read: (chatFiles: readonly string[], isSource: (path: string) => boolean) => Promise<History> = (chatFiles, isSource) => readHistory({ cwd: index.root }, chatFiles, isSource),
+): Promise<History> {
+  if ((request.ranking ?? DEFAULT_RANKING) === 'aider' || !request.chatFiles?.length) return Promise.resolve(NO_HISTORY);
+  const chatFiles = request.chatFiles.map((path) => indexedFilePath(index, path, 'chat file', request));
+  return read([...new Set(chatFiles)].sort(comparePaths), (path) => graph.hasFile(path));
+}
+
+/**
  * The map of an indexed repository for one request. The daemon calls this on its hot graph.
  * A map that would show no file when there are files to show answers nothing the caller asked:
  * such a budget is refused, naming the budget that shows a line (an empty map is left for a root
  * with nothing to show: see emptyMapNote).
  */
-export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy): BuiltMap {
-  const { leastBudget, ...map } = packedMap(index, graph, request);
+export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy, history: History = NO_HISTORY): BuiltMap {
+  const { leastBudget, ...map } = packedMap(index, graph, request, history);
   if (leastBudget === undefined) return map;
   const tokens = (count: number) => `${count} ${count === 1 ? 'token' : 'tokens'}`;
   const preamble = request.preamble ? ' with the preamble' : '';
@@ -196,7 +215,7 @@ export function mapFromIndex(index: RepoIndex, graph: ReferenceGraph, request: M
  * mapFromIndex's map, left empty when no line fits the budget, with the fewest tokens that would
  * show one (see packMap): eval scores such a map as showing nothing, as it scores a baseline's.
  */
-export function packedMap(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy): BuiltMap & { leastBudget?: number } {
+export function packedMap(index: RepoIndex, graph: ReferenceGraph, request: MapRequest & IndexedBy, history: History = NO_HISTORY): BuiltMap & { leastBudget?: number } {
   const budget = budgetFor(request);
   const countTokens = tokenCounter(request.encoding ?? DEFAULT_ENCODING);
   const { outlineOf } = index.lookups;
@@ -220,8 +239,8 @@ export function packedMap(index: RepoIndex, graph: ReferenceGraph, request: MapR
   const { important, skippedFiles, skipped } = notMapped(index, chatFiles);
   // A partial index may not have read the file that has the name yet: nothing is said of it then.
   const unmatched = index.partial ? undefined : unmatchedMentionNote(request.mentionedIdents ?? [], graph, index.paths);
-  const footers = withNote(skipFooters(skipped, request.verboseHint ?? true), unmatched);
-  const layout = { index, graph, request: rankRequest, important, budget, countTokens };
+  const footers = withNote(withNote(skipFooters(skipped, request.verboseHint ?? true), unmatched), history.problem && `(${history.problem})`);
+  const layout = { index, graph, request: rankRequest, important, budget, countTokens, history };
   const { entries, placeOf } =
     (request.ranking ?? DEFAULT_RANKING) === 'aider' ? aiderEntries(layout) : relatedMapEntries({ ...layout, footer: footers[0] ?? '' });
 
@@ -256,6 +275,8 @@ interface LayoutContext {
   important: readonly string[];
   budget: number;
   countTokens: TokenCounter;
+  /** The chat files' history: what past commits changed with them. */
+  history: History;
 }
 
 /** A map's candidates in order, and where each file's block goes (map order when undefined: first appearance). */
@@ -294,7 +315,7 @@ function aiderEntries({ index, graph, request, important, budget }: LayoutContex
  * within its share of the budget; then breadth, the fused file order named first, then their
  * definitions. Files are shown in rank order, the important ones first.
  */
-function relatedMapEntries({ index, graph, request, important, budget, countTokens, footer }: LayoutContext & { footer: string }): MapEntries {
+function relatedMapEntries({ index, graph, request, important, budget, countTokens, footer, history }: LayoutContext & { footer: string }): MapEntries {
   const { chatFiles, mentionedFiles, mentionedIdents, namedIdents } = request;
   const { outlineOf } = index.lookups;
   const limit = fileLimit(budget);
@@ -306,6 +327,7 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
   const layoutBudget = budget - countTokens(important.join('\n')) - countTokens(footer);
   const importantEntries = important.map((path) => ({ path, rank: ranking.rankOf(path) }));
   const from = [...chatFiles, ...mentionedFiles];
+  const foreign = foreignTo(from);
   const needed = neededEntries(
     {
       fileNames: (path) => graph.fileNames(path),
@@ -329,17 +351,25 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
         refsOf: index.lookups.refsOf,
         linesOf: (path) => shownLinesOf(index.root, path),
       },
-      { chatFiles: [...chatFiles], foreign: foreignTo(from), mentionedIdents, namedIdents: namedIdents ?? mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) },
+      { chatFiles: [...chatFiles], foreign, mentionedIdents, namedIdents: namedIdents ?? mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) },
     ),
     depthBudget * USERS_MODEL.share,
     outlineOf,
     countTokens,
   );
+  // What past commits changed with the chat files, within its share, taken from breadth: the
+  // code the request uses keeps the rest of the depth section.
+  const coChanged = entriesWithin(
+    coChangedEntries(history.coChanges, outlineOf, { chatFiles, foreign, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) }),
+    depthBudget * HISTORY_MODEL.share,
+    outlineOf,
+    countTokens,
+  );
   const uses = entriesWithin(needed, depthBudget - users.tokens, outlineOf, countTokens, layoutBudget);
-  const depth = { entries: [...uses.entries, ...users.entries], tokens: uses.tokens + users.tokens };
+  const depth = { entries: [...uses.entries, ...users.entries, ...coChanged.entries], tokens: uses.tokens + users.tokens + coChanged.tokens };
   const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
     mentioned: mentionedIdents,
-    isLate: foreignTo(from),
+    isLate: foreign,
     namesOnly: depth.entries.length > 0,
   });
   const place = new Map<string, number>(important.map((path, i) => [path, i - important.length]));

@@ -134,6 +134,27 @@ export const USERS_MODEL = {
   useLines: 1,
 } as const;
 
+/** Which definitions the chat files' history shows (history/co-changes.ts, rank/co-changed.ts). */
+export const HISTORY_MODEL = {
+  /** The repository's commits looked at: the newest, with one parent each. */
+  window: 2000,
+  /** Of these, the commits read: the last that modified a chat file (and few source files). */
+  commits: 40,
+  /** Commits that changed more source files than this are not read: a sweep across the tree says little of any one file, and its diff is large. */
+  maxFilesPerCommit: 30,
+  /** A commit this many commits older than the newest weighs half as much. */
+  halfWeightAge: 20,
+  /**
+   * Tokens the co-changed definitions may take, as a share of the depth section's, from the
+   * breadth that follows it: taken from the code the request uses, they cost API recall.
+   */
+  share: 0.25,
+  /** A git command's output past this is not read (a commit that vendors a library can be a hundred megabytes). */
+  maxBytes: 16 << 20,
+  /** Each of its git commands' bound: a history that takes longer is left out of the map, with a note. */
+  boundMs: 10_000,
+} as const;
+
 /**
  * Without a depth section, definitions get this share of the budget, up to DEFINITIONS_MAX_TOKENS;
  * the rest names files first: a change usually needs the right files more than every signature of one.

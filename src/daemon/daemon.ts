@@ -3,7 +3,8 @@
 // timeout) and the JSON-RPC side. This module wires them and answers each method.
 import { withProjectConfig } from '../config.js';
 import type { MapRequest, RepoMap, SymbolAnswer, SymbolQuery } from '../api/types.js';
-import { mapFromIndex, notMapped, publicMap } from '../map.js';
+import { mapFromIndex, notMapped, publicMap, readChatHistory } from '../map.js';
+import { HistoryCache } from '../history/history-cache.js';
 import { budgetFor, waitBoundMs } from '../api/request.js';
 import { findSymbols, namesIn } from '../symbols.js';
 import { ColdIndex } from './cold-index.js';
@@ -30,6 +31,7 @@ export class Daemon {
   private readonly cold: ColdIndex;
   private readonly warmup: WarmUp;
   private readonly lifecycle: Lifecycle;
+  private readonly histories: HistoryCache;
   private readonly started = Date.now();
   private stopping: Promise<void> | undefined;
   /** Settles when the cold index is done and maps can be answered (rejects if it failed). */
@@ -47,6 +49,7 @@ export class Daemon {
     this.sync = new RepoSync(engine, timings, () => this.lifecycle.rootGone());
     this.warmup = new WarmUp(engine, this.sync, timings);
     this.cold = new ColdIndex(engine, this.sync);
+    this.histories = new HistoryCache(options.root);
     const methods: DaemonMethods = {
       status: () => this.status(),
       map: (params) => this.map(params),
@@ -93,8 +96,11 @@ export class Daemon {
     const { state, options } = this.engine;
     const { exclude, include, config } = options;
     const asked = { ...withProjectConfig(params, config), exclude, include };
+    // A partial index's map is made at once, without the history git would take to read. The
+    // index is taken after the wait, with the graph it goes with.
+    const history = partial ? undefined : await readChatHistory(state.index(), state.graph, asked, (chatFiles, isSource) => this.histories.history(chatFiles, isSource));
     const index = partial ? { ...state.index(), partial } : state.index();
-    const map = publicMap({ ...mapFromIndex(index, state.graph, asked), ...(partial ? { partial } : {}) }, { listSkipped: params.listSkipped === true });
+    const map = publicMap({ ...mapFromIndex(index, state.graph, asked, history), ...(partial ? { partial } : {}) }, { listSkipped: params.listSkipped === true });
     const ms = performance.now() - started;
     if (ms > SLOW_MAP_MS) options.log(`map took ${ms.toFixed(0)} ms`);
     setImmediate(() => this.warmup.start()); // once the answer is written

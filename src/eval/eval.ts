@@ -27,6 +27,7 @@ import { type EvalTask, type TaskOptions, commitChanges, mineTasks, openRepo } f
 import { type EditSite, editScore, editSites } from './edit-sites.js';
 import { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
 import { ScratchCheckout } from './checkout.js';
+import { type History, NO_HISTORY, readHistory } from '../history/co-changes.js';
 import { TagStore } from '../store/store.js';
 
 export const DEFAULT_BUDGETS: readonly number[] = [1024, 2048, 4096];
@@ -43,6 +44,8 @@ export interface TaskContext {
   task: EvalTask;
   budget: number;
   encoding: string;
+  /** The chat file's history up to the parent commit, as a map of the parent's checkout reads it. */
+  history: History;
 }
 
 /** What a ranker shows: the map's blocks (a file and its shown lines), in map order, and the tokens used. */
@@ -64,7 +67,7 @@ export function rankingRanker(ranking: RankingName): Ranker {
   return {
     name: ranking,
     showsLines: true,
-    run({ index, graph, task, budget, encoding }) {
+    run({ index, graph, task, budget, encoding, history }) {
       const map = packedMap(index, graph, {
         chatFiles: [task.chatFile],
         // The message's identifiers as a request gives them: its code (names of two words or
@@ -74,7 +77,7 @@ export function rankingRanker(ranking: RankingName): Ranker {
         tokens: budget,
         encoding,
         ranking,
-      });
+      }, ranking === 'aider' ? NO_HISTORY : history);
       return { blocks: map.files, tokens: map.tokens };
     },
   };
@@ -323,13 +326,14 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       const task = targets.length < candidate.targets.length ? { ...candidate, targets } : candidate;
       const needed = neededNames(changes.added, task.chatFile, namesByPath);
       const sites = editSites(task, changes.hunks, index.lookups.outlineOf);
+      const history = await readHistory({ cwd: scratch.tree, gitDir: repo.gitDir, rev: candidate.parent, prefix: repo.prefix }, [task.chatFile], (path) => graph.hasFile(path));
 
       const scores: Record<number, Record<string, Score>> = {};
       for (const budget of budgets) {
         scores[budget] = {};
         for (const ranker of rankers) {
           const t0 = performance.now();
-          const shown = ranker.run({ index, graph, namesByPath, task, budget, encoding });
+          const shown = ranker.run({ index, graph, namesByPath, task, budget, encoding, history });
           const ms = performance.now() - t0;
           const paths = shown.blocks.map((block) => block.path);
           // A list of paths gets no API recall, not 0: a 0 would read as a score (and pull a mean down).

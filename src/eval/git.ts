@@ -7,7 +7,7 @@ import { languageForPath } from '../extract/languages.js';
 import { mentionedIdentifiers } from '../mentions.js';
 import { seededRandom } from '../random.js';
 import { isTestPath, isVendoredOrGenerated } from '../file-kinds.js';
-import { GitTimeoutError, runGitCommand } from '../git-args.js';
+import { DIFF_ARGS, GitTimeoutError, runGitCommand } from '../git-args.js';
 
 /** Runs git with the given arguments; its stdout, or an error carrying git's first stderr line (or saying it ran past its bound). */
 export async function runGit(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
@@ -233,12 +233,7 @@ export async function commitChanges(repo: GitRepo, parent: string, commit: strin
     repo.gitDir,
     'diff-tree',
     '-p',
-    '--unified=0',
-    '--no-renames',
-    '--no-color',
-    '--no-ext-diff',
-    '--src-prefix=a/',
-    '--dst-prefix=b/',
+    ...DIFF_ARGS,
     ...diffOptions(repo),
     parent,
     commit,
