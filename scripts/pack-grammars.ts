@@ -2,8 +2,10 @@
 // needs at runtime (see src/extract/bundled.ts), so that the packed package has no grammar and no
 // tree-sitter among its npm dependencies. Per package: its LICENSE, its binaries for the platforms
 // in PACKED_PLATFORMS, named by platform, and the WebAssembly builds languages.ts falls back to.
-// tree-sitter's own linux binary is compiled here with libstdc++ linked in, in place of the
-// prebuilt one, which needs a newer libstdc++ (GLIBCXX_3.4.31) than Debian 12 and Ubuntu 22.04 have.
+// tree-sitter's own linux binaries are compiled here with libstdc++ linked in, in place of the
+// prebuilt ones, which need a newer libstdc++ (GLIBCXX_3.4.31) than Debian 12 and Ubuntu 22.04
+// have: for this machine's platform, and for the other linux architecture where Debian's cross
+// compiler for it is installed (which also builds the grammars that publish no binaries).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -61,9 +63,9 @@ function compareVersions(a: number[], b: number[]): number {
   return 0;
 }
 
-/** Fails unless a linux binary built on this machine needs no glibc or libstdc++ newer than MAX_GLIBC and MAX_GLIBCXX. */
-function checkSymbolVersions(binary: string): void {
-  const needed = new Set(run('objdump', ['-T', binary]).match(/\bGLIBC(XX)?_[0-9.]+/g) ?? []);
+/** Fails unless a linux binary needs no glibc or libstdc++ newer than MAX_GLIBC and MAX_GLIBCXX (read with `objdump`, the binary's architecture's). */
+function checkSymbolVersions(binary: string, objdump: string): void {
+  const needed = new Set(run(objdump, ['-T', binary]).match(/\bGLIBC(XX)?_[0-9.]+/g) ?? []);
   for (const tag of needed) {
     const [name, numbers] = tag.split('_');
     const limit = name === 'GLIBC' ? MAX_GLIBC : MAX_GLIBCXX;
@@ -71,32 +73,64 @@ function checkSymbolVersions(binary: string): void {
   }
 }
 
-/** How the runtime is linked (see staticRuntime): part of its cache key, with the version and the shim. */
-const RUNTIME_LDFLAGS = '-static-libstdc++ -Wl,--gc-sections';
+/** How portable binaries are linked (see portableBuild): part of their cache key, with the version, the shim and the compiler. */
+const PORTABLE_LDFLAGS = '-static-libstdc++ -Wl,--gc-sections';
+
+/** The GNU triples of Debian's cross compilers (package g++-TRIPLE), by Node's name of the architecture. */
+const LINUX_TRIPLES: Readonly<Record<string, string>> = { x64: 'x86_64-linux-gnu', arm64: 'aarch64-linux-gnu' };
+
+/** The compilers and objdump that build binaries for a linux platform here: the host's own (unset: node-gyp's defaults), or a cross toolchain. */
+interface Toolchain {
+  platform: string;
+  arch: string;
+  /** The cross tools, by the variable node-gyp's make files read them from (CC, CXX, LINK, AR); empty for the host's. */
+  cross: Record<string, string>;
+  cc: string;
+  objdump: string;
+}
+
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(join(dir, command)));
+}
+
+/** The toolchain for `platform`; undefined when it is not linux, or no cross compiler for it is on PATH. */
+function toolchain(platform: string): Toolchain | undefined {
+  const [os, arch] = platform.split('-');
+  if (os !== 'linux') return undefined;
+  if (platform === hostPlatform()) return { platform, arch, cross: {}, cc: 'cc', objdump: 'objdump' };
+  const triple = LINUX_TRIPLES[arch];
+  if (triple === undefined) return undefined;
+  const cross = { CC: `${triple}-gcc`, CXX: `${triple}-g++`, LINK: `${triple}-g++`, AR: `${triple}-ar` };
+  const objdump = `${triple}-objdump`;
+  if (![...Object.values(cross), objdump].every(onPath)) return undefined;
+  return { platform, arch, cross, cc: cross.CC, objdump };
+}
 
 /**
- * tree-sitter's binary for this linux machine, compiled from the installed package's sources with
- * libstdc++ linked in. Cached outside node_modules (which npm ci removes), under the user's cache
- * folder, by tree-sitter's version and a digest of how it is built.
+ * A package's addon compiled by node-gyp from the installed package's sources for the toolchain's
+ * platform, with libstdc++ linked in and the arc4random shim, checked to load on glibc 2.35 with
+ * no system libstdc++. Cached outside node_modules (which npm ci removes), under the user's cache
+ * folder, by the package's name and version, the platform and a digest of how it is built.
  */
-function staticRuntime(sourceDir: string): string {
-  const recipe = createHash('sha256').update(`${RUNTIME_LDFLAGS}\0${ARC4RANDOM_SHIM}\0${run('cc', ['--version'])}`).digest('hex').slice(0, 16);
+function portableBuild(pkg: string, sourceDir: string, tools: Toolchain): string {
+  const recipe = createHash('sha256').update(`${PORTABLE_LDFLAGS}\0${ARC4RANDOM_SHIM}\0${run(tools.cc, ['--version'])}`).digest('hex').slice(0, 16);
   const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const cached = join(cacheRoot, 'repomap-pack', `tree-sitter-${version(sourceDir)}-${hostPlatform()}-${recipe}.node`);
+  const cached = join(cacheRoot, 'repomap-pack', `${pkg.replace(/^@/, '').replace('/', '+')}-${version(sourceDir)}-${tools.platform}-${recipe}.node`);
   if (existsSync(cached)) return cached;
   const nodeGyp = process.env.npm_config_node_gyp;
   if (!nodeGyp) fail('run through npm (npm pack, or npm run prepack): node-gyp is found through npm');
-  const work = mkdtempSync(join(tmpdir(), 'repomap-runtime-'));
+  const work = mkdtempSync(join(tmpdir(), 'repomap-addon-'));
   try {
-    const tree = join(work, 'tree-sitter');
+    const tree = join(work, 'package');
     cpSync(sourceDir, tree, { recursive: true, filter: (path) => !['build', 'prebuilds'].includes(basename(path)) });
     writeFileSync(join(work, 'arc4random.c'), ARC4RANDOM_SHIM);
-    run('cc', ['-O2', '-fPIC', '-fvisibility=hidden', '-c', join(work, 'arc4random.c'), '-o', join(work, 'arc4random.o')]);
-    const env = { ...process.env, LDFLAGS: `${RUNTIME_LDFLAGS} ${join(work, 'arc4random.o')}`, NODE_PATH: join(packageRoot, 'node_modules') };
-    run(process.execPath, [nodeGyp, 'rebuild', '--jobs', '2'], { cwd: tree, env });
-    const built = join(tree, 'build', 'Release', 'tree_sitter_runtime_binding.node');
-    checkSymbolVersions(built);
-    if (/GLIBCXX_/.test(run('objdump', ['-T', built]))) fail(`${built} still needs the system's libstdc++`);
+    run(tools.cc, ['-O2', '-fPIC', '-fvisibility=hidden', '-c', join(work, 'arc4random.c'), '-o', join(work, 'arc4random.o')]);
+    const env = { ...process.env, ...tools.cross, LDFLAGS: `${PORTABLE_LDFLAGS} ${join(work, 'arc4random.o')}`, NODE_PATH: join(packageRoot, 'node_modules') };
+    const arch = Object.keys(tools.cross).length > 0 ? ['--arch', tools.arch] : [];
+    run(process.execPath, [nodeGyp, 'rebuild', '--jobs', '2', ...arch], { cwd: tree, env });
+    const built = onlyBinary(join(tree, 'build', 'Release'))!;
+    checkSymbolVersions(built, tools.objdump);
+    if (/GLIBCXX_/.test(run(tools.objdump, ['-T', built]))) fail(`${built} still needs the system's libstdc++`);
     mkdirSync(dirname(cached), { recursive: true });
     copyFileSync(built, `${cached}.${process.pid}`);
     renameSync(`${cached}.${process.pid}`, cached);
@@ -104,6 +138,34 @@ function staticRuntime(sourceDir: string): string {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Per linux platform with no toolchain here: the packages packed without a portable binary for it, and the runtime's prebuilt binary packed instead. */
+const unbuilt = new Map<string, { packages: string[]; runtime?: string }>();
+
+function noteUnbuilt(platform: string, pkg: string, runtimePrebuilt?: string): void {
+  if (!platform.startsWith('linux-') || platform === hostPlatform()) return;
+  const entry = unbuilt.get(platform) ?? unbuilt.set(platform, { packages: [] }).get(platform)!;
+  if (runtimePrebuilt) entry.runtime = runtimePrebuilt;
+  else entry.packages.push(pkg);
+}
+
+/** The newest libstdc++ symbol version a binary refers to (read from its bytes: no objdump for its architecture is needed). */
+function newestGlibcxx(binary: string): string | undefined {
+  const tags = readFileSync(binary, 'latin1').match(/GLIBCXX_[0-9.]+[0-9]/g) ?? [];
+  return tags.map((tag) => tag.split('_')[1]).sort((a, b) => compareVersions(a.split('.').map(Number), b.split('.').map(Number))).pop();
+}
+
+/** One line per linux platform packed without its toolchain: what it got instead, what that means, and how to build the portable binaries. */
+function unbuiltLines(): string[] {
+  return [...unbuilt].map(([platform, { packages, runtime }]) => {
+    const triple = LINUX_TRIPLES[platform.split('-')[1]];
+    const newest = runtime && existsSync(runtime) ? newestGlibcxx(runtime) : undefined;
+    const needs = newest && compareVersions(newest.split('.').map(Number), MAX_GLIBCXX) > 0 ? `, which needs GLIBCXX_${newest} (so on Debian 12 and Ubuntu 22.04 languages fall back to WebAssembly)` : '';
+    const what = [runtime ? `tree-sitter's prebuilt binary${needs}` : undefined, packages.length > 0 ? `no binary of ${packages.join(', ')}` : undefined].filter(Boolean).join(', and ');
+    const how = triple ? `; for portable ones put ${triple}-g++ on PATH (Debian, Ubuntu: apt-get install g++-${triple})` : '';
+    return `pack-grammars: ${platform} gets ${what}${how}`;
+  });
 }
 
 /** The package's LICENSE file, and its package.json (its name, version and license, which is all some packages state it in). */
@@ -125,7 +187,10 @@ function packRuntime(staging: string): string[] {
   writeFileSync(join(to, 'index.js'), index.replace(byGypBuild, 'require(`./prebuilds/${process.platform}-${process.arch}/tree-sitter.node`)'));
   const platforms: string[] = [];
   for (const platform of PACKED_PLATFORMS) {
-    const binary = platform === hostPlatform() && process.platform === 'linux' ? staticRuntime(from) : join(from, 'prebuilds', platform, 'tree-sitter.node');
+    const tools = toolchain(platform);
+    const prebuilt = join(from, 'prebuilds', platform, 'tree-sitter.node');
+    if (!tools) noteUnbuilt(platform, RUNTIME_PACKAGE, prebuilt);
+    const binary = tools ? portableBuild(RUNTIME_PACKAGE, from, tools) : prebuilt;
     if (!existsSync(binary)) continue;
     mkdirSync(join(to, 'prebuilds', platform), { recursive: true });
     copyFileSync(binary, join(to, 'prebuilds', platform, 'tree-sitter.node'));
@@ -134,7 +199,11 @@ function packRuntime(staging: string): string[] {
   return platforms;
 }
 
-/** A grammar package: its native binaries (prebuilt, or compiled by this clone's install for this platform alone) and its WebAssembly files. */
+/**
+ * A grammar package: its native binaries and its WebAssembly files. The binaries are the package's
+ * prebuilt ones; for a package that publishes none, the one this clone's install compiled, for
+ * this platform, and portableBuild's for the other linux platforms a cross compiler is here for.
+ */
 function packGrammar(staging: string, pkg: string, native: boolean, wasmFiles: readonly string[]): string[] {
   const from = installedDir(pkg);
   const to = join(staging, pkg);
@@ -143,9 +212,15 @@ function packGrammar(staging: string, pkg: string, native: boolean, wasmFiles: r
   const platforms: string[] = [];
   const prebuilt = existsSync(join(from, 'prebuilds'));
   for (const platform of native ? PACKED_PLATFORMS : []) {
-    const binary = prebuilt ? onlyBinary(join(from, 'prebuilds', platform)) : platform === hostPlatform() ? onlyBinary(join(from, 'build', 'Release')) : undefined;
+    const tools = prebuilt ? undefined : toolchain(platform);
+    if (!prebuilt && !tools) noteUnbuilt(platform, pkg);
+    const binary = prebuilt
+      ? onlyBinary(join(from, 'prebuilds', platform))
+      : platform === hostPlatform()
+        ? onlyBinary(join(from, 'build', 'Release'))
+        : tools && portableBuild(pkg, from, tools);
     if (!binary) continue;
-    if (!prebuilt && process.platform === 'linux') checkSymbolVersions(binary);
+    if (tools && platform === hostPlatform()) checkSymbolVersions(binary, tools.objdump);
     copyFileSync(binary, join(to, binaryName(platform)));
     platforms.push(platform);
   }
@@ -182,7 +257,7 @@ function main(): void {
   }
   rmSync(BUNDLE_DIR, { recursive: true, force: true });
   renameSync(staging, BUNDLE_DIR);
-  process.stdout.write(`${lines.join('\n')}\npack-grammars: ${packages.size} packages, ${(sizeOf(BUNDLE_DIR) / 2 ** 20).toFixed(1)} MiB in ${BUNDLE_DIR}\n`);
+  process.stdout.write(`${[...lines, ...unbuiltLines()].join('\n')}\npack-grammars: ${packages.size} packages, ${(sizeOf(BUNDLE_DIR) / 2 ** 20).toFixed(1)} MiB in ${BUNDLE_DIR}\n`);
 }
 
 main();
