@@ -140,14 +140,43 @@ function portableBuild(pkg: string, sourceDir: string, tools: Toolchain): string
   }
 }
 
-/** Per linux platform with no toolchain here: the packages packed without a portable binary for it, and the runtime's prebuilt binary packed instead. */
-const unbuilt = new Map<string, { packages: string[]; runtime?: string }>();
+/** ELF e_machine (linux) and Mach-O cputype (darwin) values, by Node's name of the architecture. */
+const ELF_MACHINES: Readonly<Record<string, number>> = { x64: 62, arm64: 183 };
+const MACHO_CPUS: Readonly<Record<string, number>> = { x64: 0x01000007, arm64: 0x0100000c };
 
-function noteUnbuilt(platform: string, pkg: string, runtimePrebuilt?: string): void {
-  if (!platform.startsWith('linux-') || platform === hostPlatform()) return;
-  const entry = unbuilt.get(platform) ?? unbuilt.set(platform, { packages: [] }).get(platform)!;
-  if (runtimePrebuilt) entry.runtime = runtimePrebuilt;
-  else entry.packages.push(pkg);
+/** Whether a binary is built for `platform` (its header's architecture; a universal Mach-O binary when it holds that one). Some grammar packages ship an x86-64 binary as their linux-arm64 one. */
+function builtFor(binary: string, platform: string): boolean {
+  const [os, arch] = platform.split('-');
+  const header = readFileSync(binary).subarray(0, 4096);
+  if (os === 'linux') return header.readUInt32BE(0) === 0x7f454c46 && header.readUInt16LE(18) === ELF_MACHINES[arch];
+  if (header.readUInt32LE(0) === 0xfeedfacf) return header.readUInt32LE(4) === MACHO_CPUS[arch];
+  if (header.readUInt32BE(0) !== 0xcafebabe) return false;
+  const count = header.readUInt32BE(4);
+  return Array.from({ length: Math.min(count, 100) }, (_, i) => header.readUInt32BE(8 + 20 * i)).includes(MACHO_CPUS[arch]);
+}
+
+/** Per platform: the packages packed with no binary for it (why), and the runtime's prebuilt binary packed in place of a portable one; main reports them. */
+const shortfalls = new Map<string, { packages: Map<string, string>; runtime?: string }>();
+
+function shortfall(platform: string) {
+  return shortfalls.get(platform) ?? shortfalls.set(platform, { packages: new Map() }).get(platform)!;
+}
+
+/**
+ * The binary packed for `platform`, or undefined. `shipped` is the package's own (its prebuilt
+ * one, or what this clone's install compiled for this machine); it is replaced by portableBuild's
+ * where `platform` is linux, this machine has a toolchain for it, and `shipped` is missing, built
+ * for another architecture, or `portable` is asked for (the runtime, whose own needs a newer libstdc++).
+ */
+function binaryFor(pkg: string, from: string, platform: string, shipped: string | undefined, portable: boolean): string | undefined {
+  const present = shipped !== undefined && existsSync(shipped);
+  const fits = present && builtFor(shipped, platform);
+  const tools = fits && !portable ? undefined : toolchain(platform);
+  if (tools) return portableBuild(pkg, from, tools);
+  if (present && !fits) shortfall(platform).packages.set(pkg, 'published for another architecture');
+  else if (!present && platform.startsWith('linux-') && platform !== hostPlatform()) shortfall(platform).packages.set(pkg, 'none published');
+  else if (fits && portable && platform.startsWith('linux-')) shortfall(platform).runtime = shipped;
+  return fits ? shipped : undefined;
 }
 
 /** The newest libstdc++ symbol version a binary refers to (read from its bytes: no objdump for its architecture is needed). */
@@ -156,14 +185,17 @@ function newestGlibcxx(binary: string): string | undefined {
   return tags.map((tag) => tag.split('_')[1]).sort((a, b) => compareVersions(a.split('.').map(Number), b.split('.').map(Number))).pop();
 }
 
-/** One line per linux platform packed without its toolchain: what it got instead, what that means, and how to build the portable binaries. */
-function unbuiltLines(): string[] {
-  return [...unbuilt].map(([platform, { packages, runtime }]) => {
-    const triple = LINUX_TRIPLES[platform.split('-')[1]];
-    const newest = runtime && existsSync(runtime) ? newestGlibcxx(runtime) : undefined;
+/** One line per platform packed short: what it got, what that means, and (linux) how to have the portable binaries built. */
+function shortfallLines(): string[] {
+  return [...shortfalls].map(([platform, { packages, runtime }]) => {
+    const triple = platform.startsWith('linux-') ? LINUX_TRIPLES[platform.split('-')[1]] : undefined;
+    const newest = runtime ? newestGlibcxx(runtime) : undefined;
     const needs = newest && compareVersions(newest.split('.').map(Number), MAX_GLIBCXX) > 0 ? `, which needs GLIBCXX_${newest} (so on Debian 12 and Ubuntu 22.04 languages fall back to WebAssembly)` : '';
-    const what = [runtime ? `tree-sitter's prebuilt binary${needs}` : undefined, packages.length > 0 ? `no binary of ${packages.join(', ')}` : undefined].filter(Boolean).join(', and ');
-    const how = triple ? `; for portable ones put ${triple}-g++ on PATH (Debian, Ubuntu: apt-get install g++-${triple})` : '';
+    const byReason = new Map<string, string[]>();
+    for (const [pkg, reason] of packages) byReason.set(reason, [...(byReason.get(reason) ?? []), pkg]);
+    const missing = [...byReason].map(([reason, pkgs]) => `${pkgs.join(', ')} (${reason})`).join('; ');
+    const what = [runtime ? `tree-sitter's prebuilt binary${needs}` : undefined, missing ? `no binary of ${missing}` : undefined].filter(Boolean).join(', and ');
+    const how = triple ? `. For portable ones put ${triple}-g++ on PATH (Debian, Ubuntu: apt-get install g++-${triple})` : '';
     return `pack-grammars: ${platform} gets ${what}${how}`;
   });
 }
@@ -187,11 +219,8 @@ function packRuntime(staging: string): string[] {
   writeFileSync(join(to, 'index.js'), index.replace(byGypBuild, 'require(`./prebuilds/${process.platform}-${process.arch}/tree-sitter.node`)'));
   const platforms: string[] = [];
   for (const platform of PACKED_PLATFORMS) {
-    const tools = toolchain(platform);
-    const prebuilt = join(from, 'prebuilds', platform, 'tree-sitter.node');
-    if (!tools) noteUnbuilt(platform, RUNTIME_PACKAGE, prebuilt);
-    const binary = tools ? portableBuild(RUNTIME_PACKAGE, from, tools) : prebuilt;
-    if (!existsSync(binary)) continue;
+    const binary = binaryFor(RUNTIME_PACKAGE, from, platform, join(from, 'prebuilds', platform, 'tree-sitter.node'), true);
+    if (!binary) continue;
     mkdirSync(join(to, 'prebuilds', platform), { recursive: true });
     copyFileSync(binary, join(to, 'prebuilds', platform, 'tree-sitter.node'));
     platforms.push(platform);
@@ -212,15 +241,10 @@ function packGrammar(staging: string, pkg: string, native: boolean, wasmFiles: r
   const platforms: string[] = [];
   const prebuilt = existsSync(join(from, 'prebuilds'));
   for (const platform of native ? PACKED_PLATFORMS : []) {
-    const tools = prebuilt ? undefined : toolchain(platform);
-    if (!prebuilt && !tools) noteUnbuilt(platform, pkg);
-    const binary = prebuilt
-      ? onlyBinary(join(from, 'prebuilds', platform))
-      : platform === hostPlatform()
-        ? onlyBinary(join(from, 'build', 'Release'))
-        : tools && portableBuild(pkg, from, tools);
+    const shipped = prebuilt ? onlyBinary(join(from, 'prebuilds', platform)) : platform === hostPlatform() ? onlyBinary(join(from, 'build', 'Release')) : undefined;
+    const binary = binaryFor(pkg, from, platform, shipped, false);
     if (!binary) continue;
-    if (tools && platform === hostPlatform()) checkSymbolVersions(binary, tools.objdump);
+    if (binary === shipped && !prebuilt && process.platform === 'linux') checkSymbolVersions(binary, 'objdump');
     copyFileSync(binary, join(to, binaryName(platform)));
     platforms.push(platform);
   }
@@ -257,7 +281,7 @@ function main(): void {
   }
   rmSync(BUNDLE_DIR, { recursive: true, force: true });
   renameSync(staging, BUNDLE_DIR);
-  process.stdout.write(`${[...lines, ...unbuiltLines()].join('\n')}\npack-grammars: ${packages.size} packages, ${(sizeOf(BUNDLE_DIR) / 2 ** 20).toFixed(1)} MiB in ${BUNDLE_DIR}\n`);
+  process.stdout.write(`${[...lines, ...shortfallLines()].join('\n')}\npack-grammars: ${packages.size} packages, ${(sizeOf(BUNDLE_DIR) / 2 ** 20).toFixed(1)} MiB in ${BUNDLE_DIR}\n`);
 }
 
 main();
