@@ -14,6 +14,7 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { BUNDLE_DIR, PACKED_PLATFORMS, RUNTIME_PACKAGE, binaryName, hostPlatform } from '../src/extract/bundled.js';
 import { LANGUAGES } from '../src/extract/languages.js';
+import { builtFor } from './binary-platform.js';
 import { packageRoot } from '../src/paths.js';
 
 const require = createRequire(join(packageRoot, 'package.json'));
@@ -138,21 +139,6 @@ function portableBuild(pkg: string, sourceDir: string, tools: Toolchain): string
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-/** ELF e_machine (linux) and Mach-O cputype (darwin) values, by Node's name of the architecture. */
-const ELF_MACHINES: Readonly<Record<string, number>> = { x64: 62, arm64: 183 };
-const MACHO_CPUS: Readonly<Record<string, number>> = { x64: 0x01000007, arm64: 0x0100000c };
-
-/** Whether a binary is built for `platform` (its header's architecture; a universal Mach-O binary when it holds that one). Some grammar packages ship an x86-64 binary as their linux-arm64 one. */
-function builtFor(binary: string, platform: string): boolean {
-  const [os, arch] = platform.split('-');
-  const header = readFileSync(binary).subarray(0, 4096);
-  if (os === 'linux') return header.readUInt32BE(0) === 0x7f454c46 && header.readUInt16LE(18) === ELF_MACHINES[arch];
-  if (header.readUInt32LE(0) === 0xfeedfacf) return header.readUInt32LE(4) === MACHO_CPUS[arch];
-  if (header.readUInt32BE(0) !== 0xcafebabe) return false;
-  const count = header.readUInt32BE(4);
-  return Array.from({ length: Math.min(count, 100) }, (_, i) => header.readUInt32BE(8 + 20 * i)).includes(MACHO_CPUS[arch]);
 }
 
 /** Per platform: the packages packed with no binary for it (why), and the runtime's prebuilt binary packed in place of a portable one; main reports them. */
