@@ -5,7 +5,8 @@
 // tree-sitter's own linux binaries are compiled here with libstdc++ linked in, in place of the
 // prebuilt ones, which need a newer libstdc++ (GLIBCXX_3.4.31) than Debian 12 and Ubuntu 22.04
 // have: for this machine's platform, and for the other linux architecture where Debian's cross
-// compiler for it is installed (which also builds the grammars that publish no binaries).
+// compiler for it is installed, which also builds the grammars that publish no binary for it or
+// one for another architecture. Without it, one line says what that platform gets instead.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,8 +15,8 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { BUNDLE_DIR, PACKED_PLATFORMS, RUNTIME_PACKAGE, binaryName, hostPlatform } from '../src/extract/bundled.js';
 import { LANGUAGES } from '../src/extract/languages.js';
-import { builtFor } from './binary-platform.js';
 import { packageRoot } from '../src/paths.js';
+import { builtFor } from './binary-platform.js';
 
 const require = createRequire(join(packageRoot, 'package.json'));
 
