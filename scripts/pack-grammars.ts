@@ -78,6 +78,13 @@ function checkSymbolVersions(binary: string, objdump: string): void {
 /** How portable binaries are linked (see portableBuild): part of their cache key, with the version, the shim and the compiler. */
 const PORTABLE_LDFLAGS = '-static-libstdc++ -Wl,--gc-sections';
 
+/**
+ * How grammars (third-party C, their external scanners of uneven care) are compiled: without
+ * strict aliasing, under which GCC 12 compiles tree-sitter-haskell's scanner for aarch64 into one
+ * that corrupts the heap (at -O2 and up; the same code with this flag parses correctly).
+ */
+const GRAMMAR_CFLAGS = '-fno-strict-aliasing';
+
 /** The GNU triples of Debian's cross compilers (package g++-TRIPLE), by Node's name of the architecture. */
 const LINUX_TRIPLES: Readonly<Record<string, string>> = { x64: 'x86_64-linux-gnu', arm64: 'aarch64-linux-gnu' };
 
@@ -115,7 +122,8 @@ function toolchain(platform: string): Toolchain | undefined {
  * folder, by the package's name and version, the platform and a digest of how it is built.
  */
 function portableBuild(pkg: string, sourceDir: string, tools: Toolchain): string {
-  const recipe = createHash('sha256').update(`${PORTABLE_LDFLAGS}\0${ARC4RANDOM_SHIM}\0${run(tools.cc, ['--version'])}`).digest('hex').slice(0, 16);
+  const cflags = pkg === RUNTIME_PACKAGE ? [] : [GRAMMAR_CFLAGS];
+  const recipe = createHash('sha256').update([PORTABLE_LDFLAGS, ARC4RANDOM_SHIM, run(tools.cc, ['--version']), ...cflags].join('\0')).digest('hex').slice(0, 16);
   const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   const cached = join(cacheRoot, 'repomap-pack', `${pkg.replace(/^@/, '').replace('/', '+')}-${version(sourceDir)}-${tools.platform}-${recipe}.node`);
   if (existsSync(cached)) return cached;
@@ -127,7 +135,7 @@ function portableBuild(pkg: string, sourceDir: string, tools: Toolchain): string
     cpSync(sourceDir, tree, { recursive: true, filter: (path) => !['build', 'prebuilds'].includes(basename(path)) });
     writeFileSync(join(work, 'arc4random.c'), ARC4RANDOM_SHIM);
     run(tools.cc, ['-O2', '-fPIC', '-fvisibility=hidden', '-c', join(work, 'arc4random.c'), '-o', join(work, 'arc4random.o')]);
-    const env = { ...process.env, ...tools.cross, LDFLAGS: `${PORTABLE_LDFLAGS} ${join(work, 'arc4random.o')}`, NODE_PATH: join(packageRoot, 'node_modules') };
+    const env = { ...process.env, ...tools.cross, LDFLAGS: `${PORTABLE_LDFLAGS} ${join(work, 'arc4random.o')}`, CFLAGS: cflags.join(' '), NODE_PATH: join(packageRoot, 'node_modules') };
     const arch = Object.keys(tools.cross).length > 0 ? ['--arch', tools.arch] : [];
     run(process.execPath, [nodeGyp, 'rebuild', '--jobs', '2', ...arch], { cwd: tree, env });
     const built = onlyBinary(join(tree, 'build', 'Release'))!;
