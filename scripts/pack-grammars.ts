@@ -2,8 +2,11 @@
 // needs at runtime (see src/extract/bundled.ts), so that the packed package has no grammar and no
 // tree-sitter among its npm dependencies. Per package: its LICENSE, its binaries for the platforms
 // in PACKED_PLATFORMS, named by platform, and the WebAssembly builds languages.ts falls back to.
-// tree-sitter's own linux binary is compiled here with libstdc++ linked in, in place of the
-// prebuilt one, which needs a newer libstdc++ (GLIBCXX_3.4.31) than Debian 12 and Ubuntu 22.04 have.
+// tree-sitter's own linux binaries are compiled here with libstdc++ linked in, in place of the
+// prebuilt ones, which need a newer libstdc++ (GLIBCXX_3.4.31) than Debian 12 and Ubuntu 22.04
+// have: for this machine's platform, and for the other linux architecture where Debian's cross
+// compiler for it is installed, which also builds the grammars that publish no binary for it or
+// one for another architecture. Without it, one line says what that platform gets instead.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -13,6 +16,7 @@ import { basename, dirname, join } from 'node:path';
 import { BUNDLE_DIR, PACKED_PLATFORMS, RUNTIME_PACKAGE, binaryName, hostPlatform } from '../src/extract/bundled.js';
 import { LANGUAGES } from '../src/extract/languages.js';
 import { packageRoot } from '../src/paths.js';
+import { builtFor } from './binary-platform.js';
 
 const require = createRequire(join(packageRoot, 'package.json'));
 
@@ -61,9 +65,9 @@ function compareVersions(a: number[], b: number[]): number {
   return 0;
 }
 
-/** Fails unless a linux binary built on this machine needs no glibc or libstdc++ newer than MAX_GLIBC and MAX_GLIBCXX. */
-function checkSymbolVersions(binary: string): void {
-  const needed = new Set(run('objdump', ['-T', binary]).match(/\bGLIBC(XX)?_[0-9.]+/g) ?? []);
+/** Fails unless a linux binary needs no glibc or libstdc++ newer than MAX_GLIBC and MAX_GLIBCXX (read with `objdump`, the binary's architecture's). */
+function checkSymbolVersions(binary: string, objdump: string): void {
+  const needed = new Set(run(objdump, ['-T', binary]).match(/\bGLIBC(XX)?_[0-9.]+/g) ?? []);
   for (const tag of needed) {
     const [name, numbers] = tag.split('_');
     const limit = name === 'GLIBC' ? MAX_GLIBC : MAX_GLIBCXX;
@@ -71,32 +75,72 @@ function checkSymbolVersions(binary: string): void {
   }
 }
 
-/** How the runtime is linked (see staticRuntime): part of its cache key, with the version and the shim. */
-const RUNTIME_LDFLAGS = '-static-libstdc++ -Wl,--gc-sections';
+/** How portable binaries are linked (see portableBuild): part of their cache key, with the version, the shim and the compiler. */
+const PORTABLE_LDFLAGS = '-static-libstdc++ -Wl,--gc-sections';
 
 /**
- * tree-sitter's binary for this linux machine, compiled from the installed package's sources with
- * libstdc++ linked in. Cached outside node_modules (which npm ci removes), under the user's cache
- * folder, by tree-sitter's version and a digest of how it is built.
+ * How grammars (third-party C, their external scanners of uneven care) are compiled: without
+ * strict aliasing, under which GCC 12 compiles tree-sitter-haskell's scanner for aarch64 into one
+ * that corrupts the heap (at -O2 and up; the same code with this flag parses correctly).
  */
-function staticRuntime(sourceDir: string): string {
-  const recipe = createHash('sha256').update(`${RUNTIME_LDFLAGS}\0${ARC4RANDOM_SHIM}\0${run('cc', ['--version'])}`).digest('hex').slice(0, 16);
+const GRAMMAR_CFLAGS = '-fno-strict-aliasing';
+
+/** The GNU triples of Debian's cross compilers (package g++-TRIPLE), by Node's name of the architecture. */
+const LINUX_TRIPLES: Readonly<Record<string, string>> = { x64: 'x86_64-linux-gnu', arm64: 'aarch64-linux-gnu' };
+
+/** The compilers and objdump that build binaries for a linux platform here: the host's own (unset: node-gyp's defaults), or a cross toolchain. */
+interface Toolchain {
+  platform: string;
+  arch: string;
+  /** The cross tools, by the variable node-gyp's make files read them from (CC, CXX, LINK, AR); empty for the host's. */
+  cross: Record<string, string>;
+  cc: string;
+  objdump: string;
+}
+
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(join(dir, command)));
+}
+
+/** The toolchain for `platform`; undefined when it is not linux, or no cross compiler for it is on PATH. */
+function toolchain(platform: string): Toolchain | undefined {
+  const [os, arch] = platform.split('-');
+  if (os !== 'linux') return undefined;
+  if (platform === hostPlatform()) return { platform, arch, cross: {}, cc: 'cc', objdump: 'objdump' };
+  const triple = LINUX_TRIPLES[arch];
+  if (triple === undefined) return undefined;
+  const cross = { CC: `${triple}-gcc`, CXX: `${triple}-g++`, LINK: `${triple}-g++`, AR: `${triple}-ar` };
+  const objdump = `${triple}-objdump`;
+  if (![...Object.values(cross), objdump].every(onPath)) return undefined;
+  return { platform, arch, cross, cc: cross.CC, objdump };
+}
+
+/**
+ * A package's addon compiled by node-gyp from the installed package's sources for the toolchain's
+ * platform, with libstdc++ linked in and the arc4random shim, checked to load on glibc 2.35 with
+ * no system libstdc++. Cached outside node_modules (which npm ci removes), under the user's cache
+ * folder, by the package's name and version, the platform and a digest of how it is built.
+ */
+function portableBuild(pkg: string, sourceDir: string, tools: Toolchain): string {
+  const cflags = pkg === RUNTIME_PACKAGE ? [] : [GRAMMAR_CFLAGS];
+  const recipe = createHash('sha256').update([PORTABLE_LDFLAGS, ARC4RANDOM_SHIM, run(tools.cc, ['--version']), ...cflags].join('\0')).digest('hex').slice(0, 16);
   const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const cached = join(cacheRoot, 'repomap-pack', `tree-sitter-${version(sourceDir)}-${hostPlatform()}-${recipe}.node`);
+  const cached = join(cacheRoot, 'repomap-pack', `${pkg.replace(/^@/, '').replace('/', '+')}-${version(sourceDir)}-${tools.platform}-${recipe}.node`);
   if (existsSync(cached)) return cached;
   const nodeGyp = process.env.npm_config_node_gyp;
   if (!nodeGyp) fail('run through npm (npm pack, or npm run prepack): node-gyp is found through npm');
-  const work = mkdtempSync(join(tmpdir(), 'repomap-runtime-'));
+  const work = mkdtempSync(join(tmpdir(), 'repomap-addon-'));
   try {
-    const tree = join(work, 'tree-sitter');
+    const tree = join(work, 'package');
     cpSync(sourceDir, tree, { recursive: true, filter: (path) => !['build', 'prebuilds'].includes(basename(path)) });
     writeFileSync(join(work, 'arc4random.c'), ARC4RANDOM_SHIM);
-    run('cc', ['-O2', '-fPIC', '-fvisibility=hidden', '-c', join(work, 'arc4random.c'), '-o', join(work, 'arc4random.o')]);
-    const env = { ...process.env, LDFLAGS: `${RUNTIME_LDFLAGS} ${join(work, 'arc4random.o')}`, NODE_PATH: join(packageRoot, 'node_modules') };
-    run(process.execPath, [nodeGyp, 'rebuild', '--jobs', '2'], { cwd: tree, env });
-    const built = join(tree, 'build', 'Release', 'tree_sitter_runtime_binding.node');
-    checkSymbolVersions(built);
-    if (/GLIBCXX_/.test(run('objdump', ['-T', built]))) fail(`${built} still needs the system's libstdc++`);
+    run(tools.cc, ['-O2', '-fPIC', '-fvisibility=hidden', '-c', join(work, 'arc4random.c'), '-o', join(work, 'arc4random.o')]);
+    const env = { ...process.env, ...tools.cross, LDFLAGS: `${PORTABLE_LDFLAGS} ${join(work, 'arc4random.o')}`, CFLAGS: cflags.join(' '), NODE_PATH: join(packageRoot, 'node_modules') };
+    const arch = Object.keys(tools.cross).length > 0 ? ['--arch', tools.arch] : [];
+    run(process.execPath, [nodeGyp, 'rebuild', '--jobs', '2', ...arch], { cwd: tree, env });
+    const built = onlyBinary(join(tree, 'build', 'Release'))!;
+    checkSymbolVersions(built, tools.objdump);
+    if (/GLIBCXX_/.test(run(tools.objdump, ['-T', built]))) fail(`${built} still needs the system's libstdc++`);
     mkdirSync(dirname(cached), { recursive: true });
     copyFileSync(built, `${cached}.${process.pid}`);
     renameSync(`${cached}.${process.pid}`, cached);
@@ -104,6 +148,51 @@ function staticRuntime(sourceDir: string): string {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Per platform: the packages packed with no binary for it (why), and the runtime's prebuilt binary packed in place of a portable one; main reports them. */
+const shortfalls = new Map<string, { packages: Map<string, string>; runtime?: string }>();
+
+function shortfall(platform: string) {
+  return shortfalls.get(platform) ?? shortfalls.set(platform, { packages: new Map() }).get(platform)!;
+}
+
+/**
+ * The binary packed for `platform`, or undefined. `shipped` is the package's own (its prebuilt
+ * one, or what this clone's install compiled for this machine); it is replaced by portableBuild's
+ * where `platform` is linux, this machine has a toolchain for it, and `shipped` is missing, built
+ * for another architecture, or `portable` is asked for (the runtime, whose own needs a newer libstdc++).
+ */
+function binaryFor(pkg: string, from: string, platform: string, shipped: string | undefined, portable: boolean): string | undefined {
+  const present = shipped !== undefined && existsSync(shipped);
+  const fits = present && builtFor(shipped, platform);
+  const tools = fits && !portable ? undefined : toolchain(platform);
+  if (tools) return portableBuild(pkg, from, tools);
+  if (present && !fits) shortfall(platform).packages.set(pkg, 'published for another architecture');
+  else if (!present && platform.startsWith('linux-') && platform !== hostPlatform()) shortfall(platform).packages.set(pkg, 'none published');
+  else if (fits && portable && platform.startsWith('linux-')) shortfall(platform).runtime = shipped;
+  return fits ? shipped : undefined;
+}
+
+/** The newest libstdc++ symbol version a binary refers to (read from its bytes: no objdump for its architecture is needed). */
+function newestGlibcxx(binary: string): string | undefined {
+  const tags = readFileSync(binary, 'latin1').match(/GLIBCXX_[0-9.]+[0-9]/g) ?? [];
+  return tags.map((tag) => tag.split('_')[1]).sort((a, b) => compareVersions(a.split('.').map(Number), b.split('.').map(Number))).pop();
+}
+
+/** One line per platform packed short: what it got, what that means, and (linux) how to have the portable binaries built. */
+function shortfallLines(): string[] {
+  return [...shortfalls].map(([platform, { packages, runtime }]) => {
+    const triple = platform.startsWith('linux-') ? LINUX_TRIPLES[platform.split('-')[1]] : undefined;
+    const newest = runtime ? newestGlibcxx(runtime) : undefined;
+    const needs = newest && compareVersions(newest.split('.').map(Number), MAX_GLIBCXX) > 0 ? `, which needs GLIBCXX_${newest} (so on Debian 12 and Ubuntu 22.04 languages fall back to WebAssembly)` : '';
+    const byReason = new Map<string, string[]>();
+    for (const [pkg, reason] of packages) byReason.set(reason, [...(byReason.get(reason) ?? []), pkg]);
+    const missing = [...byReason].map(([reason, pkgs]) => `${pkgs.join(', ')} (${reason})`).join('; ');
+    const what = [runtime ? `tree-sitter's prebuilt binary${needs}` : undefined, missing ? `no binary of ${missing}` : undefined].filter(Boolean).join(', and ');
+    const how = triple ? `. For portable ones put ${triple}-g++ on PATH (Debian, Ubuntu: apt-get install g++-${triple})` : '';
+    return `pack-grammars: ${platform} gets ${what}${how}`;
+  });
 }
 
 /** The package's LICENSE file, and its package.json (its name, version and license, which is all some packages state it in). */
@@ -125,8 +214,8 @@ function packRuntime(staging: string): string[] {
   writeFileSync(join(to, 'index.js'), index.replace(byGypBuild, 'require(`./prebuilds/${process.platform}-${process.arch}/tree-sitter.node`)'));
   const platforms: string[] = [];
   for (const platform of PACKED_PLATFORMS) {
-    const binary = platform === hostPlatform() && process.platform === 'linux' ? staticRuntime(from) : join(from, 'prebuilds', platform, 'tree-sitter.node');
-    if (!existsSync(binary)) continue;
+    const binary = binaryFor(RUNTIME_PACKAGE, from, platform, join(from, 'prebuilds', platform, 'tree-sitter.node'), true);
+    if (!binary) continue;
     mkdirSync(join(to, 'prebuilds', platform), { recursive: true });
     copyFileSync(binary, join(to, 'prebuilds', platform, 'tree-sitter.node'));
     platforms.push(platform);
@@ -134,7 +223,11 @@ function packRuntime(staging: string): string[] {
   return platforms;
 }
 
-/** A grammar package: its native binaries (prebuilt, or compiled by this clone's install for this platform alone) and its WebAssembly files. */
+/**
+ * A grammar package: its native binaries and its WebAssembly files. The binaries are the package's
+ * prebuilt ones; for a package that publishes none, the one this clone's install compiled, for
+ * this platform, and portableBuild's for the other linux platforms a cross compiler is here for.
+ */
 function packGrammar(staging: string, pkg: string, native: boolean, wasmFiles: readonly string[]): string[] {
   const from = installedDir(pkg);
   const to = join(staging, pkg);
@@ -143,9 +236,10 @@ function packGrammar(staging: string, pkg: string, native: boolean, wasmFiles: r
   const platforms: string[] = [];
   const prebuilt = existsSync(join(from, 'prebuilds'));
   for (const platform of native ? PACKED_PLATFORMS : []) {
-    const binary = prebuilt ? onlyBinary(join(from, 'prebuilds', platform)) : platform === hostPlatform() ? onlyBinary(join(from, 'build', 'Release')) : undefined;
+    const shipped = prebuilt ? onlyBinary(join(from, 'prebuilds', platform)) : platform === hostPlatform() ? onlyBinary(join(from, 'build', 'Release')) : undefined;
+    const binary = binaryFor(pkg, from, platform, shipped, false);
     if (!binary) continue;
-    if (!prebuilt && process.platform === 'linux') checkSymbolVersions(binary);
+    if (binary === shipped && !prebuilt && process.platform === 'linux') checkSymbolVersions(binary, 'objdump');
     copyFileSync(binary, join(to, binaryName(platform)));
     platforms.push(platform);
   }
@@ -182,7 +276,7 @@ function main(): void {
   }
   rmSync(BUNDLE_DIR, { recursive: true, force: true });
   renameSync(staging, BUNDLE_DIR);
-  process.stdout.write(`${lines.join('\n')}\npack-grammars: ${packages.size} packages, ${(sizeOf(BUNDLE_DIR) / 2 ** 20).toFixed(1)} MiB in ${BUNDLE_DIR}\n`);
+  process.stdout.write(`${[...lines, ...shortfallLines()].join('\n')}\npack-grammars: ${packages.size} packages, ${(sizeOf(BUNDLE_DIR) / 2 ** 20).toFixed(1)} MiB in ${BUNDLE_DIR}\n`);
 }
 
 main();

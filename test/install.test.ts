@@ -3,10 +3,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { PACKED_PLATFORMS, binaryName, hostPlatform } from '../src/extract/bundled.js';
 import { packageRoot } from '../src/paths.js';
+import { builtFor } from '../scripts/binary-platform.js';
 import { LANG_FIXTURES } from './fixture-tags.js';
 import { copyFixture, tempDir } from './helpers.js';
 
@@ -52,6 +53,10 @@ test('SLOW: the packed package, installed into a fresh prefix, quietly, parses e
   const files = packed.files.map((file) => file.path);
   assert.ok(files.includes('LICENSE') && files.includes('dist/src/api/index.js') && files.includes('dist/workers/extract-worker.js'), files.join(' '));
   assert.ok(files.includes('dist/grammars/tree-sitter/index.js') && files.includes(`dist/grammars/tree-sitter-go/${binaryName(hostPlatform())}`), files.join(' '));
+  // Each packed binary is built for the platform it is loaded on (some grammar packages publish an x86-64 binary as their linux-arm64 one).
+  const binaries = files.filter((path) => path.startsWith('dist/grammars/') && path.endsWith('.node'));
+  const platformOf = (path: string) => (basename(path) === 'tree-sitter.node' ? basename(dirname(path)) : basename(path, '.node'));
+  assert.deepEqual(binaries.filter((path) => !builtFor(join(packageRoot, path), platformOf(path))), [], 'binaries not built for the platform they are packed for');
   assert.deepEqual(files.filter((path) => path.endsWith('.map') || path.startsWith('test') || path.startsWith('dist/test') || path.startsWith('dist/scripts')), [], 'no source map without its source, no tests, no build script');
 
   // Nothing for npm to resolve or to run for the grammars: none is an npm dependency of the package.
