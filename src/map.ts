@@ -361,7 +361,7 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
   // code the request uses keeps the rest of the depth section.
   const coChanged = entriesWithin(
     coChangedEntries(history.coChanges, outlineOf, { chatFiles, foreign, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) }),
-    depthBudget * HISTORY_MODEL.share,
+    depthBudget * HISTORY_MODEL.share * Math.min(1, layoutBudget / HISTORY_MODEL.fullShareFrom),
     outlineOf,
     countTokens,
   );

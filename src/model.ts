@@ -149,6 +149,8 @@ export const HISTORY_MODEL = {
    * breadth that follows it: taken from the code the request uses, they cost API recall.
    */
   share: 0.25,
+  /** Below this many tokens the share shrinks in proportion: a small map's breadth names the files a change needs, and has few tokens to give. */
+  fullShareFrom: 2048,
   /** A git command's output past this is not read (a commit that vendors a library can be a hundred megabytes). */
   maxBytes: 16 << 20,
   /** Each of its git commands' bound: a history that takes longer is left out of the map, with a note. */
