@@ -63,7 +63,7 @@ interface MapJson {
 }
 
 function mapJson(root: string, ...args: string[]): MapJson {
-  const result = runCli(['map', root, '--chat', 'app/orders.py', '--tokens', '512', '--format', 'json', '--cache-dir', tempDir(), ...args]);
+  const result = runCli(['map', root, '--chat', 'app/orders.py', '--tokens', '1024', '--format', 'json', '--cache-dir', tempDir(), ...args]);
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout) as MapJson;
 }
@@ -112,7 +112,7 @@ test('item 1: the daemon reads the history again once HEAD moves', () => {
   git(root, 'commit', '-qm', 'billing');
   const env = runtimeEnv();
   const query = () => {
-    const result = runCli(['query', root, '--chat', 'app/orders.py', '--tokens', '512', '--format', 'json', '--cache-dir', cacheFor(root)], { env });
+    const result = runCli(['query', root, '--chat', 'app/orders.py', '--tokens', '1024', '--format', 'json', '--cache-dir', cacheFor(root)], { env });
     assert.equal(result.code, 0, result.stderr);
     return JSON.parse(result.stdout) as MapJson;
   };

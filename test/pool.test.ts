@@ -110,11 +110,13 @@ test('files that kill workers are reported, each alone; the rest of their batche
 
 test('a parse that runs over its time bound is reported as a timeout, in-process and on the pool', async () => {
   const root = tempDir();
-  const body = Array.from({ length: 40_000 }, (_, i) => `def function_${i}(a, b):\n    return [a + b for _ in range(${i})]\n`).join('');
+  // 17 MB of Python takes far longer than the bound to parse; two lines take far less, however
+  // loaded the machine (a bound of 1 ms timed out fine.py's query on a loaded one).
+  const body = Array.from({ length: 200_000 }, (_, i) => `def function_${i}(a, b):\n    return [a + b for _ in range(${i})]\n`).join('');
   writeFileSync(join(root, 'slow.py'), body);
   writeFileSync(join(root, 'fine.py'), 'def fine():\n    pass\n');
   for (const workers of [1, 2]) {
-    const index = await indexOnce({ root, cacheDir: tempDir(), workers, parseTimeoutMs: 1, maxFileBytes: 1 << 24 });
+    const index = await indexOnce({ root, cacheDir: tempDir(), workers, parseTimeoutMs: 100, maxFileBytes: 1 << 26 });
     assert.deepEqual(index.skipped.map((file) => [file.path, file.reason]), [['slow.py', 'parse timeout']]);
     assert.deepEqual(index.records.map((record) => record.path), ['fine.py']);
   }

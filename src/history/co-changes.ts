@@ -5,11 +5,11 @@
 //
 // Read from the repository's last HISTORY_MODEL.window commits (one `git log --name-only`, the
 // files each modified): of those that modified a chat file, the last HISTORY_MODEL.commits that
-// modified few source files, each with its diff (`git diff-tree -U0`, of those files only). Of each other file's hunks, the definition
-// named in the hunk's function context (git's `@@ ... @@ int foo(...)`) and definitions whose
-// lines the hunk changes are counted, per commit: newer commits weigh more, and commits that
-// change more files less. The names are matched to the definitions of today's tree by the layout
-// (co-changed.ts).
+// modified few source files, each with its diff (`git diff-tree -U0`, of those files only). Of
+// each other file's hunks, the definition named in the hunk's function context (git's
+// `@@ ... @@ int foo(...)`) and definitions whose lines the hunk changes are counted, per commit:
+// newer commits weigh more, and commits that change more files less. The names are matched to the
+// definitions of today's tree by the layout (co-changed.ts).
 //
 // The repository is untrusted: git runs with the settings of git-args.ts, without external diff
 // programs or text conversion (`--no-ext-diff --no-textconv`: both are commands a repository's
@@ -32,7 +32,10 @@ const DRIVER_CONFIG = [
   '-c',
   `core.attributesFile=${join(packageRoot, 'git', 'attributes')}`,
   '-c',
-  String.raw`diff.repomap-ts.xfuncname=^[	 ]*((export[	 ]+)?(default[	 ]+)?(declare[	 ]+)?(async[	 ]+)?(abstract[	 ]+)?(function|class|interface|type|enum|namespace)[	 *]+[A-Za-z_$].*|((public|private|protected|static|async|readonly|get|set|override)[	 ]+)*[A-Za-z_$][A-Za-z0-9_$]*[	 ]*(<[^>]*>)?\(.*)$`,
+  // A POSIX bracket takes a tab as itself, not as `\t`: the string holds real tabs.
+  'diff.repomap-ts.xfuncname=' +
+    '^[\t ]*((export[\t ]+)?(default[\t ]+)?(declare[\t ]+)?(async[\t ]+)?(abstract[\t ]+)?(function|class|interface|type|enum|namespace)[\t *]+[A-Za-z_$].*' +
+    '|((public|private|protected|static|async|readonly|get|set|override)[\t ]+)*[A-Za-z_$][A-Za-z0-9_$]*[\t ]*(<[^>]*>)?\\(.*)$',
 ];
 
 /** Of each file other than the chat files (by path from the root): its definitions' names and their weights. */
