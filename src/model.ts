@@ -128,8 +128,9 @@ export const USERS_MODEL = {
   share: 0.125,
   /**
    * The best users shown with the line that uses the chat file (how its API is called); the
-   * others by their signatures alone, which name the definition a change lands in for half the
-   * tokens: at 1024 tokens the share holds four or five signatures, or two users with their lines.
+   * others by the first lines of their signatures alone, which name the definition a change lands
+   * in for half the tokens: at 1024 tokens the share holds four or five such lines, or two users
+   * with their use lines.
    */
   useLines: 1,
 } as const;

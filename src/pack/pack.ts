@@ -12,6 +12,15 @@ export interface PackEntry {
   use?: UseLine;
 }
 
+/**
+ * A definition as an entry that says where a change lands shows it: by its first line alone (the
+ * name, under its scopes), not its whole signature. A site is found by its name; a signature that
+ * runs over lines (a long parameter list) would cost as much as another site.
+ */
+export function byFirstLine(def: DefTag): DefTag {
+  return def.signatureEnd === def.line ? def : { ...def, signatureEnd: def.line };
+}
+
 /** A line shown for what it does, not what it defines: its 0-based number and its text (bounded and escaped, as an outline's lines). */
 export interface UseLine {
   line: number;

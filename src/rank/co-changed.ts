@@ -1,11 +1,11 @@
 // The definitions past commits changed together with the chat files (history/co-changes.ts), as
-// the depth section shows them: each by its signature, the most often and most lately changed
+// the depth section shows them: each by its first line, the most often and most lately changed
 // first. The history names definitions by name in each file; a name matches today's definitions
 // of that file of the kinds an edit lands in (functions, methods, types).
 import { comparePaths } from '../discover/discover.js';
 import { EDIT_SITE_KINDS } from '../eval/edit-sites.js';
 import type { CoChanges } from '../history/co-changes.js';
-import type { PackEntry } from '../pack/pack.js';
+import { byFirstLine, type PackEntry } from '../pack/pack.js';
 import type { Outline } from '../store/outline.js';
 
 export interface CoChangedRequest {
@@ -31,5 +31,5 @@ export function coChangedEntries(coChanges: CoChanges, outlineOf: (path: string)
     }
   }
   found.sort((a, b) => b.score - a.score || rankOf(b.path) - rankOf(a.path) || comparePaths(a.path, b.path) || a.index - b.index);
-  return found.slice(0, request.limit).map(({ path, index }) => ({ path, rank: rankOf(path), def: outlineOf(path)!.def(index) }));
+  return found.slice(0, request.limit).map(({ path, index }) => ({ path, rank: rankOf(path), def: byFirstLine(outlineOf(path)!.def(index)) }));
 }

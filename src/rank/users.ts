@@ -1,6 +1,6 @@
 // The chat files' users: the definitions in other files whose bodies use what the chat files
-// define (their callers, the types that hold them), each shown as its signature, the best with
-// the line that uses the chat file's definition under it. A change to a file's API lands in its
+// define (their callers, the types that hold them), each shown by its first line, the best by its
+// signature with the line that uses the chat file's definition under it. A change to a file's API lands in its
 // users: the functions a refactor has to touch are those that call what it changes.
 //
 // The users are the files the related graph links to a chat file's functions and types (its
@@ -13,7 +13,7 @@ import { comparePaths } from '../discover/discover.js';
 import { EDIT_SITE_KINDS } from '../eval/edit-sites.js';
 import { getOrCreate } from '../graph/nodes.js';
 import { USERS_MODEL } from '../model.js';
-import type { PackEntry } from '../pack/pack.js';
+import { byFirstLine, type PackEntry } from '../pack/pack.js';
 import type { RefTag } from '../records.js';
 import type { Outline } from '../store/outline.js';
 import type { FileLink } from './rank.js';
@@ -130,11 +130,11 @@ export function usersEntries(sources: UsersSources, request: UsersRequest): Pack
     if (!outline) continue;
     const def = outline.def(user.index);
     // The best users' first use in the body (a use on the signature, a parameter's type, is shown by
-    // it); the others by their signatures alone: a site is found by its name, and a use line costs
-    // as much as another user.
+    // it); the others by their first lines alone: a site is found by its name, and a use line, or
+    // a signature over several lines, costs as much as another user.
     const line = entries.length < USE_LINES ? user.useLines.find((row) => row > def.signatureEnd) : undefined;
     const text = line === undefined ? undefined : sources.linesOf(user.path)?.[line];
-    entries.push({ path: user.path, rank: rankOf(user.path), def, ...(line === undefined || text === undefined ? {} : { use: { line, text } }) });
+    entries.push(line === undefined || text === undefined ? { path: user.path, rank: rankOf(user.path), def: byFirstLine(def) } : { path: user.path, rank: rankOf(user.path), def, use: { line, text } });
   }
   return entries;
 }
