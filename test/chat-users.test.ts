@@ -186,7 +186,7 @@ test('item 1: a user in a file over the 1 MiB a map reads for lines is shown by 
   assert.doesNotMatch(text, /│  return sumLineItems/, text);
 });
 
-test('item 1: past the best user, users are shown by their signatures alone, so the share names more of the definitions a change lands in', () => {
+test('item 1: past the best user, users are shown by the first lines of their signatures alone, so the share names more of the definitions a change lands in', () => {
   // The chat file calls eighty helpers: the code it uses fills the rest of the depth section.
   const helpers = Array.from({ length: 80 }, (_, i) => `unrelatedHelper${i}`);
   const callers: Record<string, string> = {};
@@ -194,7 +194,9 @@ test('item 1: past the best user, users are shown by their signatures alone, so 
     callers[`src/callers/caller_${i}.ts`] = [
       "import { sumLineItems } from '../pricing';",
       '',
-      `export function chargeCustomer${i}(cents: number[]): number {`,
+      `export function chargeCustomer${i}(`,
+      '  cents: number[],',
+      '): number {',
       `  const kept = cents.filter((c) => c > ${i});`,
       '  return sumLineItems(kept.map((c) => ({ cents: c })));',
       '}',
@@ -212,6 +214,7 @@ test('item 1: past the best user, users are shown by their signatures alone, so 
   // With every user's use line, the share held one.
   assert.ok(shown.length >= 2, text);
   assert.equal((text.match(/│ {2}return sumLineItems\(kept/g) ?? []).length, 1, text);
-  // The best user's use line is under it.
-  assert.match(text, /│export function chargeCustomer\d+\(cents: number\[\]\): number \{\n…\n│ {2}return sumLineItems\(kept\.map/, text);
+  // The best user's whole signature and its use line are under it; the others' first lines alone.
+  assert.match(text, /│export function chargeCustomer\d+\(\n│ {2}cents: number\[\],\n│\): number \{\n…\n│ {2}return sumLineItems\(kept\.map/, text);
+  assert.equal((text.match(/│ {2}cents: number\[\],/g) ?? []).length, 1, text);
 });
