@@ -155,6 +155,7 @@ function readText(root: string, path: string): string {
 const FIXED: Ranker = {
   name: 'fixed',
   showsLines: true,
+  readsHistory: false,
   run: () => ({
     blocks: [
       { path: 'src/cart.ts', rank: 1, lang: 'typescript', lineCount: 9, lines: [{ line: 6, text: '  total(quantity: number): number {', role: 'signature' }] },

@@ -59,14 +59,18 @@ export interface Ranker {
   name: string;
   /** Whether it shows lines (definitions): a list of bare paths shows none, and API recall does not apply to it. */
   showsLines: boolean;
+  /** Whether it maps with the chat file's history: a task's history is read only for such rankers (Aider's model and the baselines have none). */
+  readsHistory: boolean;
   run(context: TaskContext): Shown;
 }
 
 /** A ranking of the engine, through packedMap exactly as `repomap map` computes it (a budget too small for any line scores an empty map). */
 export function rankingRanker(ranking: RankingName): Ranker {
+  const readsHistory = ranking !== 'aider';
   return {
     name: ranking,
     showsLines: true,
+    readsHistory,
     run({ index, graph, task, budget, encoding, history }) {
       const map = packedMap(index, graph, {
         chatFiles: [task.chatFile],
@@ -77,7 +81,7 @@ export function rankingRanker(ranking: RankingName): Ranker {
         tokens: budget,
         encoding,
         ranking,
-      }, ranking === 'aider' ? NO_HISTORY : history);
+      }, readsHistory ? history : NO_HISTORY);
       return { blocks: map.files, tokens: map.tokens };
     },
   };
@@ -88,6 +92,7 @@ export function baselineRanker(name: BaselineName): Ranker {
   return {
     name,
     showsLines: !bare,
+    readsHistory: false,
     run({ index, namesByPath, task, budget, encoding }) {
       const order = name.startsWith('directory')
         ? directoryOrder(task.chatFile, [...namesByPath.keys()])
@@ -326,7 +331,9 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       const task = targets.length < candidate.targets.length ? { ...candidate, targets } : candidate;
       const needed = neededNames(changes.added, task.chatFile, namesByPath);
       const sites = editSites(task, changes.hunks, index.lookups.outlineOf);
-      const history = await readHistory({ cwd: scratch.tree, gitDir: repo.gitDir, rev: candidate.parent, prefix: repo.prefix }, [task.chatFile], (path) => graph.hasFile(path));
+      const history = rankers.some((ranker) => ranker.readsHistory)
+        ? await readHistory({ cwd: scratch.tree, gitDir: repo.gitDir, rev: candidate.parent, prefix: repo.prefix }, [task.chatFile], (path) => graph.hasFile(path))
+        : NO_HISTORY;
 
       const scores: Record<number, Record<string, Score>> = {};
       for (const budget of budgets) {
