@@ -331,9 +331,13 @@ export class ReferenceGraph {
       get defined() {
         return node ? index.definedOf(node) : [];
       },
-      referenced: node?.refNames ?? [],
+      get referenced() {
+        return node ? index.refNamesOf(node) : [];
+      },
       counts: node?.refCounts ?? NO_SLOTS,
-      imports: node?.imports ?? [],
+      get imports() {
+        return node ? index.names.namesOf(node.importIds) : [];
+      },
       modules: node?.modules ?? [],
     };
   }
@@ -345,7 +349,7 @@ export class ReferenceGraph {
 
   /** Every name some file references. */
   referencedNames(): IterableIterator<string> {
-    return this.index.referencers.keys();
+    return this.index.referencedNames();
   }
 
   /** The files that define `ident`, and those that reference it (with their counts, in no particular order). */

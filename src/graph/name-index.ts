@@ -9,6 +9,7 @@ import type { FileNames } from '../records.js';
 import { ColdLinks } from './cold-links.js';
 import type { DefinitionHashes, NameFiles } from './graph-types.js';
 import { NameRows } from './name-rows.js';
+import { NameTable } from './name-table.js';
 import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, Interner, sameReferences, sameStrings } from './nodes.js';
 import { SavedDefinitions, definitionHashes } from './saved-definitions.js';
 
@@ -28,8 +29,10 @@ export interface WaitingNamers {
  */
 export class NameIndex {
   readonly files = new Map<string, FileNode>();
+  /** The names the files reference and import, each once: their nodes hold ids (see NameTable). */
+  readonly names = new NameTable();
   /** The definer and referencer indexes (see NameRows). */
-  private readonly rows = new NameRows();
+  private readonly rows = new NameRows(this.names);
   /** The definitions of names no file referenced when they were linked, out of the definer index and the files' `defined` (see ColdLinks). */
   private readonly cold: ColdLinks;
   /**
@@ -101,10 +104,26 @@ export class NameIndex {
     return this.rows.definers;
   }
 
-  /** The referencer index, every file linked into it first. */
-  get referencers(): ReadonlyMap<string, Referencers> {
+  /** The referencers of `ident` in the referencer index, every file linked into it first. */
+  referencersOf(ident: string): Referencers | undefined {
+    if (this.pending.length > 0) this.linkPending();
+    return this.rows.referencersOf(ident);
+  }
+
+  /** Whether any file references `ident`, every file linked first. */
+  isReferenced(ident: string): boolean {
+    return this.referencersOf(ident) !== undefined;
+  }
+
+  /** Every name some file references, every file linked first. */
+  referencedNames(): IterableIterator<string> {
     this.linkPending();
-    return this.rows.referencers;
+    return this.rows.referencedNames();
+  }
+
+  /** The names of a file's references, sorted (its refIds as strings). */
+  refNamesOf(node: FileNode): string[] {
+    return this.names.namesOf(this.load(node).refIds);
   }
 
   /**
@@ -118,12 +137,12 @@ export class NameIndex {
     this.pendingLinks += names.defined.length + names.referenced.length - node.unread;
     node.unread = undefined;
     node.defined = names.defined;
-    node.refNames = names.referenced;
+    node.refIds = this.names.take(names.referenced);
     node.refCounts = Uint32Array.from(names.counts);
-    node.imports = names.imports;
+    node.importIds = this.names.take(names.imports);
     node.modules = names.modules;
     node.storedNames = NAMES_AS_STORED;
-    this.cold.promote(node.refNames);
+    this.cold.promote(names.referenced);
     return node;
   }
 
@@ -133,7 +152,7 @@ export class NameIndex {
    * ColdLinks.sameDefinitions).
    */
   hasNames(node: FileNode, names: FileNames): boolean {
-    if (node.unread !== undefined || node.defined === DEFINED_IN_STORE || !sameReferences(node, names)) return false;
+    if (node.unread !== undefined || node.defined === DEFINED_IN_STORE || !sameReferences(node, names, this.names)) return false;
     return node.storedNames < 0 ? sameStrings(node.defined, names.defined) : this.cold.sameDefinitions(node, names.defined);
   }
 
@@ -169,7 +188,7 @@ export class NameIndex {
 
   /** How many names a linked file defines and references, its cold definitions included. */
   nameCount(node: FileNode): number {
-    return this.definitionCount(node) + node.refNames.length;
+    return this.definitionCount(node) + node.refIds.length;
   }
 
   /** How many names a linked file defines, its cold definitions included. */
@@ -196,7 +215,7 @@ export class NameIndex {
     for (let i = start; i < end; i++) {
       const node = this.load(pending[i]);
       this.rows.linkReferences(node);
-      this.pendingLinks -= node.refNames.length;
+      this.pendingLinks -= node.refIds.length;
       if (i >= this.definersFrom && node.storedNames === NAMES_AS_STORED && this.readNames) {
         node.defined = DEFINED_IN_STORE;
         this.toReadAgain++;
@@ -259,10 +278,15 @@ export class NameIndex {
     if (!this.readNames || pending.length === 0 || pending.length !== this.files.size) return false;
     if (this.referencersFrom !== 0 || !this.cold.isEmpty || pending.some((node) => node.storedNames !== NAMES_IN_MEMORY)) return false;
     this.linkDefiners();
-    const referenced = new Set<string>();
-    for (const node of this.pending) for (const ident of node.refNames) referenced.add(ident);
-    const isReferenced = (ident: string) => referenced.has(ident);
-    for (const node of this.pending) this.cold.splitLinked(node, isReferenced);
+    const { names } = this;
+    const referenced = new Uint8Array(names.idBound);
+    for (const node of this.pending) for (const id of node.refIds) referenced[id] = 1;
+    // The table's string for a name kept: each file's own copy is let go of.
+    const referencedAs = (ident: string) => {
+      const id = names.idOf(ident);
+      return id !== undefined && referenced[id] === 1 ? names.nameOf(id) : undefined;
+    };
+    for (const node of this.pending) this.cold.splitLinked(node, referencedAs);
     this.rows.compactDefiners();
     this.cold.definitions.settle();
     return true;
@@ -316,7 +340,7 @@ export class NameIndex {
       folder,
       family: familyOfPath(path) ?? '',
       dense: -1,
-      ...(names ?? UNREAD),
+      ...(names ? this.numbered(names) : UNREAD),
       refSlots: NO_SLOTS,
       unread: names ? undefined : links,
       storedNames: names ? NAMES_IN_MEMORY : NAMES_AS_STORED,
@@ -330,17 +354,27 @@ export class NameIndex {
     return node;
   }
 
+  /** A node's name fields for `names`, its names numbered (each id one more use: see NameTable). */
+  private numbered(names: NodeNames): Pick<FileNode, 'defined' | 'refIds' | 'refCounts' | 'importIds' | 'modules'> {
+    const { defined, refCounts, modules } = names;
+    return { defined, refIds: this.names.take(names.refNames), refCounts, importIds: this.names.take(names.imports), modules };
+  }
+
+  /** Lets go of a node's name ids (it leaves, or its names are replaced: numbered first, so a name kept keeps its id). */
+  private releaseIds(node: Pick<FileNode, 'refIds' | 'importIds'>): void {
+    this.names.release(node.refIds);
+    this.names.release(node.importIds);
+  }
+
   /** Gives a linked node new names, moving its links. */
   replaceNames(node: FileNode, names: NodeNames): void {
     this.savedDefinitions = undefined;
     this.linkPending();
     this.unlink(node);
-    node.defined = names.defined;
-    node.refNames = names.refNames;
-    node.refCounts = names.refCounts;
-    node.imports = names.imports;
-    node.modules = names.modules;
-    this.cold.promote(node.refNames);
+    const before = { refIds: node.refIds, importIds: node.importIds };
+    Object.assign(node, this.numbered(names));
+    this.releaseIds(before);
+    this.cold.promote(names.refNames);
     this.link(node);
   }
 
@@ -349,6 +383,8 @@ export class NameIndex {
     this.savedDefinitions = undefined;
     this.linkPending();
     this.unlink(node);
+    this.releaseIds(node);
+    node.refIds = node.importIds = NO_SLOTS;
     this.files.delete(node.path);
   }
 
@@ -388,9 +424,9 @@ export class NameIndex {
       const stored = node.unread === undefined ? undefined : this.readStored(node.path);
       if (forDefiners) for (const ident of stored ? stored.defined : this.definedOf(node)) scanned.get(ident)?.definers.push(node);
       if (!forReferencers) continue;
-      const refNames = stored ? stored.referenced : node.refNames;
       const refCounts = stored ? stored.counts : node.refCounts;
-      for (let k = 0; k < refNames.length; k++) scanned.get(refNames[k])?.referencers.push(node, refCounts[k]);
+      const count = stored ? stored.referenced.length : node.refIds.length;
+      for (let k = 0; k < count; k++) scanned.get(stored ? stored.referenced[k] : this.names.nameOf(node.refIds[k]))?.referencers.push(node, refCounts[k]);
     }
     return scanned;
   }

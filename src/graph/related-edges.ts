@@ -2,6 +2,7 @@
 // the definers it most likely means, its weight split among them.
 import { RELATED_WEIGHTS } from '../model.js';
 import { type DefinerCache, allDefiners, definersIn } from './definers.js';
+import type { NameTable } from './name-table.js';
 import { type FileNode, type Interner, type RelatedEdges, isDefiner } from './nodes.js';
 
 /**
@@ -9,15 +10,16 @@ import { type FileNode, type Interner, type RelatedEdges, isDefiner } from './no
  * reference links to the definers among the files it imports (`imported`) when there are any,
  * else to those in its own folder, else to every definer of its language family, unless there
  * are more than RELATED_WEIGHTS.maxDefiners. Its weight (Aider's multiplier times the square root
- * of the count) is split evenly among them. Identifiers are numbered by `idents` in order of first use.
+ * of the count) is split evenly among them. Identifiers are numbered by `idents` in order of first
+ * use; `table` names the file's reference ids.
  */
-export function deriveRelated(u: FileNode, imported: readonly FileNode[], definerCache: DefinerCache, idents: Interner): RelatedEdges {
+export function deriveRelated(u: FileNode, imported: readonly FileNode[], definerCache: DefinerCache, idents: Interner, table: NameTable): RelatedEdges {
   const viaImport: FileNode[] = [];
   const to: FileNode[] = [];
   const identIds: number[] = [];
   const weights: number[] = [];
-  for (let k = 0; k < u.refNames.length; k++) {
-    const ident = u.refNames[k];
+  for (let k = 0; k < u.refIds.length; k++) {
+    const ident = table.nameOf(u.refIds[k]);
     const count = u.refCounts[k];
     const definers = definerCache.definersOfFamily(ident, u.family);
     if (!definers) continue;

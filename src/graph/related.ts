@@ -88,7 +88,7 @@ export class RelatedState {
     const after = familyCount(entry, changed.family);
     const before = isDefiner(entry, changed) ? after - 1 : after + 1;
     const folderOnly = Math.min(before, after) >= LOCAL_CHANGES_FROM;
-    const list = this.index.referencers.get(ident) ?? [];
+    const list = this.index.referencersOf(ident) ?? [];
     for (let j = 0; j < list.length; j += 2) {
       const node = list[j] as FileNode;
       if (!folderOnly || node.folder === changed.folder) this.stale.add(node);
@@ -237,6 +237,6 @@ export class RelatedState {
       const node = this.index.files.get(path);
       if (node) imported.push(node);
     }
-    return deriveRelated(u, imported, this.definers, this.idents);
+    return deriveRelated(u, imported, this.definers, this.idents, this.index.names);
   }
 }
