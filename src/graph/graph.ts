@@ -261,6 +261,11 @@ export class ReferenceGraph {
     return this.index.linkCount;
   }
 
+  /** Distinct names the graph's files reference or import (see NameTable). */
+  get nameTableSize(): number {
+    return this.index.names.size;
+  }
+
   /** Files taken but not yet linked into both name indexes. */
   get pendingCount(): number {
     return this.index.pendingCount;
