@@ -537,7 +537,6 @@ test('a pass over stored records that parses some files (a touch) links every re
   for (const path of paths) if (!parsed.has(path)) touched.takeRecord(record(path));
   for (const path of parsed) {
     touched.takeRecord({ ...record(path), names: fileNames(current.get(path)!) });
-    touched.linkParsedDefiners();
   }
   assert.equal(reads, 0, 'nothing linked while stored files wait');
   touched.compileRelated(mentioning);
@@ -554,7 +553,6 @@ test('a pass over stored records that parses some files (a touch) links every re
   const cold = new ReferenceGraph((path) => stored.get(path));
   for (const path of paths) {
     cold.takeRecord({ ...record(path), names: fileNames(current.get(path)!) });
-    cold.linkParsedDefiners();
   }
   cold.compileRelated(mentioning);
   assert.equal(cold.pendingCount, cold.fileCount, 'no reference linked');
@@ -573,7 +571,6 @@ test('a graph whose every file a pass parsed moves the definitions of names nobo
   for (const path of [...current.keys()].reverse()) {
     const names = stored.get(path)!;
     cold.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: names.defined.length + names.referenced.length, names: fileNames(current.get(path)!) });
-    cold.linkParsedDefiners();
   }
   cold.compileRelated(mentioning);
   const asked = [unreferenced, 'n1', 'shared_name3', 'everywhere', 'common_init', 'no_such_name'];

@@ -40,7 +40,6 @@ function parsedGraph(tree: ReadonlyMap<string, FileNames>, stored: Map<string, F
   for (const [path, fileNames] of tree) {
     stored.set(path, fileNames);
     graph.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, names: structuredClone(fileNames) });
-    graph.linkParsedDefiners();
   }
   return graph;
 }

@@ -66,7 +66,7 @@ export class ColdLinks {
    */
   split(node: FileNode): number {
     const { table } = this.rows;
-    return this.splitBy(node, (ident) => {
+    return this.splitWaiting(node, (ident) => {
       const id = table.idOf(ident);
       return id !== undefined && this.rows.referencersOfId(id) ? table.nameOf(id) : undefined;
     });
@@ -79,15 +79,16 @@ export class ColdLinks {
    */
   splitLinked(node: FileNode, referencedAs: (ident: string) => string | undefined): void {
     const before = node.defined;
-    if (this.splitBy(node, referencedAs) === 0) return;
+    if (this.splitWaiting(node, referencedAs) === 0) return;
     for (const ident of before) if (referencedAs(ident) === undefined) this.rows.unlinkDefinition(ident, node);
   }
 
   /**
-   * Moves the definitions of `node` for which `referencedAs` gives no string here; `defined` keeps
-   * the strings it gives (the name table's: a file's own copy of a name is let go of).
+   * Moves the definitions of `node` (not linked yet) for which `referencedAs` gives no string here;
+   * `defined` keeps the strings it gives (the name table's: a file's own copy of a name is let go
+   * of). Returns how many moved.
    */
-  private splitBy(node: FileNode, referencedAs: (ident: string) => string | undefined): number {
+  splitWaiting(node: FileNode, referencedAs: (ident: string) => string | undefined): number {
     const referenced: string[] = [];
     const unreferenced: string[] = [];
     for (const ident of node.defined) {

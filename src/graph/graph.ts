@@ -291,10 +291,9 @@ export class ReferenceGraph {
    * first anyway; returns whether that read names from the store, whose pages a caller may then let go of.
    */
   linkForRelated(): boolean {
-    const fromStore = this.index.linkForRelated();
-    // Names from a parse: the definitions of those nobody references leave the definer index first.
-    if (!fromStore) this.coldParsedDefinitions();
-    return fromStore;
+    // Names from a parse: the definitions of those nobody references go to the cold definitions before the rest are linked.
+    if (this.coldParsedDefinitions()) return false;
+    return this.index.linkForRelated();
   }
 
   /**
@@ -306,11 +305,6 @@ export class ReferenceGraph {
     if (!this.index.coldParsedDefinitions()) return false;
     this.definers.release();
     return true;
-  }
-
-  /** See NameIndex.linkParsedDefiners. */
-  linkParsedDefiners(): void {
-    this.index.linkParsedDefiners();
   }
 
   /** The files in the graph, sorted. */

@@ -253,41 +253,39 @@ export class NameIndex {
   }
 
   /**
-   * Links the waiting files' definitions as an index pass parses them (beside the workers, not
-   * after them), up to the first file whose names are the store's: where its definitions go
-   * waits for every file's references (see linkForRelated). A pass over stored records takes
-   * them before the parsed files, so such a pass links nothing until the related graph asks.
-   */
-  linkParsedDefiners(): void {
-    this.linkDefiners(this.firstAsStored());
-  }
-
-  /**
-   * Moves the definitions of names no file references out of the definer index to the cold
-   * definitions, as linking does for names read from the store (see linkPending), but from the
-   * names in memory, none read. Only for a graph whose every file an index pass parsed, its
-   * definitions linked as they came (see linkParsedDefiners; the rest now), its references all waiting, the caller
-   * vouching that the store holds each file's names as the graph does (the pass wrote them): a
-   * look-up of a cold name confirms it from them. On a kernel, 2.27 million of the 2.82 million
-   * names defined leave the index (4.19 million definitions held as strings), before a related
-   * graph is built beside it. The references stay waiting. Returns whether it moved them (the
-   * graph is in that state); a graph in any other state is left as it is.
+   * Moves the definitions of names no file references to the cold definitions, as linking does
+   * for names read from the store (see linkPending), but from the names in memory, none read; then
+   * links the rest into the definer index. Only for a graph whose every file an index pass parsed,
+   * its references all waiting, the caller vouching that the store holds each file's names as the
+   * graph does (the pass wrote them): a look-up of a cold name confirms it from them. A pass links
+   * no definition as it parses: on a kernel 2.27 million of the 2.82 million names defined are
+   * referenced by no file, and a definer index of them all, built only to be emptied here, was
+   * most of the pass's peak. Definitions a question linked meanwhile leave the index. The
+   * references stay waiting. Returns whether it moved them (the graph is in that state); a graph
+   * in any other state is left as it is.
    */
   coldParsedDefinitions(): boolean {
     const { pending } = this;
     if (!this.readNames || pending.length === 0 || pending.length !== this.files.size) return false;
     if (this.referencersFrom !== 0 || !this.cold.isEmpty || pending.some((node) => node.storedNames !== NAMES_IN_MEMORY)) return false;
-    this.linkDefiners();
     const { names } = this;
     const referenced = new Uint8Array(names.idBound);
-    for (const node of this.pending) for (const id of node.refIds) referenced[id] = 1;
+    for (const node of pending) for (const id of node.refIds) referenced[id] = 1;
     // The table's string for a name kept: each file's own copy is let go of.
     const referencedAs = (ident: string) => {
       const id = names.idOf(ident);
       return id !== undefined && referenced[id] === 1 ? names.nameOf(id) : undefined;
     };
-    for (const node of this.pending) this.cold.splitLinked(node, referencedAs);
-    this.rows.compactDefiners();
+    const linked = this.definersFrom;
+    for (let i = 0; i < linked; i++) this.cold.splitLinked(pending[i], referencedAs);
+    for (let i = linked; i < pending.length; i++) {
+      // Counted as linked, as the cold definitions of a linked file are.
+      const moved = this.cold.splitWaiting(pending[i], referencedAs);
+      this.pendingLinks -= moved;
+      this.rows.links += moved;
+    }
+    if (linked > 0) this.rows.compactDefiners();
+    this.linkDefiners();
     this.cold.definitions.settle();
     return true;
   }
@@ -303,8 +301,8 @@ export class NameIndex {
 
   /**
    * Links the waiting files' definitions (up to the `end`th waiting file): all a related graph
-   * reads (see linkForRelated and linkParsedDefiners). Once every file's references are linked, the definitions of a name nobody references go to the
-   * cold definitions (see ColdLinks.split); before, all go to the definer index.
+   * reads (see linkForRelated). Once every file's references are linked, the definitions of a name
+   * nobody references go to the cold definitions (see ColdLinks.split); before, all go to the definer index.
    */
   linkDefiners(end = this.pending.length): void {
     const split = this.readNames !== undefined && this.referencersFrom === this.pending.length;
