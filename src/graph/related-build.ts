@@ -15,8 +15,10 @@ export type RelatedArrays = Pick<RelatedGraph, 'csr' | 'edgeIdent' | 'forward' |
  * The related graph in CSR form, written into `buffers` from every file's forward edges (`nodes`,
  * sorted, each with its `related` edges derived). Row u holds, in order, the reverse entries of
  * the lower sources that reference u, u's own forward entries, then those of higher sources.
+ * With `release`, each file's forward edges are let go of once written (before the merged walk's
+ * arrays are made beside them), as ReferenceGraph.forgetFileEdges would after.
  */
-export function flattenRelated(nodes: readonly FileNode[], numbering: Numbering, buffers: EdgeBuffers): RelatedArrays {
+export function flattenRelated(nodes: readonly FileNode[], numbering: Numbering, buffers: EdgeBuffers, release = false): RelatedArrays {
   const n = nodes.length;
   const reverse = RELATED_WEIGHTS.reverse > 0;
   const offsets = new Uint32Array(n + 1);
@@ -45,6 +47,7 @@ export function flattenRelated(nodes: readonly FileNode[], numbering: Numbering,
       edgeIdent[slot] = ident[k];
       forward[slot] = 0;
     }
+    if (release) nodes[u].related = undefined;
   }
   const csr = { nodeCount: n, offsets, targets, weights };
   const { walk, walkSlot } = mergeParallelEdges(csr, buffers);

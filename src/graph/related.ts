@@ -111,9 +111,15 @@ export class RelatedState {
     this.base = undefined;
   }
 
-  /** Builds the graph now, and (with `spare`) reserves the arrays the next one is written into. */
+  /**
+   * Builds the graph now, and (with `spare`) reserves the arrays the next one is written into.
+   * Without, the graph is built lean: a graph written in full makes its arrays to measure and
+   * lets go of each file's forward edges as it writes them (see forgetFileEdges), a one-off map's
+   * peak and what a daemon lets go of anyway; a change then writes into the other set first, and
+   * into this one with room again (as after restore).
+   */
   prepare(spare: boolean): void {
-    this.base ??= this.build();
+    this.base ??= this.build(!spare);
     if (spare) this.spareBuffers.reserveLike(this.buffers);
   }
 
@@ -188,7 +194,7 @@ export class RelatedState {
    * a few changes only their rows and those of their old and new targets change, so the rest is
    * copied from the previous graph (patchRelated) rather than written again edge by edge.
    */
-  private build(): RelatedBase {
+  private build(lean = false): RelatedBase {
     this.index.linkForRelated();
     const nodes = this.numbering.nodes();
     const previous = this.previous;
@@ -214,7 +220,12 @@ export class RelatedState {
       // reserved, rather than at the heap's next bound, after them.
       this.definers.release();
       collectGarbage();
-      arrays = flattenRelated(nodes, this.numbering, this.buffers);
+      this.buffers.headroom = !lean;
+      try {
+        arrays = flattenRelated(nodes, this.numbering, this.buffers, lean);
+      } finally {
+        this.buffers.headroom = true;
+      }
     }
     const base = { graph: this.graphOf(arrays, this.numbering.paths()), identNumbers: this.idents };
     this.stale.clear();
