@@ -128,6 +128,22 @@ test('item 1: a name no file references any longer leaves the table and its row,
   assert.deepEqual(index.refNamesOf(kept), ['shared']);
 });
 
+test('item 1: a parsed file waiting to be linked holds its definitions packed, and answers as one linked, a name holding the separator included', () => {
+  const tree = new Map<string, FileNames>([
+    ['a.c', names(['alpha', 'odd\0name', 'beta'], ['gamma'])],
+    ['b.c', names(['gamma'], ['alpha', 'odd\0name'])],
+    ['c.c', names(['delta', 'epsilon'], ['beta'])],
+  ]);
+  const stored = new Map<string, FileNames>();
+  const graph = parsedGraph(tree, stored);
+  assert.equal(graph.pendingCount, 3);
+  assert.deepEqual(graph.fileNames('c.c').defined, ['delta', 'epsilon'], 'unpacked for the question');
+  assert.deepEqual(rows(graph), rows(freshGraph(tree)), 'a scan of the waiting files answers as a graph built anew');
+  graph.linkForRelated();
+  assert.deepEqual(rows(graph), rows(freshGraph(tree)));
+  assert.deepEqual(relatedEdges(graph), relatedEdges(freshGraph(tree)));
+});
+
 test('item 1: a cold index moves the definitions of names nobody references out of the definer index before it builds the related graph, reading no name', () => {
   const { tree } = randomTree(11);
   const counter = { reads: 0 };

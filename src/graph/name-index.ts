@@ -10,7 +10,7 @@ import { ColdLinks } from './cold-links.js';
 import type { DefinitionHashes, NameFiles } from './graph-types.js';
 import { NameRows } from './name-rows.js';
 import { NameTable } from './name-table.js';
-import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, Interner, sameReferences, sameStrings } from './nodes.js';
+import { DEFINED_IN_STORE, DEFINED_PACKED, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, Interner, packNames, packedCount, sameReferences, sameStrings, unpackNames } from './nodes.js';
 import { SavedDefinitions, definitionHashes } from './saved-definitions.js';
 
 /** A name's definers and referencers among the files not linked yet (see NameIndex.scanWaiting): referencers as [file, count, ...]. */
@@ -153,7 +153,7 @@ export class NameIndex {
    */
   hasNames(node: FileNode, names: FileNames): boolean {
     if (node.unread !== undefined || node.defined === DEFINED_IN_STORE || !sameReferences(node, names, this.names)) return false;
-    return node.storedNames < 0 ? sameStrings(node.defined, names.defined) : this.cold.sameDefinitions(node, names.defined);
+    return node.storedNames < 0 ? sameStrings(this.definedOf(node), names.defined) : this.cold.sameDefinitions(node, names.defined);
   }
 
   /**
@@ -178,7 +178,9 @@ export class NameIndex {
 
   /** Every name a file defines, sorted: read from the store for a file with cold definitions. */
   definedOf(node: FileNode): readonly string[] {
-    return node.storedNames >= 0 || node.defined === DEFINED_IN_STORE ? this.readDefined(node) : this.load(node).defined;
+    if (node.storedNames >= 0 || node.defined === DEFINED_IN_STORE) return this.readDefined(node);
+    // Packed definitions are unpacked for the question and stay packed: a scan asks of every waiting file.
+    return node.defined === DEFINED_PACKED ? unpackNames(node.packed!) : this.load(node).defined;
   }
 
   /** Whether a file defines any name. */
@@ -193,7 +195,20 @@ export class NameIndex {
 
   /** How many names a linked file defines, its cold definitions included. */
   definitionCount(node: FileNode): number {
-    return node.defined.length + this.cold.count(node);
+    return (node.defined === DEFINED_PACKED ? packedCount(node.packed!) : node.defined.length) + this.cold.count(node);
+  }
+
+  /** Gives a file whose definitions are packed its definitions as names, those in the name table as the table's strings. */
+  private unpack(node: FileNode): void {
+    if (node.defined !== DEFINED_PACKED) return;
+    const defined = unpackNames(node.packed!);
+    const table = this.names;
+    for (let k = 0; k < defined.length; k++) {
+      const id = table.idOf(defined[k]);
+      if (id !== undefined) defined[k] = table.nameOf(id);
+    }
+    node.defined = defined;
+    node.packed = undefined;
   }
 
   private readDefined(node: FileNode): string[] {
@@ -279,6 +294,7 @@ export class NameIndex {
     const linked = this.definersFrom;
     for (let i = 0; i < linked; i++) this.cold.splitLinked(pending[i], referencedAs);
     for (let i = linked; i < pending.length; i++) {
+      this.unpack(pending[i]);
       // Counted as linked, as the cold definitions of a linked file are.
       const moved = this.cold.splitWaiting(pending[i], referencedAs);
       this.pendingLinks -= moved;
@@ -308,6 +324,7 @@ export class NameIndex {
     const split = this.readNames !== undefined && this.referencersFrom === this.pending.length;
     for (let i = this.definersFrom; i < end; i++) {
       const node = this.load(this.pending[i]);
+      this.unpack(node);
       if (node.defined === DEFINED_IN_STORE) {
         node.defined = this.readDefined(node);
         this.toReadAgain--;
@@ -338,7 +355,7 @@ export class NameIndex {
       folder,
       family: familyOfPath(path) ?? '',
       dense: -1,
-      ...(names ? this.numbered(names) : UNREAD),
+      ...(names ? this.numbered(names, true) : UNREAD),
       refSlots: NO_SLOTS,
       unread: names ? undefined : links,
       storedNames: names ? NAMES_IN_MEMORY : NAMES_AS_STORED,
@@ -352,10 +369,24 @@ export class NameIndex {
     return node;
   }
 
-  /** A node's name fields for `names`, its names numbered (each id one more use: see NameTable). */
-  private numbered(names: NodeNames): Pick<FileNode, 'defined' | 'refIds' | 'refCounts' | 'importIds' | 'modules'> {
-    const { defined, refCounts, modules } = names;
-    return { defined, refIds: this.names.take(names.refNames), refCounts, importIds: this.names.take(names.imports), modules };
+  /**
+   * A node's name fields for `names`, its names numbered (each id one more use: see NameTable).
+   * A new file's definitions are packed (it waits to be linked: see DEFINED_PACKED); a linked
+   * file's of names in the table are held as the table's strings (its own copies let go of).
+   */
+  private numbered(names: NodeNames, waiting: boolean): Pick<FileNode, 'defined' | 'packed' | 'refIds' | 'refCounts' | 'importIds' | 'modules'> {
+    const { refCounts, modules } = names;
+    const table = this.names;
+    const refIds = table.take(names.refNames);
+    const importIds = table.take(names.imports);
+    const packed = waiting ? packNames(names.defined) : undefined;
+    if (packed !== undefined) return { defined: DEFINED_PACKED, packed, refIds, refCounts, importIds, modules };
+    const { defined } = names;
+    for (let k = 0; k < defined.length; k++) {
+      const id = table.idOf(defined[k]);
+      if (id !== undefined) defined[k] = table.nameOf(id);
+    }
+    return { defined, packed: undefined, refIds, refCounts, importIds, modules };
   }
 
   /** Lets go of a node's name ids (it leaves, or its names are replaced: numbered first, so a name kept keeps its id). */
@@ -370,7 +401,7 @@ export class NameIndex {
     this.linkPending();
     this.unlink(node);
     const before = { refIds: node.refIds, importIds: node.importIds };
-    Object.assign(node, this.numbered(names));
+    Object.assign(node, this.numbered(names, false));
     this.releaseIds(before);
     this.cold.promote(names.refNames);
     this.link(node);

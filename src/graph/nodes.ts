@@ -28,8 +28,36 @@ export const NAMES_AS_STORED = -1;
  */
 export const DEFINED_IN_STORE: string[] = [];
 
+/**
+ * FileNode.defined of a file whose definitions, from a parse and not linked yet, are held as one
+ * string (FileNode.packed): a string per name costs some 40 bytes beside its characters, and a
+ * cold index holds every file's definitions until the pass ends (4 million on a kernel).
+ */
+export const DEFINED_PACKED: string[] = [];
+/** What separates the names in FileNode.packed (no name that holds it is packed: see packNames). */
+const PACKED_SEPARATOR = '\0';
+
+/** `names` as one string (see DEFINED_PACKED); undefined when there is none, or one holds the separator. */
+export function packNames(names: readonly string[]): string | undefined {
+  if (names.length === 0) return undefined;
+  for (const name of names) if (name.includes(PACKED_SEPARATOR)) return undefined;
+  return names.join(PACKED_SEPARATOR);
+}
+
+/** The names packNames packed, in their order. */
+export function unpackNames(packed: string): string[] {
+  return packed.split(PACKED_SEPARATOR);
+}
+
+/** How many names packNames packed. */
+export function packedCount(packed: string): number {
+  let count = 1;
+  for (let at = packed.indexOf(PACKED_SEPARATOR); at >= 0; at = packed.indexOf(PACKED_SEPARATOR, at + 1)) count++;
+  return count;
+}
+
 /** The name fields of a node whose names are not read yet (see FileNode.unread). */
-export const UNREAD: Pick<FileNode, 'defined' | 'refIds' | 'refCounts' | 'importIds' | 'modules'> = { defined: NO_NAMES, refIds: NO_SLOTS, refCounts: NO_SLOTS, importIds: NO_SLOTS, modules: NO_NAMES };
+export const UNREAD: Pick<FileNode, 'defined' | 'packed' | 'refIds' | 'refCounts' | 'importIds' | 'modules'> = { defined: NO_NAMES, packed: undefined, refIds: NO_SLOTS, refCounts: NO_SLOTS, importIds: NO_SLOTS, modules: NO_NAMES };
 
 /** A file in the graph. The same object while its path stays, so other files' edges can point at it. */
 export interface FileNode {
@@ -40,8 +68,10 @@ export interface FileNode {
   family: string;
   /** Its position in the sorted file list (node index of the compiled graphs), kept up to date (see Numbering). */
   dense: number;
-  /** The names it defines, sorted once. */
+  /** The names it defines, sorted once; DEFINED_PACKED while they are `packed`. */
   defined: string[];
+  /** Its definitions as one string (see DEFINED_PACKED), until they are linked; undefined otherwise. */
+  packed: string | undefined;
   /**
    * Referenced names as ids of the name index's NameTable, in the order of their names (sorted),
    * with their counts alongside (two flat arrays: a pair per name would cost an object each).
