@@ -47,7 +47,7 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
     refOffsets[u + 1] = refIdent.length;
     // Every name it defines, those no file references included (read from the store: see NameIndex.definedOf).
     for (const ident of index.definedOf(nodes[u])) {
-      if (index.isReferenced(ident)) continue;
+      if (index.referencersOf(ident)) continue;
       selfIdent.push(identNumbers.id(ident));
       selfWeight.push(EDGE_WEIGHTS.unreferencedSelfEdge);
     }
@@ -58,7 +58,7 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
   const defNode: number[] = [];
   for (let i = 0; i < idents.length; i++) {
     // Identifiers only on self edges need no definer list: their edges are the self edges.
-    if (index.isReferenced(idents[i])) {
+    if (index.referencersOf(idents[i])) {
       for (const node of allDefiners(definerCache.definersOf(idents[i])!)) defNode.push(nodeIndex.get(node.path)!);
     }
     defOffsets[i + 1] = defNode.length;

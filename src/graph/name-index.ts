@@ -10,7 +10,8 @@ import { ColdLinks } from './cold-links.js';
 import type { DefinitionHashes, NameFiles } from './graph-types.js';
 import { NameRows } from './name-rows.js';
 import { NameTable } from './name-table.js';
-import { DEFINED_IN_STORE, DEFINED_PACKED, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, Interner, packNames, packedCount, sameReferences, sameStrings, unpackNames } from './nodes.js';
+import { DEFINED_IN_STORE, DEFINED_PACKED, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, Interner, sameReferences, sameStrings } from './nodes.js';
+import { nameFields, packedCount, referencedBy, releaseIds, unpackDefinitions, unpackNames } from './node-names.js';
 import { SavedDefinitions, definitionHashes } from './saved-definitions.js';
 
 /** A name's definers and referencers among the files not linked yet (see NameIndex.scanWaiting): referencers as [file, count, ...]. */
@@ -110,11 +111,6 @@ export class NameIndex {
     return this.rows.referencersOf(ident);
   }
 
-  /** Whether any file references `ident`, every file linked first. */
-  isReferenced(ident: string): boolean {
-    return this.referencersOf(ident) !== undefined;
-  }
-
   /** Every name some file references, every file linked first. */
   referencedNames(): IterableIterator<string> {
     this.linkPending();
@@ -198,19 +194,6 @@ export class NameIndex {
     return (node.defined === DEFINED_PACKED ? packedCount(node.packed!) : node.defined.length) + this.cold.count(node);
   }
 
-  /** Gives a file whose definitions are packed its definitions as names, those in the name table as the table's strings. */
-  private unpack(node: FileNode): void {
-    if (node.defined !== DEFINED_PACKED) return;
-    const defined = unpackNames(node.packed!);
-    const table = this.names;
-    for (let k = 0; k < defined.length; k++) {
-      const id = table.idOf(defined[k]);
-      if (id !== undefined) defined[k] = table.nameOf(id);
-    }
-    node.defined = defined;
-    node.packed = undefined;
-  }
-
   private readDefined(node: FileNode): string[] {
     return this.readStored(node.path).defined;
   }
@@ -273,28 +256,21 @@ export class NameIndex {
    * links the rest into the definer index. Only for a graph whose every file an index pass parsed,
    * its references all waiting, the caller vouching that the store holds each file's names as the
    * graph does (the pass wrote them): a look-up of a cold name confirms it from them. A pass links
-   * no definition as it parses: on a kernel 2.27 million of the 2.82 million names defined are
-   * referenced by no file, and a definer index of them all, built only to be emptied here, was
-   * most of the pass's peak. Definitions a question linked meanwhile leave the index. The
-   * references stay waiting. Returns whether it moved them (the graph is in that state); a graph
-   * in any other state is left as it is.
+   * no definition as it parses: on a kernel 2.27 of the 2.82 million names defined are referenced
+   * by no file, and a definer index of them all was most of the pass's peak. Definitions a question
+   * linked meanwhile leave the index. The references stay waiting. Returns whether it moved them
+   * (the graph is in that state); a graph in any other state is left as it is.
    */
   coldParsedDefinitions(): boolean {
     const { pending } = this;
     if (!this.readNames || pending.length === 0 || pending.length !== this.files.size) return false;
     if (this.referencersFrom !== 0 || !this.cold.isEmpty || pending.some((node) => node.storedNames !== NAMES_IN_MEMORY)) return false;
     const { names } = this;
-    const referenced = new Uint8Array(names.idBound);
-    for (const node of pending) for (const id of node.refIds) referenced[id] = 1;
-    // The table's string for a name kept: each file's own copy is let go of.
-    const referencedAs = (ident: string) => {
-      const id = names.idOf(ident);
-      return id !== undefined && referenced[id] === 1 ? names.nameOf(id) : undefined;
-    };
+    const referencedAs = referencedBy(names, pending);
     const linked = this.definersFrom;
     for (let i = 0; i < linked; i++) this.cold.splitLinked(pending[i], referencedAs);
     for (let i = linked; i < pending.length; i++) {
-      this.unpack(pending[i]);
+      unpackDefinitions(names, pending[i]);
       // Counted as linked, as the cold definitions of a linked file are.
       const moved = this.cold.splitWaiting(pending[i], referencedAs);
       this.pendingLinks -= moved;
@@ -324,7 +300,7 @@ export class NameIndex {
     const split = this.readNames !== undefined && this.referencersFrom === this.pending.length;
     for (let i = this.definersFrom; i < end; i++) {
       const node = this.load(this.pending[i]);
-      this.unpack(node);
+      unpackDefinitions(this.names, node);
       if (node.defined === DEFINED_IN_STORE) {
         node.defined = this.readDefined(node);
         this.toReadAgain--;
@@ -355,7 +331,7 @@ export class NameIndex {
       folder,
       family: familyOfPath(path) ?? '',
       dense: -1,
-      ...(names ? this.numbered(names, true) : UNREAD),
+      ...(names ? nameFields(this.names, names, true) : UNREAD),
       refSlots: NO_SLOTS,
       unread: names ? undefined : links,
       storedNames: names ? NAMES_IN_MEMORY : NAMES_AS_STORED,
@@ -369,40 +345,14 @@ export class NameIndex {
     return node;
   }
 
-  /**
-   * A node's name fields for `names`, its names numbered (each id one more use: see NameTable).
-   * A new file's definitions are packed (it waits to be linked: see DEFINED_PACKED); a linked
-   * file's of names in the table are held as the table's strings (its own copies let go of).
-   */
-  private numbered(names: NodeNames, waiting: boolean): Pick<FileNode, 'defined' | 'packed' | 'refIds' | 'refCounts' | 'importIds' | 'modules'> {
-    const { refCounts, modules } = names;
-    const table = this.names;
-    const refIds = table.take(names.refNames);
-    const importIds = table.take(names.imports);
-    const packed = waiting ? packNames(names.defined) : undefined;
-    if (packed !== undefined) return { defined: DEFINED_PACKED, packed, refIds, refCounts, importIds, modules };
-    const { defined } = names;
-    for (let k = 0; k < defined.length; k++) {
-      const id = table.idOf(defined[k]);
-      if (id !== undefined) defined[k] = table.nameOf(id);
-    }
-    return { defined, packed: undefined, refIds, refCounts, importIds, modules };
-  }
-
-  /** Lets go of a node's name ids (it leaves, or its names are replaced: numbered first, so a name kept keeps its id). */
-  private releaseIds(node: Pick<FileNode, 'refIds' | 'importIds'>): void {
-    this.names.release(node.refIds);
-    this.names.release(node.importIds);
-  }
-
   /** Gives a linked node new names, moving its links. */
   replaceNames(node: FileNode, names: NodeNames): void {
     this.savedDefinitions = undefined;
     this.linkPending();
     this.unlink(node);
     const before = { refIds: node.refIds, importIds: node.importIds };
-    Object.assign(node, this.numbered(names, false));
-    this.releaseIds(before);
+    Object.assign(node, nameFields(this.names, names, false));
+    releaseIds(this.names, before);
     this.cold.promote(names.refNames);
     this.link(node);
   }
@@ -412,7 +362,7 @@ export class NameIndex {
     this.savedDefinitions = undefined;
     this.linkPending();
     this.unlink(node);
-    this.releaseIds(node);
+    releaseIds(this.names, node);
     node.refIds = node.importIds = NO_SLOTS;
     this.files.delete(node.path);
   }

@@ -34,28 +34,6 @@ export const DEFINED_IN_STORE: string[] = [];
  * cold index holds every file's definitions until the pass ends (4 million on a kernel).
  */
 export const DEFINED_PACKED: string[] = [];
-/** What separates the names in FileNode.packed (no name that holds it is packed: see packNames). */
-const PACKED_SEPARATOR = '\0';
-
-/** `names` as one string (see DEFINED_PACKED); undefined when there is none, or one holds the separator. */
-export function packNames(names: readonly string[]): string | undefined {
-  if (names.length === 0) return undefined;
-  for (const name of names) if (name.includes(PACKED_SEPARATOR)) return undefined;
-  return names.join(PACKED_SEPARATOR);
-}
-
-/** The names packNames packed, in their order. */
-export function unpackNames(packed: string): string[] {
-  return packed.split(PACKED_SEPARATOR);
-}
-
-/** How many names packNames packed. */
-export function packedCount(packed: string): number {
-  let count = 1;
-  for (let at = packed.indexOf(PACKED_SEPARATOR); at >= 0; at = packed.indexOf(PACKED_SEPARATOR, at + 1)) count++;
-  return count;
-}
-
 /** The name fields of a node whose names are not read yet (see FileNode.unread). */
 export const UNREAD: Pick<FileNode, 'defined' | 'packed' | 'refIds' | 'refCounts' | 'importIds' | 'modules'> = { defined: NO_NAMES, packed: undefined, refIds: NO_SLOTS, refCounts: NO_SLOTS, importIds: NO_SLOTS, modules: NO_NAMES };
 
