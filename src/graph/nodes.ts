@@ -86,6 +86,7 @@ export interface FileNode {
 
 /** A file's references resolved to their definers: the forward edges of the 'repomap' ranking. */
 export interface RelatedEdges {
+  /** Its targets; empty for edges held by their targets' numbers only (see deriveRelated), which are let go of once written. */
   to: FileNode[];
   ident: Uint32Array;
   weight: Float64Array;

@@ -207,14 +207,16 @@ export class RelatedState {
       this.stale.size <= nodes.length / 8 &&
       RELATED_WEIGHTS.reverse > 0;
     const stale = this.everyFileStale ? nodes : [...this.stale];
-    for (const node of stale) node.related = this.derive(node);
+    // A lean graph written in full lets go of each file's edges as it writes them: they need no file objects.
+    const byNumber = lean && !patch;
+    for (const node of stale) node.related = this.derive(node, byNumber);
     [this.buffers, this.spareBuffers] = [this.spareBuffers, this.buffers];
     if (previous) unpatch(previous.base);
     let arrays: RelatedArrays;
     if (patch) arrays = patchRelated(previous.base.graph, shifts!, stale, nodes, this.numbering, this.buffers);
     else {
       // A graph restored from a saved one derives a file's edges when first needed.
-      for (const node of nodes) node.related ??= this.derive(node);
+      for (const node of nodes) node.related ??= this.derive(node, byNumber);
       // Before the arrays are written: the cache then holds every referenced name's definers, and
       // a full collection lets go of it (and of deriving's garbage) before the arrays are
       // reserved, rather than at the heap's next bound, after them.
@@ -240,7 +242,7 @@ export class RelatedState {
   }
 
   /** A file's forward edges, from its references and the current definers. */
-  private derive(u: FileNode): ReturnType<typeof deriveRelated> {
+  private derive(u: FileNode, byNumber = false): ReturnType<typeof deriveRelated> {
     this.index.load(u);
     const imported: FileNode[] = [];
     // The files it imports (of its family: the resolver answers no other).
@@ -248,6 +250,6 @@ export class RelatedState {
       const node = this.index.files.get(path);
       if (node) imported.push(node);
     }
-    return deriveRelated(u, imported, this.definers, this.idents, this.index.names);
+    return deriveRelated(u, imported, this.definers, this.idents, this.index.names, byNumber ? this.numbering.current : undefined);
   }
 }
