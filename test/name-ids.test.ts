@@ -34,7 +34,7 @@ function randomTree(seed: number): { random: () => number; tree: Map<string, Fil
   return { random, tree, randomFile, randomPath };
 }
 
-/** A graph as a cold index builds it: every file parsed, its definitions linked as it comes; `stored` is the tag store. */
+/** A graph as a cold index builds it: every file parsed, none linked while the pass runs; `stored` is the tag store. */
 function parsedGraph(tree: ReadonlyMap<string, FileNames>, stored: Map<string, FileNames>, counter = { reads: 0 }): ReferenceGraph {
   const graph = new ReferenceGraph((path) => (counter.reads++, stored.get(path)));
   for (const [path, fileNames] of tree) {
