@@ -532,12 +532,11 @@ test('a pass over stored records that parses some files (a touch) links every re
   const touched = new ReferenceGraph((path) => (reads++, stored.get(path)));
   const paths = [...current.keys()].sort();
   const parsed = new Set(paths.filter((_, i) => i % 7 === 3));
-  // As a pass takes them: the stored records first, then the parsed files with their names, each
-  // batch's definitions linked as it comes (up to the first file whose names are the store's).
+  // As a pass takes them: the stored records first, then the parsed files with their names, none
+  // linked while the pass runs.
   for (const path of paths) if (!parsed.has(path)) touched.takeRecord(record(path));
   for (const path of parsed) {
     touched.takeRecord({ ...record(path), names: fileNames(current.get(path)!) });
-    touched.linkParsedDefiners();
   }
   assert.equal(reads, 0, 'nothing linked while stored files wait');
   touched.compileRelated(mentioning);
@@ -549,12 +548,11 @@ test('a pass over stored records that parses some files (a touch) links every re
   assert.deepEqual(nameAnswers(touched), nameAnswers(graphOf(current)));
   assert.deepEqual(edges(touched.compile(mentioning)), edges(graphOf(current).compile(mentioning)), "Aider's graph");
 
-  // A pass that parses every file (a cold index) links the definitions as they come, and its
-  // related graph leaves the references waiting.
+  // A pass that parses every file (a cold index) links no definition while it runs; its related
+  // graph links the definitions and leaves the references waiting.
   const cold = new ReferenceGraph((path) => stored.get(path));
   for (const path of paths) {
     cold.takeRecord({ ...record(path), names: fileNames(current.get(path)!) });
-    cold.linkParsedDefiners();
   }
   cold.compileRelated(mentioning);
   assert.equal(cold.pendingCount, cold.fileCount, 'no reference linked');
@@ -569,11 +567,10 @@ test('a graph whose every file a pass parsed moves the definitions of names nobo
   const stored = new Map([...current].map(([path, fileTags]) => [path, fileNames(fileTags)]));
   let reads = 0;
   const cold = new ReferenceGraph((path) => (reads++, stored.get(path)));
-  // As a cold index takes them (in no order of paths): every definition linked as it comes.
+  // As a cold index takes them (in no order of paths), none linked while the pass runs.
   for (const path of [...current.keys()].reverse()) {
     const names = stored.get(path)!;
     cold.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, links: names.defined.length + names.referenced.length, names: fileNames(current.get(path)!) });
-    cold.linkParsedDefiners();
   }
   cold.compileRelated(mentioning);
   const asked = [unreferenced, 'n1', 'shared_name3', 'everywhere', 'common_init', 'no_such_name'];
@@ -588,7 +585,7 @@ test('a graph whose every file a pass parsed moves the definitions of names nobo
   const before = answers(cold);
   reads = 0;
   assert.deepEqual([...cold.definersOfAll([unreferenced]).get(unreferenced)!], ['hw/regs_b.ts', 'hw/regs.ts']);
-  assert.equal(reads, 0, 'every definition is in the definer index');
+  assert.equal(reads, 0, 'answered from the names in memory (a scan of the waiting files)');
 
   assert.ok(cold.coldParsedDefinitions());
   assert.equal(reads, 0, 'no name read to move them');

@@ -1,10 +1,14 @@
-// Issue #51 item 1 (the graph's names held compactly): the definitions of names nobody references
-// leave the definer index before a cold index builds its related graph, no name read; the name
-// rows after a seeded run of adds, edits and removals are those of a graph built anew; a saved
-// related graph read back answers as the one written.
+// Issue #51 item 1 (the graph's names held compactly): a file's referenced names are ids of one
+// name table, stable while the names are in use, freed (and reused without aliasing) once no file
+// holds them; the definitions of names nobody references leave the definer index before a cold
+// index builds its related graph, no name read; the name rows after a seeded run of adds, edits
+// and removals are those of a graph built anew, the table holding no name more; a saved related
+// graph read back answers as the one written.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ReferenceGraph } from '../src/graph/graph.js';
+import { NameIndex } from '../src/graph/name-index.js';
+import type { FileNode } from '../src/graph/nodes.js';
 import { readSavedGraph, restoreRelatedGraph, saveRelatedGraph } from '../src/graph/graph-file.js';
 import type { FileNames } from '../src/records.js';
 import { seededRandom } from '../src/random.js';
@@ -30,13 +34,12 @@ function randomTree(seed: number): { random: () => number; tree: Map<string, Fil
   return { random, tree, randomFile, randomPath };
 }
 
-/** A graph as a cold index builds it: every file parsed, its definitions linked as it comes; `stored` is the tag store. */
+/** A graph as a cold index builds it: every file parsed, none linked while the pass runs; `stored` is the tag store. */
 function parsedGraph(tree: ReadonlyMap<string, FileNames>, stored: Map<string, FileNames>, counter = { reads: 0 }): ReferenceGraph {
   const graph = new ReferenceGraph((path) => (counter.reads++, stored.get(path)));
   for (const [path, fileNames] of tree) {
     stored.set(path, fileNames);
     graph.takeRecord({ path, mtimeMs: 1, size: 1, hash: 'h', skip: null, names: structuredClone(fileNames) });
-    graph.linkParsedDefiners();
   }
   return graph;
 }
@@ -66,6 +69,80 @@ function relatedEdges(graph: ReferenceGraph): string[] {
   }
   return out;
 }
+
+/** A node's names as the name index takes them. */
+function nodeNames(fileNames: FileNames) {
+  const { defined, referenced: refNames, counts, imports, modules } = structuredClone(fileNames);
+  return { defined, refNames, refCounts: Uint32Array.from(counts), imports, modules };
+}
+
+/** Adds a file to `index`, its names in memory. */
+function addTo(index: NameIndex, path: string, fileNames: FileNames): FileNode {
+  return index.add(path, nodeNames(fileNames), fileNames.defined.length + fileNames.referenced.length);
+}
+
+test('item 1: a name keeps its id across batches of files, each name held once whichever file read it', () => {
+  const index = new NameIndex();
+  const first = [addTo(index, 'a.c', names(['f'], ['g', 'h', 'printk'])), addTo(index, 'b.c', names(['g'], ['f', 'printk']))];
+  index.linkPending();
+  const ids = first.map((node) => [...node.refIds]);
+  const printk = index.names.idOf('printk')!;
+  assert.ok(printk !== undefined && ids[0].includes(printk) && ids[1].includes(printk), 'one id for a name both files reference');
+  // A second batch, linked later: the first batch's ids stand, and a name it shares takes the same id.
+  const second = [addTo(index, 'c.c', names(['h'], ['printk', 'kmalloc'])), addTo(index, 'd.c', names([], ['g', 'kmalloc']))];
+  index.linkPending();
+  assert.deepEqual(first.map((node) => [...node.refIds]), ids, 'ids unchanged by a later batch');
+  assert.equal(index.names.idOf('printk'), printk);
+  assert.ok(second[0].refIds.includes(printk));
+  assert.equal(index.names.size, 5, 'f g h printk kmalloc, each once');
+  assert.deepEqual(index.refNamesOf(second[1]), ['g', 'kmalloc']);
+  // A node's names are the table's strings: the same string whichever file read it.
+  const [a, c] = [index.refNamesOf(first[0]), index.refNamesOf(second[0])];
+  assert.equal(a[a.indexOf('printk')], index.names.nameOf(printk));
+  assert.deepEqual(c, ['kmalloc', 'printk']);
+});
+
+test('item 1: a name no file references any longer leaves the table and its row, and its id, reused, stands for the new name only', () => {
+  const index = new NameIndex();
+  const gone = addTo(index, 'gone.c', names([], ['old_name', 'shared']));
+  const kept = addTo(index, 'kept.c', names(['old_name'], ['shared']));
+  index.linkPending();
+  const oldId = index.names.idOf('old_name')!;
+  assert.equal(index.referencersOf('old_name')?.length, 2);
+  index.remove(gone);
+  assert.equal(index.names.idOf('old_name'), undefined, 'the name left the table');
+  assert.equal(index.referencersOf('old_name'), undefined, 'and its row');
+  assert.equal(index.names.size, 1);
+  const fresh = addTo(index, 'fresh.c', names([], ['new_name', 'shared'], 3));
+  index.linkPending();
+  assert.equal(index.names.idOf('new_name'), oldId, 'the freed id is reused');
+  assert.equal(index.referencersOf('old_name'), undefined, 'the old name has no referencer through the reused id');
+  assert.deepEqual(index.referencersOf('new_name'), [fresh, 0]);
+  assert.equal(index.referencersOf('shared')?.length, 4, 'kept.c and fresh.c reference shared');
+  assert.ok(index.definers.has('old_name') && !index.definers.has('new_name'), 'definitions are not references');
+  // An edit that drops a name frees it too; a name kept keeps its id.
+  const sharedId = index.names.idOf('shared');
+  index.replaceNames(fresh, nodeNames(names([], ['shared'])));
+  assert.equal(index.names.idOf('new_name'), undefined);
+  assert.equal(index.names.idOf('shared'), sharedId);
+  assert.deepEqual(index.refNamesOf(kept), ['shared']);
+});
+
+test('item 1: a parsed file waiting to be linked holds its definitions packed, and answers as one linked, a name holding the separator included', () => {
+  const tree = new Map<string, FileNames>([
+    ['a.c', names(['alpha', 'odd\0name', 'beta'], ['gamma'])],
+    ['b.c', names(['gamma'], ['alpha', 'odd\0name'])],
+    ['c.c', names(['delta', 'epsilon'], ['beta'])],
+  ]);
+  const stored = new Map<string, FileNames>();
+  const graph = parsedGraph(tree, stored);
+  assert.equal(graph.pendingCount, 3);
+  assert.deepEqual(graph.fileNames('c.c').defined, ['delta', 'epsilon'], 'unpacked for the question');
+  assert.deepEqual(rows(graph), rows(freshGraph(tree)), 'a scan of the waiting files answers as a graph built anew');
+  graph.linkForRelated();
+  assert.deepEqual(rows(graph), rows(freshGraph(tree)));
+  assert.deepEqual(relatedEdges(graph), relatedEdges(freshGraph(tree)));
+});
 
 test('item 1: a cold index moves the definitions of names nobody references out of the definer index before it builds the related graph, reading no name', () => {
   const { tree } = randomTree(11);
@@ -106,6 +183,8 @@ test('item 1: the name rows after a seeded run of adds, edits and removals are t
       }
     }
     assert.equal(graph.linkCount, freshGraph(tree).linkCount, `seed ${seed}: links`);
+    const referenced = new Set([...tree.values()].flatMap((fileNames) => [...fileNames.referenced, ...fileNames.imports]));
+    assert.equal(graph.nameTableSize, referenced.size, `seed ${seed}: the name table holds the names referenced, no name more`);
   }
 });
 

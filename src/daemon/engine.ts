@@ -6,7 +6,7 @@ import { type Discovery, excludedPathMatcher, leftOutMatcher } from '../discover
 import { errorMessage } from '../errors.js';
 import { type ProjectConfig, readProjectConfig } from '../config.js';
 import { type LanguageOverride, resolveLanguages } from '../extract/user-languages.js';
-import { type PathState, Reconciler, linkWhileParsing } from '../indexer/indexer.js';
+import { type PathState, Reconciler } from '../indexer/indexer.js';
 import { type ParseRunner, createRunner } from '../indexer/pool.js';
 import type { ParseQueue } from '../indexer/parse-queue.js';
 import { TagStore } from '../store/store.js';
@@ -101,7 +101,6 @@ export class DaemonEngine {
       undefined, // how far the pass is, the cold index tells from `order` (see ColdIndex.passCounts)
       (batch) => {
         this.state.apply(batch);
-        linkWhileParsing(this.state.graph, this.state.stats);
       },
       this.signal,
       unread,

@@ -22,8 +22,8 @@ export interface AiderBase {
  */
 export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], definerCache: DefinerCache): AiderBase {
   index.linkPending();
-  const { definers, referencers } = index;
-  const nodes = sorted.filter((node) => index.definesAny(node) || node.refNames.some((ident) => definers.has(ident)));
+  const { definers, names } = index;
+  const nodes = sorted.filter((node) => index.definesAny(node) || node.refIds.some((id) => definers.has(names.nameOf(id))));
   const paths = nodes.map((node) => node.path);
   const nodeIndex = new Map(paths.map((path, i) => [path, i]));
 
@@ -36,9 +36,9 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
   const selfIdent: number[] = [];
   const selfWeight: number[] = [];
   for (let u = 0; u < nodes.length; u++) {
-    const { refNames, refCounts } = nodes[u];
-    for (let k = 0; k < refNames.length; k++) {
-      const ident = refNames[k];
+    const { refIds, refCounts } = nodes[u];
+    for (let k = 0; k < refIds.length; k++) {
+      const ident = names.nameOf(refIds[k]);
       const count = refCounts[k];
       if (!definers.has(ident)) continue;
       refIdent.push(identNumbers.id(ident));
@@ -47,7 +47,7 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
     refOffsets[u + 1] = refIdent.length;
     // Every name it defines, those no file references included (read from the store: see NameIndex.definedOf).
     for (const ident of index.definedOf(nodes[u])) {
-      if (referencers.has(ident)) continue;
+      if (index.referencersOf(ident)) continue;
       selfIdent.push(identNumbers.id(ident));
       selfWeight.push(EDGE_WEIGHTS.unreferencedSelfEdge);
     }
@@ -58,7 +58,7 @@ export function compileAiderBase(index: NameIndex, sorted: readonly FileNode[], 
   const defNode: number[] = [];
   for (let i = 0; i < idents.length; i++) {
     // Identifiers only on self edges need no definer list: their edges are the self edges.
-    if (referencers.has(idents[i])) {
+    if (index.referencersOf(idents[i])) {
       for (const node of allDefiners(definerCache.definersOf(idents[i])!)) defNode.push(nodeIndex.get(node.path)!);
     }
     defOffsets[i + 1] = defNode.length;

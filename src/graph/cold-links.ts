@@ -55,7 +55,7 @@ export class ColdLinks {
     let found = 0;
     for (const ident of defined) {
       if (inMemory.has(ident)) found++;
-      else if (this.rows.referencers.has(ident) || !this.definitions.holds(ident, slot)) return false;
+      else if (this.rows.isReferenced(ident) || !this.definitions.holds(ident, slot)) return false;
     }
     return found === node.defined.length;
   }
@@ -65,22 +65,30 @@ export class ColdLinks {
    * references here: `defined` keeps the rest. Returns how many moved.
    */
   split(node: FileNode): number {
-    return this.splitBy(node, (ident) => this.rows.referencedAs(ident));
+    const { table } = this.rows;
+    return this.splitWaiting(node, (ident) => {
+      const id = table.idOf(ident);
+      return id !== undefined && this.rows.referencersOfId(id) ? table.nameOf(id) : undefined;
+    });
   }
 
   /**
-   * split for a file whose definitions are linked, its names the store's, `isReferenced` saying
-   * which names some file references: those moved leave the definer rows (their links are counted
-   * still, as cold ones).
+   * split for a file whose definitions are linked, its names the store's, `referencedAs` giving
+   * the string a name some file references is held as (undefined for the others): those moved
+   * leave the definer rows (their links are counted still, as cold ones).
    */
-  splitLinked(node: FileNode, isReferenced: (ident: string) => boolean): void {
+  splitLinked(node: FileNode, referencedAs: (ident: string) => string | undefined): void {
     const before = node.defined;
-    if (this.splitBy(node, (ident) => (isReferenced(ident) ? ident : undefined)) === 0) return;
-    for (const ident of before) if (!isReferenced(ident)) this.rows.unlinkDefinition(ident, node);
+    if (this.splitWaiting(node, referencedAs) === 0) return;
+    for (const ident of before) if (referencedAs(ident) === undefined) this.rows.unlinkDefinition(ident, node);
   }
 
-  /** Moves the definitions of `node` for which `referencedAs` gives no string here; `defined` keeps the strings it gives. */
-  private splitBy(node: FileNode, referencedAs: (ident: string) => string | undefined): number {
+  /**
+   * Moves the definitions of `node` (not linked yet) for which `referencedAs` gives no string here;
+   * `defined` keeps the strings it gives (the name table's: a file's own copy of a name is let go
+   * of). Returns how many moved.
+   */
+  splitWaiting(node: FileNode, referencedAs: (ident: string) => string | undefined): number {
     const referenced: string[] = [];
     const unreferenced: string[] = [];
     for (const ident of node.defined) {
@@ -101,7 +109,7 @@ export class ColdLinks {
   promote(idents: readonly string[]): void {
     if (this.isEmpty) return;
     const wanted: string[] = [];
-    for (const ident of idents) if (!this.rows.referencers.has(ident)) wanted.push(ident);
+    for (const ident of idents) if (!this.rows.isReferenced(ident)) wanted.push(ident);
     for (const [ident, nodes] of this.definersOf(wanted)) {
       for (const node of nodes) {
         node.defined.push(ident);

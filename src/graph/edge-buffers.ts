@@ -10,15 +10,21 @@ const EDGE_HEADROOM = 1.25;
 /** Named typed arrays that grow (by a quarter more than asked) and are handed out as views of the asked length. */
 export class EdgeBuffers {
   private readonly arrays = new Map<string, Uint8Array | Uint32Array | Float64Array>();
-  /** Arrays taken as they came (a saved graph's), without room for more edges. */
+  /** Arrays taken as they came (a saved graph's) or made to measure, without room for more edges. */
   private readonly exact = new Set<string>();
+  /**
+   * Whether new arrays get room for the edges later changes add; without, they are made to
+   * measure (a graph nothing will change, or whose next change writes into the other set first).
+   */
+  headroom = true;
 
   take<C extends Uint8ArrayConstructor | Uint32ArrayConstructor | Float64ArrayConstructor>(name: string, type: C, length: number): TypedArrayOf<C> {
     let array = this.arrays.get(name);
     if (!array || array.length < length) {
-      array = new type(Math.ceil(length * EDGE_HEADROOM));
+      array = new type(this.headroom ? Math.ceil(length * EDGE_HEADROOM) : length);
       this.arrays.set(name, array);
-      this.exact.delete(name);
+      if (this.headroom) this.exact.delete(name);
+      else this.exact.add(name);
     }
     return array.subarray(0, length) as TypedArrayOf<C>;
   }

@@ -261,6 +261,11 @@ export class ReferenceGraph {
     return this.index.linkCount;
   }
 
+  /** Distinct names the graph's files reference or import (see NameTable). */
+  get nameTableSize(): number {
+    return this.index.names.size;
+  }
+
   /** Files taken but not yet linked into both name indexes. */
   get pendingCount(): number {
     return this.index.pendingCount;
@@ -286,10 +291,9 @@ export class ReferenceGraph {
    * first anyway; returns whether that read names from the store, whose pages a caller may then let go of.
    */
   linkForRelated(): boolean {
-    const fromStore = this.index.linkForRelated();
-    // Names from a parse: the definitions of those nobody references leave the definer index first.
-    if (!fromStore) this.coldParsedDefinitions();
-    return fromStore;
+    // Names from a parse: the definitions of those nobody references go to the cold definitions before the rest are linked.
+    if (this.coldParsedDefinitions()) return false;
+    return this.index.linkForRelated();
   }
 
   /**
@@ -301,11 +305,6 @@ export class ReferenceGraph {
     if (!this.index.coldParsedDefinitions()) return false;
     this.definers.release();
     return true;
-  }
-
-  /** See NameIndex.linkParsedDefiners. */
-  linkParsedDefiners(): void {
-    this.index.linkParsedDefiners();
   }
 
   /** The files in the graph, sorted. */
@@ -331,9 +330,13 @@ export class ReferenceGraph {
       get defined() {
         return node ? index.definedOf(node) : [];
       },
-      referenced: node?.refNames ?? [],
+      get referenced() {
+        return node ? index.refNamesOf(node) : [];
+      },
       counts: node?.refCounts ?? NO_SLOTS,
-      imports: node?.imports ?? [],
+      get imports() {
+        return node ? index.names.namesOf(node.importIds) : [];
+      },
       modules: node?.modules ?? [],
     };
   }
@@ -345,7 +348,7 @@ export class ReferenceGraph {
 
   /** Every name some file references. */
   referencedNames(): IterableIterator<string> {
-    return this.index.referencers.keys();
+    return this.index.referencedNames();
   }
 
   /** The files that define `ident`, and those that reference it (with their counts, in no particular order). */

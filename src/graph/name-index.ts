@@ -9,7 +9,9 @@ import type { FileNames } from '../records.js';
 import { ColdLinks } from './cold-links.js';
 import type { DefinitionHashes, NameFiles } from './graph-types.js';
 import { NameRows } from './name-rows.js';
-import { DEFINED_IN_STORE, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, Interner, sameReferences, sameStrings } from './nodes.js';
+import { NameTable } from './name-table.js';
+import { DEFINED_IN_STORE, DEFINED_PACKED, type DefinerFiles, EMPTY_NAMES, type FileNode, NAMES_AS_STORED, NAMES_IN_MEMORY, type NodeNames, NO_SLOTS, type Referencers, UNREAD, Interner, sameReferences, sameStrings } from './nodes.js';
+import { nameFields, packedCount, referencedBy, releaseIds, unpackDefinitions, unpackNames } from './node-names.js';
 import { SavedDefinitions, definitionHashes } from './saved-definitions.js';
 
 /** A name's definers and referencers among the files not linked yet (see NameIndex.scanWaiting): referencers as [file, count, ...]. */
@@ -28,8 +30,10 @@ export interface WaitingNamers {
  */
 export class NameIndex {
   readonly files = new Map<string, FileNode>();
+  /** The names the files reference and import, each once: their nodes hold ids (see NameTable). */
+  readonly names = new NameTable();
   /** The definer and referencer indexes (see NameRows). */
-  private readonly rows = new NameRows();
+  private readonly rows = new NameRows(this.names);
   /** The definitions of names no file referenced when they were linked, out of the definer index and the files' `defined` (see ColdLinks). */
   private readonly cold: ColdLinks;
   /**
@@ -101,10 +105,21 @@ export class NameIndex {
     return this.rows.definers;
   }
 
-  /** The referencer index, every file linked into it first. */
-  get referencers(): ReadonlyMap<string, Referencers> {
+  /** The referencers of `ident` in the referencer index, every file linked into it first. */
+  referencersOf(ident: string): Referencers | undefined {
+    if (this.pending.length > 0) this.linkPending();
+    return this.rows.referencersOf(ident);
+  }
+
+  /** Every name some file references, every file linked first. */
+  referencedNames(): IterableIterator<string> {
     this.linkPending();
-    return this.rows.referencers;
+    return this.rows.referencedNames();
+  }
+
+  /** The names of a file's references, sorted (its refIds as strings). */
+  refNamesOf(node: FileNode): string[] {
+    return this.names.namesOf(this.load(node).refIds);
   }
 
   /**
@@ -118,12 +133,12 @@ export class NameIndex {
     this.pendingLinks += names.defined.length + names.referenced.length - node.unread;
     node.unread = undefined;
     node.defined = names.defined;
-    node.refNames = names.referenced;
+    node.refIds = this.names.take(names.referenced);
     node.refCounts = Uint32Array.from(names.counts);
-    node.imports = names.imports;
+    node.importIds = this.names.take(names.imports);
     node.modules = names.modules;
     node.storedNames = NAMES_AS_STORED;
-    this.cold.promote(node.refNames);
+    this.cold.promote(names.referenced);
     return node;
   }
 
@@ -133,8 +148,8 @@ export class NameIndex {
    * ColdLinks.sameDefinitions).
    */
   hasNames(node: FileNode, names: FileNames): boolean {
-    if (node.unread !== undefined || node.defined === DEFINED_IN_STORE || !sameReferences(node, names)) return false;
-    return node.storedNames < 0 ? sameStrings(node.defined, names.defined) : this.cold.sameDefinitions(node, names.defined);
+    if (node.unread !== undefined || node.defined === DEFINED_IN_STORE || !sameReferences(node, names, this.names)) return false;
+    return node.storedNames < 0 ? sameStrings(this.definedOf(node), names.defined) : this.cold.sameDefinitions(node, names.defined);
   }
 
   /**
@@ -159,7 +174,9 @@ export class NameIndex {
 
   /** Every name a file defines, sorted: read from the store for a file with cold definitions. */
   definedOf(node: FileNode): readonly string[] {
-    return node.storedNames >= 0 || node.defined === DEFINED_IN_STORE ? this.readDefined(node) : this.load(node).defined;
+    if (node.storedNames >= 0 || node.defined === DEFINED_IN_STORE) return this.readDefined(node);
+    // Packed definitions are unpacked for the question and stay packed: a scan asks of every waiting file.
+    return node.defined === DEFINED_PACKED ? unpackNames(node.packed!) : this.load(node).defined;
   }
 
   /** Whether a file defines any name. */
@@ -169,12 +186,12 @@ export class NameIndex {
 
   /** How many names a linked file defines and references, its cold definitions included. */
   nameCount(node: FileNode): number {
-    return this.definitionCount(node) + node.refNames.length;
+    return this.definitionCount(node) + node.refIds.length;
   }
 
   /** How many names a linked file defines, its cold definitions included. */
   definitionCount(node: FileNode): number {
-    return node.defined.length + this.cold.count(node);
+    return (node.defined === DEFINED_PACKED ? packedCount(node.packed!) : node.defined.length) + this.cold.count(node);
   }
 
   private readDefined(node: FileNode): string[] {
@@ -196,7 +213,7 @@ export class NameIndex {
     for (let i = start; i < end; i++) {
       const node = this.load(pending[i]);
       this.rows.linkReferences(node);
-      this.pendingLinks -= node.refNames.length;
+      this.pendingLinks -= node.refIds.length;
       if (i >= this.definersFrom && node.storedNames === NAMES_AS_STORED && this.readNames) {
         node.defined = DEFINED_IN_STORE;
         this.toReadAgain++;
@@ -234,36 +251,33 @@ export class NameIndex {
   }
 
   /**
-   * Links the waiting files' definitions as an index pass parses them (beside the workers, not
-   * after them), up to the first file whose names are the store's: where its definitions go
-   * waits for every file's references (see linkForRelated). A pass over stored records takes
-   * them before the parsed files, so such a pass links nothing until the related graph asks.
-   */
-  linkParsedDefiners(): void {
-    this.linkDefiners(this.firstAsStored());
-  }
-
-  /**
-   * Moves the definitions of names no file references out of the definer index to the cold
-   * definitions, as linking does for names read from the store (see linkPending), but from the
-   * names in memory, none read. Only for a graph whose every file an index pass parsed, its
-   * definitions linked as they came (see linkParsedDefiners; the rest now), its references all waiting, the caller
-   * vouching that the store holds each file's names as the graph does (the pass wrote them): a
-   * look-up of a cold name confirms it from them. On a kernel, 2.27 million of the 2.82 million
-   * names defined leave the index (4.19 million definitions held as strings), before a related
-   * graph is built beside it. The references stay waiting. Returns whether it moved them (the
-   * graph is in that state); a graph in any other state is left as it is.
+   * Moves the definitions of names no file references to the cold definitions, as linking does
+   * for names read from the store (see linkPending), but from the names in memory, none read; then
+   * links the rest into the definer index. Only for a graph whose every file an index pass parsed,
+   * its references all waiting, the caller vouching that the store holds each file's names as the
+   * graph does (the pass wrote them): a look-up of a cold name confirms it from them. A pass links
+   * no definition as it parses: on a kernel 2.27 of the 2.82 million names defined are referenced
+   * by no file, and a definer index of them all was most of the pass's peak. Definitions a question
+   * linked meanwhile leave the index. The references stay waiting. Returns whether it moved them
+   * (the graph is in that state); a graph in any other state is left as it is.
    */
   coldParsedDefinitions(): boolean {
     const { pending } = this;
     if (!this.readNames || pending.length === 0 || pending.length !== this.files.size) return false;
     if (this.referencersFrom !== 0 || !this.cold.isEmpty || pending.some((node) => node.storedNames !== NAMES_IN_MEMORY)) return false;
+    const { names } = this;
+    const referencedAs = referencedBy(names, pending);
+    const linked = this.definersFrom;
+    for (let i = 0; i < linked; i++) this.cold.splitLinked(pending[i], referencedAs);
+    for (let i = linked; i < pending.length; i++) {
+      unpackDefinitions(names, pending[i]);
+      // Counted as linked, as the cold definitions of a linked file are.
+      const moved = this.cold.splitWaiting(pending[i], referencedAs);
+      this.pendingLinks -= moved;
+      this.rows.links += moved;
+    }
+    if (linked > 0) this.rows.compactDefiners();
     this.linkDefiners();
-    const referenced = new Set<string>();
-    for (const node of this.pending) for (const ident of node.refNames) referenced.add(ident);
-    const isReferenced = (ident: string) => referenced.has(ident);
-    for (const node of this.pending) this.cold.splitLinked(node, isReferenced);
-    this.rows.compactDefiners();
     this.cold.definitions.settle();
     return true;
   }
@@ -279,13 +293,14 @@ export class NameIndex {
 
   /**
    * Links the waiting files' definitions (up to the `end`th waiting file): all a related graph
-   * reads (see linkForRelated and linkParsedDefiners). Once every file's references are linked, the definitions of a name nobody references go to the
-   * cold definitions (see ColdLinks.split); before, all go to the definer index.
+   * reads (see linkForRelated). Once every file's references are linked, the definitions of a name
+   * nobody references go to the cold definitions (see ColdLinks.split); before, all go to the definer index.
    */
   linkDefiners(end = this.pending.length): void {
     const split = this.readNames !== undefined && this.referencersFrom === this.pending.length;
     for (let i = this.definersFrom; i < end; i++) {
       const node = this.load(this.pending[i]);
+      unpackDefinitions(this.names, node);
       if (node.defined === DEFINED_IN_STORE) {
         node.defined = this.readDefined(node);
         this.toReadAgain--;
@@ -316,7 +331,7 @@ export class NameIndex {
       folder,
       family: familyOfPath(path) ?? '',
       dense: -1,
-      ...(names ?? UNREAD),
+      ...(names ? nameFields(this.names, names, true) : UNREAD),
       refSlots: NO_SLOTS,
       unread: names ? undefined : links,
       storedNames: names ? NAMES_IN_MEMORY : NAMES_AS_STORED,
@@ -335,12 +350,10 @@ export class NameIndex {
     this.savedDefinitions = undefined;
     this.linkPending();
     this.unlink(node);
-    node.defined = names.defined;
-    node.refNames = names.refNames;
-    node.refCounts = names.refCounts;
-    node.imports = names.imports;
-    node.modules = names.modules;
-    this.cold.promote(node.refNames);
+    const before = { refIds: node.refIds, importIds: node.importIds };
+    Object.assign(node, nameFields(this.names, names, false));
+    releaseIds(this.names, before);
+    this.cold.promote(names.refNames);
     this.link(node);
   }
 
@@ -349,6 +362,8 @@ export class NameIndex {
     this.savedDefinitions = undefined;
     this.linkPending();
     this.unlink(node);
+    releaseIds(this.names, node);
+    node.refIds = node.importIds = NO_SLOTS;
     this.files.delete(node.path);
   }
 
@@ -388,9 +403,9 @@ export class NameIndex {
       const stored = node.unread === undefined ? undefined : this.readStored(node.path);
       if (forDefiners) for (const ident of stored ? stored.defined : this.definedOf(node)) scanned.get(ident)?.definers.push(node);
       if (!forReferencers) continue;
-      const refNames = stored ? stored.referenced : node.refNames;
       const refCounts = stored ? stored.counts : node.refCounts;
-      for (let k = 0; k < refNames.length; k++) scanned.get(refNames[k])?.referencers.push(node, refCounts[k]);
+      const count = stored ? stored.referenced.length : node.refIds.length;
+      for (let k = 0; k < count; k++) scanned.get(stored ? stored.referenced[k] : this.names.nameOf(node.refIds[k]))?.referencers.push(node, refCounts[k]);
     }
     return scanned;
   }

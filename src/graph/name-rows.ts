@@ -2,29 +2,59 @@
 // the count of links they hold. What goes into them and when (files waiting, names read lazily, the
 // definitions nobody references kept out) is the NameIndex's (name-index.ts); this module keeps the
 // rows consistent as a file's names are linked and unlinked.
+import type { NameTable } from './name-table.js';
 import type { DefinerFiles, FileNode, Referencers } from './nodes.js';
-
-/** The string of a name its referencers share (see linkReferences). */
-function sharedName(list: Referencers): string {
-  return (list[0] as FileNode).refNames[list[1] as number];
-}
 
 /**
  * Invariants: `definers` holds, per name, exactly the linked files whose `defined` has it, in the
- * order of their links (FileNode.linkedAt); `referencers` holds, per name, each linked file whose
- * `refNames` has it once, at the slot its `refSlots` says. `links` counts the pairs of both.
+ * order of their links (FileNode.linkedAt); `referencerRows[id]` holds each linked file whose
+ * `refIds` has `id` once, at the slot its `refSlots` says, and is undefined for an id no linked
+ * file references (so a freed id, reused for another name, has no row). `links` counts the pairs of both.
  */
 export class NameRows {
   /** Per name, the files defining it: one node, or a set of two or more (most names have one definer). */
   private definerRows = new Map<string, DefinerFiles>();
   /**
-   * Per name, the files referencing it, each followed by the name's position in its refNames: a
-   * count is then read without a search (a request counts the referencers of every name it asks
-   * about, thousands for a common one). An array per name, not a Map: there are millions of links.
+   * Per name id (see NameTable), the files referencing it, each followed by the name's position in
+   * its refIds: a count is then read without a search (a request counts the referencers of every
+   * name it asks about, thousands for a common one). An array per name, not a Map: there are
+   * millions of links.
    */
-  readonly referencers = new Map<string, Referencers>();
+  private readonly referencerRows: Array<Referencers | undefined> = [];
+  /** Names referenced by some linked file. */
+  private referencedCount = 0;
+
+  constructor(readonly table: NameTable) {}
+
   get definers(): Map<string, DefinerFiles> {
     return this.definerRows;
+  }
+
+  /** The linked referencers of the name `id`. */
+  referencersOfId(id: number): Referencers | undefined {
+    return this.referencerRows[id];
+  }
+
+  /** The linked referencers of `ident`. */
+  referencersOf(ident: string): Referencers | undefined {
+    const id = this.table.idOf(ident);
+    return id === undefined ? undefined : this.referencerRows[id];
+  }
+
+  /** Whether some linked file references `ident`. */
+  isReferenced(ident: string): boolean {
+    return this.referencersOf(ident) !== undefined;
+  }
+
+  /** How many names some linked file references. */
+  get referencedNameCount(): number {
+    return this.referencedCount;
+  }
+
+  /** Every name some linked file references, in the order of their ids. */
+  *referencedNames(): IterableIterator<string> {
+    const rows = this.referencerRows;
+    for (let id = 0; id < rows.length; id++) if (rows[id]) yield this.table.nameOf(id);
   }
 
   /** Links held: one per (file, name it defines) and per (file, name it references); the NameIndex adds the cold ones. */
@@ -54,30 +84,35 @@ export class NameRows {
     else if (entry instanceof Set && entry.delete(node) && entry.size === 1) this.definers.set(ident, entry.values().next().value!);
   }
 
-  /** Links a file's references, each of its names then the string its referencers share. */
+  /** Links a file's references. */
   linkReferences(node: FileNode): void {
-    const { refNames } = node;
-    node.refSlots = new Uint32Array(refNames.length);
-    for (let k = 0; k < refNames.length; k++) {
-      const list = this.referencers.get(refNames[k]);
+    const { refIds } = node;
+    const rows = this.referencerRows;
+    node.refSlots = new Uint32Array(refIds.length);
+    for (let k = 0; k < refIds.length; k++) {
+      const id = refIds[k];
+      // Grown one id at a time with undefined: a packed array, not a sparse one.
+      while (rows.length <= id) rows.push(undefined);
+      const list = rows[id];
       if (list) {
-        // One string per name, the one its referencers already share: a file's names are read as
-        // strings of its own, and a name a thousand files reference would be held a thousand times.
-        refNames[k] = sharedName(list);
         node.refSlots[k] = list.length / 2;
         list.push(node, k);
-      } else this.referencers.set(refNames[k], [node, k]);
+      } else {
+        rows[id] = [node, k];
+        this.referencedCount++;
+      }
     }
-    this.links += refNames.length;
+    this.links += refIds.length;
   }
 
   /** Takes a linked file's definitions (those in `defined`) and references out of the rows. */
   unlink(node: FileNode): void {
     for (const ident of node.defined) this.unlinkDefinition(ident, node);
-    const { refNames, refSlots } = node;
-    for (let k = 0; k < refNames.length; k++) {
-      const ident = refNames[k];
-      const list = this.referencers.get(ident)!;
+    const { refIds, refSlots } = node;
+    const rows = this.referencerRows;
+    for (let k = 0; k < refIds.length; k++) {
+      const id = refIds[k];
+      const list = rows[id]!;
       // Order does not matter to the readers (sums and sets): the last one takes the freed place.
       const lastK = list.pop() as number;
       const last = list.pop() as FileNode;
@@ -87,15 +122,12 @@ export class NameRows {
         list[2 * slot + 1] = lastK;
         last.refSlots[lastK] = slot;
       }
-      if (list.length === 0) this.referencers.delete(ident);
+      if (list.length === 0) {
+        rows[id] = undefined;
+        this.referencedCount--;
+      }
     }
-    this.links -= node.defined.length + node.refNames.length;
-  }
-
-  /** The string the referencers of `ident` share; undefined when no file references it. */
-  referencedAs(ident: string): string | undefined {
-    const list = this.referencers.get(ident);
-    return list && sharedName(list);
+    this.links -= node.defined.length + refIds.length;
   }
 
   /** Copies the definer rows into a Map of their size, in the same order (after many were taken out: a Map keeps its room). */
@@ -105,7 +137,7 @@ export class NameRows {
 
   /** Each referencer of `ident` with its count of the name, in no particular order. */
   visitReferencers(ident: string, visit: (node: FileNode, count: number) => void): void {
-    const list = this.referencers.get(ident);
+    const list = this.referencersOf(ident);
     if (!list) return;
     for (let j = 0; j < list.length; j += 2) {
       const node = list[j] as FileNode;

@@ -2,14 +2,21 @@
 // small helpers every graph module reads them with. A leaf: the other graph modules import it.
 import { comparePaths } from '../discover/discover.js';
 import type { FileNames } from '../records.js';
+import type { NameTable } from './name-table.js';
 
 export const NO_SLOTS = new Uint32Array(0);
 export const NO_NAMES: string[] = [];
 /** A file without names: what a graph reads for a stored file whose names cannot be read. */
 export const EMPTY_NAMES: FileNames = { defined: NO_NAMES, referenced: NO_NAMES, counts: [], imports: NO_NAMES, modules: NO_NAMES };
 
-/** The five name fields of a node. */
-export type NodeNames = Pick<FileNode, 'defined' | 'refNames' | 'refCounts' | 'imports' | 'modules'>;
+/** A file's names as a graph takes them (strings: the name index numbers them, see NameTable). */
+export interface NodeNames {
+  defined: string[];
+  refNames: readonly string[];
+  refCounts: Uint32Array;
+  imports: readonly string[];
+  modules: string[];
+}
 
 /** FileNode.storedNames of a file whose names came from a parse or a change: `defined` holds them all. */
 export const NAMES_IN_MEMORY = -2;
@@ -21,8 +28,14 @@ export const NAMES_AS_STORED = -1;
  */
 export const DEFINED_IN_STORE: string[] = [];
 
-/** The names of a node whose names are not read yet (see FileNode.unread). */
-export const UNREAD: NodeNames = { defined: NO_NAMES, refNames: NO_NAMES, refCounts: NO_SLOTS, imports: NO_NAMES, modules: NO_NAMES };
+/**
+ * FileNode.defined of a file whose definitions, from a parse and not linked yet, are held as one
+ * string (FileNode.packed): a string per name costs some 40 bytes beside its characters, and a
+ * cold index holds every file's definitions until the pass ends (4 million on a kernel).
+ */
+export const DEFINED_PACKED: string[] = [];
+/** The name fields of a node whose names are not read yet (see FileNode.unread). */
+export const UNREAD: Pick<FileNode, 'defined' | 'packed' | 'refIds' | 'refCounts' | 'importIds' | 'modules'> = { defined: NO_NAMES, packed: undefined, refIds: NO_SLOTS, refCounts: NO_SLOTS, importIds: NO_SLOTS, modules: NO_NAMES };
 
 /** A file in the graph. The same object while its path stays, so other files' edges can point at it. */
 export interface FileNode {
@@ -33,15 +46,20 @@ export interface FileNode {
   family: string;
   /** Its position in the sorted file list (node index of the compiled graphs), kept up to date (see Numbering). */
   dense: number;
-  /** The names it defines, sorted once. */
+  /** The names it defines, sorted once; DEFINED_PACKED while they are `packed`. */
   defined: string[];
-  /** Referenced names, sorted, with their counts alongside (two flat arrays: a pair per name would cost an object each). */
-  refNames: string[];
+  /** Its definitions as one string (see DEFINED_PACKED), until they are linked; undefined otherwise. */
+  packed: string | undefined;
+  /**
+   * Referenced names as ids of the name index's NameTable, in the order of their names (sorted),
+   * with their counts alongside (two flat arrays: a pair per name would cost an object each).
+   */
+  refIds: Uint32Array;
   refCounts: Uint32Array;
-  /** Its position in each referenced name's list of referencers (parallel to refNames): a removal is a swap, not a search. */
+  /** Its position in each referenced name's list of referencers (parallel to refIds): a removal is a swap, not a search. */
   refSlots: Uint32Array;
-  /** The names it imports (references of subkind 'import'), sorted. */
-  imports: string[];
+  /** The names it imports (references of subkind 'import'), as NameTable ids, in the order of their names (sorted). */
+  importIds: Uint32Array;
   /** The modules it imports, as written (FileNames.modules). */
   modules: string[];
   /**
@@ -68,6 +86,7 @@ export interface FileNode {
 
 /** A file's references resolved to their definers: the forward edges of the 'repomap' ranking. */
 export interface RelatedEdges {
+  /** Its targets; empty for edges held by their targets' numbers only (see deriveRelated), which are let go of once written. */
   to: FileNode[];
   ident: Uint32Array;
   weight: Float64Array;
@@ -76,7 +95,7 @@ export interface RelatedEdges {
   numbering: number;
 }
 
-/** A name's referencers: [file, the name's position in its refNames, file, position, ...]. */
+/** A name's referencers: [file, the name's position in its refIds, file, position, ...]. */
 export type Referencers = Array<FileNode | number>;
 
 /** The files defining a name: its one definer (most names have one), or a set of two or more. */
@@ -103,9 +122,9 @@ export function byPath(a: FileNode, b: FileNode): number {
   return comparePaths(a.path, b.path);
 }
 
-/** Whether a file's names other than its definitions are the ones its node holds. */
-export function sameReferences(node: FileNode, { referenced, counts, imports, modules }: FileNames): boolean {
-  return sameStrings(node.refNames, referenced) && sameStrings(node.imports, imports) && sameStrings(node.modules, modules) && node.refCounts.every((count, i) => count === counts[i]);
+/** Whether a file's names other than its definitions are the ones its node holds (`table` numbers its names). */
+export function sameReferences(node: FileNode, { referenced, counts, imports, modules }: FileNames, table: NameTable): boolean {
+  return table.same(node.refIds, referenced) && table.same(node.importIds, imports) && sameStrings(node.modules, modules) && node.refCounts.every((count, i) => count === counts[i]);
 }
 
 export function sameStrings(a: readonly string[], b: readonly string[]): boolean {

@@ -1,6 +1,7 @@
 // The related graph's arrays written in full: every file's forward edges (derived already), each
 // interleaved with the reverse edges of the files that reference it, in CSR form; and the merged
 // walk PageRank reads. Also the same derived from a saved graph's arrays.
+import { collectGarbage } from '../extract/memory.js';
 import { RELATED_WEIGHTS } from '../model.js';
 import type { CsrGraph } from '../rank/pagerank.js';
 import type { EdgeBuffers } from './edge-buffers.js';
@@ -15,8 +16,10 @@ export type RelatedArrays = Pick<RelatedGraph, 'csr' | 'edgeIdent' | 'forward' |
  * The related graph in CSR form, written into `buffers` from every file's forward edges (`nodes`,
  * sorted, each with its `related` edges derived). Row u holds, in order, the reverse entries of
  * the lower sources that reference u, u's own forward entries, then those of higher sources.
+ * With `release`, each file's forward edges are let go of once written, and collected before the
+ * merged walk's arrays are made beside them, as ReferenceGraph.forgetFileEdges would after.
  */
-export function flattenRelated(nodes: readonly FileNode[], numbering: Numbering, buffers: EdgeBuffers): RelatedArrays {
+export function flattenRelated(nodes: readonly FileNode[], numbering: Numbering, buffers: EdgeBuffers, release = false): RelatedArrays {
   const n = nodes.length;
   const reverse = RELATED_WEIGHTS.reverse > 0;
   const offsets = new Uint32Array(n + 1);
@@ -45,8 +48,11 @@ export function flattenRelated(nodes: readonly FileNode[], numbering: Numbering,
       edgeIdent[slot] = ident[k];
       forward[slot] = 0;
     }
+    if (release) nodes[u].related = undefined;
   }
   const csr = { nodeCount: n, offsets, targets, weights };
+  // The edges let go of are garbage as large as a third of the arrays: collected before the walk's are made.
+  if (release) collectGarbage();
   const { walk, walkSlot } = mergeParallelEdges(csr, buffers);
   return { csr, edgeIdent, forward, walk, walkSlot, forwardTotal: forwardTotals(csr, forward) };
 }

@@ -2,6 +2,7 @@
 // the definers it most likely means, its weight split among them.
 import { RELATED_WEIGHTS } from '../model.js';
 import { type DefinerCache, allDefiners, definersIn } from './definers.js';
+import type { NameTable } from './name-table.js';
 import { type FileNode, type Interner, type RelatedEdges, isDefiner } from './nodes.js';
 
 /**
@@ -9,15 +10,20 @@ import { type FileNode, type Interner, type RelatedEdges, isDefiner } from './no
  * reference links to the definers among the files it imports (`imported`) when there are any,
  * else to those in its own folder, else to every definer of its language family, unless there
  * are more than RELATED_WEIGHTS.maxDefiners. Its weight (Aider's multiplier times the square root
- * of the count) is split evenly among them. Identifiers are numbered by `idents` in order of first use.
+ * of the count) is split evenly among them. Identifiers are numbered by `idents` in order of first
+ * use; `table` names the file's reference ids. With `numbering` (the current one), the edges hold
+ * their targets' numbers only (no file objects: 8 bytes an edge less), for a graph written in
+ * full that lets go of them once written (see RelatedState.build); they cannot be renumbered.
  */
-export function deriveRelated(u: FileNode, imported: readonly FileNode[], definerCache: DefinerCache, idents: Interner): RelatedEdges {
+export function deriveRelated(u: FileNode, imported: readonly FileNode[], definerCache: DefinerCache, idents: Interner, table: NameTable, numbering?: number): RelatedEdges {
   const viaImport: FileNode[] = [];
   const to: FileNode[] = [];
+  const toDense: number[] = [];
+  const byNumber = numbering !== undefined;
   const identIds: number[] = [];
   const weights: number[] = [];
-  for (let k = 0; k < u.refNames.length; k++) {
-    const ident = u.refNames[k];
+  for (let k = 0; k < u.refIds.length; k++) {
+    const ident = table.nameOf(u.refIds[k]);
     const count = u.refCounts[k];
     const definers = definerCache.definersOfFamily(ident, u.family);
     if (!definers) continue;
@@ -28,7 +34,8 @@ export function deriveRelated(u: FileNode, imported: readonly FileNode[], define
       if (definers.relatedId < 0) definers.relatedId = idents.id(ident);
       const weight = (definers.multiplier * Math.sqrt(count)) / viaImport.length;
       for (const v of viaImport) {
-        to.push(v);
+        if (byNumber) toDense.push(v.dense);
+        else to.push(v);
         identIds.push(definers.relatedId);
         weights.push(weight);
       }
@@ -49,10 +56,14 @@ export function deriveRelated(u: FileNode, imported: readonly FileNode[], define
     const weight = (definers.multiplier * Math.sqrt(count)) / targets;
     for (const v of onlyNear ? sameFolder : allDefiners(definers)) {
       if (v === u) continue;
-      to.push(v);
+      if (byNumber) toDense.push(v.dense);
+      else to.push(v);
       identIds.push(id);
       weights.push(weight);
     }
   }
-  return { to, ident: Uint32Array.from(identIds), weight: Float64Array.from(weights), toDense: new Uint32Array(to.length), numbering: -1 };
+  const ident = Uint32Array.from(identIds);
+  const weight = Float64Array.from(weights);
+  if (byNumber) return { to, ident, weight, toDense: Uint32Array.from(toDense), numbering };
+  return { to, ident, weight, toDense: new Uint32Array(to.length), numbering: -1 };
 }

@@ -88,7 +88,7 @@ export class RelatedState {
     const after = familyCount(entry, changed.family);
     const before = isDefiner(entry, changed) ? after - 1 : after + 1;
     const folderOnly = Math.min(before, after) >= LOCAL_CHANGES_FROM;
-    const list = this.index.referencers.get(ident) ?? [];
+    const list = this.index.referencersOf(ident) ?? [];
     for (let j = 0; j < list.length; j += 2) {
       const node = list[j] as FileNode;
       if (!folderOnly || node.folder === changed.folder) this.stale.add(node);
@@ -111,9 +111,15 @@ export class RelatedState {
     this.base = undefined;
   }
 
-  /** Builds the graph now, and (with `spare`) reserves the arrays the next one is written into. */
+  /**
+   * Builds the graph now, and (with `spare`) reserves the arrays the next one is written into.
+   * Without, the graph is built lean: a graph written in full makes its arrays to measure and
+   * lets go of each file's forward edges as it writes them (see forgetFileEdges), a one-off map's
+   * peak and what a daemon lets go of anyway; a change then writes into the other set first, and
+   * into this one with room again (as after restore).
+   */
   prepare(spare: boolean): void {
-    this.base ??= this.build();
+    this.base ??= this.build(!spare);
     if (spare) this.spareBuffers.reserveLike(this.buffers);
   }
 
@@ -188,7 +194,7 @@ export class RelatedState {
    * a few changes only their rows and those of their old and new targets change, so the rest is
    * copied from the previous graph (patchRelated) rather than written again edge by edge.
    */
-  private build(): RelatedBase {
+  private build(lean = false): RelatedBase {
     this.index.linkForRelated();
     const nodes = this.numbering.nodes();
     const previous = this.previous;
@@ -201,20 +207,27 @@ export class RelatedState {
       this.stale.size <= nodes.length / 8 &&
       RELATED_WEIGHTS.reverse > 0;
     const stale = this.everyFileStale ? nodes : [...this.stale];
-    for (const node of stale) node.related = this.derive(node);
+    // A lean graph written in full lets go of each file's edges as it writes them: they need no file objects.
+    const byNumber = lean && !patch;
+    for (const node of stale) node.related = this.derive(node, byNumber);
     [this.buffers, this.spareBuffers] = [this.spareBuffers, this.buffers];
     if (previous) unpatch(previous.base);
     let arrays: RelatedArrays;
     if (patch) arrays = patchRelated(previous.base.graph, shifts!, stale, nodes, this.numbering, this.buffers);
     else {
       // A graph restored from a saved one derives a file's edges when first needed.
-      for (const node of nodes) node.related ??= this.derive(node);
+      for (const node of nodes) node.related ??= this.derive(node, byNumber);
       // Before the arrays are written: the cache then holds every referenced name's definers, and
       // a full collection lets go of it (and of deriving's garbage) before the arrays are
       // reserved, rather than at the heap's next bound, after them.
       this.definers.release();
       collectGarbage();
-      arrays = flattenRelated(nodes, this.numbering, this.buffers);
+      this.buffers.headroom = !lean;
+      try {
+        arrays = flattenRelated(nodes, this.numbering, this.buffers, lean);
+      } finally {
+        this.buffers.headroom = true;
+      }
     }
     const base = { graph: this.graphOf(arrays, this.numbering.paths()), identNumbers: this.idents };
     this.stale.clear();
@@ -229,7 +242,7 @@ export class RelatedState {
   }
 
   /** A file's forward edges, from its references and the current definers. */
-  private derive(u: FileNode): ReturnType<typeof deriveRelated> {
+  private derive(u: FileNode, byNumber = false): ReturnType<typeof deriveRelated> {
     this.index.load(u);
     const imported: FileNode[] = [];
     // The files it imports (of its family: the resolver answers no other).
@@ -237,6 +250,6 @@ export class RelatedState {
       const node = this.index.files.get(path);
       if (node) imported.push(node);
     }
-    return deriveRelated(u, imported, this.definers, this.idents);
+    return deriveRelated(u, imported, this.definers, this.idents, this.index.names, byNumber ? this.numbering.current : undefined);
   }
 }

@@ -23,19 +23,18 @@ export interface Rehearsable {
  * given back. The file is the one with the most definitions among those whose change derives the
  * edges of at most a few hundred files again (`nodes`: every file, sorted; its names read and linked).
  */
-export function rehearseChange(graph: Rehearsable, nodes: readonly FileNode[], index: Pick<NameIndex, 'referencers' | 'definedOf' | 'definitionCount'>, times: number): void {
-  const { referencers } = index;
+export function rehearseChange(graph: Rehearsable, nodes: readonly FileNode[], index: Pick<NameIndex, 'referencersOf' | 'definedOf' | 'definitionCount' | 'refNamesOf' | 'names'>, times: number): void {
   // The files that may derive their edges again (an upper bound): well under a patch's limit. A
   // file's cold definitions (see NameIndex) have no referencer: `defined` holds every one that has.
   const bound = Math.min(nodes.length / 16, MAX_REHEARSED_STALE);
-  const staleBound = (node: FileNode) => node.defined.reduce((sum, ident) => sum + (referencers.get(ident)?.length ?? 0) / 2, 0);
+  const staleBound = (node: FileNode) => node.defined.reduce((sum, ident) => sum + (index.referencersOf(ident)?.length ?? 0) / 2, 0);
   // Most definitions first; the bound is summed for as few files as it takes.
-  const byDefinitions = nodes.filter((node) => index.definitionCount(node) > 0 && node.refNames.length > 0).sort((a, b) => index.definitionCount(b) - index.definitionCount(a));
+  const byDefinitions = nodes.filter((node) => index.definitionCount(node) > 0 && node.refIds.length > 0).sort((a, b) => index.definitionCount(b) - index.definitionCount(a));
   const chosen = byDefinitions.find((node) => staleBound(node) <= bound);
   if (!chosen) return;
-  const { path, refNames: referenced, refCounts, imports, modules } = chosen;
+  const { path, refCounts, importIds, modules } = chosen;
   // All its definitions, the cold ones included: given back, the file has every name it had.
-  const names = { defined: [...index.definedOf(chosen)], referenced, counts: Array.from(refCounts), imports, modules };
+  const names = { defined: [...index.definedOf(chosen)], referenced: index.refNamesOf(chosen), counts: Array.from(refCounts), imports: index.names.namesOf(importIds), modules };
   for (let i = 0; i < times; i++) {
     graph.setFile(path, { ...names, defined: [] });
     graph.prepareRelated();

@@ -554,7 +554,6 @@ export async function indexRepository(options: IndexOptions): Promise<RepoIndex>
           if (stopEarly) for (const [path, state] of batch) settled.set(path, state);
           if (!graph) return;
           for (const state of batch.values()) if ('record' in state) graph.takeRecord(state.record);
-          linkWhileParsing(graph, stats);
           // V8 sees no hurry to collect the parsed records' garbage, which would raise a cold index's
           // peak towards the heap's bound. A pass that parses nothing leaves none of it, and a
           // collection would only cost it time.
@@ -605,16 +604,6 @@ function startEarly(root: string, paths: readonly string[], order: ParseQueue, g
   queued.catch(() => {});
   const timer = setTimeout(() => void core.then(() => stop.abort()), early.boundMs);
   return { signal: stop.signal, cancel: () => clearTimeout(timer) };
-}
-
-/**
- * Once files are being parsed, the graph links the definitions of what it took as it comes
- * (beside the workers, not after them), up to the first file whose names are the store's (see
- * NameIndex.linkParsedDefiners); a pass that parses nothing leaves the names unlinked until
- * something reads them (see ReferenceGraph.linkPending): its related graph may well be read from the cache.
- */
-export function linkWhileParsing(graph: ReferenceGraph, stats: IndexStats): void {
-  if (stats.parsed > 0) graph.linkParsedDefiners();
 }
 
 /**
