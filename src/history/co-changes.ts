@@ -20,6 +20,7 @@ import { DIFF_ARGS, GitTimeoutError, runGitCommand } from '../git-args.js';
 import { errorMessage, quoted } from '../errors.js';
 import { join } from 'node:path';
 import { packageRoot } from '../paths.js';
+import { getOrCreate } from '../graph/nodes.js';
 
 /**
  * The diff drivers git is asked to use (git/attributes in the package, read after a repository's
@@ -125,11 +126,7 @@ export async function readRecentCommits(source: HistorySource): Promise<RecentCo
     const modified = paths.filter((path) => path !== '');
     ids.push(parents[0]);
     files.push(modified);
-    for (const path of modified) {
-      const list = byFile.get(path);
-      if (list) list.push(index);
-      else byFile.set(path, [index]);
-    }
+    for (const path of modified) getOrCreate(byFile, path, () => []).push(index);
   }
   return { ids, files, byFile };
 }
@@ -157,8 +154,7 @@ export async function coChangesIn(source: HistorySource, recent: RecentCommits, 
     const parsed = byCommit(out);
     for (const { id } of missing) {
       const names = namesByFile(parsed.get(id) ?? []);
-      let kept = diffs.get(id);
-      if (!kept) diffs.set(id, (kept = new Map()));
+      const kept = getOrCreate(diffs, id, () => new Map<string, ReadonlySet<string>>());
       for (const path of paths) kept.set(path, names.get(path) ?? new Set());
     }
   }
@@ -171,8 +167,7 @@ export async function coChangesIn(source: HistorySource, recent: RecentCommits, 
     for (const path of others) {
       const names = diffs.get(id)?.get(path);
       if (!names || names.size === 0) continue;
-      let byName = weights.get(path);
-      if (!byName) weights.set(path, (byName = new Map()));
+      const byName = getOrCreate(weights, path, () => new Map<string, number>());
       for (const name of names) byName.set(name, (byName.get(name) ?? 0) + weight);
     }
   });
