@@ -157,6 +157,22 @@ test('item 1: a cold index moves the definitions of names nobody references out 
   assert.deepEqual(relatedEdges(graph), relatedEdges(freshGraph(tree)));
 });
 
+test('item 1: the definers cache keeps no entry for a name of one definer, most names, yet the graphs read it as before', () => {
+  const tree = new Map<string, FileNames>([
+    ['a.c', names(['only_here'], ['twice'])],
+    ['b.c', names(['twice'], ['only_here'])],
+    ['c.c', names(['twice'], [])],
+    ['d.c', names([], ['only_here', 'twice', 'nowhere'])],
+  ]);
+  const graph = freshGraph(tree);
+  const aider = graph.compile(none);
+  // 'twice' (two definers) only: 'only_here' is looked up in the definer index again at each ask.
+  assert.equal(graph.definerCacheSize, 1);
+  assert.deepEqual(aider.idents.slice().sort(), ['only_here', 'twice']);
+  assert.deepEqual(relatedEdges(graph), relatedEdges(freshGraph(tree)));
+  assert.ok(relatedEdges(graph).some((line) => line.startsWith('d.c a.c only_here')), 'a reference to the one definer links it');
+});
+
 test('item 1: the name rows after a seeded run of adds, edits and removals are those of a graph built anew', () => {
   for (const seed of [3, 5, 8]) {
     const { random, tree, randomFile, randomPath } = randomTree(seed);

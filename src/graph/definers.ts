@@ -38,7 +38,7 @@ const NO_NODES: readonly FileNode[] = [];
 
 /** Invariant: an entry reflects the name's current definers; whoever changes them calls forget. */
 export class DefinerCache {
-  /** Per identifier, until its definers change: its definers sorted by path, and Aider's multiplier. */
+  /** Per identifier of two definers or more, or of none, until its definers change: its definers grouped (see definersOf). */
   private readonly definerNodes = new Map<string, Definers>();
   private readonly multipliers = new Map<string, number>();
 
@@ -46,6 +46,11 @@ export class DefinerCache {
   private asked = false;
 
   constructor(private readonly index: NameIndex) {}
+
+  /** Names it holds an entry for: those of two definers or more, and those of none (see definersOf). */
+  get size(): number {
+    return this.definerNodes.size;
+  }
 
   /** Whether nothing was asked yet. */
   get isEmpty(): boolean {
@@ -83,7 +88,10 @@ export class DefinerCache {
         return undefined;
       }
       definers = this.groupDefiners(ident, entry);
-      this.definerNodes.set(ident, definers);
+      // A name's one definer (most names) is wrapped afresh at each ask, not kept: a related graph
+      // written in full asks for every referenced name, and an entry would cost some 200 bytes
+      // (80 MB for a kernel's 420,000 such names) for what one look-up in the definer index gives.
+      if (entry instanceof Set) this.definerNodes.set(ident, definers);
     }
     return definers === NO_DEFINERS ? undefined : definers;
   }

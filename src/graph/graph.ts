@@ -266,6 +266,11 @@ export class ReferenceGraph {
     return this.index.names.size;
   }
 
+  /** Names the definers cache holds an entry for (see DefinerCache.size). */
+  get definerCacheSize(): number {
+    return this.definers.size;
+  }
+
   /** Files taken but not yet linked into both name indexes. */
   get pendingCount(): number {
     return this.index.pendingCount;

@@ -219,9 +219,10 @@ export class RelatedState {
       for (const node of nodes) node.related ??= this.derive(node, byNumber);
       // Before the arrays are written: the cache then holds every referenced name's definers, and
       // a full collection lets go of it (and of deriving's garbage) before the arrays are
-      // reserved, rather than at the heap's next bound, after them.
+      // reserved, rather than at the heap's next bound, after them. A lean graph's (a one-off map's
+      // peak) is memory-reducing: a plain one keeps the heap's pages resident beside the arrays.
       this.definers.release();
-      collectGarbage();
+      collectGarbage({ reduceMemory: lean });
       this.buffers.headroom = !lean;
       try {
         arrays = flattenRelated(nodes, this.numbering, this.buffers, lean);

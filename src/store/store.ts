@@ -290,7 +290,9 @@ export class TagStore {
 
   /** How many records are stored (counted by LMDB, none decoded). */
   count(): number {
-    return this.guarded(() => this.dbs.files.getCount());
+    // The tree's own count (mdb_stat), not getCount, which walks every entry: on a first index of a
+    // kernel that maps some 100 MB of the store's pages, at the pass's peak.
+    return this.guarded(() => (this.dbs.files.getStats() as { entryCount: number }).entryCount);
   }
 
   /** Every stored path, in key order. */
