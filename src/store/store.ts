@@ -290,8 +290,7 @@ export class TagStore {
 
   /** How many records are stored (counted by LMDB, none decoded). */
   count(): number {
-    // The tree's own count (mdb_stat), not getCount, which walks every entry: on a first index of a
-    // kernel that maps some 100 MB of the store's pages, at the pass's peak.
+    // mdb_stat's count, not getCount: a walk of every entry, which maps the records' pages (100 MB on a kernel).
     return this.guarded(() => (this.dbs.files.getStats() as { entryCount: number }).entryCount);
   }
 
