@@ -3,7 +3,8 @@
 // holds them; the definitions of names nobody references leave the definer index before a cold
 // index builds its related graph, no name read; the name rows after a seeded run of adds, edits
 // and removals are those of a graph built anew, the table holding no name more; a saved related
-// graph read back answers as the one written.
+// graph read back answers as the one written; the definers cache holds no entry for a name of one
+// definer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ReferenceGraph } from '../src/graph/graph.js';
