@@ -344,8 +344,10 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
     // A shown definition takes a few tokens at the least: more entries than this never fit.
     { from, hidden: chatFiles, mentionedIdents, namedIdents: namedIdents ?? mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4), ranked: ranking.files },
   );
-  // The chat files' users, within their share of the depth section; the code the request uses gets the rest.
+  // The chat files' users, within their share of the depth section and at least USERS_MODEL.leastTokens,
+  // the part past the share taken from breadth; the code the request uses gets the rest.
   const depthBudget = depthTokens(layoutBudget);
+  const usersShare = depthBudget * USERS_MODEL.share;
   const users = entriesWithin(
     usersEntries(
       {
@@ -357,7 +359,7 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
       },
       { chatFiles: [...chatFiles], foreign, mentionedIdents, namedIdents: namedIdents ?? mentionedIdents, rankOf: ranking.rankOf, limit: Math.ceil(layoutBudget / 4) },
     ),
-    depthBudget * USERS_MODEL.share,
+    Math.max(usersShare, Math.min(USERS_MODEL.leastTokens, layoutBudget * USERS_MODEL.leastTokensBound)),
     outlineOf,
     countTokens,
   );
@@ -369,7 +371,7 @@ function relatedMapEntries({ index, graph, request, important, budget, countToke
     outlineOf,
     countTokens,
   );
-  const uses = entriesWithin(needed, depthBudget - users.tokens, outlineOf, countTokens, layoutBudget);
+  const uses = entriesWithin(needed, depthBudget - Math.min(users.tokens, usersShare), outlineOf, countTokens, layoutBudget);
   const depth = { entries: [...uses.entries, ...users.entries, ...coChanged.entries], tokens: uses.tokens + users.tokens + coChanged.tokens };
   const breadth = relatedEntries(ranking, others, outlineOf, layoutBudget - depth.tokens, countTokens, limit, {
     mentioned: mentionedIdents,

@@ -127,10 +127,17 @@ export const USERS_MODEL = {
   /** The share of the depth section's tokens the users may take; the code the request uses takes the rest. */
   share: 0.125,
   /**
+   * Tokens the users may take at the least, past their share, from the breadth that follows (at
+   * most leastTokensBound of the map's): at 1024 tokens the share holds four or five first lines,
+   * fewer than the definitions a change lands in, and a name the breadth would list last is the
+   * least likely needed.
+   */
+  leastTokens: 160,
+  leastTokensBound: 1 / 6,
+  /**
    * The best users shown with the line that uses the chat file (how its API is called); the
    * others by the first lines of their signatures alone, which name the definition a change lands
-   * in for half the tokens: at 1024 tokens the share holds four or five such lines, or two users
-   * with their use lines.
+   * in for half the tokens: a user with its use line costs as much as two by their first lines.
    */
   useLines: 1,
 } as const;

@@ -186,7 +186,7 @@ test('item 1: a user in a file over the 1 MiB a map reads for lines is shown by 
   assert.doesNotMatch(text, /│  return sumLineItems/, text);
 });
 
-test('item 1: past the best user, users are shown by the first lines of their signatures alone, so the share names more of the definitions a change lands in', () => {
+test('item 1: past the best user, users are shown by the first lines of their signatures alone, and take at least 160 tokens of a 1024-token map, so the map names more of the definitions a change lands in', () => {
   // The chat file calls eighty helpers: the code it uses fills the rest of the depth section.
   const helpers = Array.from({ length: 80 }, (_, i) => `unrelatedHelper${i}`);
   const callers: Record<string, string> = {};
@@ -211,10 +211,49 @@ test('item 1: past the best user, users are shown by the first lines of their si
   });
   const text = map(root, 'src/pricing.ts', '--tokens', '1024').stdout;
   const shown = text.match(/│export function chargeCustomer\d+\(/g) ?? [];
-  // With every user's use line, the share held one.
-  assert.ok(shown.length >= 2, text);
+  // With every user's use line, the share held one; at 1024 tokens the users take at least 160 (USERS_MODEL.leastTokens), from breadth.
+  assert.ok(shown.length >= 5, text);
   assert.equal((text.match(/│ {2}return sumLineItems\(kept/g) ?? []).length, 1, text);
   // The best user's whole signature and its use line are under it; the others' first lines alone.
   assert.match(text, /│export function chargeCustomer\d+\(\n│ {2}cents: number\[\],\n│\): number \{\n…\n│ {2}return sumLineItems\(kept\.map/, text);
   assert.equal((text.match(/│ {2}cents: number\[\],/g) ?? []).length, 1, text);
+});
+
+test("item 1: with a test as the chat file, a change lands in its subject: the subject's methods the test does not call are shown by their first lines", () => {
+  const helpers = Array.from({ length: 80 }, (_, i) => `unrelatedHelper${i}`);
+  const root = repo({
+    'src/price-book.ts': [
+      'export class PriceBook {',
+      '  private prices = new Map<string, number>();',
+      '  addPrice(sku: string, cents: number): void {',
+      '    this.prices.set(sku, cents);',
+      '  }',
+      '  removePrice(sku: string): void {',
+      '    this.prices.delete(sku);',
+      '  }',
+      '  total(): number {',
+      '    return [...this.prices.values()].reduce((sum, cents) => sum + cents, 0);',
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+    // The test calls eighty helpers of as many files too: the code it uses fills the rest of the
+    // depth section, and the file it uses most is its subject.
+    'test/price-book.test.ts': [
+      "import { PriceBook } from '../src/price-book';",
+      ...helpers.map((name, i) => `import { ${name} } from '../other/module_${i}';`),
+      '',
+      'export function testTotals(): void {',
+      '  if (new PriceBook().total() !== 0) throw new Error("empty");',
+      '  if (new PriceBook().total() + new PriceBook().total() !== 0) throw new Error("two");',
+      '}',
+      `export const warmed = [${helpers.map((name) => `${name}(1)`).join(', ')}];`,
+      '',
+    ].join('\n'),
+    ...filler(300),
+  });
+  const text = map(root, 'test/price-book.test.ts', '--tokens', '1024').stdout;
+  const subject = text.split('\n\n').find((block) => block.startsWith('src/price-book.ts:\n')) ?? '';
+  assert.match(subject, /\n│  addPrice\(sku: string, cents: number\): void \{\n/, text);
+  assert.match(subject, /\n│  removePrice\(sku: string\): void \{\n/, text);
 });

@@ -9,8 +9,12 @@
 // class implements, a base class whose method it overrides). A user is ranked by how much of the
 // chat files' API it uses: the links' weights, times the request's weight of each name (a name it
 // names, or one holding its words), and of the user's own name; then by its file's rank.
+//
+// When the chat files are tests, a change they test lands in their subject: the file of code they
+// use most, whose functions and types are shown by their first lines in its place.
 import { comparePaths } from '../discover/discover.js';
 import { EDIT_SITE_KINDS } from '../eval/edit-sites.js';
+import { isTestPath } from '../file-kinds.js';
 import { getOrCreate } from '../graph/nodes.js';
 import { USERS_MODEL } from '../model.js';
 import { byFirstLine, type PackEntry } from '../pack/pack.js';
@@ -70,6 +74,8 @@ export function usersEntries(sources: UsersSources, request: UsersRequest): Pack
   const texts = new Map<string, readonly string[] | null>();
   const read = sources.linesOf;
   sources = { ...sources, linesOf: (path) => getOrCreate(texts, path, () => read(path) ?? null) ?? undefined };
+  // A test's definitions have no users that a change lands in: its subject's definitions instead.
+  if (chatFiles.length > 0 && chatFiles.every(isTestPath)) return subjectEntries(sources, request);
   // The chat files' API: functions and types (a field's or a local's name is read everywhere, and meant nowhere in particular).
   const names = new Set<string>();
   for (const chat of chatFiles) {
@@ -182,4 +188,28 @@ function usersIn(path: string, weights: ReadonlyMap<string, number>, sources: Us
 
 function folderOf(path: string): string {
   return path.slice(0, path.lastIndexOf('/') + 1);
+}
+
+/**
+ * A test's change lands in what it tests: its subject, the file of code (not a test) its links
+ * weigh most on, shown by the first lines of its functions and types: those whose names hold the
+ * request's words first, then in the file's order.
+ */
+function subjectEntries(sources: UsersSources, request: UsersRequest): PackEntry[] {
+  const { chatFiles, rankOf } = request;
+  const weightOf = new Map<string, number>();
+  for (const chat of chatFiles) {
+    for (const { path, weight, forward } of sources.linksOf(chat)) {
+      if (forward && !chatFiles.includes(path) && !isTestPath(path) && !request.foreign(path)) weightOf.set(path, (weightOf.get(path) ?? 0) + weight);
+    }
+  }
+  const [subject] = [...weightOf].sort((a, b) => b[1] - a[1] || comparePaths(a[0], b[0]))[0] ?? [];
+  const outline = subject === undefined ? undefined : sources.outlineOf(subject);
+  if (subject === undefined || !outline) return [];
+  const indexes: number[] = [];
+  for (let i = 0; i < outline.defCount; i++) if (EDIT_SITE_KINDS.has(outline.defSubkind(i))) indexes.push(i);
+  const words = requestWords(request.mentionedIdents, indexes.map((i) => outline.defName(i)));
+  const boost = indexes.map((i) => (request.namedIdents.has(outline.defName(i)) ? MENTION_BOOST : words.boost(outline.defName(i))));
+  const order = indexes.map((_, k) => k).sort((a, b) => boost[b] - boost[a] || outline.defLine(indexes[a]) - outline.defLine(indexes[b]));
+  return order.slice(0, request.limit).map((k) => ({ path: subject, rank: rankOf(subject), def: byFirstLine(outline.def(indexes[k])) }));
 }
