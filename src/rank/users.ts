@@ -83,9 +83,7 @@ export function usersEntries(sources: UsersSources, request: UsersRequest): Pack
     for (let i = 0; i < (outline?.defCount ?? 0); i++) if (EDIT_SITE_KINDS.has(outline!.defSubkind(i))) names.add(outline!.defName(i));
   }
   if (names.size === 0) return [];
-  // How much the request points at a name: a name it names, or the words it holds, each word by how few of the chat files' names hold it.
-  const words = requestWords(request.mentionedIdents, names);
-  const requestWeight = (ident: string) => (request.namedIdents.has(ident) ? MENTION_BOOST : words.boost(ident));
+  const requestWeight = requestWeightAmong(request, names);
 
   // Each user file's names with their weights: the links into the chat files, and, at a share, into
   // the files they use that define the same name.
@@ -143,6 +141,15 @@ export function usersEntries(sources: UsersSources, request: UsersRequest): Pack
     entries.push(line === undefined || text === undefined ? { path: user.path, rank: rankOf(user.path), def: byFirstLine(def) } : { path: user.path, rank: rankOf(user.path), def, use: { line, text } });
   }
   return entries;
+}
+
+/**
+ * How much the request points at a name of `pool`: USERS_MODEL.mentionBoost for one it names, else
+ * the boost of the words it holds, each word by how few of the pool's names hold it.
+ */
+function requestWeightAmong(request: UsersRequest, pool: Iterable<string>): (ident: string) => number {
+  const words = requestWords(request.mentionedIdents, pool);
+  return (ident) => (request.namedIdents.has(ident) ? MENTION_BOOST : words.boost(ident));
 }
 
 /** `NAME as ALIAS` in an import (TypeScript, Python, Rust): the file calls the chat file's NAME as ALIAS. */
@@ -208,8 +215,8 @@ function subjectEntries(sources: UsersSources, request: UsersRequest): PackEntry
   if (subject === undefined || !outline) return [];
   const indexes: number[] = [];
   for (let i = 0; i < outline.defCount; i++) if (EDIT_SITE_KINDS.has(outline.defSubkind(i))) indexes.push(i);
-  const words = requestWords(request.mentionedIdents, indexes.map((i) => outline.defName(i)));
-  const boost = indexes.map((i) => (request.namedIdents.has(outline.defName(i)) ? MENTION_BOOST : words.boost(outline.defName(i))));
+  const requestWeight = requestWeightAmong(request, indexes.map((i) => outline.defName(i)));
+  const boost = indexes.map((i) => requestWeight(outline.defName(i)));
   const order = indexes.map((_, k) => k).sort((a, b) => boost[b] - boost[a] || outline.defLine(indexes[a]) - outline.defLine(indexes[b]));
   return order.slice(0, request.limit).map((k) => ({ path: subject, rank: rankOf(subject), def: byFirstLine(outline.def(indexes[k])) }));
 }
