@@ -297,6 +297,51 @@ test('the related graph after edits equals the one built from scratch when files
   assert.ok(scenarios > 100, `${scenarios} files saved with the same definitions`);
 });
 
+test("a definer change in one language family moves the edges of another family only when the name's multiplier moves", () => {
+  const random = seededRandom(13);
+  const files = randomFiles(random);
+  // Python and TypeScript files share names: each links to its own family's definers only, with
+  // the multiplier of the name's definers in both (five or fewer: x1, more: x0.1).
+  const inFamily = (path: string) => (random() < 0.5 ? path : path.replace(/\.ts$/, '.py'));
+  const current = new Map<string, FileTags>();
+  const incremental = new ReferenceGraph();
+  for (let step = 0; step < 200; step++) {
+    const path = inFamily(files.randomPath());
+    if (random() < 0.2) {
+      incremental.removeFile(path);
+      current.delete(path);
+    } else {
+      const fileTags = files.randomTags();
+      incremental.setFile(path, fileNames(fileTags));
+      current.set(path, fileTags);
+    }
+    assertSameRelated(incremental, graphOf(current), mentioning, `step ${step}`);
+  }
+  // A Python file stops defining a name TypeScript files reference, and defines it again, its
+  // definers staying five or fewer (x1): no TypeScript file derives its edges again. A sixth
+  // definer moves the multiplier: every referencer derives them, of either family.
+  const graph = new ReferenceGraph();
+  const referencers = Array.from({ length: 10 }, (_, i) => `ts/r${i}.ts`);
+  for (const path of referencers) graph.setFile(path, fileNames(tags([], ['parse'])));
+  for (let i = 0; i < 4; i++) graph.setFile(`ts/d${i}.ts`, fileNames(tags(['parse'], [])));
+  // Unrelated files: a change's stale files stay under half of them (past that, all derive again).
+  for (let i = 0; i < 20; i++) graph.setFile(`ts/x${i}.ts`, fileNames(tags([`own${i}`], [`own${(i + 1) % 20}`])));
+  graph.setFile('py/a.py', fileNames(tags(['parse'], [])));
+  graph.setFile('py/user.py', fileNames(tags([], ['parse'])));
+  graph.compileRelated(none);
+  const derivedAfter = (change: () => void) => {
+    const before = graph.relatedDerivations;
+    change();
+    graph.compileRelated(none);
+    return graph.relatedDerivations - before;
+  };
+  // The changed file and the Python user of the name.
+  assert.equal(derivedAfter(() => graph.setFile('py/a.py', fileNames(tags(['other'], [])))), 2);
+  assert.equal(derivedAfter(() => graph.setFile('py/a.py', fileNames(tags(['parse'], [])))), 2);
+  // The new definer, the TypeScript referencers and the Python user.
+  assert.equal(derivedAfter(() => graph.setFile('ts/d4.ts', fileNames(tags(['parse'], [])))), 1 + referencers.length + 1);
+});
+
 test('a file saved with the same names moves nothing (its related graph is kept); one whose counts alone change moves its edges', () => {
   const { current } = randomRepository(31);
   const graph = graphOf(current);

@@ -37,6 +37,11 @@ const NO_MENTIONS: ReadonlySet<string> = new Set();
 const NO_NODES: readonly FileNode[] = [];
 
 /** Invariant: an entry reflects the name's current definers; whoever changes them calls forget. */
+/** Aider's multiplier of `ident` defined in `count` files, without request mentions (what the related graph's edges take). */
+export function baseMultiplier(ident: string, count: number): number {
+  return identifierMultiplier(ident, count, NO_MENTIONS);
+}
+
 export class DefinerCache {
   /** Per identifier of two definers or more, or of none, until its definers change: its definers grouped (see definersOf). */
   private readonly definerNodes = new Map<string, Definers>();
@@ -116,7 +121,7 @@ export class DefinerCache {
     this.asked = true;
     let mul = this.multipliers.get(ident);
     if (mul === undefined) {
-      mul = identifierMultiplier(ident, count, NO_MENTIONS);
+      mul = baseMultiplier(ident, count);
       this.multipliers.set(ident, mul);
     }
     return mul;

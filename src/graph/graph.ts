@@ -271,6 +271,11 @@ export class ReferenceGraph {
     return this.definers.size;
   }
 
+  /** Files whose related edges were derived so far: a work count (see RelatedState.derivedCount). */
+  get relatedDerivations(): number {
+    return this.related.derivedCount;
+  }
+
   /** Files taken but not yet linked into both name indexes. */
   get pendingCount(): number {
     return this.index.pendingCount;

@@ -3,11 +3,11 @@
 // otherwise), a request's weights on it, and saving and restoring it.
 import { collectGarbage } from '../extract/memory.js';
 import { EDGE_WEIGHTS, RELATED_WEIGHTS } from '../model.js';
-import type { DefinerCache } from './definers.js';
+import { type DefinerCache, baseMultiplier } from './definers.js';
 import { EdgeBuffers } from './edge-buffers.js';
 import type { EdgeRequest, RelatedBase, RelatedGraph, SavedRelated } from './graph-types.js';
 import type { NameIndex } from './name-index.js';
-import { type FileNode, Interner, NO_NAMES, familyCount, isDefiner } from './nodes.js';
+import { type FileNode, Interner, NO_NAMES, definerCount, familyCount, isDefiner } from './nodes.js';
 import type { Numbering } from './numbering.js';
 import { deriveRelated } from './related-edges.js';
 import { type RelatedArrays, flattenRelated, isSavedGraphShaped, restoredArrays } from './related-build.js';
@@ -42,6 +42,8 @@ export class RelatedState {
   private spareBuffers = new EdgeBuffers();
   /** Identifiers of related edges, numbered for the life of the graph. */
   private idents = new Interner();
+  /** Files whose forward edges were derived, over the graph's life: a work count. */
+  private derivations = 0;
   /** The repository files a file imports (see useImports); none until told. */
   private importsOf: (path: string) => readonly string[] = () => NO_NAMES;
 
@@ -50,6 +52,11 @@ export class RelatedState {
     private readonly numbering: Numbering,
     private readonly definers: DefinerCache,
   ) {}
+
+  /** Files whose forward edges were derived so far (see derive): a work count. */
+  get derivedCount(): number {
+    return this.derivations;
+  }
 
   /** Whether every file's edges are to be derived again (nothing built yet, or a burst of changes). */
   get allStale(): boolean {
@@ -84,14 +91,20 @@ export class RelatedState {
   definerChanged(ident: string, changed: FileNode): void {
     if (this.everyFileStale) return;
     const entry = this.index.definers.get(ident);
+    const gained = isDefiner(entry, changed);
     // Counted in the changed file's family: the definers its family's references link to.
     const after = familyCount(entry, changed.family);
-    const before = isDefiner(entry, changed) ? after - 1 : after + 1;
+    const before = gained ? after - 1 : after + 1;
     const folderOnly = Math.min(before, after) >= LOCAL_CHANGES_FROM;
+    // Another family's references link to their own family's definers, unchanged; their weight
+    // takes the multiplier of the name's definers in every family (DefinerCache.multiplierOf), so
+    // they move only when that does.
+    const total = definerCount(entry);
+    const otherFamiliesMove = baseMultiplier(ident, total) !== baseMultiplier(ident, gained ? total - 1 : total + 1);
     const list = this.index.referencersOf(ident) ?? [];
     for (let j = 0; j < list.length; j += 2) {
       const node = list[j] as FileNode;
-      if (!folderOnly || node.folder === changed.folder) this.stale.add(node);
+      if (node.family !== changed.family ? otherFamiliesMove : !folderOnly || node.folder === changed.folder) this.stale.add(node);
     }
   }
 
@@ -244,6 +257,7 @@ export class RelatedState {
 
   /** A file's forward edges, from its references and the current definers. */
   private derive(u: FileNode, byNumber = false): ReturnType<typeof deriveRelated> {
+    this.derivations++;
     this.index.load(u);
     const imported: FileNode[] = [];
     // The files it imports (of its family: the resolver answers no other).
