@@ -473,11 +473,28 @@ export function notMapped(
   index: Pick<RepoIndex, 'skipped' | 'lookups'>,
   hidden: ReadonlySet<string> = new Set(),
 ): { important: string[]; skippedFiles: SkippedFile[]; skipped: Partial<Record<SkipReason, number>> } {
-  const important = index.lookups.important().filter((path) => !hidden.has(path));
+  const { important: allImportant, skippedFiles: unhidden, skipped, paths } = skipsOf(index);
+  const important = allImportant.filter((path) => !hidden.has(path));
   // A chat file without a grammar (README.md) is not left out: the model has it whole.
-  const shownAnyway = new Set([...important, ...hidden]);
-  const skippedFiles = index.skipped.filter((file) => !shownAnyway.has(file.path));
+  if (![...hidden].some((path) => paths.has(path))) return { important, skippedFiles: unhidden, skipped: { ...skipped } };
+  const skippedFiles = unhidden.filter((file) => !hidden.has(file.path));
   return { important, skippedFiles, skipped: countSkips(skippedFiles) };
+}
+
+/** What notMapped derives from an index before a request's chat files: once per index (a daemon's holds until the next change). */
+const skipsByIndex = new WeakMap<readonly SkippedFile[], { important: readonly string[]; of: number; skippedFiles: SkippedFile[]; skipped: Partial<Record<SkipReason, number>>; paths: ReadonlySet<string> }>();
+
+/** The index's skipped files but the important ones (shown anyway), counted by reason. */
+function skipsOf(index: Pick<RepoIndex, 'skipped' | 'lookups'>) {
+  const important = index.lookups.important();
+  let skips = skipsByIndex.get(index.skipped);
+  if (skips?.important !== important || skips.of !== index.skipped.length) {
+    const shown = new Set(important);
+    const skippedFiles = index.skipped.filter((file) => !shown.has(file.path));
+    skips = { important, of: index.skipped.length, skippedFiles, skipped: countSkips(skippedFiles), paths: new Set(skippedFiles.map((file) => file.path)) };
+    skipsByIndex.set(index.skipped, skips);
+  }
+  return skips;
 }
 
 function countSkips(skipped: readonly SkippedFile[]): Partial<Record<SkipReason, number>> {

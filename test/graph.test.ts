@@ -365,6 +365,10 @@ test("an interner of a restored graph's names numbers them by their place, and g
   assert.equal(names.id('d'), 3);
   assert.deepEqual(asObject(names.numbersOf(['d', 'a', 'y'])), { a: 1, d: 3 });
   assert.deepEqual(names.list, ['b', 'a', 'c', 'd']);
+  // Asked twice with nothing numbered since: scanned, then indexed, alike.
+  const restored = new Interner(['b', 'a', 'c']);
+  assert.deepEqual(asObject(restored.numbersOf(['c', 'x'])), { c: 2 });
+  assert.deepEqual(asObject(restored.numbersOf(['a', 'c', 'y'])), { a: 1, c: 2 });
 });
 
 test('a related graph saved, read back into a graph of the same files and then edited equals the one built from scratch', () => {

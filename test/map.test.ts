@@ -334,4 +334,10 @@ test('a chat file without a grammar is not counted among the files the map leave
   assert.ok(plain.skippedFiles.some((file) => file.path === 'NOTES.txt'), 'left out without a chat file');
   assert.ok(!withChat.skippedFiles.some((file) => file.path === 'NOTES.txt'), 'not left out as a chat file');
   assert.equal(withChat.skipped['no grammar'], (plain.skipped['no grammar'] ?? 0) - 1);
+  // One index asked in turn (as a daemon's is, between changes): each request counts its own chat files.
+  const index = await indexOnce({ root, cacheDir: tempDir() });
+  const graph = ReferenceGraph.fromRecords(index.records);
+  const leftOut = (chatFiles: string[]) => mapFromIndex(index, graph, { chatFiles, tokens: 1024 }).skipped['no grammar'] ?? 0;
+  const before = leftOut([]);
+  assert.deepEqual([leftOut(['NOTES.txt']), leftOut([]), leftOut(['TODO.txt', 'NOTES.txt'])], [before - 1, before, before - 2]);
 });

@@ -140,6 +140,8 @@ export function sameStrings(a: readonly string[], b: readonly string[]): boolean
 export class Interner {
   /** Each string's number; built from `list` when first needed (see numbersOf). */
   private index: Map<string, number> | undefined;
+  /** Whether numbersOf was asked once: it indexes the list from then on. */
+  private scanned = false;
 
   /** `list`: strings numbered already, taken as they are (a restored graph's). */
   constructor(readonly list: string[] = []) {
@@ -158,13 +160,16 @@ export class Interner {
   }
 
   /**
-   * The numbers of those of `values` that are numbered, in no particular order. Until something numbers a new string, a
-   * restored list is scanned instead of indexed: a map names a few strings of a large graph's
-   * hundreds of thousands, and indexing them all costs a good part of a warm start's restore.
+   * The numbers of those of `values` that are numbered, in no particular order. A restored list
+   * is scanned the first time rather than indexed: a map names a few strings of a large graph's
+   * hundreds of thousands, and indexing them all costs a good part of a warm start's first map.
+   * From the second ask on (a daemon's next requests), it is indexed: a scan per request costs
+   * more than the index once.
    */
   numbersOf(values: Iterable<string>): Map<string, number> {
     const found = new Map<string, number>();
-    const { index } = this;
+    const index = this.scanned ? this.indexed() : this.index;
+    this.scanned = true;
     if (index) {
       for (const value of values) {
         const n = index.get(value);
