@@ -222,9 +222,9 @@ function graphOf(current: ReadonlyMap<string, FileTags>): ReferenceGraph {
   return graph;
 }
 
-/** One random edit (a new or changed file, or a removal), to `graph` and to `current` alike. */
-function editOnce(graph: ReferenceGraph, current: Map<string, FileTags>, random: () => number, files: ReturnType<typeof randomFiles>): void {
-  const path = files.randomPath();
+/** One random edit (a new or changed file, or a removal), to `graph` and to `current` alike; `pathOf` may move the path drawn. */
+function editOnce(graph: ReferenceGraph, current: Map<string, FileTags>, random: () => number, files: ReturnType<typeof randomFiles>, pathOf = (path: string) => path): void {
+  const path = pathOf(files.randomPath());
   if (random() < 0.2) {
     graph.removeFile(path);
     current.delete(path);
@@ -306,15 +306,7 @@ test("a definer change in one language family moves the edges of another family 
   const current = new Map<string, FileTags>();
   const incremental = new ReferenceGraph();
   for (let step = 0; step < 200; step++) {
-    const path = inFamily(files.randomPath());
-    if (random() < 0.2) {
-      incremental.removeFile(path);
-      current.delete(path);
-    } else {
-      const fileTags = files.randomTags();
-      incremental.setFile(path, fileNames(fileTags));
-      current.set(path, fileTags);
-    }
+    editOnce(incremental, current, random, files, inFamily);
     assertSameRelated(incremental, graphOf(current), mentioning, `step ${step}`);
   }
   // A Python file stops defining a name TypeScript files reference, and defines it again, its
