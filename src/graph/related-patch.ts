@@ -1,44 +1,55 @@
-// The related graph patched after a change: only the rows of the files whose edges were derived
-// again (the stale files) and of their old and new targets are written anew; the rest is copied
-// from the previous graph, its numbers moved past the files added or removed since. The result
-// equals, entry for entry, what flattenRelated writes from scratch (test/graph.test.ts checks it).
+// The related graph patched after a change, in place: only the rows of the files whose edges were
+// derived again (the stale files) and of their old and new targets are written anew; the rest
+// stay where they are or move as blocks within the same arrays, their numbers moved past the files
+// added or removed since. The result equals, entry for entry, what flattenRelated writes from
+// scratch (test/graph.test.ts checks it).
 //
-// Steps: planPatch (which rows change, and how), rowSizes (where each row starts), writeRows (the
-// CSR entries), patchWalk (the merged walk), then the forward totals.
+// Steps: planPatch (which rows change, and how), rowSizes (where each row starts), changedRows (the
+// changed rows' new entries, written aside: they read the rows' old entries), then the unchanged
+// rows moved (related-move.ts), the changed rows put in place, their merged walk rows merged anew,
+// and the forward totals.
 import { RELATED_WEIGHTS } from '../model.js';
-import type { CsrGraph } from '../rank/pagerank.js';
 import type { EdgeBuffers } from './edge-buffers.js';
 import type { RelatedGraph } from './graph-types.js';
 import { type FileNode, getOrCreate } from './nodes.js';
 import { type Numbering, type Shift, shifted } from './numbering.js';
 import { type RelatedArrays, distinctTargets, mergeRow, rowForwardTotal } from './related-build.js';
-
-/** Entries from which a patch copies a run of a graph's arrays with views and `set`, not a loop. */
-const BLOCK_COPY = 256;
+import { type RowColumns, copyEntries, moveUnchangedRows } from './related-move.js';
 
 const NO_PAIRS: readonly number[] = [];
 
 /**
  * The related graph after the `stale` files took new forward edges (and files were added or
- * removed: `shifts` moves the previous graph's numbers to the current ones), written from the
- * previous graph `old`: a row keeps its entries in the order a full flatten gives (by source: the
- * reverse entries of lower sources, its own forward entries, those of higher sources), so the
- * result is the same, entry for entry.
+ * removed: `shifts` moves the previous graph's numbers to the current ones), written over the
+ * previous graph `old`, in its own arrays when they have room (else in new ones from `buffers`):
+ * a row keeps its entries in the order a full flatten gives (by source: the reverse entries of
+ * lower sources, its own forward entries, those of higher sources), so the result is the same,
+ * entry for entry. `old` is not to be read after: its arrays hold the new graph.
  */
 export function patchRelated(old: RelatedGraph, shifts: readonly Shift[], stale: readonly FileNode[], nodes: readonly FileNode[], numbering: Numbering, buffers: EdgeBuffers): RelatedArrays {
   const plan = planPatch(old, shifts, stale, nodes, numbering);
+  const { n } = plan;
   const { offsets, runsByRow } = rowSizes(plan);
-  const { targets, weights, edgeIdent, forward } = writeRows(plan, offsets, runsByRow, buffers);
-  const csr = { nodeCount: plan.n, offsets, targets, weights };
-  const { walk, walkSlot } = patchWalk(plan, csr, buffers);
+  // Until the moves below, old's arrays are as they were: the changed rows' entries read them.
+  const changed = changedRows(plan, offsets, runsByRow);
+  const walkOffsets = walkSizes(plan, changed);
+  const { walkTargets, walkWeights, walkSlot } = buffers.walkArrays(walkOffsets[n], offsets[n]);
+  const edges = { ...buffers.edgeArrays(offsets[n]), walkSlot };
+  moveUnchangedRows(plan, offsets, walkOffsets, edges, { targets: walkTargets, weights: walkWeights });
+  placeChangedRows(changed, offsets, edges);
+  const csr = { nodeCount: n, offsets, targets: edges.targets, weights: edges.weights };
+  const seen = new Int32Array(n).fill(-1);
+  const slotOf = new Uint32Array(n);
+  for (const v of changed.rows) mergeRow(csr, v, walkOffsets[v], seen, slotOf, walkTargets, walkWeights, edges.walkSlot);
   const { isStale, oldOf } = plan;
-  const forwardTotal = new Float64Array(plan.n);
-  for (let v = 0; v < plan.n; v++) forwardTotal[v] = isStale[v] ? rowForwardTotal(csr, forward, v) : old.forwardTotal[oldOf[v]];
-  return { csr, edgeIdent, forward, walk, walkSlot, forwardTotal };
+  const forwardTotal = new Float64Array(n);
+  for (let v = 0; v < n; v++) forwardTotal[v] = isStale[v] ? rowForwardTotal(csr, edges.forward, v) : old.forwardTotal[oldOf[v]];
+  const walk = { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights };
+  return { csr, edgeIdent: edges.edgeIdent, forward: edges.forward, walk, walkSlot: edges.walkSlot, forwardTotal };
 }
 
 /** What a patch changes, found before anything is written. */
-interface PatchPlan {
+export interface PatchPlan {
   /** Nodes now, sorted (each stale one with its new `related` edges). */
   nodes: readonly FileNode[];
   n: number;
@@ -183,15 +194,7 @@ function rowSizes(plan: PatchPlan): { offsets: Uint32Array; runsByRow: Map<numbe
   return { offsets, runsByRow };
 }
 
-/** The end of the run of unchanged rows from v: rows that move as one block. */
-function unchangedRunEnd(plan: PatchPlan, v: number): number {
-  const { n, affected, oldOf } = plan;
-  let end = v;
-  while (end < n && !affected[end] && oldOf[end] === oldOf[v] + (end - v)) end++;
-  return end;
-}
-
-/** Writes the new CSR's entries from `slot` on: copies of old entries, or new ones. */
+/** Writes changed rows' entries aside from `slot` on: copies of old entries, or new ones. */
 class RowWriter {
   slot = 0;
 
@@ -205,26 +208,9 @@ class RowWriter {
 
   /** Copies the old entries [from, to), their targets numbered anew when files came or went. */
   copyOld(from: number, to: number): void {
-    const { targets, weights, edgeIdent, forward, slot } = this;
-    const { renumber, old } = this.plan;
-    const { targets: oldTargets, weights: oldWeights } = old.csr;
-    const { edgeIdent: oldIdent, forward: oldForward } = old;
-    if (to - from < BLOCK_COPY) {
-      // A loop: views for a block copy cost more than the copy of a run of a few dozen entries.
-      const shift = slot - from;
-      for (let e = from; e < to; e++) {
-        targets[e + shift] = renumber ? renumber[oldTargets[e]] : oldTargets[e];
-        weights[e + shift] = oldWeights[e];
-        edgeIdent[e + shift] = oldIdent[e];
-        forward[e + shift] = oldForward[e];
-      }
-    } else {
-      copyTargets(oldTargets, from, to, targets, slot, renumber);
-      weights.set(oldWeights.subarray(from, to), slot);
-      edgeIdent.set(oldIdent.subarray(from, to), slot);
-      forward.set(oldForward.subarray(from, to), slot);
-    }
-    this.slot = slot + to - from;
+    const { old, renumber } = this.plan;
+    copyEntries({ targets: old.csr.targets, weights: old.csr.weights, edgeIdent: old.edgeIdent, forward: old.forward }, from, to, this, this.slot, renumber);
+    this.slot += to - from;
   }
 
   write(target: number, weight: number, ident: number, isForward: number): void {
@@ -246,28 +232,6 @@ class RowWriter {
     const from = this.plan.nodes[source].related!;
     this.write(source, from.weight[k] * RELATED_WEIGHTS.reverse, from.ident[k], 0);
   }
-}
-
-/** Step 3: the CSR's entries, row by row: unchanged rows copied in blocks, changed rows by runs or entry by entry. */
-function writeRows(plan: PatchPlan, offsets: Uint32Array, runsByRow: Map<number, number[]>, buffers: EdgeBuffers): ReturnType<EdgeBuffers['edgeArrays']> {
-  const { n, oldOf, affected } = plan;
-  const oldOffsets = plan.old.csr.offsets;
-  const arrays = buffers.edgeArrays(offsets[n]);
-  const writer = new RowWriter(plan, arrays.targets, arrays.weights, arrays.edgeIdent, arrays.forward);
-  for (let v = 0; v < n; ) {
-    writer.slot = offsets[v];
-    if (!affected[v]) {
-      const end = unchangedRunEnd(plan, v);
-      writer.copyOld(oldOffsets[oldOf[v]], oldOffsets[oldOf[end - 1] + 1]);
-      v = end;
-      continue;
-    }
-    const runs = runsByRow.get(v);
-    if (runs) writeRunRow(plan, writer, v, runs);
-    else writeEntryRow(plan, writer, v);
-    v++;
-  }
-  return arrays;
 }
 
 /** A changed row that trades runs: old entries between the runs copied, each run's new entries written. */
@@ -319,39 +283,68 @@ function writeEntryRow(plan: PatchPlan, writer: RowWriter, v: number): void {
   writeNewBefore(Infinity);
 }
 
-/** Step 4: the merged walk: unchanged rows copied (their slots shifted), changed rows merged anew. */
-function patchWalk(plan: PatchPlan, csr: CsrGraph, buffers: EdgeBuffers): { walk: CsrGraph; walkSlot: Uint32Array } {
-  const { n, oldOf, affected, renumber } = plan;
-  const { walk: oldWalk, walkSlot: oldSlot } = plan.old;
-  const oldOffsets = plan.old.csr.offsets;
-  const { offsets } = csr;
-  const walkOffsets = new Uint32Array(n + 1);
-  const seen = new Int32Array(n).fill(-1);
+/** The changed rows' new entries, written aside (in row order) before any row moves. */
+interface ChangedRows {
+  /** The changed rows, ascending. */
+  rows: Uint32Array;
+  /** Changed row k's entries are [starts[k], starts[k + 1]) of the arrays below. */
+  starts: Uint32Array;
+  targets: Uint32Array;
+  weights: Float64Array;
+  edgeIdent: Uint32Array;
+  forward: Uint8Array;
+}
+
+/** Step 3: the changed rows' entries, by runs or entry by entry, from the old rows (not moved yet). */
+function changedRows(plan: PatchPlan, offsets: Uint32Array, runsByRow: Map<number, number[]>): ChangedRows {
+  const { n, affected } = plan;
+  let count = 0;
+  let size = 0;
   for (let v = 0; v < n; v++) {
+    if (!affected[v]) continue;
+    count++;
+    size += offsets[v + 1] - offsets[v];
+  }
+  const rows = new Uint32Array(count);
+  const starts = new Uint32Array(count + 1);
+  const writer = new RowWriter(plan, new Uint32Array(size), new Float64Array(size), new Uint32Array(size), new Uint8Array(size));
+  let k = 0;
+  for (let v = 0; v < n; v++) {
+    if (!affected[v]) continue;
+    rows[k] = v;
+    starts[k] = writer.slot;
+    const runs = runsByRow.get(v);
+    if (runs) writeRunRow(plan, writer, v, runs);
+    else writeEntryRow(plan, writer, v);
+    k++;
+  }
+  starts[count] = writer.slot;
+  const { targets, weights, edgeIdent, forward } = writer;
+  return { rows, starts, targets, weights, edgeIdent, forward };
+}
+
+/** The merged walk's offsets: an unchanged row keeps its size, a changed one has one entry per distinct target. */
+function walkSizes(plan: PatchPlan, changed: ChangedRows): Uint32Array {
+  const { n, oldOf, affected } = plan;
+  const oldWalkOffsets = plan.old.walk.offsets;
+  const walkOffsets = new Uint32Array(n + 1);
+  const sizes = new Uint32Array(changed.rows.length);
+  // The changed rows as a graph of their own (row k: changed row k), to count their distinct targets.
+  const aside = { nodeCount: changed.rows.length, offsets: changed.starts, targets: changed.targets, weights: changed.weights };
+  const seen = new Int32Array(n).fill(-1);
+  for (let k = 0; k < sizes.length; k++) sizes[k] = distinctTargets(aside, k, seen);
+  for (let v = 0, k = 0; v < n; v++) {
     const o = oldOf[v];
-    const size = affected[v] ? distinctTargets(csr, v, seen) : oldWalk.offsets[o + 1] - oldWalk.offsets[o];
+    const size = affected[v] ? sizes[k++] : oldWalkOffsets[o + 1] - oldWalkOffsets[o];
     walkOffsets[v + 1] = walkOffsets[v] + size;
   }
-  const { walkTargets, walkWeights, walkSlot } = buffers.walkArrays(walkOffsets[n], offsets[n]);
-  seen.fill(-1);
-  const slotOf = new Uint32Array(n);
-  for (let v = 0; v < n; ) {
-    if (!affected[v]) {
-      // A run of unchanged rows: its merged entries move as one block, and its edges' entries by as much.
-      const end = unchangedRunEnd(plan, v);
-      const from = oldWalk.offsets[oldOf[v]];
-      const to = oldWalk.offsets[oldOf[end - 1] + 1];
-      copyTargets(oldWalk.targets, from, to, walkTargets, walkOffsets[v], renumber);
-      walkWeights.set(oldWalk.weights.subarray(from, to), walkOffsets[v]);
-      const edgesFrom = oldOffsets[oldOf[v]];
-      copySlots(oldSlot, edgesFrom, oldOffsets[oldOf[end - 1] + 1], walkSlot, offsets[v] - edgesFrom, walkOffsets[v] - from);
-      v = end;
-      continue;
-    }
-    mergeRow(csr, v, walkOffsets[v], seen, slotOf, walkTargets, walkWeights, walkSlot);
-    v++;
-  }
-  return { walk: { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights }, walkSlot };
+  return walkOffsets;
+}
+
+/** Step 5: the changed rows' entries, written aside, put at their rows' new places (the unchanged rows moved already). */
+function placeChangedRows(changed: ChangedRows, offsets: Uint32Array, into: RowColumns): void {
+  const { rows, starts } = changed;
+  for (let k = 0; k < rows.length; k++) copyEntries(changed, starts[k], starts[k + 1], into, offsets[rows[k]]);
 }
 
 /** The end of source s's (source, k) pairs from p on. */
@@ -390,21 +383,4 @@ function ownEntries(targets: Uint32Array, forward: Uint8Array, start: number, en
     else to = mid;
   }
   return [ownFrom, from];
-}
-
-/** Copies targets[from, to) to `into` from `at` on, each numbered anew by `renumber` when files came or went. */
-function copyTargets(targets: Uint32Array, from: number, to: number, into: Uint32Array, at: number, renumber: Int32Array | undefined): void {
-  if (!renumber) {
-    into.set(targets.subarray(from, to), at);
-    return;
-  }
-  const shift = at - from;
-  // A lookup per entry: as fast as arithmetic on one file's shift, whose branch mispredicts on
-  // targets in no order.
-  for (let e = from; e < to; e++) into[e + shift] = renumber[targets[e]];
-}
-
-/** Copies the merged-entry slots of edges [from, to) to edge e + `edgeShift`, each slot moved by `slotShift`. */
-function copySlots(slots: Uint32Array, from: number, to: number, into: Uint32Array, edgeShift: number, slotShift: number): void {
-  for (let e = from; e < to; e++) into[e + edgeShift] = slots[e] + slotShift;
 }
