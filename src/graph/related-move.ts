@@ -43,8 +43,8 @@ export function moveUnchangedRows(plan: PatchPlan, offsets: Uint32Array, walkOff
   const { oldOf, renumber, old } = plan;
   const from: EdgeColumns = { targets: old.csr.targets, weights: old.csr.weights, edgeIdent: old.edgeIdent, forward: old.forward, walkSlot: old.walkSlot };
   const walkFrom: WalkColumns = old.walk;
-  const oldOffsets = plan.old.csr.offsets;
-  const oldWalkOffsets = plan.old.walk.offsets;
+  const oldOffsets = old.csr.offsets;
+  const oldWalkOffsets = old.walk.offsets;
   const runs = unchangedRuns(plan);
   const edgeMoves = (['targets', 'weights', 'edgeIdent', 'forward', 'walkSlot'] as const).map((name) => mover(from[name], into[name]));
   // Run r: rows [runs[2r], runs[2r + 1]), their entries [start, end) before and from `at` on after.
