@@ -60,11 +60,18 @@ export class EdgeBuffers {
 
   /** The merged walk's arrays: its entries, and each edge's entry. */
   walkArrays(entries: number, edges: number): { walkTargets: Uint32Array; walkWeights: Float64Array; walkSlot: Uint32Array } {
-    return {
-      walkTargets: this.take('walkTargets', Uint32Array, entries),
-      walkWeights: this.take('walkWeights', Float64Array, entries),
-      walkSlot: this.take('walkSlot', Uint32Array, edges),
-    };
+    const { targets, weights } = this.walkEntries(entries);
+    return { walkTargets: targets, walkWeights: weights, walkSlot: this.walkSlots(edges) };
+  }
+
+  /** The merged walk's entries. */
+  walkEntries(entries: number): { targets: Uint32Array; weights: Float64Array } {
+    return { targets: this.take('walkTargets', Uint32Array, entries), weights: this.take('walkWeights', Float64Array, entries) };
+  }
+
+  /** Each edge's merged entry. */
+  walkSlots(edges: number): Uint32Array {
+    return this.take('walkSlot', Uint32Array, edges);
   }
 
   /** The four per-edge arrays of a related graph's CSR. */

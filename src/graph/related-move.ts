@@ -1,16 +1,18 @@
-// The rows a patch leaves unchanged, moved to where they start in the patched related graph: within
-// the arrays the previous graph and the patched one share (or into new ones, when the patched graph
-// outgrew them), a run of consecutive unchanged rows as one block, their numbers moved past the
-// files added or removed, and each edge's merged entry moved with its row's merged entries.
+// The old entries a patch of the related graph keeps (runs of unchanged rows, and the entries of a
+// changed row between the runs it trades), moved to their places in the patched graph: within the
+// arrays the previous graph and the patched one share (or into new ones, when the patched graph
+// outgrew them), their numbers moved past the files added or removed; and the merged walk's
+// entries of the unchanged rows, each edge's merged-entry slot moved by as much.
 //
-// The order makes a move in place safe: the rows are in the same order before and after, so the
-// runs that move toward the start, taken first to last, and then those that move toward the end,
-// taken last to first, each write only over entries already moved or of changed rows (whose new
-// entries were written aside before, see related-patch.ts).
+// The order makes a move in place safe: the kept entries are in the same order before and after,
+// so the segments that move toward the start, taken first to last, and then those that move toward
+// the end, taken last to first, each write only over entries already moved or not kept (the new
+// entries are written aside before, and placed after: see related-patch.ts).
+import type { CsrGraph } from '../rank/pagerank.js';
 import type { PatchPlan } from './related-patch.js';
 
 /** Entries from which a run is copied with views and `set` (or copyWithin), not a loop. */
-export const BLOCK_COPY = 256;
+const BLOCK_COPY = 256;
 
 /** A related graph's per-edge arrays. */
 export interface EdgeColumns {
@@ -24,88 +26,91 @@ export interface EdgeColumns {
 /** The per-edge arrays of a row's entries (walkSlot is derived after). */
 export type RowColumns = Pick<EdgeColumns, 'targets' | 'weights' | 'edgeIdent' | 'forward'>;
 
-/** The merged walk's per-entry arrays. */
-export interface WalkColumns {
-  targets: Uint32Array;
-  weights: Float64Array;
-}
-
 type Column = Uint8Array | Uint32Array | Float64Array;
 /** Copies entries [start, end) of a column to `at` on. */
 type Move = (start: number, end: number, at: number) => void;
 
 /**
- * Moves the unchanged rows' entries (CSR and merged walk) from where the previous graph has them
- * to their new starts (`offsets`, `walkOffsets`) in `into` and `walkInto`: the previous graph's
- * arrays, or new ones. The changed rows' places are left to be written.
+ * Moves the old entries a patch keeps (`kept`: segments [from, to, at, slots], in the order of their
+ * places) from the previous graph's arrays (`from`) to their places in `into`: the same arrays, or
+ * new ones. Each edge's merged-entry slot moves with it where `slots` is 1 (rows whose merged walk
+ * is kept; see moveUnchangedWalk); the targets are numbered anew when files came or went.
  */
-export function moveUnchangedRows(plan: PatchPlan, offsets: Uint32Array, walkOffsets: Uint32Array, into: EdgeColumns, walkInto: WalkColumns): void {
-  const { oldOf, renumber, old } = plan;
-  const from: EdgeColumns = { targets: old.csr.targets, weights: old.csr.weights, edgeIdent: old.edgeIdent, forward: old.forward, walkSlot: old.walkSlot };
-  const walkFrom: WalkColumns = old.walk;
-  const oldOffsets = old.csr.offsets;
-  const oldWalkOffsets = old.walk.offsets;
-  const runs = unchangedRuns(plan);
-  const edgeMoves = (['targets', 'weights', 'edgeIdent', 'forward', 'walkSlot'] as const).map((name) => mover(from[name], into[name]));
-  // Run r: rows [runs[2r], runs[2r + 1]), their entries [start, end) before and from `at` on after.
-  const edgeRun = (r: number) => {
-    const first = oldOf[runs[2 * r]];
-    const last = oldOf[runs[2 * r + 1] - 1];
-    return { start: oldOffsets[first], end: oldOffsets[last + 1], at: offsets[runs[2 * r]] };
-  };
-  const walkRun = (r: number) => {
-    const first = oldOf[runs[2 * r]];
-    const last = oldOf[runs[2 * r + 1] - 1];
-    return { start: oldWalkOffsets[first], end: oldWalkOffsets[last + 1], at: walkOffsets[runs[2 * r]] };
-  };
-  const count = runs.length / 2;
-  inSweepOrder(count, edgeRun, (r) => {
-    const { start, end, at } = edgeRun(r);
-    for (const move of edgeMoves) move(start, end, at);
-    const to = at + end - start;
-    if (renumber) renumberRun(into.targets, at, to, renumber);
-    const walk = walkRun(r);
-    const slotShift = walk.at - walk.start;
-    if (slotShift !== 0) for (let e = at; e < to; e++) into.walkSlot[e] += slotShift;
-  });
-  const walkMoves = (['targets', 'weights'] as const).map((name) => mover(walkFrom[name], walkInto[name]));
-  inSweepOrder(count, walkRun, (r) => {
-    const { start, end, at } = walkRun(r);
-    for (const move of walkMoves) move(start, end, at);
-    if (renumber) renumberRun(walkInto.targets, at, at + end - start, renumber);
-  });
+export function moveKept(kept: readonly number[], from: EdgeColumns, into: EdgeColumns, renumber: Int32Array | undefined): void {
+  const moves = (['targets', 'weights', 'edgeIdent', 'forward'] as const).map((name) => mover(from[name], into[name]));
+  const moveSlots = mover(from.walkSlot, into.walkSlot);
+  inSweepOrder(
+    kept.length / 4,
+    (k) => kept[4 * k + 2] - kept[4 * k],
+    (k) => {
+      const [start, end, at, slots] = [kept[4 * k], kept[4 * k + 1], kept[4 * k + 2], kept[4 * k + 3]];
+      for (const move of moves) move(start, end, at);
+      if (slots) moveSlots(start, end, at);
+      if (renumber) renumberRun(into.targets, at, at + end - start, renumber);
+    },
+  );
 }
 
-/** The runs of consecutive unchanged rows, as pairs [first, end): rows that move as one block. */
+/**
+ * Moves the merged walk's entries of the runs of unchanged rows from where the previous graph has
+ * them to their places (`walk.offsets`) in `walk`, and shifts their edges' slots (`walkSlot`, at
+ * their places `offsets`) by as much. The changed rows' merged entries are left to be merged anew.
+ */
+export function moveUnchangedWalk(plan: PatchPlan, offsets: Uint32Array, walk: CsrGraph, walkSlot: Uint32Array): void {
+  const { oldOf, renumber, old } = plan;
+  const oldWalkOffsets = old.walk.offsets;
+  const runs = unchangedRuns(plan);
+  const moves = (['targets', 'weights'] as const).map((name) => mover(old.walk[name], walk[name]));
+  // Run r: rows [runs[2r], runs[2r + 1]), their merged entries [start, end) before and from `at` on after.
+  const startOf = (r: number) => oldWalkOffsets[oldOf[runs[2 * r]]];
+  const atOf = (r: number) => walk.offsets[runs[2 * r]];
+  inSweepOrder(
+    runs.length / 2,
+    (r) => atOf(r) - startOf(r),
+    (r) => {
+      const start = startOf(r);
+      const end = oldWalkOffsets[oldOf[runs[2 * r + 1] - 1] + 1];
+      const at = atOf(r);
+      for (const move of moves) move(start, end, at);
+      if (renumber) renumberRun(walk.targets, at, at + end - start, renumber);
+      const shift = at - start;
+      if (shift !== 0) for (let e = offsets[runs[2 * r]]; e < offsets[runs[2 * r + 1]]; e++) walkSlot[e] += shift;
+    },
+  );
+}
+
+/** The runs of consecutive unchanged rows, as pairs [first, end). */
 function unchangedRuns(plan: PatchPlan): number[] {
-  const { n, affected, oldOf } = plan;
   const runs: number[] = [];
-  for (let v = 0; v < n; ) {
-    if (affected[v]) {
+  for (let v = 0; v < plan.n; ) {
+    if (plan.affected[v]) {
       v++;
       continue;
     }
-    let end = v + 1;
-    while (end < n && !affected[end] && oldOf[end] === oldOf[v] + (end - v)) end++;
+    const end = unchangedRunEnd(plan, v);
     runs.push(v, end);
     v = end;
   }
   return runs;
 }
 
+/** The end of the run of unchanged rows from v: rows that move as one block. */
+export function unchangedRunEnd(plan: PatchPlan, v: number): number {
+  const { n, affected, oldOf } = plan;
+  let end = v + 1;
+  while (end < n && !affected[end] && oldOf[end] === oldOf[v] + (end - v)) end++;
+  return end;
+}
+
 /**
- * Calls `visit` for each of `count` runs in an order safe for moves in place (see the file's comment):
- * those moving toward the start in ascending order, then those moving toward the end in
+ * Calls `visit` for each of `count` segments in an order safe for moves in place (see the file's
+ * comment): those moving toward the start in ascending order, then those moving toward the end in
  * descending order, then those that stay.
  */
-function inSweepOrder(count: number, place: (run: number) => { start: number; at: number }, visit: (run: number) => void): void {
-  const shiftOf = (r: number) => {
-    const { start, at } = place(r);
-    return at - start;
-  };
-  for (let r = 0; r < count; r++) if (shiftOf(r) < 0) visit(r);
-  for (let r = count - 1; r >= 0; r--) if (shiftOf(r) > 0) visit(r);
-  for (let r = 0; r < count; r++) if (shiftOf(r) === 0) visit(r);
+function inSweepOrder(count: number, shiftOf: (k: number) => number, visit: (k: number) => void): void {
+  for (let k = 0; k < count; k++) if (shiftOf(k) < 0) visit(k);
+  for (let k = count - 1; k >= 0; k--) if (shiftOf(k) > 0) visit(k);
+  for (let k = 0; k < count; k++) if (shiftOf(k) === 0) visit(k);
 }
 
 /**
@@ -122,7 +127,7 @@ function mover<T extends Column>(from: T, into: T): Move {
   };
 }
 
-/** Copies column entries [start, end) of `from` to `into` (another array) from `at` on. */
+/** Copies column entries [start, end) of `from` to `into` (another array) from `at` on: a loop for a short run, whose views for a block copy would cost more. */
 function copyRun<T extends Column>(from: T, start: number, end: number, into: T, at: number): void {
   if (end - start >= BLOCK_COPY) {
     into.set(from.subarray(start, end), at);
@@ -139,25 +144,10 @@ function renumberRun(targets: Uint32Array, from: number, to: number, renumber: I
   for (let e = from; e < to; e++) targets[e] = renumber[targets[e]];
 }
 
-/**
- * Copies entries [start, end) of a row's columns to `into` (other arrays) from `at` on, the targets
- * numbered anew by `renumber` when files came or went.
- */
-export function copyEntries(from: RowColumns, start: number, end: number, into: RowColumns, at: number, renumber?: Int32Array): void {
-  if (end - start < BLOCK_COPY) {
-    // A loop: views for a block copy cost more than the copy of a run of a few dozen entries.
-    const shift = at - start;
-    for (let e = start; e < end; e++) {
-      into.targets[e + shift] = renumber ? renumber[from.targets[e]] : from.targets[e];
-      into.weights[e + shift] = from.weights[e];
-      into.edgeIdent[e + shift] = from.edgeIdent[e];
-      into.forward[e + shift] = from.forward[e];
-    }
-    return;
-  }
-  into.targets.set(from.targets.subarray(start, end), at);
-  if (renumber) renumberRun(into.targets, at, at + end - start, renumber);
-  into.weights.set(from.weights.subarray(start, end), at);
-  into.edgeIdent.set(from.edgeIdent.subarray(start, end), at);
-  into.forward.set(from.forward.subarray(start, end), at);
+/** Copies entries [start, end) of a row's columns to `into` (other arrays) from `at` on. */
+export function copyEntries(from: RowColumns, start: number, end: number, into: RowColumns, at: number): void {
+  copyRun(from.targets, start, end, into.targets, at);
+  copyRun(from.weights, start, end, into.weights, at);
+  copyRun(from.edgeIdent, start, end, into.edgeIdent, at);
+  copyRun(from.forward, start, end, into.forward, at);
 }

@@ -1,20 +1,20 @@
 // The related graph patched after a change, in place: only the rows of the files whose edges were
-// derived again (the stale files) and of their old and new targets are written anew; the rest
-// stay where they are or move as blocks within the same arrays, their numbers moved past the files
-// added or removed since. The result equals, entry for entry, what flattenRelated writes from
-// scratch (test/graph.test.ts checks it).
+// derived again (the stale files) and of their old and new targets change, and of those only the
+// runs of entries of the stale sources; every other entry stays where it is or moves as part of a
+// block within the same arrays, its numbers moved past the files added or removed since. The
+// result equals, entry for entry, what flattenRelated writes from scratch (test/graph.test.ts).
 //
-// Steps: planPatch (which rows change, and how), rowSizes (where each row starts), changedRows (the
-// changed rows' new entries, written aside: they read the rows' old entries), then the unchanged
-// rows moved (related-move.ts), the changed rows put in place, their merged walk rows merged anew,
-// and the forward totals.
+// Steps: planPatch (which rows change, and how), rowSizes (where each row starts), layOut (the
+// entries in order as segments: old ones kept, and new ones written aside, reading the old rows),
+// then the kept entries moved (related-move.ts), the new ones put in place, the changed rows'
+// merged walk merged anew around the unchanged rows' moved one, and the forward totals.
 import { RELATED_WEIGHTS } from '../model.js';
 import type { EdgeBuffers } from './edge-buffers.js';
 import type { RelatedGraph } from './graph-types.js';
 import { type FileNode, getOrCreate } from './nodes.js';
 import { type Numbering, type Shift, shifted } from './numbering.js';
 import { type RelatedArrays, distinctTargets, mergeRow, rowForwardTotal } from './related-build.js';
-import { type RowColumns, copyEntries, moveUnchangedRows } from './related-move.js';
+import { copyEntries, moveKept, moveUnchangedWalk, unchangedRunEnd } from './related-move.js';
 
 const NO_PAIRS: readonly number[] = [];
 
@@ -28,23 +28,29 @@ const NO_PAIRS: readonly number[] = [];
  */
 export function patchRelated(old: RelatedGraph, shifts: readonly Shift[], stale: readonly FileNode[], nodes: readonly FileNode[], numbering: Numbering, buffers: EdgeBuffers): RelatedArrays {
   const plan = planPatch(old, shifts, stale, nodes, numbering);
-  const { n } = plan;
-  const { offsets, runsByRow } = rowSizes(plan);
-  // Until the moves below, old's arrays are as they were: the changed rows' entries read them.
-  const changed = changedRows(plan, offsets, runsByRow);
-  const walkOffsets = walkSizes(plan, changed);
-  const { walkTargets, walkWeights, walkSlot } = buffers.walkArrays(walkOffsets[n], offsets[n]);
-  const edges = { ...buffers.edgeArrays(offsets[n]), walkSlot };
-  moveUnchangedRows(plan, offsets, walkOffsets, edges, { targets: walkTargets, weights: walkWeights });
-  placeChangedRows(changed, offsets, edges);
+  const { n, oldOf, isStale, affected, renumber } = plan;
+  const { offsets, runsByRow, fresh } = rowSizes(plan);
+  // Until the moves below, old's arrays are as they were: the new entries read them.
+  const layout = layOut(plan, offsets, runsByRow, fresh);
+  const edges = { ...buffers.edgeArrays(offsets[n]), walkSlot: buffers.walkSlots(offsets[n]) };
+  const oldEdges = { targets: old.csr.targets, weights: old.csr.weights, edgeIdent: old.edgeIdent, forward: old.forward, walkSlot: old.walkSlot };
+  moveKept(layout.kept, oldEdges, edges, renumber);
+  for (let w = 0; w < layout.written.length; w += 3) copyEntries(layout, layout.written[w], layout.written[w + 1], edges, layout.written[w + 2]);
   const csr = { nodeCount: n, offsets, targets: edges.targets, weights: edges.weights };
   const seen = new Int32Array(n).fill(-1);
+  const walkOffsets = new Uint32Array(n + 1);
+  for (let v = 0; v < n; v++) {
+    const o = oldOf[v];
+    const size = affected[v] ? distinctTargets(csr, v, seen) : old.walk.offsets[o + 1] - old.walk.offsets[o];
+    walkOffsets[v + 1] = walkOffsets[v] + size;
+  }
+  const walk = { nodeCount: n, offsets: walkOffsets, ...buffers.walkEntries(walkOffsets[n]) };
+  moveUnchangedWalk(plan, offsets, walk, edges.walkSlot);
+  seen.fill(-1);
   const slotOf = new Uint32Array(n);
-  for (const v of changed.rows) mergeRow(csr, v, walkOffsets[v], seen, slotOf, walkTargets, walkWeights, edges.walkSlot);
-  const { isStale, oldOf } = plan;
+  for (let v = 0; v < n; v++) if (affected[v]) mergeRow(csr, v, walkOffsets[v], seen, slotOf, walk.targets, walk.weights, edges.walkSlot);
   const forwardTotal = new Float64Array(n);
   for (let v = 0; v < n; v++) forwardTotal[v] = isStale[v] ? rowForwardTotal(csr, edges.forward, v) : old.forwardTotal[oldOf[v]];
-  const walk = { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights };
   return { csr, edgeIdent: edges.edgeIdent, forward: edges.forward, walk, walkSlot: edges.walkSlot, forwardTotal };
 }
 
@@ -169,12 +175,13 @@ function rowRuns(plan: PatchPlan, v: number): number[] {
   }
 }
 
-/** Step 2: each row's start (offsets), and the runs of the rows that trade runs. */
-function rowSizes(plan: PatchPlan): { offsets: Uint32Array; runsByRow: Map<number, number[]> } {
+/** Step 2: each row's start (offsets), the runs of the rows that trade runs, and how many new entries are written aside. */
+function rowSizes(plan: PatchPlan): { offsets: Uint32Array; runsByRow: Map<number, number[]>; fresh: number } {
   const { n, nodes, oldOf, affected, entryWise, isStale, incoming } = plan;
   const oldOffsets = plan.old.csr.offsets;
   const runsByRow = new Map<number, number[]>();
   const offsets = new Uint32Array(n + 1);
+  let fresh = 0;
   for (let v = 0; v < n; v++) {
     const o = oldOf[v];
     let size = o >= 0 ? oldOffsets[o + 1] - oldOffsets[o] : 0;
@@ -182,21 +189,36 @@ function rowSizes(plan: PatchPlan): { offsets: Uint32Array; runsByRow: Map<numbe
       const runs = rowRuns(plan, v);
       runsByRow.set(v, runs);
       for (let r = 0; r < runs.length; r += 5) {
-        size -= runs[r + 1] - runs[r];
-        size += runs[r + 2] === v ? nodes[v].related!.toDense.length : (runs[r + 4] - runs[r + 3]) / 2;
+        const added = runs[r + 2] === v ? nodes[v].related!.toDense.length : (runs[r + 4] - runs[r + 3]) / 2;
+        size += added - (runs[r + 1] - runs[r]);
+        fresh += added;
       }
     } else if (affected[v]) {
       size = (incoming.get(v)?.length ?? 0) / 2 + (isStale[v] ? nodes[v].related!.toDense.length : 0);
       if (o >= 0) for (let e = oldOffsets[o]; e < oldOffsets[o + 1]; e++) if (keeps(plan, v, e)) size++;
+      fresh += size;
     }
     offsets[v + 1] = offsets[v] + size;
   }
-  return { offsets, runsByRow };
+  return { offsets, runsByRow, fresh };
 }
 
-/** Writes changed rows' entries aside from `slot` on: copies of old entries, or new ones. */
+/**
+ * The patched graph's entries in the order of their places, as segments: runs of old entries kept
+ * (moved to their places later, see moveKept), and new entries written aside (from `slot` on).
+ */
 class RowWriter {
+  /** The next entry written aside. */
   slot = 0;
+  /** The next entry's place in the patched graph. */
+  at = 0;
+  /** Old entries kept, as [from, to, at, slots]: slots is 1 when their merged entries' slots move with them (rows unchanged). */
+  readonly kept: number[] = [];
+  /** Entries written aside, as [from, to, at]. */
+  readonly written: number[] = [];
+  /** Where the segment being written aside began (-1: none). */
+  private open = -1;
+  private openAt = 0;
 
   constructor(
     private readonly plan: PatchPlan,
@@ -206,14 +228,27 @@ class RowWriter {
     readonly forward: Uint8Array,
   ) {}
 
-  /** Copies the old entries [from, to), their targets numbered anew when files came or went. */
-  copyOld(from: number, to: number): void {
-    const { old, renumber } = this.plan;
-    copyEntries({ targets: old.csr.targets, weights: old.csr.weights, edgeIdent: old.edgeIdent, forward: old.forward }, from, to, this, this.slot, renumber);
-    this.slot += to - from;
+  /** Keeps the old entries [from, to) (their targets numbered anew when files came or went) as the next entries. */
+  keep(from: number, to: number, slots: 0 | 1): void {
+    if (to <= from) return;
+    this.close();
+    this.kept.push(from, to, this.at, slots);
+    this.at += to - from;
+  }
+
+  /** Ends the segment written aside, if any. */
+  close(): void {
+    if (this.open < 0) return;
+    this.written.push(this.open, this.slot, this.openAt);
+    this.open = -1;
   }
 
   write(target: number, weight: number, ident: number, isForward: number): void {
+    if (this.open < 0) {
+      this.open = this.slot;
+      this.openAt = this.at;
+    }
+    this.at++;
     const slot = this.slot++;
     this.targets[slot] = target;
     this.weights[slot] = weight;
@@ -234,19 +269,19 @@ class RowWriter {
   }
 }
 
-/** A changed row that trades runs: old entries between the runs copied, each run's new entries written. */
+/** A changed row that trades runs: old entries between the runs kept, each run's new entries written. */
 function writeRunRow(plan: PatchPlan, writer: RowWriter, v: number, runs: readonly number[]): void {
   const o = plan.oldOf[v];
   const oldOffsets = plan.old.csr.offsets;
   const pairs = plan.incoming.get(v) ?? NO_PAIRS;
   let from = oldOffsets[o];
   for (let r = 0; r < runs.length; r += 5) {
-    writer.copyOld(from, runs[r]);
+    writer.keep(from, runs[r], 0);
     if (runs[r + 2] === v) writer.writeOwn(v);
     else for (let p = runs[r + 3]; p < runs[r + 4]; p += 2) writer.writeReverse(pairs[p], pairs[p + 1]);
     from = runs[r + 1];
   }
-  writer.copyOld(from, oldOffsets[o + 1]);
+  writer.keep(from, oldOffsets[o + 1], 0);
 }
 
 /** A changed row written entry by entry: the old entries that stay, with the new ones merged in by source. */
@@ -283,68 +318,28 @@ function writeEntryRow(plan: PatchPlan, writer: RowWriter, v: number): void {
   writeNewBefore(Infinity);
 }
 
-/** The changed rows' new entries, written aside (in row order) before any row moves. */
-interface ChangedRows {
-  /** The changed rows, ascending. */
-  rows: Uint32Array;
-  /** Changed row k's entries are [starts[k], starts[k + 1]) of the arrays below. */
-  starts: Uint32Array;
-  targets: Uint32Array;
-  weights: Float64Array;
-  edgeIdent: Uint32Array;
-  forward: Uint8Array;
-}
-
-/** Step 3: the changed rows' entries, by runs or entry by entry, from the old rows (not moved yet). */
-function changedRows(plan: PatchPlan, offsets: Uint32Array, runsByRow: Map<number, number[]>): ChangedRows {
-  const { n, affected } = plan;
-  let count = 0;
-  let size = 0;
-  for (let v = 0; v < n; v++) {
-    if (!affected[v]) continue;
-    count++;
-    size += offsets[v + 1] - offsets[v];
-  }
-  const rows = new Uint32Array(count);
-  const starts = new Uint32Array(count + 1);
-  const writer = new RowWriter(plan, new Uint32Array(size), new Float64Array(size), new Uint32Array(size), new Uint8Array(size));
-  let k = 0;
-  for (let v = 0; v < n; v++) {
-    if (!affected[v]) continue;
-    rows[k] = v;
-    starts[k] = writer.slot;
+/** Step 3: where each entry comes from, in row order: old entries kept, and new ones written aside (`fresh` of them) from the old rows (not moved yet). */
+function layOut(plan: PatchPlan, offsets: Uint32Array, runsByRow: Map<number, number[]>, fresh: number): RowWriter {
+  const { n, affected, oldOf } = plan;
+  const oldOffsets = plan.old.csr.offsets;
+  const writer = new RowWriter(plan, new Uint32Array(fresh), new Float64Array(fresh), new Uint32Array(fresh), new Uint8Array(fresh));
+  for (let v = 0; v < n; ) {
+    writer.close();
+    writer.at = offsets[v];
+    if (!affected[v]) {
+      // A run of unchanged rows: kept as one block.
+      const end = unchangedRunEnd(plan, v);
+      writer.keep(oldOffsets[oldOf[v]], oldOffsets[oldOf[end - 1] + 1], 1);
+      v = end;
+      continue;
+    }
     const runs = runsByRow.get(v);
     if (runs) writeRunRow(plan, writer, v, runs);
     else writeEntryRow(plan, writer, v);
-    k++;
+    v++;
   }
-  starts[count] = writer.slot;
-  const { targets, weights, edgeIdent, forward } = writer;
-  return { rows, starts, targets, weights, edgeIdent, forward };
-}
-
-/** The merged walk's offsets: an unchanged row keeps its size, a changed one has one entry per distinct target. */
-function walkSizes(plan: PatchPlan, changed: ChangedRows): Uint32Array {
-  const { n, oldOf, affected } = plan;
-  const oldWalkOffsets = plan.old.walk.offsets;
-  const walkOffsets = new Uint32Array(n + 1);
-  const sizes = new Uint32Array(changed.rows.length);
-  // The changed rows as a graph of their own (row k: changed row k), to count their distinct targets.
-  const aside = { nodeCount: changed.rows.length, offsets: changed.starts, targets: changed.targets, weights: changed.weights };
-  const seen = new Int32Array(n).fill(-1);
-  for (let k = 0; k < sizes.length; k++) sizes[k] = distinctTargets(aside, k, seen);
-  for (let v = 0, k = 0; v < n; v++) {
-    const o = oldOf[v];
-    const size = affected[v] ? sizes[k++] : oldWalkOffsets[o + 1] - oldWalkOffsets[o];
-    walkOffsets[v + 1] = walkOffsets[v] + size;
-  }
-  return walkOffsets;
-}
-
-/** Step 5: the changed rows' entries, written aside, put at their rows' new places (the unchanged rows moved already). */
-function placeChangedRows(changed: ChangedRows, offsets: Uint32Array, into: RowColumns): void {
-  const { rows, starts } = changed;
-  for (let k = 0; k < rows.length; k++) copyEntries(changed, starts[k], starts[k + 1], into, offsets[rows[k]]);
+  writer.close();
+  return writer;
 }
 
 /** The end of source s's (source, k) pairs from p on. */
