@@ -11,7 +11,7 @@
 import type { CsrGraph } from '../rank/pagerank.js';
 import type { PatchPlan } from './related-patch.js';
 
-/** Entries from which a run is copied with views and `set` (or copyWithin), not a loop. */
+/** Entries from which a run copied into another array is copied with a view and `set`, not a loop. */
 const BLOCK_COPY = 256;
 
 /** A related graph's per-edge arrays. */
