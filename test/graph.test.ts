@@ -431,6 +431,20 @@ test("the related graph patched in place, in the one set of arrays (edits, files
     assertSameRelated(restored, graphOf(current), none, `read back, step ${step}`);
     assert.equal(arraysOf(restored), read.buffer, `read back, step ${step}: patched where they were read`);
   }
+
+  // Built lean (a cold index's arrays, made to measure), then readied for changes: moved once into arrays with room, patched in place after.
+  const lean = graphOf(current);
+  lean.prepareRelated({ room: false });
+  const measured = lean.compileRelated(none).csr.targets;
+  assert.equal(measured.buffer.byteLength, measured.byteLength, 'made to measure');
+  lean.prepareRelated();
+  const roomy = lean.compileRelated(none).csr.targets;
+  assert.ok(roomy.buffer.byteLength > roomy.byteLength, 'room after the entries');
+  const edited = [...current.keys()].find((path) => path.startsWith('d'))!;
+  current.set(edited, fileTags(8));
+  lean.setFile(edited, fileNames(current.get(edited)!));
+  assertSameRelated(lean, graphOf(current), mentioning, 'built lean, readied, then edited');
+  assert.equal(arraysOf(lean), roomy.buffer);
 });
 
 test('files wait to be linked into the name indexes: asked about names, a graph scans them and answers as a linked one; a related graph needs the definitions only; a change links them', () => {
