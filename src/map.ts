@@ -161,7 +161,7 @@ export async function readyRelatedGraph(
   // A graph built here is saved before the map is laid out, which patches its weights in place:
   // saved beside the map, it would need copies of them, a hundred megabytes on the kernel at the
   // run's peak, for no gain in time (the write is a fraction of building the graph).
-  graph.prepareRelated({ spare: false });
+  graph.prepareRelated({ room: false });
   if (saveGraphOrSay(graph, store.dir, hashOf, inputsKey, options.onNotice) && sharedDir) publishRelatedGraph(graph, store.dir, sharedDir, hashOf, inputsKey, options.onNotice);
   // Saving leaves garbage (the header's JSON, the definition hashes, the ranks' vectors: 70 MB on a
   // kernel) that a plain collection keeps resident: let go of before the map adds its own on top.

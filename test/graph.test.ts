@@ -8,6 +8,8 @@ import { fileNames, packRefs, unpackRefs } from '../src/extract/refs.js';
 import type { FileRecord, FileTags } from '../src/records.js';
 import { seededRandom } from '../src/random.js';
 import { Interner } from '../src/graph/nodes.js';
+import { readSavedGraph, restoreRelatedGraph, saveRelatedGraph } from '../src/graph/graph-file.js';
+import { tempDir } from './helpers.js';
 
 function tags(defs: string[], refs: string[]): FileTags {
   return {
@@ -396,6 +398,94 @@ test('a related graph saved, read back into a graph of the same files and then e
   const misshapen = cloneSaved(built.savedRelated()!);
   misshapen.edgeIdent = misshapen.edgeIdent.subarray(1);
   assert.equal(graphOf(current).restoreRelated(misshapen), false, 'arrays whose lengths do not fit together are refused');
+});
+
+test("the related graph patched in place, in the one set of arrays (edits, files added and removed, a hub's row, growth past the arrays' room, a graph read from its file), equals the one built from scratch after each step", async () => {
+  const random = seededRandom(51);
+  const names = Array.from({ length: 40 }, (_, i) => `name${i}`);
+  const pick = (k: number) => Array.from({ length: k }, () => names[Math.floor(random() * names.length)]);
+  // Most files reference the hub's name: the hub's row holds hundreds of entries (runs copied as blocks).
+  const fileTags = (refs = Math.floor(random() * 6)) => tags(pick(Math.floor(random() * 3)), [...pick(refs), ...(random() < 0.8 ? ['hub_name'] : [])]);
+  const randomPath = () => `d${Math.floor(random() * 8)}/f${Math.floor(random() * 60)}.ts`;
+  const current = new Map<string, FileTags>([['hub/hub.ts', tags(['hub_name'], [])]]);
+  // Files that define nothing and stay as they are: the first rows, which a patch leaves where they are.
+  const leaves = Array.from({ length: 20 }, (_, i) => `a/leaf${i}.ts`);
+  for (const leaf of leaves) current.set(leaf, tags([], ['hub_name']));
+  while (current.size < 420) current.set(randomPath(), fileTags());
+  const graph = graphOf(current);
+  const save = (path: string, saved: FileTags | undefined) => {
+    if (saved) graph.setFile(path, fileNames(saved));
+    else graph.removeFile(path);
+    if (saved) current.set(path, saved);
+    else current.delete(path);
+  };
+  const arraysOf = (g: ReferenceGraph) => g.compileRelated(none).csr.targets.buffer;
+  let arrays = arraysOf(graph);
+  const kept = { inPlace: 0, grown: 0 };
+  const check = (label: string) => {
+    assertSameRelated(graph, graphOf(current), label.length % 2 ? mentioning : none, label);
+    const now = arraysOf(graph);
+    if (now === arrays) kept.inPlace++;
+    else kept.grown++;
+    arrays = now;
+  };
+  for (let step = 0; step < 60; step++) {
+    const paths = [...current.keys()].filter((path) => path.startsWith('d'));
+    const path = paths[Math.floor(random() * paths.length)];
+    const roll = random();
+    if (step === 30) {
+      // Forty files (a patch's share) reference every name defined in the last folders, their
+      // definitions the same: past the arrays' room, the rows of the first folders unchanged (moved as they are).
+      const late = [...current].filter(([other]) => other >= 'd6').flatMap(([, t]) => t.defs.map((def) => def.name));
+      for (const rich of [...paths].sort().slice(-40)) save(rich, tags(current.get(rich)!.defs.map((def) => def.name), [...late, 'hub_name']));
+      const before = arrays;
+      check(`step ${step}: forty files referencing every name`);
+      assert.notEqual(arrays, before, 'the arrays grew');
+      continue;
+    }
+    if (step % 10 === 5) {
+      // The hub's row trades one referencer's run (its reference taken away or given).
+      const refs = unpackRefs(current.get(path)!.refs).map((ref) => ref.name);
+      const defs = current.get(path)!.defs.map((def) => def.name);
+      save(path, tags(defs, refs.includes('hub_name') ? refs.filter((ref) => ref !== 'hub_name') : [...refs, 'hub_name']));
+    } else if (roll < 0.2) save(path, undefined);
+    else if (roll < 0.4) save(randomPath(), fileTags());
+    else save(path, fileTags());
+    check(`step ${step}`);
+  }
+  assert.ok(kept.inPlace >= 50 && kept.grown >= 1, `${kept.inPlace} patches in place, ${kept.grown} into arrays with more room`);
+
+  // Saved and read back: the arrays read from the file have room, and the next changes patch them in place.
+  const dir = tempDir('inplace');
+  const hashOf = (path: string) => (current.has(path) ? `h-${path}` : undefined);
+  assert.ok(saveRelatedGraph(graph, dir, hashOf, 'key'));
+  const restored = graphOf(current);
+  assert.equal(restoreRelatedGraph(restored, await readSavedGraph(dir), hashOf, 'key'), 'restored');
+  const read = restored.compileRelated(none).csr.targets;
+  assert.ok(read.buffer.byteLength > read.byteLength, 'room after the entries read');
+  for (let step = 0; step < 10; step++) {
+    const path = [...current.keys()][Math.floor(random() * current.size)];
+    if (path === 'hub/hub.ts') continue;
+    const edited = fileTags();
+    restored.setFile(path, fileNames(edited));
+    current.set(path, edited);
+    assertSameRelated(restored, graphOf(current), none, `read back, step ${step}`);
+    assert.equal(arraysOf(restored), read.buffer, `read back, step ${step}: patched where they were read`);
+  }
+
+  // Built lean (a cold index's arrays, made to measure), then readied for changes: moved once into arrays with room, patched in place after.
+  const lean = graphOf(current);
+  lean.prepareRelated({ room: false });
+  const measured = lean.compileRelated(none).csr.targets;
+  assert.equal(measured.buffer.byteLength, measured.byteLength, 'made to measure');
+  lean.prepareRelated();
+  const roomy = lean.compileRelated(none).csr.targets;
+  assert.ok(roomy.buffer.byteLength > roomy.byteLength, 'room after the entries');
+  const edited = [...current.keys()].find((path) => path.startsWith('d'))!;
+  current.set(edited, fileTags(8));
+  lean.setFile(edited, fileNames(current.get(edited)!));
+  assertSameRelated(lean, graphOf(current), mentioning, 'built lean, readied, then edited');
+  assert.equal(arraysOf(lean), roomy.buffer);
 });
 
 test('files wait to be linked into the name indexes: asked about names, a graph scans them and answers as a linked one; a related graph needs the definitions only; a change links them', () => {

@@ -210,7 +210,7 @@ test('item 1: the saved related graph read back answers as the one written, its 
   const stored = new Map<string, FileNames>();
   const written = parsedGraph(tree, stored);
   written.linkForRelated();
-  written.prepareRelated({ spare: false });
+  written.prepareRelated({ room: false });
   const dir = tempDir('name-ids');
   const hashOf = (path: string) => (tree.has(path) ? `h-${path}` : undefined);
   assert.ok(saveRelatedGraph(written, dir, hashOf, 'key'));

@@ -72,7 +72,7 @@ export class ColdIndex {
     } else {
       // The definitions of names nobody references leave the definer index before the build (see coldParsedDefinitions).
       if (state.graph.coldParsedDefinitions()) log(UNREFERENCED_MOVED);
-      state.graph.prepareRelated({ spare: false });
+      state.graph.prepareRelated({ room: false });
       // A change derives the edges of the files it makes stale, as on a graph restored.
       state.graph.forgetFileEdges();
       log(`related graph built in ${Date.now() - prepared} ms (saved graph: ${saved})`);

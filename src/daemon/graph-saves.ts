@@ -47,7 +47,7 @@ export class GraphSaves {
     const started = Date.now();
     const { graph } = engine.state;
     // Built now if the last change is not in it yet (no request asked since).
-    graph.prepareRelated({ spare: false });
+    graph.prepareRelated({ room: false });
     const { log } = engine.options;
     const sharedCacheDir = engine.store.shared?.dir;
     const inputsKey = engine.graphInputs();

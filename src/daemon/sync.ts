@@ -319,10 +319,10 @@ export class RepoSync {
     state.apply(updates);
     await this.symlinks.note(engine.options.root, state, updates.keys());
     // The related graph follows now, while no request waits, unless more changes are on the way.
-    // The arrays of the next one are reserved too, unless names are still being linked: the
-    // warm-up reserves them once they are and the store's pages are let go of. Reserved by an
-    // update during linking (a start often brings one), they would come on top of linking's peak.
-    if (this.pendingBatches <= 1 && (this.watcher?.pendingCount ?? 0) === 0) state.graph.prepareRelated({ spare: state.graph.pendingCount === 0 });
+    // Arrays made to measure move into arrays with room too, unless names are still being linked:
+    // the warm-up moves them once they are and the store's pages are let go of. Moved by an update
+    // during linking (a start often brings one), the copy would come on top of linking's peak.
+    if (this.pendingBatches <= 1 && (this.watcher?.pendingCount ?? 0) === 0) state.graph.prepareRelated({ room: state.graph.pendingCount === 0 });
     if (updates.size > 0) this.scheduleGraphSave();
     engine.lastUpdate = new Date();
     const ms = (from: number, to: number) => (to - from).toFixed(0);

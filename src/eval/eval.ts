@@ -319,7 +319,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       // Imports resolve over this tree's paths and project files: every edge is derived again,
       // here, so that the time it takes counts as indexing, not as the first ranking's map.
       graph.useImports(index.lookups.importsOf);
-      graph.prepareRelated({ spare: false });
+      graph.prepareRelated({ room: false });
       const indexMs = performance.now() - indexStart;
       // Files the parent tree's discovery leaves out (a .repomapignore, an .aiderignore) are no
       // part of the task: a target is not counted, and a task whose chat file is left out is dropped.

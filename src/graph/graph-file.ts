@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
+import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { STORE_FORMAT } from '../store/store.js';
@@ -8,6 +8,7 @@ import { errorMessage } from '../errors.js';
 import { makeFolder } from '../paths.js';
 import { unpersonalizedRanks } from '../rank/rank.js';
 import { EDGE_WEIGHTS, RELATED_MODEL, RELATED_WEIGHTS } from '../model.js';
+import { EDGE_HEADROOM } from './edge-buffers.js';
 import type { ReferenceGraph } from './graph.js';
 import type { SavedRelated } from './graph-types.js';
 import type { IndexStats } from '../api/types.js';
@@ -20,7 +21,8 @@ import type { IndexStats } from '../api/types.js';
  *
  * Layout: a magic line, the header's length (u32), the header (JSON: key, paths, hashes, idents,
  * the edge and definition counts, the arrays' CRC-32), zeros to a multiple of 8, then the arrays
- * (ARRAYS: the f64 ones first, so that each is aligned for a view on the file's bytes).
+ * (ARRAYS, the f64 ones first). Each array is read into a buffer of its own, those a change
+ * patches (see EdgeBuffers) with room after them for the edges later changes add.
  */
 const MAGIC = Buffer.from('repomap related graph\n');
 const FILE_NAME = 'related-graph.bin';
@@ -44,7 +46,7 @@ interface Header {
   checksum: number;
 }
 
-type ArrayName = Exclude<keyof SavedRelated, 'paths' | 'idents'>;
+type ArrayName = Exclude<keyof SavedRelated, 'paths' | 'idents' | 'room'>;
 
 /** The counts an array's length follows: edges, nodes, definition hashes and walk entries (null: none saved). */
 interface Counts {
@@ -60,20 +62,20 @@ interface Counts {
  * the forward totals: deriving them again costs a start more than reading them (their pages are
  * faulted in by the read, on libuv's threads, not by the main thread writing fresh arrays).
  */
-const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (counts: Counts) => number }> = [
-  { name: 'weights', bytes: 8, length: ({ e }) => e },
+const ARRAYS: ReadonlyArray<{ name: ArrayName; bytes: 8 | 4 | 1; length: (counts: Counts) => number; patched?: true }> = [
+  { name: 'weights', bytes: 8, length: ({ e }) => e, patched: true },
   { name: 'walkRanks', bytes: 8, length: ({ n }) => n },
-  { name: 'walkWeights', bytes: 8, length: ({ w }) => w ?? 0 },
+  { name: 'walkWeights', bytes: 8, length: ({ w }) => w ?? 0, patched: true },
   { name: 'forwardTotal', bytes: 8, length: ({ n, w }) => (w === null ? 0 : n) },
   { name: 'offsets', bytes: 4, length: ({ n }) => n + 1 },
-  { name: 'targets', bytes: 4, length: ({ e }) => e },
-  { name: 'edgeIdent', bytes: 4, length: ({ e }) => e },
+  { name: 'targets', bytes: 4, length: ({ e }) => e, patched: true },
+  { name: 'edgeIdent', bytes: 4, length: ({ e }) => e, patched: true },
   { name: 'definitionOffsets', bytes: 4, length: ({ n, d }) => (d === null ? 0 : n + 1) },
   { name: 'definitionHashes', bytes: 4, length: ({ d }) => d ?? 0 },
   { name: 'walkOffsets', bytes: 4, length: ({ n, w }) => (w === null ? 0 : n + 1) },
-  { name: 'walkTargets', bytes: 4, length: ({ w }) => w ?? 0 },
-  { name: 'walkSlot', bytes: 4, length: ({ e, w }) => (w === null ? 0 : e) },
-  { name: 'forward', bytes: 1, length: ({ e }) => e },
+  { name: 'walkTargets', bytes: 4, length: ({ w }) => w ?? 0, patched: true },
+  { name: 'walkSlot', bytes: 4, length: ({ e, w }) => (w === null ? 0 : e), patched: true },
+  { name: 'forward', bytes: 1, length: ({ e }) => e, patched: true },
 ];
 /** The arrays of the walk: all saved, or none. */
 const WALK: ReadonlyArray<ArrayName> = ['walkOffsets', 'walkTargets', 'walkWeights', 'walkSlot', 'forwardTotal'];
@@ -270,9 +272,9 @@ export async function restoreSavedGraph(
  */
 async function restoreSharedGraph(graph: ReferenceGraph, rootDir: string, sharedDir: string, hashOf: HashOf, inputsKey: string): Promise<RestoreOutcome> {
   const file = sharedGraphFile(sharedDir, graph, hashOf, inputsKey);
-  const bytes = await readGraphFile(file);
-  if (!bytes) return 'none saved';
-  const outcome = restoreRelatedGraph(graph, parseGraphFile(bytes) ?? 'unreadable', hashOf, inputsKey);
+  const read = await readGraphFile(file);
+  if (read === 'none saved') return read;
+  const outcome = restoreRelatedGraph(graph, read, hashOf, inputsKey);
   if (outcome !== 'restored') return outcome;
   try {
     // Used: kept ahead of the graphs not used since (see publishRelatedGraph).
@@ -294,21 +296,89 @@ export type SavedGraphFile = { header: Header; saved: SavedRelated } | 'none sav
 /**
  * Reads the saved related graph of `dir`. Apart from restoreRelatedGraph, so that a start reads
  * it (tens of megabytes for a large repository) while git lists the files; and on libuv's threads,
- * which take the page faults of filling the buffer off the main thread.
+ * which take the page faults of filling the arrays off the main thread.
  */
-export async function readSavedGraph(dir: string): Promise<SavedGraphFile> {
-  const file = await readGraphFile(join(dir, FILE_NAME));
-  return file ? (parseGraphFile(file) ?? 'unreadable') : 'none saved';
+export function readSavedGraph(dir: string): Promise<SavedGraphFile> {
+  return readGraphFile(join(dir, FILE_NAME));
 }
 
-/** A graph file's bytes; none when there is no regular file to read there (a FIFO would block the read for ever). */
-async function readGraphFile(path: string): Promise<Buffer | undefined> {
+/** A graph file read and parsed; 'none saved' when there is no regular file to read there (a FIFO would block the read for ever). */
+async function readGraphFile(path: string): Promise<SavedGraphFile> {
+  let handle: FileHandle;
   try {
-    if (!(await lstat(path)).isFile()) return undefined;
-    return await readFile(path);
+    if (!(await lstat(path)).isFile()) return 'none saved';
+    handle = await open(path, 'r');
+  } catch {
+    return 'none saved';
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return 'none saved';
+    return (await readGraph(handle, stat.size)) ?? 'unreadable';
+  } catch {
+    return 'unreadable';
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/** Reads `bytes.length` bytes at `position`; false when the file ends first. */
+async function readFully(handle: FileHandle, bytes: Uint8Array, position: number): Promise<boolean> {
+  for (let done = 0; done < bytes.length; ) {
+    const { bytesRead } = await handle.read(bytes, done, Math.min(bytes.length - done, 2 ** 30), position + done);
+    if (bytesRead === 0) return false;
+    done += bytesRead;
+  }
+  return true;
+}
+
+/** The graph of an open graph file of `size` bytes; undefined when it is not one of this layout, or its arrays' checksum fails. */
+async function readGraph(handle: FileHandle, size: number): Promise<{ header: Header; saved: SavedRelated } | undefined> {
+  const head = Buffer.alloc(MAGIC.length + 4);
+  if (size < head.length || !(await readFully(handle, head, 0)) || !head.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const jsonLength = head.readUInt32LE(MAGIC.length);
+  const jsonStart = head.length;
+  if (jsonStart + jsonLength > size) return undefined;
+  const json = Buffer.alloc(jsonLength);
+  if (!(await readFully(handle, json, jsonStart))) return undefined;
+  let header: Header;
+  try {
+    header = JSON.parse(json.toString('utf8')) as Header;
   } catch {
     return undefined;
   }
+  const { paths, hashes, idents, edges, definitions, walkEntries, checksum } = header;
+  if (!Array.isArray(paths) || !Array.isArray(hashes) || !Array.isArray(idents) || hashes.length !== paths.length) return undefined;
+  if (!Number.isInteger(edges) || edges < 0) return undefined;
+  if (definitions !== null && (!Number.isInteger(definitions) || definitions < 0)) return undefined;
+  if (walkEntries !== null && (!Number.isInteger(walkEntries) || walkEntries < 0)) return undefined;
+  const counts: Counts = { e: edges, n: paths.length, d: definitions, w: walkEntries };
+  const start = jsonStart + jsonLength + pad(jsonStart + jsonLength);
+  let at = start;
+  for (const { bytes, length } of ARRAYS) at += bytes * length(counts);
+  if (at !== size) return undefined;
+  // Each array in a buffer of its own: one a change patches grows there, and lets go of its old
+  // buffer alone (in one buffer, any array still in use would hold every other's bytes).
+  const arrays: Record<string, Float64Array | Uint32Array | Uint8Array> = {};
+  let sum = 0;
+  at = start;
+  for (const { name, bytes, length, patched } of ARRAYS) {
+    const count = length(counts);
+    const room = patched ? Math.ceil(count * EDGE_HEADROOM) : count;
+    const array = bytes === 8 ? new Float64Array(room) : bytes === 4 ? new Uint32Array(room) : new Uint8Array(room);
+    const view = new Uint8Array(array.buffer, 0, bytes * count);
+    if (!(await readFully(handle, view, at))) return undefined;
+    sum = crc32(view, sum);
+    arrays[name] = array.subarray(0, count);
+    at += bytes * count;
+  }
+  if (sum !== checksum) return undefined;
+  if (definitions === null) {
+    delete arrays.definitionOffsets;
+    delete arrays.definitionHashes;
+  } else if (arrays.definitionOffsets[counts.n] !== definitions) return undefined;
+  if (walkEntries === null) for (const name of WALK) delete arrays[name];
+  return { header, saved: { paths, idents, ...arrays, room: true } as unknown as SavedRelated };
 }
 
 /**
@@ -322,47 +392,6 @@ export function restoreRelatedGraph(graph: ReferenceGraph, file: SavedGraphFile,
   if (header.key !== KEY || header.project !== inputsKey) return 'out of date';
   for (let i = 0; i < header.paths.length; i++) if (hashOf(header.paths[i]) !== header.hashes[i]) return 'out of date';
   return graph.restoreRelated(saved) ? 'restored' : 'out of date';
-}
-
-function parseGraphFile(file: Buffer): { header: Header; saved: SavedRelated } | undefined {
-  if (file.length < MAGIC.length + 4 || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-  const jsonLength = file.readUInt32LE(MAGIC.length);
-  const jsonStart = MAGIC.length + 4;
-  if (jsonStart + jsonLength > file.length) return undefined;
-  let header: Header;
-  try {
-    header = JSON.parse(file.toString('utf8', jsonStart, jsonStart + jsonLength)) as Header;
-  } catch {
-    return undefined;
-  }
-  const { paths, hashes, idents, edges, definitions, walkEntries, checksum } = header;
-  if (!Array.isArray(paths) || !Array.isArray(hashes) || !Array.isArray(idents) || hashes.length !== paths.length) return undefined;
-  if (!Number.isInteger(edges) || edges < 0) return undefined;
-  if (definitions !== null && (!Number.isInteger(definitions) || definitions < 0)) return undefined;
-  if (walkEntries !== null && (!Number.isInteger(walkEntries) || walkEntries < 0)) return undefined;
-  const counts: Counts = { e: edges, n: paths.length, d: definitions, w: walkEntries };
-  const start = jsonStart + jsonLength + pad(jsonStart + jsonLength);
-  let at = start;
-  for (const { bytes, length } of ARRAYS) at += bytes * length(counts);
-  if (at !== file.length || crc32(file.subarray(start)) !== checksum) return undefined;
-  // Views on the file's bytes where these are aligned for them (they are, unless the Buffer came
-  // from a pool), else copies.
-  const aligned = file.byteOffset % 8 === 0;
-  const arrays: Record<string, Float64Array | Uint32Array | Uint8Array> = {};
-  at = start;
-  for (const { name, bytes, length } of ARRAYS) {
-    const count = length(counts);
-    const buffer = aligned ? (file.buffer as ArrayBuffer) : new Uint8Array(file.subarray(at, at + bytes * count)).buffer;
-    const offset = aligned ? file.byteOffset + at : 0;
-    arrays[name] = bytes === 8 ? new Float64Array(buffer, offset, count) : bytes === 4 ? new Uint32Array(buffer, offset, count) : new Uint8Array(buffer, offset, count);
-    at += bytes * count;
-  }
-  if (definitions === null) {
-    delete arrays.definitionOffsets;
-    delete arrays.definitionHashes;
-  } else if (arrays.definitionOffsets[counts.n] !== definitions) return undefined;
-  if (walkEntries === null) for (const name of WALK) delete arrays[name];
-  return { header, saved: { paths, idents, ...arrays } as unknown as SavedRelated };
 }
 
 /** Zero bytes that bring `length` to a multiple of 8. */

@@ -81,6 +81,11 @@ export interface SavedRelated {
   walkWeights?: Float64Array;
   walkSlot?: Uint32Array;
   forwardTotal?: Float64Array;
+  /**
+   * True when each per-edge and walk array is a view of the start of an ArrayBuffer of its own,
+   * the rest of which is room for the entries later changes add (see EdgeBuffers.adopt).
+   */
+  room?: boolean;
   /** Each file's definitions as hashes, the files those of `paths` (see NameIndex.definitionHashes): the offsets, then the hashes. */
   definitionOffsets?: Uint32Array;
   definitionHashes?: Uint32Array;

@@ -194,12 +194,12 @@ export class ReferenceGraph {
   }
 
   /**
-   * Builds the related graph now, and (unless `spare` is false) reserves and touches the arrays
-   * the next one is written into: a daemon does this before requests ask, so neither a request nor
-   * the next change pays for them.
+   * Builds the related graph now, with (unless `room` is false) room in its arrays for the edges
+   * later changes add (see RelatedState.prepare): a daemon does this before requests ask, so
+   * neither a request nor the next change pays for it. Without, a graph written in full is lean.
    */
-  prepareRelated({ spare = true }: { spare?: boolean } = {}): void {
-    this.related.prepare(spare);
+  prepareRelated({ room = true }: { room?: boolean } = {}): void {
+    this.related.prepare(room);
   }
 
   /**

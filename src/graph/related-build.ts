@@ -58,16 +58,17 @@ export function flattenRelated(nodes: readonly FileNode[], numbering: Numbering,
 }
 
 /**
- * A saved graph's arrays, taken into `buffers` as they are, with its merged walk and forward totals
- * when it has them (see savedWalk), else derived again.
+ * A saved graph's arrays, taken into `buffers` as they are (patched in place from then on), with
+ * its merged walk and forward totals when it has them (see savedWalk), else derived again.
  */
 export function restoredArrays(saved: SavedRelated, buffers: EdgeBuffers): RelatedArrays {
   const { offsets, targets, weights, edgeIdent, forward } = saved;
-  buffers.adopt({ targets, weights, edgeIdent, forward });
+  const room = saved.room === true;
+  buffers.adopt({ targets, weights, edgeIdent, forward }, room);
   const csr = { nodeCount: saved.paths.length, offsets, targets, weights };
   const taken = savedWalk(saved);
   if (!taken) return { csr, edgeIdent, forward, ...mergeParallelEdges(csr, buffers), forwardTotal: forwardTotals(csr, forward) };
-  buffers.adopt({ walkTargets: taken.walk.targets, walkWeights: taken.walk.weights, walkSlot: taken.walkSlot });
+  buffers.adopt({ walkTargets: taken.walk.targets, walkWeights: taken.walk.weights, walkSlot: taken.walkSlot }, room);
   return { csr, edgeIdent, forward, ...taken };
 }
 

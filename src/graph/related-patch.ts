@@ -1,44 +1,61 @@
-// The related graph patched after a change: only the rows of the files whose edges were derived
-// again (the stale files) and of their old and new targets are written anew; the rest is copied
-// from the previous graph, its numbers moved past the files added or removed since. The result
-// equals, entry for entry, what flattenRelated writes from scratch (test/graph.test.ts checks it).
+// The related graph patched after a change, in place: only the rows of the files whose edges were
+// derived again (the stale files) and of their old and new targets change, and of those only the
+// runs of entries of the stale sources; every other entry stays where it is or moves as part of a
+// block within the same arrays, its numbers moved past the files added or removed since. The
+// result equals, entry for entry, what flattenRelated writes from scratch (test/graph.test.ts).
 //
-// Steps: planPatch (which rows change, and how), rowSizes (where each row starts), writeRows (the
-// CSR entries), patchWalk (the merged walk), then the forward totals.
+// Steps: planPatch (which rows change, and how), rowSizes (where each row starts), layOut (the
+// entries in order as segments: old ones kept, and new ones written aside, reading the old rows),
+// then the kept entries moved (related-move.ts), the new ones put in place, the changed rows'
+// merged walk merged anew around the unchanged rows' moved one, and the forward totals.
 import { RELATED_WEIGHTS } from '../model.js';
-import type { CsrGraph } from '../rank/pagerank.js';
 import type { EdgeBuffers } from './edge-buffers.js';
 import type { RelatedGraph } from './graph-types.js';
 import { type FileNode, getOrCreate } from './nodes.js';
 import { type Numbering, type Shift, shifted } from './numbering.js';
 import { type RelatedArrays, distinctTargets, mergeRow, rowForwardTotal } from './related-build.js';
-
-/** Entries from which a patch copies a run of a graph's arrays with views and `set`, not a loop. */
-const BLOCK_COPY = 256;
+import { copyEntries, moveKept, moveUnchangedWalk, unchangedRunEnd } from './related-move.js';
 
 const NO_PAIRS: readonly number[] = [];
 
 /**
  * The related graph after the `stale` files took new forward edges (and files were added or
- * removed: `shifts` moves the previous graph's numbers to the current ones), written from the
- * previous graph `old`: a row keeps its entries in the order a full flatten gives (by source: the
- * reverse entries of lower sources, its own forward entries, those of higher sources), so the
- * result is the same, entry for entry.
+ * removed: `shifts` moves the previous graph's numbers to the current ones), written over the
+ * previous graph `old`, in its own arrays when they have room (else in new ones from `buffers`):
+ * a row keeps its entries in the order a full flatten gives (by source: the reverse entries of
+ * lower sources, its own forward entries, those of higher sources), so the result is the same,
+ * entry for entry. `old` is not to be read after: its arrays hold the new graph.
  */
 export function patchRelated(old: RelatedGraph, shifts: readonly Shift[], stale: readonly FileNode[], nodes: readonly FileNode[], numbering: Numbering, buffers: EdgeBuffers): RelatedArrays {
   const plan = planPatch(old, shifts, stale, nodes, numbering);
-  const { offsets, runsByRow } = rowSizes(plan);
-  const { targets, weights, edgeIdent, forward } = writeRows(plan, offsets, runsByRow, buffers);
-  const csr = { nodeCount: plan.n, offsets, targets, weights };
-  const { walk, walkSlot } = patchWalk(plan, csr, buffers);
-  const { isStale, oldOf } = plan;
-  const forwardTotal = new Float64Array(plan.n);
-  for (let v = 0; v < plan.n; v++) forwardTotal[v] = isStale[v] ? rowForwardTotal(csr, forward, v) : old.forwardTotal[oldOf[v]];
-  return { csr, edgeIdent, forward, walk, walkSlot, forwardTotal };
+  const { n, oldOf, isStale, affected, renumber } = plan;
+  const { offsets, runsByRow, fresh } = rowSizes(plan);
+  // Until the moves below, old's arrays are as they were: the new entries read them.
+  const layout = layOut(plan, offsets, runsByRow, fresh);
+  const edges = { ...buffers.edgeArrays(offsets[n]), walkSlot: buffers.walkSlots(offsets[n]) };
+  const oldEdges = { targets: old.csr.targets, weights: old.csr.weights, edgeIdent: old.edgeIdent, forward: old.forward, walkSlot: old.walkSlot };
+  moveKept(layout.kept, oldEdges, edges, renumber);
+  for (let w = 0; w < layout.written.length; w += 3) copyEntries(layout, layout.written[w], layout.written[w + 1], edges, layout.written[w + 2]);
+  const csr = { nodeCount: n, offsets, targets: edges.targets, weights: edges.weights };
+  const seen = new Int32Array(n).fill(-1);
+  const walkOffsets = new Uint32Array(n + 1);
+  for (let v = 0; v < n; v++) {
+    const o = oldOf[v];
+    const size = affected[v] ? distinctTargets(csr, v, seen) : old.walk.offsets[o + 1] - old.walk.offsets[o];
+    walkOffsets[v + 1] = walkOffsets[v] + size;
+  }
+  const walk = { nodeCount: n, offsets: walkOffsets, ...buffers.walkEntries(walkOffsets[n]) };
+  moveUnchangedWalk(plan, offsets, walk, edges.walkSlot);
+  seen.fill(-1);
+  const slotOf = new Uint32Array(n);
+  for (let v = 0; v < n; v++) if (affected[v]) mergeRow(csr, v, walkOffsets[v], seen, slotOf, walk.targets, walk.weights, edges.walkSlot);
+  const forwardTotal = new Float64Array(n);
+  for (let v = 0; v < n; v++) forwardTotal[v] = isStale[v] ? rowForwardTotal(csr, edges.forward, v) : old.forwardTotal[oldOf[v]];
+  return { csr, edgeIdent: edges.edgeIdent, forward: edges.forward, walk, walkSlot: edges.walkSlot, forwardTotal };
 }
 
 /** What a patch changes, found before anything is written. */
-interface PatchPlan {
+export interface PatchPlan {
   /** Nodes now, sorted (each stale one with its new `related` edges). */
   nodes: readonly FileNode[];
   n: number;
@@ -158,12 +175,13 @@ function rowRuns(plan: PatchPlan, v: number): number[] {
   }
 }
 
-/** Step 2: each row's start (offsets), and the runs of the rows that trade runs. */
-function rowSizes(plan: PatchPlan): { offsets: Uint32Array; runsByRow: Map<number, number[]> } {
+/** Step 2: each row's start (offsets), the runs of the rows that trade runs, and how many new entries are written aside. */
+function rowSizes(plan: PatchPlan): { offsets: Uint32Array; runsByRow: Map<number, number[]>; fresh: number } {
   const { n, nodes, oldOf, affected, entryWise, isStale, incoming } = plan;
   const oldOffsets = plan.old.csr.offsets;
   const runsByRow = new Map<number, number[]>();
   const offsets = new Uint32Array(n + 1);
+  let fresh = 0;
   for (let v = 0; v < n; v++) {
     const o = oldOf[v];
     let size = o >= 0 ? oldOffsets[o + 1] - oldOffsets[o] : 0;
@@ -171,29 +189,36 @@ function rowSizes(plan: PatchPlan): { offsets: Uint32Array; runsByRow: Map<numbe
       const runs = rowRuns(plan, v);
       runsByRow.set(v, runs);
       for (let r = 0; r < runs.length; r += 5) {
-        size -= runs[r + 1] - runs[r];
-        size += runs[r + 2] === v ? nodes[v].related!.toDense.length : (runs[r + 4] - runs[r + 3]) / 2;
+        const added = runs[r + 2] === v ? nodes[v].related!.toDense.length : (runs[r + 4] - runs[r + 3]) / 2;
+        size += added - (runs[r + 1] - runs[r]);
+        fresh += added;
       }
     } else if (affected[v]) {
       size = (incoming.get(v)?.length ?? 0) / 2 + (isStale[v] ? nodes[v].related!.toDense.length : 0);
       if (o >= 0) for (let e = oldOffsets[o]; e < oldOffsets[o + 1]; e++) if (keeps(plan, v, e)) size++;
+      fresh += size;
     }
     offsets[v + 1] = offsets[v] + size;
   }
-  return { offsets, runsByRow };
+  return { offsets, runsByRow, fresh };
 }
 
-/** The end of the run of unchanged rows from v: rows that move as one block. */
-function unchangedRunEnd(plan: PatchPlan, v: number): number {
-  const { n, affected, oldOf } = plan;
-  let end = v;
-  while (end < n && !affected[end] && oldOf[end] === oldOf[v] + (end - v)) end++;
-  return end;
-}
-
-/** Writes the new CSR's entries from `slot` on: copies of old entries, or new ones. */
+/**
+ * The patched graph's entries in the order of their places, as segments: runs of old entries kept
+ * (moved to their places later, see moveKept), and new entries written aside (from `slot` on).
+ */
 class RowWriter {
+  /** The next entry written aside. */
   slot = 0;
+  /** The next entry's place in the patched graph. */
+  at = 0;
+  /** Old entries kept, as [from, to, at, slots]: slots is 1 when their merged entries' slots move with them (rows unchanged). */
+  readonly kept: number[] = [];
+  /** Entries written aside, as [from, to, at]. */
+  readonly written: number[] = [];
+  /** Where the segment being written aside began (-1: none). */
+  private open = -1;
+  private openAt = 0;
 
   constructor(
     private readonly plan: PatchPlan,
@@ -203,31 +228,27 @@ class RowWriter {
     readonly forward: Uint8Array,
   ) {}
 
-  /** Copies the old entries [from, to), their targets numbered anew when files came or went. */
-  copyOld(from: number, to: number): void {
-    const { targets, weights, edgeIdent, forward, slot } = this;
-    const { renumber, old } = this.plan;
-    const { targets: oldTargets, weights: oldWeights } = old.csr;
-    const { edgeIdent: oldIdent, forward: oldForward } = old;
-    if (to - from < BLOCK_COPY) {
-      // A loop: views for a block copy cost more than the copy of a run of a few dozen entries.
-      const shift = slot - from;
-      for (let e = from; e < to; e++) {
-        targets[e + shift] = renumber ? renumber[oldTargets[e]] : oldTargets[e];
-        weights[e + shift] = oldWeights[e];
-        edgeIdent[e + shift] = oldIdent[e];
-        forward[e + shift] = oldForward[e];
-      }
-    } else {
-      copyTargets(oldTargets, from, to, targets, slot, renumber);
-      weights.set(oldWeights.subarray(from, to), slot);
-      edgeIdent.set(oldIdent.subarray(from, to), slot);
-      forward.set(oldForward.subarray(from, to), slot);
-    }
-    this.slot = slot + to - from;
+  /** Keeps the old entries [from, to) (their targets numbered anew when files came or went) as the next entries. */
+  keep(from: number, to: number, slots: 0 | 1): void {
+    if (to <= from) return;
+    this.close();
+    this.kept.push(from, to, this.at, slots);
+    this.at += to - from;
+  }
+
+  /** Ends the segment written aside, if any. */
+  close(): void {
+    if (this.open < 0) return;
+    this.written.push(this.open, this.slot, this.openAt);
+    this.open = -1;
   }
 
   write(target: number, weight: number, ident: number, isForward: number): void {
+    if (this.open < 0) {
+      this.open = this.slot;
+      this.openAt = this.at;
+    }
+    this.at++;
     const slot = this.slot++;
     this.targets[slot] = target;
     this.weights[slot] = weight;
@@ -248,41 +269,19 @@ class RowWriter {
   }
 }
 
-/** Step 3: the CSR's entries, row by row: unchanged rows copied in blocks, changed rows by runs or entry by entry. */
-function writeRows(plan: PatchPlan, offsets: Uint32Array, runsByRow: Map<number, number[]>, buffers: EdgeBuffers): ReturnType<EdgeBuffers['edgeArrays']> {
-  const { n, oldOf, affected } = plan;
-  const oldOffsets = plan.old.csr.offsets;
-  const arrays = buffers.edgeArrays(offsets[n]);
-  const writer = new RowWriter(plan, arrays.targets, arrays.weights, arrays.edgeIdent, arrays.forward);
-  for (let v = 0; v < n; ) {
-    writer.slot = offsets[v];
-    if (!affected[v]) {
-      const end = unchangedRunEnd(plan, v);
-      writer.copyOld(oldOffsets[oldOf[v]], oldOffsets[oldOf[end - 1] + 1]);
-      v = end;
-      continue;
-    }
-    const runs = runsByRow.get(v);
-    if (runs) writeRunRow(plan, writer, v, runs);
-    else writeEntryRow(plan, writer, v);
-    v++;
-  }
-  return arrays;
-}
-
-/** A changed row that trades runs: old entries between the runs copied, each run's new entries written. */
+/** A changed row that trades runs: old entries between the runs kept, each run's new entries written. */
 function writeRunRow(plan: PatchPlan, writer: RowWriter, v: number, runs: readonly number[]): void {
   const o = plan.oldOf[v];
   const oldOffsets = plan.old.csr.offsets;
   const pairs = plan.incoming.get(v) ?? NO_PAIRS;
   let from = oldOffsets[o];
   for (let r = 0; r < runs.length; r += 5) {
-    writer.copyOld(from, runs[r]);
+    writer.keep(from, runs[r], 0);
     if (runs[r + 2] === v) writer.writeOwn(v);
     else for (let p = runs[r + 3]; p < runs[r + 4]; p += 2) writer.writeReverse(pairs[p], pairs[p + 1]);
     from = runs[r + 1];
   }
-  writer.copyOld(from, oldOffsets[o + 1]);
+  writer.keep(from, oldOffsets[o + 1], 0);
 }
 
 /** A changed row written entry by entry: the old entries that stay, with the new ones merged in by source. */
@@ -319,39 +318,28 @@ function writeEntryRow(plan: PatchPlan, writer: RowWriter, v: number): void {
   writeNewBefore(Infinity);
 }
 
-/** Step 4: the merged walk: unchanged rows copied (their slots shifted), changed rows merged anew. */
-function patchWalk(plan: PatchPlan, csr: CsrGraph, buffers: EdgeBuffers): { walk: CsrGraph; walkSlot: Uint32Array } {
-  const { n, oldOf, affected, renumber } = plan;
-  const { walk: oldWalk, walkSlot: oldSlot } = plan.old;
+/** Step 3: where each entry comes from, in row order: old entries kept, and new ones written aside (`fresh` of them) from the old rows (not moved yet). */
+function layOut(plan: PatchPlan, offsets: Uint32Array, runsByRow: Map<number, number[]>, fresh: number): RowWriter {
+  const { n, affected, oldOf } = plan;
   const oldOffsets = plan.old.csr.offsets;
-  const { offsets } = csr;
-  const walkOffsets = new Uint32Array(n + 1);
-  const seen = new Int32Array(n).fill(-1);
-  for (let v = 0; v < n; v++) {
-    const o = oldOf[v];
-    const size = affected[v] ? distinctTargets(csr, v, seen) : oldWalk.offsets[o + 1] - oldWalk.offsets[o];
-    walkOffsets[v + 1] = walkOffsets[v] + size;
-  }
-  const { walkTargets, walkWeights, walkSlot } = buffers.walkArrays(walkOffsets[n], offsets[n]);
-  seen.fill(-1);
-  const slotOf = new Uint32Array(n);
+  const writer = new RowWriter(plan, new Uint32Array(fresh), new Float64Array(fresh), new Uint32Array(fresh), new Uint8Array(fresh));
   for (let v = 0; v < n; ) {
+    writer.close();
+    writer.at = offsets[v];
     if (!affected[v]) {
-      // A run of unchanged rows: its merged entries move as one block, and its edges' entries by as much.
+      // A run of unchanged rows: kept as one block.
       const end = unchangedRunEnd(plan, v);
-      const from = oldWalk.offsets[oldOf[v]];
-      const to = oldWalk.offsets[oldOf[end - 1] + 1];
-      copyTargets(oldWalk.targets, from, to, walkTargets, walkOffsets[v], renumber);
-      walkWeights.set(oldWalk.weights.subarray(from, to), walkOffsets[v]);
-      const edgesFrom = oldOffsets[oldOf[v]];
-      copySlots(oldSlot, edgesFrom, oldOffsets[oldOf[end - 1] + 1], walkSlot, offsets[v] - edgesFrom, walkOffsets[v] - from);
+      writer.keep(oldOffsets[oldOf[v]], oldOffsets[oldOf[end - 1] + 1], 1);
       v = end;
       continue;
     }
-    mergeRow(csr, v, walkOffsets[v], seen, slotOf, walkTargets, walkWeights, walkSlot);
+    const runs = runsByRow.get(v);
+    if (runs) writeRunRow(plan, writer, v, runs);
+    else writeEntryRow(plan, writer, v);
     v++;
   }
-  return { walk: { nodeCount: n, offsets: walkOffsets, targets: walkTargets, weights: walkWeights }, walkSlot };
+  writer.close();
+  return writer;
 }
 
 /** The end of source s's (source, k) pairs from p on. */
@@ -390,21 +378,4 @@ function ownEntries(targets: Uint32Array, forward: Uint8Array, start: number, en
     else to = mid;
   }
   return [ownFrom, from];
-}
-
-/** Copies targets[from, to) to `into` from `at` on, each numbered anew by `renumber` when files came or went. */
-function copyTargets(targets: Uint32Array, from: number, to: number, into: Uint32Array, at: number, renumber: Int32Array | undefined): void {
-  if (!renumber) {
-    into.set(targets.subarray(from, to), at);
-    return;
-  }
-  const shift = at - from;
-  // A lookup per entry: as fast as arithmetic on one file's shift, whose branch mispredicts on
-  // targets in no order.
-  for (let e = from; e < to; e++) into[e + shift] = renumber[targets[e]];
-}
-
-/** Copies the merged-entry slots of edges [from, to) to edge e + `edgeShift`, each slot moved by `slotShift`. */
-function copySlots(slots: Uint32Array, from: number, to: number, into: Uint32Array, edgeShift: number, slotShift: number): void {
-  for (let e = from; e < to; e++) into[e + edgeShift] = slots[e] + slotShift;
 }

@@ -8,7 +8,7 @@ import { EdgeBuffers } from './edge-buffers.js';
 import type { EdgeRequest, RelatedBase, RelatedGraph, SavedRelated } from './graph-types.js';
 import type { NameIndex } from './name-index.js';
 import { type FileNode, Interner, NO_NAMES, definerCount, familyCount, isDefiner } from './nodes.js';
-import type { Numbering } from './numbering.js';
+import type { Numbering, Shift } from './numbering.js';
 import { deriveRelated } from './related-edges.js';
 import { type RelatedArrays, flattenRelated, isSavedGraphShaped, restoredArrays } from './related-build.js';
 import { patchRelated } from './related-patch.js';
@@ -37,9 +37,8 @@ export class RelatedState {
   private readonly stale = new Set<FileNode>();
   /** Until the first related graph, every file's edges are to be derived: nothing to track. */
   private everyFileStale = true;
-  /** Two sets of arrays in turn: the new graph is written while the previous one is read. */
-  private buffers = new EdgeBuffers();
-  private spareBuffers = new EdgeBuffers();
+  /** The graph's arrays: each change patches them in place (see patchRelated). */
+  private readonly buffers = new EdgeBuffers();
   /** Identifiers of related edges, numbered for the life of the graph. */
   private idents = new Interner();
   /** Files whose forward edges were derived, over the graph's life: a work count. */
@@ -125,15 +124,16 @@ export class RelatedState {
   }
 
   /**
-   * Builds the graph now, and (with `spare`) reserves the arrays the next one is written into.
-   * Without, the graph is built lean: a graph written in full makes its arrays to measure and
-   * lets go of each file's forward edges as it writes them (see forgetFileEdges), a one-off map's
-   * peak and what a daemon lets go of anyway; a change then writes into the other set first, and
-   * into this one with room again (as after restore).
+   * Builds the graph now. With `room` (a graph that changes will follow), its arrays get room for
+   * the edges later changes add: a graph whose arrays were made to measure moves into arrays with
+   * room now, rather than in the first change that adds an edge. Without, the graph is built lean:
+   * a graph written in full makes its arrays to measure and lets go of each file's forward edges
+   * as it writes them (see forgetFileEdges), a one-off map's peak and what a daemon lets go of anyway.
    */
-  prepare(spare: boolean): void {
-    this.base ??= this.build(!spare);
-    if (spare) this.spareBuffers.reserveLike(this.buffers);
+  prepare(room: boolean): void {
+    this.base ??= this.build(!room);
+    // A patch with nothing stale: every row moved, as one block, into arrays with room (see EdgeBuffers.take).
+    if (room && this.buffers.madeToMeasure) this.base = this.build();
   }
 
   /**
@@ -149,7 +149,6 @@ export class RelatedState {
   rebuildWith(node: FileNode): void {
     this.stale.add(node);
     this.base = this.build();
-    this.prepare(true);
   }
 
   /** The graph for one request (see ReferenceGraph.compileRelated). */
@@ -204,8 +203,8 @@ export class RelatedState {
 
   /**
    * The graph without request multipliers. Only the stale files derive their edges again; after
-   * a few changes only their rows and those of their old and new targets change, so the rest is
-   * copied from the previous graph (patchRelated) rather than written again edge by edge.
+   * a few changes only their rows and those of their old and new targets change: the previous
+   * graph is patched in place (patchRelated) rather than written again edge by edge.
    */
   private build(lean = false): RelatedBase {
     this.index.linkForRelated();
@@ -223,10 +222,12 @@ export class RelatedState {
     // A lean graph written in full lets go of each file's edges as it writes them: they need no file objects.
     const byNumber = lean && !patch;
     for (const node of stale) node.related = this.derive(node, byNumber);
-    [this.buffers, this.spareBuffers] = [this.spareBuffers, this.buffers];
+    // The previous graph's arrays are this one's: the request's patch comes off first, and the
+    // previous graph is not read after (see patchRelated).
     if (previous) unpatch(previous.base);
+    this.previous = undefined;
     let arrays: RelatedArrays;
-    if (patch) arrays = patchRelated(previous.base.graph, shifts!, stale, nodes, this.numbering, this.buffers);
+    if (patch) arrays = this.patched(previous.base.graph, shifts!, stale, nodes);
     else {
       // A graph restored from a saved one derives a file's edges when first needed.
       for (const node of nodes) node.related ??= this.derive(node, byNumber);
@@ -248,6 +249,20 @@ export class RelatedState {
     this.everyFileStale = false;
     this.previous = { base, numbering: this.numbering.current };
     return base;
+  }
+
+  /**
+   * patchRelated, and if it fails (a bug), the graph written in full next time: the arrays are
+   * then half patched, and every file's edges are derived again.
+   */
+  private patched(old: RelatedGraph, shifts: readonly Shift[], stale: readonly FileNode[], nodes: readonly FileNode[]): RelatedArrays {
+    try {
+      return patchRelated(old, shifts, stale, nodes, this.numbering, this.buffers);
+    } catch (err) {
+      this.everyFileStale = true;
+      this.stale.clear();
+      throw err;
+    }
   }
 
   private graphOf(arrays: RelatedArrays, paths: string[]): RelatedGraph {

@@ -1,6 +1,5 @@
 // Warm-up rehearsals: a change made and taken back, or a patch written again, so that the code a
-// save runs is compiled and the arrays it writes are touched before the first real save after a
-// start. The graph ends as it was.
+// save runs is compiled before the first real save after a start. The graph ends as it was.
 import type { FileNames } from '../records.js';
 import type { NameIndex } from './name-index.js';
 import type { FileNode } from './nodes.js';
@@ -44,8 +43,9 @@ export function rehearseChange(graph: Rehearsable, nodes: readonly FileNode[], i
 }
 
 /**
- * Writes the related graph anew as a change would (the file with the most names derives its edges
- * again, the rest is copied), `times` times: the same graph, and little garbage.
+ * Patches the related graph as a change would (the file with the most names derives its edges
+ * again, and its rows and its neighbours' are written anew), `times` times: the same graph, and
+ * little garbage.
  */
 export function rehearsePatch(related: RelatedState, nodes: readonly FileNode[], nameCount: (node: FileNode) => number, times: number): void {
   let busiest = nodes[0];
