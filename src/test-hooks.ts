@@ -11,6 +11,7 @@
 //   REPOMAP_TEST_RELEASE_FROM_BYTES  the daemon's store lets go of its map from this size on (DaemonOptions.releasePagesFromBytes)
 //   REPOMAP_TEST_PUBLISH_RELEASE_EVERY  the daemon's publishing lets go of the store's map every this many copies (ExtractSettings.publishReleaseEvery)
 //   REPOMAP_TEST_LINK_RELEASE_EVERY  the daemon's warm-up lets go of the store's map every this many files' names read (DaemonOptions.linkReleaseEvery)
+//   REPOMAP_TEST_REQUEST_RELEASE_READS  once warm, the daemon's store lets go of its map after requests read this many values (DaemonOptions.requestReleaseReads)
 //   REPOMAP_TEST_MCP_WAIT_MS     the MCP server's wait for the index (McpServerOptions.indexWaitMs)
 //   REPOMAP_TEST_WORKER_EXIT_ON  `repomap map`'s and the daemon's parse workers die on a path containing this text (RunnerOptions.exitOn)
 //   REPOMAP_TEST_WORKER_STALL_ON `repomap map`'s and the daemon's parse workers spin on a path containing this text (RunnerOptions.stallOn)
@@ -34,7 +35,7 @@ const DAEMON_TIMING_VARIABLES: Record<keyof DaemonTimings, string> = {
 };
 
 /** The daemon's test options set in `env` (none in production). */
-export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'unwatchable' | 'releasePagesFromBytes' | 'publishReleaseEvery' | 'linkReleaseEvery' | 'runnerOptions'> {
+export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'unwatchable' | 'releasePagesFromBytes' | 'publishReleaseEvery' | 'linkReleaseEvery' | 'requestReleaseReads' | 'runnerOptions'> {
   const timings: Partial<DaemonTimings> = {};
   for (const [field, name] of Object.entries(DAEMON_TIMING_VARIABLES) as Array<[keyof DaemonTimings, string]>) {
     if (env[name] !== undefined) timings[field] = Number(env[name]);
@@ -43,12 +44,14 @@ export function daemonTestOptions(env: Env): Pick<DaemonOptions, 'timings' | 'un
   const releaseFrom = env.REPOMAP_TEST_RELEASE_FROM_BYTES;
   const publishEvery = env.REPOMAP_TEST_PUBLISH_RELEASE_EVERY;
   const linkEvery = env.REPOMAP_TEST_LINK_RELEASE_EVERY;
+  const requestReads = env.REPOMAP_TEST_REQUEST_RELEASE_READS;
   return {
     ...(Object.keys(timings).length > 0 ? { timings } : {}),
     ...(unwatchable ? { unwatchable } : {}),
     ...(releaseFrom !== undefined ? { releasePagesFromBytes: Number(releaseFrom) } : {}),
     ...(publishEvery !== undefined ? { publishReleaseEvery: Number(publishEvery) } : {}),
     ...(linkEvery !== undefined ? { linkReleaseEvery: Number(linkEvery) } : {}),
+    ...(requestReads !== undefined ? { requestReleaseReads: Number(requestReads) } : {}),
     ...runnerTestOptions(env),
   };
 }

@@ -222,9 +222,10 @@ test('a new folder the rules ignore is left out whole: not listed file by file, 
   assert.equal(await daemon.exited, 0);
 });
 
-test('a file edit is applied without parsing anything else', async () => {
+test('a file edit is applied without parsing anything else, also after requests made the store let go of its map', async () => {
   const root = gitRepo();
-  const env = runtimeEnv();
+  // Once warm, the store lets go of its map after every request that read from it.
+  const env = { ...runtimeEnv(), REPOMAP_TEST_REQUEST_RELEASE_READS: '1' };
   const daemon = await startDaemon(root, env);
   await call(daemon.socket, 'map', {}); // waits for the cold index
   const before = await call<DaemonStatus>(daemon.socket, 'status');
@@ -232,6 +233,14 @@ test('a file edit is applied without parsing anything else', async () => {
   await mapUntil(daemon.socket, (map) => map.text.includes('restock_everything'));
   const after = await call<DaemonStatus>(daemon.socket, 'status');
   assert.equal(after.parsed - before.parsed, 1);
+  // Requests read outlines: the store lets go of the pages they mapped, and the pool it closed for
+  // that is a new one, which parses the next edit.
+  const released = /requests read \d+ values from the store: its pages let go/;
+  await mapUntil(daemon.socket, () => released.test(daemon.stderr()));
+  assert.match(daemon.stderr(), released);
+  writeFileSync(join(root, 'api', 'inventory.py'), 'def restock_nothing():\n    pass\n');
+  await mapUntil(daemon.socket, (map) => map.text.includes('restock_nothing'));
+  assert.equal((await call<DaemonStatus>(daemon.socket, 'status')).parsed - after.parsed, 1);
   await call(daemon.socket, 'shutdown');
   await daemon.exited;
 });

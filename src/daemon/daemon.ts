@@ -103,7 +103,11 @@ export class Daemon {
     const map = publicMap({ ...mapFromIndex(index, state.graph, asked, history), ...(partial ? { partial } : {}) }, { listSkipped: params.listSkipped === true });
     const ms = performance.now() - started;
     if (ms > SLOW_MAP_MS) options.log(`map took ${ms.toFixed(0)} ms`);
-    setImmediate(() => this.warmup.start()); // once the answer is written
+    // Once the answer is written.
+    setImmediate(() => {
+      this.warmup.start();
+      this.warmup.afterRequest();
+    });
     return map;
   }
 

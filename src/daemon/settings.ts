@@ -62,6 +62,8 @@ export interface DaemonOptions extends DaemonSettings {
   runnerOptions?: Pick<RunnerOptions, 'exitOn' | 'stallOn'>;
   /** Test only: the warm-up lets go of the store's map every this many files' names read while linking (LINK_RELEASE_EVERY). */
   linkReleaseEvery?: number;
+  /** Test only: once warm, the store lets go of its map after requests read this many values from it (REQUEST_RELEASE_READS). */
+  requestReleaseReads?: number;
 }
 
 /** The one place a daemon's settings are made, at start and when the project config changes. */

@@ -20,6 +20,13 @@ export const UNREFERENCED_MOVED = 'definitions of names no file references moved
  */
 const LINK_RELEASE_EVERY = 4096;
 
+/**
+ * Once warm, the store lets go of its map when requests have read this many names, outlines and
+ * sites from it since the last time (see afterRequest): on a kernel's store each maps some 20 KiB,
+ * so about 80 MiB.
+ */
+const REQUEST_RELEASE_READS = 4096;
+
 export class WarmUp {
   private namesLinked = false;
   private rehearsed = false;
@@ -28,6 +35,10 @@ export class WarmUp {
   /** The work left for after the first map (see afterColdIndex); undefined once started. */
   private background: (() => void) | undefined;
   private backgroundTimer: NodeJS.Timeout | undefined;
+  /** The files the cold index found: the languages a new pool loads (see readyWrites). */
+  private paths: readonly string[] = [];
+  /** Set while a release that afterRequest asked for is queued or running. */
+  private releasing = false;
 
   constructor(
     private readonly engine: DaemonEngine,
@@ -40,6 +51,7 @@ export class WarmUp {
    * `paths` are the files the cold index found, `startedMs` when it began.
    */
   afterColdIndex(paths: readonly string[], startedMs: number): void {
+    this.paths = paths;
     const { log } = this.engine.options;
     const releaseEvery = this.engine.options.linkReleaseEvery ?? LINK_RELEASE_EVERY;
     // A slice reads the names of a file at most once, so it never reads past a release due.
@@ -135,6 +147,28 @@ export class WarmUp {
       runner.warmUp(paths, store).catch((err: unknown) => options.log(`worker warm-up failed: ${errorMessage(err)}`)),
       store.warmWrites().catch((err: unknown) => options.log(`store warm-up failed: ${errorMessage(err)}`)),
     ]);
+  }
+
+  /**
+   * After a request, once the names are linked: the store's pages that requests read stay mapped,
+   * and count in the daemon's resident memory (330 MiB of a kernel's store after sixty maps) until
+   * the store lets go of its map. It does once they have read REQUEST_RELEASE_READS values, in the
+   * sync's queue, and the new pool is readied.
+   */
+  afterRequest(): void {
+    const { engine } = this;
+    const { log } = engine.options;
+    const reads = engine.store.valuesRead;
+    if (!this.namesLinked || this.releasing || engine.isStopping || reads < (engine.options.requestReleaseReads ?? REQUEST_RELEASE_READS)) return;
+    this.releasing = true;
+    this.releaseStorePages()
+      .then((released) => {
+        if (!released || engine.isStopping) return;
+        log(`requests read ${reads} values from the store: its pages let go`);
+        this.readied = this.readyWrites(this.paths);
+      })
+      .catch((err: unknown) => log(`letting go of the store's pages failed: ${errorMessage(err)}`))
+      .finally(() => (this.releasing = false));
   }
 
   /** Starts the work the cold index left for after the first map (once). */

@@ -96,6 +96,8 @@ export class TagStore {
   private writeError: unknown;
   /** How many times the map was let go of (see releasePages): a work count. */
   private released = 0;
+  /** Names, outlines and sites read since the map was last let go of: each maps a page of it or more. */
+  valuesRead = 0;
   /** The content keys of records written by writeReference and not known to be committed yet, by path (see referenceOf). */
   private uncommitted = new Map<string, string>();
   /**
@@ -216,6 +218,7 @@ export class TagStore {
     // The shared store's pages that its records' reads mapped go too.
     await this.shared?.releasePages();
     this.released++;
+    this.valuesRead = 0;
   }
 
   /** How many times this store let go of its map (see releasePages). */
@@ -250,12 +253,14 @@ export class TagStore {
 
   /** The names an indexed file defines and references (what the graph reads of it). */
   names(path: string): FileNames | undefined {
+    this.valuesRead++;
     const key = this.referenceOf(path);
     return key ? this.shared!.names(key) : readSafely(this.dbs.fileNames, path);
   }
 
   /** The outline of an indexed file. */
   outline(path: string): Outline | undefined {
+    this.valuesRead++;
     const key = this.referenceOf(path);
     if (key) return this.shared!.outline(key);
     try {
@@ -267,6 +272,7 @@ export class TagStore {
 
   /** The reference sites of an indexed file; their names are its record's referenced names (which the graph holds). */
   referenceSites(path: string): StoredSites | undefined {
+    this.valuesRead++;
     const key = this.referenceOf(path);
     return key ? this.shared!.sites(key) : readSafely(this.dbs.sites, path);
   }
@@ -299,7 +305,7 @@ export class TagStore {
     return this.guarded(() => [...this.dbs.files.getKeys()] as string[]);
   }
 
-  /** Runs a read over many pages: an LMDB error there is the store's (see StoreError). */
+  /** Runs a read over many pages (or a write): an LMDB error there is the store's (see StoreError). */
   private guarded<T>(read: () => T): T {
     try {
       return read();
@@ -317,11 +323,7 @@ export class TagStore {
   }
 
   setLanguageSignatures(signatures: Readonly<Record<string, string>>): void {
-    try {
-      this.dbs.root.putSync(LANGUAGES_KEY, signatures);
-    } catch (err) {
-      throw new StoreError(this.dir, err);
-    }
+    this.guarded(() => this.dbs.root.putSync(LANGUAGES_KEY, signatures));
   }
 
   /** Removes paths (records and tags) in one transaction: a crash leaves all or none of it. */
