@@ -36,12 +36,12 @@ const NO_DEFINERS: Definers = Object.freeze({ count: 0, all: [], byFolder: undef
 const NO_MENTIONS: ReadonlySet<string> = new Set();
 const NO_NODES: readonly FileNode[] = [];
 
-/** Invariant: an entry reflects the name's current definers; whoever changes them calls forget. */
 /** Aider's multiplier of `ident` defined in `count` files, without request mentions (what the related graph's edges take). */
 export function baseMultiplier(ident: string, count: number): number {
   return identifierMultiplier(ident, count, NO_MENTIONS);
 }
 
+/** Invariant: an entry reflects the name's current definers; whoever changes them calls forget. */
 export class DefinerCache {
   /** Per identifier of two definers or more, or of none, until its definers change: its definers grouped (see definersOf). */
   private readonly definerNodes = new Map<string, Definers>();
