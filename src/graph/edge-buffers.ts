@@ -6,7 +6,12 @@
 type TypedArrayOf<T> = T extends Uint8ArrayConstructor ? Uint8Array : T extends Uint32ArrayConstructor ? Uint32Array : Float64Array;
 
 /** Room left in new edge arrays for the edges later changes add. */
-export const EDGE_HEADROOM = 1.25;
+const EDGE_HEADROOM = 1.25;
+
+/** The length of an edge array with room for the edges later changes add, for `length` entries in use. */
+export function withRoom(length: number): number {
+  return Math.ceil(length * EDGE_HEADROOM);
+}
 
 /** Named typed arrays that grow (by a quarter more than asked) and are handed out as views of the asked length. */
 export class EdgeBuffers {
@@ -27,7 +32,7 @@ export class EdgeBuffers {
   take<C extends Uint8ArrayConstructor | Uint32ArrayConstructor | Float64ArrayConstructor>(name: string, type: C, length: number): TypedArrayOf<C> {
     let array = this.arrays.get(name);
     if (!array || array.length < length || (this.headroom && this.exact.has(name))) {
-      array = new type(this.headroom ? Math.ceil(length * EDGE_HEADROOM) : length);
+      array = new type(this.headroom ? withRoom(length) : length);
       this.arrays.set(name, array);
       if (this.headroom) this.exact.delete(name);
       else this.exact.add(name);

@@ -8,7 +8,7 @@ import { errorMessage } from '../errors.js';
 import { makeFolder } from '../paths.js';
 import { unpersonalizedRanks } from '../rank/rank.js';
 import { EDGE_WEIGHTS, RELATED_MODEL, RELATED_WEIGHTS } from '../model.js';
-import { EDGE_HEADROOM } from './edge-buffers.js';
+import { withRoom } from './edge-buffers.js';
 import type { ReferenceGraph } from './graph.js';
 import type { SavedRelated } from './graph-types.js';
 import type { IndexStats } from '../api/types.js';
@@ -364,7 +364,7 @@ async function readGraph(handle: FileHandle, size: number): Promise<{ header: He
   at = start;
   for (const { name, bytes, length, patched } of ARRAYS) {
     const count = length(counts);
-    const room = patched ? Math.ceil(count * EDGE_HEADROOM) : count;
+    const room = patched ? withRoom(count) : count;
     const array = bytes === 8 ? new Float64Array(room) : bytes === 4 ? new Uint32Array(room) : new Uint8Array(room);
     const view = new Uint8Array(array.buffer, 0, bytes * count);
     if (!(await readFully(handle, view, at))) return undefined;
